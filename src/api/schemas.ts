@@ -1,0 +1,154 @@
+// Wire formats of the Content Library Service (spec sections 2 and 4), shared by the client and
+// the embedded server. Requests are strict (an unknown field is a 400); responses are loose,
+// because a remote service may send more fields than the spec lists.
+import { z } from 'zod';
+import { CONTENT_TYPES, LIST_LIMITS, METADATA_LIMITS, STATUSES } from '../rules/rules.js';
+
+export const ContentTypeSchema = z.enum(CONTENT_TYPES);
+export const StatusSchema = z.enum(STATUSES);
+
+const fileSize = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const nonBlank = z.string().trim().min(1, 'must not be empty');
+
+// ---- Requests ----------------------------------------------------------------------------
+
+export const PresignRequestSchema = z.strictObject({
+  fileName: nonBlank,
+  contentType: nonBlank,
+  fileSize,
+  type: ContentTypeSchema.optional(),
+  thumbnail: z.boolean().optional(),
+});
+export type PresignRequest = z.infer<typeof PresignRequestSchema>;
+
+export const CompleteRequestSchema = z.strictObject({
+  key: nonBlank,
+  fileName: nonBlank,
+  contentType: nonBlank,
+  fileSize,
+  type: ContentTypeSchema,
+  durationSeconds: z.number().positive().finite().optional(),
+  contentItemId: z.uuid().optional(),
+});
+export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+
+/** Free-form per-platform metadata keyed by platform name: each platform holds an object. */
+export const PlatformSettingsSchema = z.record(z.string().min(1), z.record(z.string(), z.unknown()));
+export type PlatformSettings = z.infer<typeof PlatformSettingsSchema>;
+
+export const HashtagsSchema = z
+  .array(z.string().trim().min(1, 'a hashtag must not be empty').max(METADATA_LIMITS.hashtagMaxChars))
+  .max(METADATA_LIMITS.hashtagsMax);
+
+export const PatchRequestSchema = z
+  .strictObject({
+    title: nonBlank.max(METADATA_LIMITS.titleMaxChars).optional(),
+    description: z.string().max(METADATA_LIMITS.descriptionMaxChars).optional(),
+    hashtags: HashtagsSchema.optional(),
+    status: StatusSchema.optional(),
+    platformSettings: PlatformSettingsSchema.refine(
+      (v) => Buffer.byteLength(JSON.stringify(v)) <= METADATA_LIMITS.platformSettingsMaxBytes,
+      `platformSettings must be at most ${METADATA_LIMITS.platformSettingsMaxBytes} bytes of JSON`,
+    ).optional(),
+    thumbnailKey: nonBlank.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
+export type PatchRequest = z.infer<typeof PatchRequestSchema>;
+
+/** Query strings arrive as text: a whole number written in decimal digits, nothing else. */
+const queryInt = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `${name} must be a whole number`)
+    .transform(Number);
+
+export const ListQuerySchema = z.strictObject({
+  status: StatusSchema.optional(),
+  type: ContentTypeSchema.optional(),
+  search: z.string().max(METADATA_LIMITS.titleMaxChars).optional(),
+  limit: queryInt('limit')
+    .pipe(z.number().min(1, 'limit must be at least 1').max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`))
+    .optional(),
+  offset: queryInt('offset').optional(),
+});
+export type ListQuery = z.input<typeof ListQuerySchema>;
+
+// ---- Responses ---------------------------------------------------------------------------
+
+export const PresignResponseSchema = z.looseObject({
+  presignedUrl: z.string().url(),
+  key: z.string(),
+  fileId: z.string(),
+  type: ContentTypeSchema,
+});
+export type PresignResponse = z.infer<typeof PresignResponseSchema>;
+
+export const ContentItemSchema = z.looseObject({
+  id: z.string(),
+  type: ContentTypeSchema,
+  title: z.string(),
+  description: z.string().nullable().optional(),
+  hashtags: z.array(z.string()).nullable().optional(),
+  status: StatusSchema,
+  fileUrl: z.string().nullable().optional(),
+  thumbnailUrl: z.string().nullable(),
+  platformSettings: z.record(z.string(), z.unknown()).nullable().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string().optional(),
+  // Fields beyond the spec that the embedded server sends; optional because a remote may not.
+  durationSeconds: z.number().nullable().optional(),
+  fileSize: z.number().nullable().optional(),
+  contentType: z.string().nullable().optional(),
+  fileName: z.string().nullable().optional(),
+  fileCount: z.number().optional(),
+});
+export type ContentItem = z.infer<typeof ContentItemSchema>;
+
+export const CarouselFileSchema = z.looseObject({
+  id: z.string(),
+  fileKey: z.string(),
+  sortOrder: z.number().int(),
+  fileUrl: z.string().optional(),
+  fileName: z.string().optional(),
+  contentType: z.string().optional(),
+  fileSize: z.number().optional(),
+});
+export type CarouselFile = z.infer<typeof CarouselFileSchema>;
+
+export const CompleteResponseSchema = z.looseObject({
+  item: ContentItemSchema,
+  contentItemId: z.string(),
+  file: CarouselFileSchema.optional(),
+});
+export type CompleteResponse = z.infer<typeof CompleteResponseSchema>;
+
+export const ListResponseSchema = z.looseObject({
+  items: z.array(ContentItemSchema),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  hasMore: z.boolean(),
+});
+export type ListResponse = z.infer<typeof ListResponseSchema>;
+
+export const GetResponseSchema = z.looseObject({
+  item: ContentItemSchema,
+  files: z.array(CarouselFileSchema).optional().default([]),
+});
+export type GetResponse = z.infer<typeof GetResponseSchema>;
+
+export const PatchResponseSchema = z.looseObject({ item: ContentItemSchema });
+export type PatchResponse = z.infer<typeof PatchResponseSchema>;
+
+export const DeleteResponseSchema = z.looseObject({ deleted: z.literal(true) });
+export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
+
+export const ErrorDetailSchema = z.looseObject({ path: z.string().optional(), message: z.string() });
+
+export const ErrorBodySchema = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(z.unknown()).optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;

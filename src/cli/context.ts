@@ -1,0 +1,27 @@
+// What every command gets from the program: its I/O, environment, paths, clock and the signal
+// that Ctrl-C aborts. Commands build their own narrower dependencies from it (API client etc.).
+import type { Paths } from '../config/paths.js';
+import type { IO } from './io.js';
+
+export interface CliContext {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  paths: Paths;
+  now: () => Date;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Aborted on the first SIGINT/SIGTERM: long commands stop cleanly and throw InterruptedError. */
+  signal: AbortSignal;
+  /** Registers a cleanup (close the embedded server, the HTTP dispatcher) that main runs before exiting. */
+  onClose: (fn: () => Promise<void> | void) => void;
+}
+
+/** Global flags, as commander parses them from the top-level program. */
+export interface GlobalOptions {
+  json?: boolean;
+  profile?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  embedded?: boolean;
+  color?: boolean;
+  verbose?: boolean;
+}

@@ -1,0 +1,47 @@
+// I/O as a value (after GitHub CLI's iostreams): commands write data to `stdout`, human messages
+// to `stderr`, and ask `io` whether they may draw tables, colors, bars or prompts. Tests build
+// an IO over plain buffers; a pseudo-terminal test exercises the TTY side for real.
+import type { Readable, Writable } from 'node:stream';
+
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  /** stdout is a terminal: tables and relative times instead of tab-separated rows. */
+  stdoutIsTTY: boolean;
+  /** stderr is a terminal: progress bars and notices may be drawn there. */
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** ANSI colors on stdout/stderr (NO_COLOR, FORCE_COLOR and --no-color already applied). */
+  color: boolean;
+  /** Terminal width in columns, for tables; 80 when unknown. */
+  columns: number;
+}
+
+/** Prompting needs a person at both ends: stdin to answer, stdout/stderr to see the question. */
+export function canPrompt(io: IO): boolean {
+  return io.stdinIsTTY && io.stderrIsTTY;
+}
+
+/** Decides color from the environment the way most CLIs do: NO_COLOR wins, FORCE_COLOR forces. */
+export function colorFromEnv(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (env.TERM === 'dumb') return false;
+  return isTTY;
+}
+
+export function systemIO(env: NodeJS.ProcessEnv = process.env): IO {
+  const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  const stderrIsTTY = Boolean(process.stderr.isTTY);
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdoutIsTTY,
+    stderrIsTTY,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    color: colorFromEnv(env, stdoutIsTTY || stderrIsTTY),
+    columns: process.stdout.columns || process.stderr.columns || 80,
+  };
+}

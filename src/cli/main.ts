@@ -1,0 +1,68 @@
+// The entry point, and the only place that exits: it runs the program, turns any thrown error
+// into one message on stderr and an exit code, and closes what the command opened.
+import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import { CommanderError } from 'commander';
+import { resolvePaths } from '../config/paths.js';
+import type { CliContext } from './context.js';
+import { EXIT, describeError } from './errors.js';
+import { systemIO } from './io.js';
+import { buildProgram } from './program.js';
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
+export async function run(argv: readonly string[], ctx: CliContext, closers: Array<() => Promise<void> | void>): Promise<number> {
+  const program = buildProgram(ctx, packageVersion());
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander already printed the message (or the help / version).
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const verbose = Boolean(program.opts().verbose);
+    const { message, exitCode } = describeError(err, verbose);
+    ctx.io.stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
+    return exitCode;
+  } finally {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch {
+        // Closing is best effort: the command's own outcome is what the user needs to see.
+      }
+    }
+  }
+}
+
+export async function main(): Promise<void> {
+  const controller = new AbortController();
+  const closers: Array<() => Promise<void> | void> = [];
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts > 1) process.exit(EXIT.interrupted); // a second Ctrl-C means "now"
+    controller.abort(new Error(signal));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const ctx: CliContext = {
+    io: systemIO(),
+    env: process.env,
+    paths: resolvePaths(process.env),
+    now: () => new Date(),
+    sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
+    signal: controller.signal,
+    onClose: (fn) => closers.push(fn),
+  };
+  if (process.argv.includes('--no-color')) ctx.io.color = false;
+  const code = await run(process.argv.slice(2), ctx, closers);
+  process.exit(code);
+}
+

@@ -1,0 +1,33 @@
+// The one registration file: every command, its flags and examples. Each command module keeps
+// its heavy imports (HTTP client, server, database) inside its action, so `--version` and
+// `--help` load almost nothing.
+import { Command, Option } from 'commander';
+import type { CliContext } from './context.js';
+
+export function buildProgram(ctx: CliContext, version: string): Command {
+  const program = new Command('contentlib')
+    .description('Upload and manage media in a Content Library Service. With no remote configured, works on an embedded library on this machine.')
+    .version(version, '-V, --version', 'print the version')
+    .addOption(new Option('--json', 'machine-readable output (JSON; NDJSON events for upload)'))
+    .addOption(new Option('--profile <name>', 'use this saved profile (see contentlib login)').env('CONTENTLIB_PROFILE'))
+    .addOption(new Option('--base-url <url>', 'service base URL, e.g. https://content.example.com').env('CONTENTLIB_BASE_URL'))
+    .addOption(
+      new Option('--api-key <key>', 'API key (discouraged: it lands in your shell history; use contentlib login or CONTENTLIB_API_KEY)').env(
+        'CONTENTLIB_API_KEY',
+      ),
+    )
+    .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
+    .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
+    .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
+    .showHelpAfterError('(run with --help for usage)')
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout.write(s),
+      writeErr: (s) => ctx.io.stderr.write(s),
+    })
+    .exitOverride();
+
+  // Commands register here, one line each.
+  void ctx;
+  return program;
+}

@@ -1,0 +1,209 @@
+// The one table of type rules and limits (spec section 8, DESIGN.md section 2).
+// The server validates requests from it and the CLI checks files from it: change a limit here
+// and both sides move together.
+
+/** Sizes are binary: MB is 2^20 bytes, GB is 2^30 (DESIGN.md section 2). */
+export const MB = 2 ** 20;
+export const GB = 2 ** 30;
+
+export const CONTENT_TYPES = ['shortform', 'carousel', 'longform'] as const;
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+export const STATUSES = ['draft', 'scheduled', 'published', 'failed'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export type Media = 'video' | 'image';
+
+export interface FormatRule {
+  /** The MIME type sent as contentType and as the storage PUT's Content-Type. */
+  mime: string;
+  /** Other MIME names seen in the wild for the same bytes; accepted and mapped to `mime`. */
+  aliases: readonly string[];
+  /** File name extensions, lower case, without the dot; the first is the canonical one. */
+  extensions: readonly string[];
+  media: Media;
+}
+
+export const FORMATS = {
+  mp4: { mime: 'video/mp4', aliases: [], extensions: ['mp4', 'm4v'], media: 'video' },
+  mov: { mime: 'video/quicktime', aliases: [], extensions: ['mov', 'qt'], media: 'video' },
+  jpeg: { mime: 'image/jpeg', aliases: ['image/jpg', 'image/pjpeg'], extensions: ['jpg', 'jpeg', 'jpe'], media: 'image' },
+  png: { mime: 'image/png', aliases: [], extensions: ['png'], media: 'image' },
+  webp: { mime: 'image/webp', aliases: [], extensions: ['webp'], media: 'image' },
+} as const satisfies Record<string, FormatRule>;
+
+export type Format = keyof typeof FORMATS;
+export const FORMAT_NAMES = Object.keys(FORMATS) as Format[];
+
+export interface TypeRule {
+  media: Media;
+  formats: readonly Format[];
+  maxBytes: number;
+  /** Inclusive duration range in seconds, for video types that have one. */
+  duration?: { min: number; max: number };
+  minFiles: number;
+  maxFiles: number;
+}
+
+export const TYPE_RULES = {
+  shortform: { media: 'video', formats: ['mp4', 'mov'], maxBytes: 300 * MB, duration: { min: 3, max: 90 }, minFiles: 1, maxFiles: 1 },
+  carousel: { media: 'image', formats: ['jpeg', 'png', 'webp'], maxBytes: 20 * MB, minFiles: 2, maxFiles: 10 },
+  longform: { media: 'video', formats: ['mp4', 'mov'], maxBytes: 1 * GB, minFiles: 1, maxFiles: 1 },
+} as const satisfies Record<ContentType, TypeRule>;
+
+/** Thumbnails: images only, exempt from the type's content-type rule and from the quota. */
+export const THUMBNAIL_RULE = { formats: ['jpeg', 'png', 'webp'], maxBytes: 20 * MB } as const satisfies {
+  formats: readonly Format[];
+  maxBytes: number;
+};
+
+export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 100, defaultOffset: 0 } as const;
+
+/** Presigned PUT URLs and the signed GET URLs of fileUrl/thumbnailUrl live this long. */
+export const URL_LIFETIME_SECONDS = 60 * 60;
+
+/** Lengths the server accepts for editable metadata; the CLI checks them before sending. */
+export const METADATA_LIMITS = {
+  titleMaxChars: 300,
+  descriptionMaxChars: 5000,
+  hashtagsMax: 100,
+  hashtagMaxChars: 100,
+  platformSettingsMaxBytes: 64 * 1024,
+  fileNameMaxBytes: 255,
+} as const;
+
+/** Default storage quota of a brand on the embedded server (the spec leaves its size open). */
+export const DEFAULT_QUOTA_BYTES = 50 * GB;
+
+/** The format whose MIME type (or alias) is `mime`, case-insensitive, parameters ignored. */
+export function formatOfMime(mime: string): Format | undefined {
+  const bare = mime.split(';')[0]!.trim().toLowerCase();
+  return FORMAT_NAMES.find((f) => FORMATS[f].mime === bare || (FORMATS[f].aliases as readonly string[]).includes(bare));
+}
+
+/** The format a file name's extension names, case-insensitive. */
+export function formatOfFileName(fileName: string): Format | undefined {
+  const dot = fileName.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const ext = fileName.slice(dot + 1).toLowerCase();
+  return FORMAT_NAMES.find((f) => (FORMATS[f].extensions as readonly string[]).includes(ext));
+}
+
+/** Type detection when presign omits `type` (DESIGN.md): image → carousel; video → shortform up to 300 MB, else longform. */
+export function detectType(format: Format, fileSize: number): ContentType {
+  if (FORMATS[format].media === 'image') return 'carousel';
+  return fileSize <= TYPE_RULES.shortform.maxBytes ? 'shortform' : 'longform';
+}
+
+/** A rule broken by a file or a request: enough to build a 4xx error or a CLI line with a hint. */
+export interface Violation {
+  /** The API error code this violation answers with (DESIGN.md section 2). */
+  code: 'unsupported_media_type' | 'file_too_large' | 'invalid_duration' | 'invalid_request';
+  rule: 'format' | 'size' | 'empty' | 'duration';
+  message: string;
+  actual: string | number;
+  limit?: string | number;
+}
+
+/** "314,572,800 bytes" is exact but unreadable; "300 MB" is what people compare against. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = value >= 100 || Number.isInteger(value) ? value.toFixed(0) : value.toFixed(1);
+  return `${text} ${units[unit]}`;
+}
+
+function allowedMimes(formats: readonly Format[]): string {
+  return formats.map((f) => FORMATS[f].mime).join(', ');
+}
+
+/** Checks a file's MIME type and size against a type's rule (what presign enforces). */
+export function checkFile(type: ContentType, contentType: string, fileSize: number): Violation[] {
+  const rule: TypeRule = TYPE_RULES[type];
+  const problems: Violation[] = [];
+  const format = formatOfMime(contentType);
+  if (!format || !rule.formats.includes(format)) {
+    problems.push({
+      code: 'unsupported_media_type',
+      rule: 'format',
+      message: `${contentType} is not allowed for ${type}; allowed: ${allowedMimes(rule.formats)}`,
+      actual: contentType,
+      limit: allowedMimes(rule.formats),
+    });
+  }
+  problems.push(...checkSize(type, fileSize, rule.maxBytes));
+  return problems;
+}
+
+/** Checks a thumbnail upload's MIME type and size. */
+export function checkThumbnail(contentType: string, fileSize: number): Violation[] {
+  const problems: Violation[] = [];
+  const format = formatOfMime(contentType);
+  if (!format || !(THUMBNAIL_RULE.formats as readonly Format[]).includes(format)) {
+    problems.push({
+      code: 'unsupported_media_type',
+      rule: 'format',
+      message: `${contentType} is not allowed for a thumbnail; allowed: ${allowedMimes(THUMBNAIL_RULE.formats)}`,
+      actual: contentType,
+      limit: allowedMimes(THUMBNAIL_RULE.formats),
+    });
+  }
+  problems.push(...checkSize('thumbnail', fileSize, THUMBNAIL_RULE.maxBytes));
+  return problems;
+}
+
+function checkSize(what: string, fileSize: number, maxBytes: number): Violation[] {
+  if (fileSize === 0) {
+    return [{ code: 'invalid_request', rule: 'empty', message: 'the file is empty (0 bytes)', actual: 0 }];
+  }
+  if (fileSize > maxBytes) {
+    return [
+      {
+        code: 'file_too_large',
+        rule: 'size',
+        message: `${formatBytes(fileSize)} is over ${what}'s limit of ${formatBytes(maxBytes)}`,
+        actual: fileSize,
+        limit: maxBytes,
+      },
+    ];
+  }
+  return [];
+}
+
+/** Checks a video's duration against its type's range; types without a range accept any positive duration. */
+export function checkDuration(type: ContentType, durationSeconds: number): Violation[] {
+  const rule: TypeRule = TYPE_RULES[type];
+  if (!(durationSeconds > 0) || !Number.isFinite(durationSeconds)) {
+    return [{ code: 'invalid_duration', rule: 'duration', message: `duration ${durationSeconds} s is not a positive number`, actual: durationSeconds }];
+  }
+  if (!rule.duration) return [];
+  const { min, max } = rule.duration;
+  if (durationSeconds < min || durationSeconds > max) {
+    const shown = Number(durationSeconds.toFixed(2));
+    const side = durationSeconds < min ? `shorter than ${type}'s ${min} s` : `longer than ${type}'s ${max} s`;
+    return [{ code: 'invalid_duration', rule: 'duration', message: `${shown} s is ${side}`, actual: durationSeconds, limit: `${min}–${max} s` }];
+  }
+  return [];
+}
+
+/**
+ * Hashtags as people type them ("#a, b ,#a") become a clean list: trimmed, leading # removed,
+ * empty ones dropped, duplicates (case-insensitive) removed, first spelling kept.
+ */
+export function normalizeHashtags(tags: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of tags) {
+    const tag = raw.trim().replace(/^#+/, '').trim();
+    if (!tag || seen.has(tag.toLowerCase())) continue;
+    seen.add(tag.toLowerCase());
+    out.push(tag);
+  }
+  return out;
+}
