@@ -1,5 +1,6 @@
 // Typed errors. Anything in the program throws one of these; `main` is the one place that turns
 // them into a message on stderr and an exit code (DESIGN.md section 3).
+import { ApiError, NetworkError, StorageError, TimeoutError, UnexpectedResponseError } from '../api/errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -70,12 +71,89 @@ export class InterruptedError extends CliError {
   }
 }
 
+/** The base URL a request went to: everything before /api/v1, or the origin for storage URLs. */
+function baseOf(url: string): string {
+  const at = url.indexOf('/api/v1/');
+  if (at >= 0) return url.slice(0, at);
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+/** The item id of a /api/v1/content/<id> URL, if it is one. */
+function itemIdOf(url: string): string | undefined {
+  const m = /\/api\/v1\/content\/([^/?#]+)/.exec(url);
+  return m ? decodeURIComponent(m[1]!) : undefined;
+}
+
+function detailLines(details: readonly unknown[]): string {
+  const lines = details.slice(0, 10).map((d) => {
+    const { path, message } = (d ?? {}) as { path?: unknown; message?: unknown };
+    const where = Array.isArray(path) ? path.join('.') : typeof path === 'string' ? path : '';
+    return `  ${where ? `${where}: ` : ''}${typeof message === 'string' ? message : JSON.stringify(d)}`;
+  });
+  return lines.length ? `\n${lines.join('\n')}` : '';
+}
+
+/** HTTP failures (src/api/errors.ts): 401 → 4, 404 → 5, anything else → 1, each with what to do. */
+function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCode } | undefined {
+  if (err instanceof ApiError) {
+    const base = baseOf(err.url);
+    if (err.status === 401) {
+      return {
+        message: `${base} rejected the API key (${err.message}).\nLog in again with a valid key: contentlib login --base-url ${base}  (or set CONTENTLIB_API_KEY; --embedded uses the library on this machine)`,
+        exitCode: EXIT.auth,
+      };
+    }
+    if (err.status === 404) {
+      const id = itemIdOf(err.url);
+      return {
+        message: `${id ? `Item ${id}` : 'That item'} is not in this brand's library at ${base}.\nCheck the id with: contentlib ls   (ids of another brand are not visible with this key)`,
+        exitCode: EXIT.notFound,
+      };
+    }
+    const hint =
+      err.status === 429
+        ? 'The service is rate limiting this key; wait a minute and run the command again.'
+        : err.status >= 500
+          ? `The service at ${base} failed; try again later, and report it if it keeps happening (run with --verbose for the trace).`
+          : 'Fix the request as the message says and run the command again.';
+    return { message: `${err.message} (${err.status} ${err.code})${detailLines(err.details)}\n${hint}`, exitCode: EXIT.failure };
+  }
+  if (err instanceof StorageError) {
+    const hint = err.code === 'expired' || err.code === 'AccessDenied' ? 'The upload URL was refused; run the upload again to get a fresh one.' : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
+    return { message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}).\n${hint}`, exitCode: EXIT.failure };
+  }
+  if (err instanceof NetworkError) {
+    const base = baseOf(err.url);
+    const why = err.code === 'ECONNREFUSED' ? 'connection refused' : err.code === 'ENOTFOUND' ? 'host not found' : err.message;
+    return {
+      message: `Could not reach ${base}: ${why}.\nCheck the base URL (contentlib config list, --base-url or CONTENTLIB_BASE_URL) and that the service is running, or use the library on this machine with --embedded.`,
+      exitCode: EXIT.failure,
+    };
+  }
+  if (err instanceof TimeoutError) {
+    return { message: `${err.message}.\nCheck your network and the base URL (${baseOf(err.url)}), then try again.`, exitCode: EXIT.failure };
+  }
+  if (err instanceof UnexpectedResponseError) {
+    return {
+      message: `${err.message}.\nCheck that ${baseOf(err.url)} is the root of a Content Library Service (no /api/v1 at the end); run with --verbose to see the answer.`,
+      exitCode: EXIT.failure,
+    };
+  }
+  return undefined;
+}
+
 /** The message and exit code for anything thrown, typed or not. */
 export function describeError(err: unknown, verbose = false): { message: string; exitCode: ExitCode } {
   if (err instanceof CliError) {
     const text = err.hint ? `${err.message}\n${err.hint}` : err.message;
     return { message: text, exitCode: err.exitCode };
   }
+  const http = describeHttpFailure(err);
+  if (http) return verbose && err instanceof UnexpectedResponseError ? { ...http, message: `${http.message}\nBody: ${err.bodySnippet}` } : http;
   const e = err instanceof Error ? err : new Error(String(err));
   const detail = verbose && e.stack ? `\n${e.stack}` : '';
   return {

@@ -1,0 +1,241 @@
+// The typed HTTP client of the Content Library Service, on undici: one keep-alive dispatcher for
+// the whole run, one method per endpoint, every answer parsed with the shared zod schemas, every
+// failure a typed error (./errors.ts), and retries through ./retry.ts.
+import { Agent, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import {
+  ApiError,
+  NetworkError,
+  TimeoutError,
+  UnexpectedResponseError,
+  classifyForRetry,
+  errorFromResponse,
+  networkCode,
+} from './errors.js';
+import type { RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, withRetry } from './retry.js';
+import type {
+  CompleteRequest,
+  CompleteResponse,
+  DeleteResponse,
+  GetResponse,
+  ListResponse,
+  PatchRequest,
+  PatchResponse,
+  PresignRequest,
+  PresignResponse,
+} from './schemas.js';
+import {
+  CompleteResponseSchema,
+  DeleteResponseSchema,
+  GetResponseSchema,
+  ListResponseSchema,
+  PatchResponseSchema,
+  PresignResponseSchema,
+} from './schemas.js';
+import type { ContentType, Status } from '../rules/rules.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** List filters as the CLI holds them; numbers or the digits of the query string alike. */
+export interface ListParams {
+  status?: Status;
+  type?: ContentType;
+  search?: string;
+  limit?: number | string;
+  offset?: number | string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  dispatcher?: Dispatcher;
+  retry?: RetryPolicy;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => Date;
+  /** Per request: no answer headers, or a body that stalls, for this long is a TimeoutError. */
+  timeoutMs?: number;
+  /** --verbose: one line per request, response and retry. The API key never appears. */
+  trace?: (line: string) => void;
+}
+
+export interface ApiClient {
+  baseUrl: string;
+  dispatcher: Dispatcher;
+  presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
+  complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;
+  list(query: ListParams, o?: CallOptions): Promise<ListResponse>;
+  get(id: string, o?: CallOptions): Promise<GetResponse>;
+  patch(id: string, body: PatchRequest, o?: CallOptions): Promise<PatchResponse>;
+  remove(id: string, o?: CallOptions): Promise<DeleteResponse>;
+  close(): Promise<void>;
+}
+
+/** One keep-alive connection pool per run: every request and the engine's PUTs share it. */
+export function createDispatcher(): Agent {
+  return new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16, connect: { timeout: 10_000 } });
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+function queryString(q: ListParams): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v !== undefined && v !== '') params.set(k, String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+
+/** A thrown undici/socket failure as one of our typed errors; an abort passes through as is. */
+function errorFromThrown(err: unknown, method: string, url: string, timeoutMs: number, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return err;
+  const code = networkCode(err);
+  if (code && TIMEOUT_CODES.has(code)) return new TimeoutError({ method, url, timeoutMs });
+  if (code === 'UND_ERR_ABORTED' || (err instanceof Error && err.name === 'AbortError')) return err;
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset' : (err as Error)?.message ?? String(err);
+  return new NetworkError({ message: `${method} ${url} failed: ${reason}`, code, method, url, cause: err });
+}
+
+export function createApiClient(opts: ApiClientOptions): ApiClient {
+  const baseUrl = trimSlash(opts.baseUrl);
+  const ownDispatcher = opts.dispatcher === undefined;
+  const dispatcher = opts.dispatcher ?? createDispatcher();
+  const policy = opts.retry ?? DEFAULT_RETRY;
+  const sleep = opts.sleep ?? defaultSleep;
+  const now = opts.now ?? (() => new Date());
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const trace = opts.trace;
+
+  /** One try: send, read the whole body, turn a non-2xx into a typed error, parse a 2xx. */
+  async function once<S extends z.ZodType>(method: Dispatcher.HttpMethod, path: string, schema: S, body: unknown, signal?: AbortSignal): Promise<z.infer<S>> {
+    const url = `${baseUrl}${path}`;
+    const started = Date.now();
+    trace?.(`→ ${method} ${url} (Authorization: Bearer [redacted])`);
+    let status: number;
+    let headers: Record<string, string | string[] | undefined>;
+    let text: string;
+    try {
+      const res = await request(url, {
+        method,
+        dispatcher,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        headers: {
+          authorization: `Bearer ${opts.apiKey}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      status = res.statusCode;
+      headers = res.headers;
+      text = await res.body.text();
+    } catch (err) {
+      const typed = errorFromThrown(err, method, url, timeoutMs, signal);
+      trace?.(`← ${method} ${url} failed after ${Date.now() - started} ms: ${(typed as Error).message ?? String(typed)}`);
+      throw typed;
+    }
+    trace?.(`← ${status} ${method} ${url} in ${Date.now() - started} ms`);
+    if (status < 200 || status >= 300) throw errorFromResponse(status, headers, text, method, url, now());
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      throw new UnexpectedResponseError({
+        status,
+        method,
+        url,
+        bodySnippet: text.slice(0, 200),
+        message: `${method} ${url} answered ${status} with a body that is not JSON; is the base URL the Content Library Service?`,
+        cause,
+      });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new UnexpectedResponseError({
+        status,
+        method,
+        url,
+        bodySnippet: text.slice(0, 200),
+        message: `${method} ${url} answered with JSON of an unexpected shape (${first ? `${first.path.join('.') || 'body'}: ${first.message}` : 'invalid'}); is the base URL the Content Library Service?`,
+      });
+    }
+    return parsed.data;
+  }
+
+  function call<S extends z.ZodType>(method: Dispatcher.HttpMethod, path: string, schema: S, body: unknown, o: CallOptions | undefined, fallback?: (err: unknown) => z.infer<S> | undefined): Promise<z.infer<S>> {
+    return withRetry(
+      async () => {
+        try {
+          return await once(method, path, schema, body, o?.signal);
+        } catch (err) {
+          const rescued = fallback?.(err);
+          if (rescued !== undefined) return rescued;
+          throw err;
+        }
+      },
+      {
+        policy,
+        sleep,
+        signal: o?.signal,
+        classify: classifyForRetry,
+        onRetry: ({ attempt, delayMs, error }) => trace?.(`  retry ${attempt}/${policy.attempts - 1} of ${method} ${baseUrl}${path} in ${delayMs} ms (${(error as Error).message})`),
+      },
+    );
+  }
+
+  const enc = encodeURIComponent;
+
+  return {
+    baseUrl,
+    dispatcher,
+    presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
+    // complete is idempotent per key on the server (DESIGN.md section 2), so it may be retried.
+    complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
+    list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
+    get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),
+    patch: (id, body, o) => call('PATCH', `/api/v1/content/${enc(id)}`, PatchResponseSchema, body, o),
+    remove: (id, o) => {
+      // A DELETE whose answer was lost may have happened: when a retry after a network error
+      // answers 404, the first try deleted it, and that is success.
+      let lostAnswer = false;
+      return call('DELETE', `/api/v1/content/${enc(id)}`, DeleteResponseSchema, undefined, o, (err) => {
+        if (err instanceof NetworkError || err instanceof TimeoutError) lostAnswer = true;
+        if (lostAnswer && err instanceof ApiError && err.status === 404) {
+          trace?.(`  ${id}: the retry found it gone, so the first DELETE went through`);
+          return { deleted: true as const };
+        }
+        return undefined;
+      });
+    },
+    close: async () => {
+      if (ownDispatcher) await dispatcher.close();
+    },
+  };
+}
