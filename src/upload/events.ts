@@ -1,0 +1,59 @@
+// What the upload engine tells the world. The engine only emits these; the progress bars, the
+// plain CI lines and the NDJSON stream are three listeners (src/cli/output/progress-*.ts), and
+// tests simply collect them.
+import type { ContentType } from '../rules/rules.js';
+
+/** One file as events name it: enough for a listener to print a line or draw a bar. */
+export interface FileRef {
+  /** Absolute path. */
+  path: string;
+  /** Base name, what people recognise. */
+  name: string;
+  size: number;
+  /** Index of the planned item the file belongs to (0-based, plan order). */
+  item: number;
+  /** "file" for the item's media, "thumbnail" for its thumbnail image. */
+  role: 'file' | 'thumbnail';
+}
+
+export type UploadEvent =
+  | { type: 'planned'; items: number; files: number; bytes: number; alreadyDone: number }
+  | { type: 'started'; file: FileRef }
+  /** Bytes handed to the connection so far for this try (restarts at 0 when a PUT is retried). */
+  | { type: 'progress'; file: FileRef; sent: number }
+  /** The storage PUT answered 2xx: the bytes are stored, the item not yet created. */
+  | { type: 'uploaded'; file: FileRef; ms: number }
+  /** complete answered: the file is part of item `itemId` (sortOrder for a carousel image). */
+  | { type: 'completed'; file: FileRef; itemId: string; itemType: ContentType; sortOrder?: number; created: boolean }
+  | { type: 'failed'; file?: FileRef; item: number; message: string }
+  /** Done in an earlier run (the journal says so and the item still exists). */
+  | { type: 'skipped'; file: FileRef; itemId: string; reason: string }
+  | { type: 'retrying'; file: FileRef; attempt: number; delayMs: number; reason: string };
+
+export type EmitFn = (event: UploadEvent) => void;
+
+/** What became of one planned item. */
+export interface ItemOutcome {
+  index: number;
+  type: ContentType;
+  /** The file or directory the item came from, as planned. */
+  source: string;
+  /** created: made (or finished) by this run; skipped: all done before; failed: nothing usable; partial: exists but incomplete. */
+  status: 'created' | 'skipped' | 'failed' | 'partial' | 'interrupted';
+  itemId?: string;
+  /** Files completed into the item by this run, and those found done in the journal. */
+  filesCompleted: number;
+  filesSkipped: number;
+  filesTotal: number;
+  /** Why it failed or is incomplete, and what to do. */
+  message?: string;
+  /** An item this run created and then deleted because it could not be finished. */
+  deletedItemId?: string;
+}
+
+export interface UploadSummary {
+  items: ItemOutcome[];
+  interrupted: boolean;
+  bytesSent: number;
+  ms: number;
+}

@@ -1,0 +1,243 @@
+// The storage PUT: the file's bytes streamed from disk, in place, to a presigned URL.
+//
+// - Exactly the presigned Content-Type and Content-Length, so undici sends a fixed-length body
+//   (never chunked), and no Authorization header: storage is not the API, and a remote's object
+//   store must never see the API key.
+// - The body is the file read in large slices; progress is a counter bumped as slices pass to
+//   the socket (no copying Transform).
+// - Its own retry loop, because a stream cannot be replayed: each try opens the file afresh and
+//   sends from byte 0. A 403 `expired` (or a URL that would expire before the file could be
+//   sent at a conservative speed) gets a fresh presign. A signature, type or length mismatch is
+//   final. A file that changes while it is being sent is stopped, not retried.
+import type { ReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { NetworkError, StorageError, TimeoutError, classifyForRetry, errorFromResponse, networkCode } from '../api/errors.js';
+import type { RetryDecision, RetryPolicy } from '../api/retry.js';
+import { withRetry } from '../api/retry.js';
+import type { PresignResponse } from '../api/schemas.js';
+
+/** Large reads: fewer syscalls and socket writes; at most a few of these are in memory per file. */
+export const READ_SLICE_BYTES = 2 * 1024 * 1024;
+
+/** The speed we plan for when judging whether a URL lives long enough: slow, not pessimistic. */
+export const CONSERVATIVE_BYTES_PER_SECOND = 1024 * 1024;
+/** Extra time a URL must still have beyond the estimated transfer time. */
+const EXPIRY_MARGIN_MS = 60_000;
+/** How often a file is re-checked for changes while it is sent. */
+const CHANGE_CHECK_BYTES = 64 * 1024 * 1024;
+/** No byte accepted by the server, or no answer after the last one, for this long: the PUT has stalled. */
+const STALL_TIMEOUT_MS = 120_000;
+
+/** The file as planned: a change of size or mtime since then means it is being edited. */
+export interface LocalFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** The file changed while it was being sent (or since it was checked): never retried. */
+export class FileChangedError extends Error {
+  readonly path: string;
+  constructor(path: string, what: string) {
+    super(`${path} changed while it was being uploaded (${what}); wait until it is finished being written, then run the upload again`);
+    this.name = 'FileChangedError';
+    this.path = path;
+  }
+}
+
+/** The URL without its query: the signature never goes into a message or a trace. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : `${url.slice(0, q)}?[signed]`;
+}
+
+/**
+ * When a presigned URL stops working, read from its query: ours (`expires`, Unix seconds), S3
+ * signature v4 (`X-Amz-Date` + `X-Amz-Expires`) or v2 (`Expires`). Undefined when it does not say.
+ */
+export function urlExpiry(url: string): Date | undefined {
+  let params: URLSearchParams;
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    return undefined;
+  }
+  const seconds = params.get('expires') ?? params.get('Expires');
+  if (seconds && /^\d+$/.test(seconds)) return new Date(Number(seconds) * 1000);
+  const amzDate = params.get('X-Amz-Date');
+  const amzExpires = params.get('X-Amz-Expires');
+  const m = amzDate ? /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate) : null;
+  if (m && amzExpires && /^\d+$/.test(amzExpires)) {
+    const start = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+    return new Date(start + Number(amzExpires) * 1000);
+  }
+  return undefined;
+}
+
+/** Whether the URL would expire before `size` bytes could be sent at the conservative speed. */
+export function expiresTooSoon(url: string, size: number, now: Date): boolean {
+  const expiry = urlExpiry(url);
+  if (!expiry) return false;
+  const needMs = (size / CONSERVATIVE_BYTES_PER_SECOND) * 1000 + EXPIRY_MARGIN_MS;
+  return expiry.getTime() - now.getTime() < needMs;
+}
+
+/** Storage said the URL has expired: ours (`expired`) or S3 ("Request has expired"). */
+export function isExpired(err: unknown): boolean {
+  if (!(err instanceof StorageError)) return false;
+  return err.code === 'expired' || (err.code === 'AccessDenied' && /expired/i.test(err.message));
+}
+
+export interface PutOnceOptions {
+  dispatcher: Dispatcher;
+  now: () => Date;
+  signal?: AbortSignal;
+  /** Called after each slice is handed to the connection, with the bytes sent so far in this try. */
+  onSent?: (sent: number) => void;
+}
+
+/** One PUT of the whole file from byte 0. Throws a typed error; resolves when storage answered 2xx. */
+export async function putOnce(file: LocalFile, url: string, contentType: string, o: PutOnceOptions): Promise<void> {
+  const shownUrl = redactUrl(url);
+  const handle = await open(file.path, 'r');
+  let stream: ReadStream | undefined;
+  try {
+    await assertUnchanged(handle, file, 'before sending');
+    stream = handle.createReadStream({ start: 0, highWaterMark: READ_SLICE_BYTES, autoClose: false });
+    const source = stream;
+    let sent = 0;
+    let nextCheck = CHANGE_CHECK_BYTES;
+    // An async generator over the read stream: it passes each Buffer on as is and only counts.
+    async function* body(): AsyncGenerator<Buffer> {
+      try {
+        for await (const chunk of source as AsyncIterable<Buffer>) {
+          sent += chunk.length;
+          if (sent > file.size) throw new FileChangedError(file.path, `it grew beyond ${file.size} bytes`);
+          yield chunk;
+          o.onSent?.(sent);
+          if (sent >= nextCheck) {
+            nextCheck += CHANGE_CHECK_BYTES;
+            await assertUnchanged(handle, file, 'during sending');
+          }
+        }
+      } finally {
+        source.destroy();
+      }
+    }
+    let res: Dispatcher.ResponseData<null>;
+    try {
+      res = await request(url, {
+        dispatcher: o.dispatcher,
+        method: 'PUT',
+        headers: { 'content-type': contentType, 'content-length': String(file.size) },
+        // undici documents (Dispatcher.md) and accepts async iterables as bodies; its types lag.
+        body: body() as unknown as Readable,
+        signal: o.signal,
+        headersTimeout: STALL_TIMEOUT_MS,
+        bodyTimeout: STALL_TIMEOUT_MS,
+      });
+    } catch (err) {
+      // A short read or a content-length mismatch is what a file shrinking or growing looks like.
+      await assertUnchanged(handle, file, 'while sending');
+      throw errorFromThrown(err, shownUrl, o.signal);
+    }
+    const text = res.statusCode >= 200 && res.statusCode < 300 ? (await res.body.dump(), '') : await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      throw errorFromResponse(res.statusCode, res.headers, text, 'PUT', shownUrl, o.now());
+    }
+    // Stored: but if the file changed meanwhile, what was stored is a mix of old and new bytes.
+    await assertUnchanged(handle, file, 'while sending');
+  } finally {
+    // undici may drop the body without finishing the generator: close the stream here too.
+    stream?.destroy();
+    await handle.close();
+  }
+}
+
+async function assertUnchanged(handle: FileHandle, file: LocalFile, when: string): Promise<void> {
+  const st = await handle.stat();
+  if (st.size !== file.size) throw new FileChangedError(file.path, `size ${file.size} → ${st.size} bytes ${when}`);
+  if (st.mtimeMs !== file.mtimeMs) throw new FileChangedError(file.path, `modified ${when}`);
+}
+
+/** A thrown socket/undici failure as a typed error; aborts and our own errors pass through. */
+function errorFromThrown(err: unknown, url: string, signal?: AbortSignal): unknown {
+  if (signal?.aborted || err instanceof FileChangedError) return err;
+  if (err instanceof Error && err.name === 'AbortError') return err;
+  const code = networkCode(err);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError({ method: 'PUT', url, timeoutMs: STALL_TIMEOUT_MS });
+  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' ? 'connection reset while sending' : (err as Error)?.message ?? String(err);
+  return new NetworkError({ message: `PUT ${url} failed: ${reason}`, code, method: 'PUT', url, cause: err });
+}
+
+export interface PutWithRetryOptions {
+  dispatcher: Dispatcher;
+  now: () => Date;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  policy: RetryPolicy;
+  random?: () => number;
+  signal?: AbortSignal;
+  /** Asks the service for a (fresh) presigned URL; the client retries it on its own. */
+  presign: () => Promise<PresignResponse>;
+  onSent?: (sent: number) => void;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+}
+
+/** Most presigns per file: the first plus fresh ones for expired URLs. */
+const MAX_PRESIGNS = 3;
+
+/**
+ * Presign, then PUT until it succeeds or a final error: restarts from byte 0 after a network
+ * failure or 5xx/429, presigns again when the URL expired or is about to. Returns the presign
+ * whose PUT succeeded (its key is what complete needs).
+ */
+export async function presignAndPut(file: LocalFile, contentType: string, o: PutWithRetryOptions): Promise<PresignResponse> {
+  let presigned = await o.presign();
+  let presignedAt = o.now().getTime();
+  let presigns = 1;
+  let needFresh = false;
+  const fresh = async () => {
+    presigned = await o.presign();
+    presignedAt = o.now().getTime();
+    presigns++;
+    needFresh = false;
+  };
+  const classify = (err: unknown): RetryDecision => {
+    if (isExpired(err) && presigns < MAX_PRESIGNS) {
+      needFresh = true;
+      return { retry: true, afterMs: 0 };
+    }
+    return classifyForRetry(err);
+  };
+  await withRetry(
+    async () => {
+      if (needFresh) await fresh();
+      // A retry after a long wait may hold a URL that would die mid-transfer: a fresh one lives
+      // longer. A URL just issued is as long-lived as this server makes them, so it is used as is.
+      const now = o.now();
+      if (presigns < MAX_PRESIGNS && now.getTime() - presignedAt > 1000 && expiresTooSoon(presigned.presignedUrl, file.size, now)) {
+        await fresh();
+      }
+      o.onSent?.(0);
+      await putOnce(file, presigned.presignedUrl, contentType, { dispatcher: o.dispatcher, now: o.now, signal: o.signal, onSent: o.onSent });
+    },
+    {
+      policy: o.policy,
+      sleep: o.sleep,
+      signal: o.signal,
+      random: o.random,
+      classify,
+      onRetry: ({ attempt, delayMs, error }) => o.onRetry?.({ attempt, delayMs, reason: retryReason(error) }),
+    },
+  );
+  return presigned;
+}
+
+function retryReason(err: unknown): string {
+  if (isExpired(err)) return 'the upload URL expired; presigning again';
+  return err instanceof Error ? err.message : String(err);
+}
