@@ -1,0 +1,59 @@
+// Progress for logs (stderr is not a terminal): one line when a file starts, one when it ends,
+// a line per retry, and the summary. Never a redraw, never an escape code.
+import { performance } from 'node:perf_hooks';
+import { formatBytes } from '../../rules/rules.js';
+import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
+import type { IO } from '../io.js';
+import { write } from './mode.js';
+import type { ProgressListener } from './progress.js';
+import { flushed, formatMs, formatSpeed } from './progress.js';
+import { itemRows, summaryLines } from './progress-summary.js';
+
+function label(file: FileRef): string {
+  return file.role === 'thumbnail' ? `${file.name} (thumbnail)` : file.name;
+}
+
+/** The log line for an event, or undefined for events that make none (progress). */
+export function plainLine(event: UploadEvent, startedAt: Map<string, number>, now: number): string | undefined {
+  switch (event.type) {
+    case 'planned':
+      return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
+    case 'started':
+      startedAt.set(`${event.file.role}:${event.file.path}`, now);
+      return `start    ${label(event.file)} (${formatBytes(event.file.size)})`;
+    case 'uploaded': {
+      // A thumbnail ends here; a media file ends at complete, when its item exists.
+      if (event.file.role !== 'thumbnail') return undefined;
+      return `done     ${label(event.file)} in ${formatMs(event.ms)}`;
+    }
+    case 'completed': {
+      const t0 = startedAt.get(`file:${event.file.path}`) ?? now;
+      const speed = formatSpeed(event.file.size, now - t0);
+      const where = event.sortOrder === undefined ? '' : ` (image ${event.sortOrder + 1})`;
+      return `done     ${label(event.file)} → ${event.itemId}${where}, ${formatBytes(event.file.size)} in ${formatMs(now - t0)}${speed ? `, ${speed}` : ''}`;
+    }
+    case 'failed':
+      return `failed   ${event.file ? `${label(event.file)}: ` : ''}${event.message}`;
+    case 'skipped':
+      return `skipped  ${label(event.file)}: ${event.reason} (${event.itemId})`;
+    case 'retrying':
+      return `retry    ${label(event.file)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`;
+    case 'progress':
+      return undefined;
+  }
+}
+
+export function createPlainProgress(io: IO, clock: () => number = () => performance.now()): ProgressListener {
+  const startedAt = new Map<string, number>();
+  return {
+    onEvent(event) {
+      const line = plainLine(event, startedAt, clock());
+      if (line !== undefined) io.stderr.write(`${line}\n`);
+    },
+    async finish(summary: UploadSummary) {
+      for (const row of itemRows(summary, false)) await write(io.stdout, `${row}\n`);
+      for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
+      await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
+    },
+  };
+}

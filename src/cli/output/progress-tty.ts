@@ -1,0 +1,122 @@
+// Progress on a terminal: a cli-progress multibar on stderr with one bar per file in flight
+// (name, percent, bytes, speed, ETA) and a total bar, redrawn at most 10 times a second by
+// cli-progress's own timer — events only update numbers. Finished files scroll up as lines.
+import { performance } from 'node:perf_hooks';
+import cliProgress from 'cli-progress';
+import type { MultiBar, SingleBar } from 'cli-progress';
+import { formatBytes } from '../../rules/rules.js';
+import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
+import type { IO } from '../io.js';
+import { write } from './mode.js';
+import type { ProgressListener } from './progress.js';
+import { flushed, formatMs, formatSpeed } from './progress.js';
+import { itemRows, summaryLines } from './progress-summary.js';
+import { truncate } from './table.js';
+
+const NAME_WIDTH = 24;
+const FORMAT = '{name} {bar} {percentage}% {done}/{size} {speed} ETA {eta_formatted}';
+
+interface Live {
+  bar: SingleBar;
+  t0: number;
+  sent: number;
+}
+
+function keyOf(file: FileRef): string {
+  return `${file.role}:${file.path}`;
+}
+
+function nameCell(file: FileRef): string {
+  const name = file.role === 'thumbnail' ? `${file.name} (thumb)` : file.name;
+  return truncate(name, NAME_WIDTH).padEnd(NAME_WIDTH);
+}
+
+export function createTtyProgress(io: IO, clock: () => number = () => performance.now()): ProgressListener {
+  const multibar: MultiBar = new cliProgress.MultiBar({
+    stream: io.stderr,
+    fps: 10,
+    format: FORMAT,
+    barsize: 20,
+    hideCursor: true,
+    clearOnComplete: true,
+    autopadding: true,
+    etaBuffer: 50,
+    barCompleteChar: '█',
+    barIncompleteChar: '░',
+  });
+  const live = new Map<string, Live>();
+  let total: SingleBar | undefined;
+  let totalT0 = 0;
+  let finishedBytes = 0;
+
+  const updateTotal = () => {
+    if (!total) return;
+    let sent = finishedBytes;
+    for (const l of live.values()) sent += l.sent;
+    total.update(sent, { done: formatBytes(sent), speed: formatSpeed(sent, clock() - totalT0) });
+  };
+  const end = (file: FileRef) => {
+    const l = live.get(keyOf(file));
+    if (!l) return;
+    live.delete(keyOf(file));
+    multibar.remove(l.bar);
+  };
+
+  return {
+    onEvent(event: UploadEvent) {
+      switch (event.type) {
+        case 'planned':
+          if (event.files > 0) {
+            totalT0 = clock();
+            total = multibar.create(event.bytes, 0, { name: 'total'.padEnd(NAME_WIDTH), done: '0 B', size: formatBytes(event.bytes), speed: '' });
+          }
+          break;
+        case 'started':
+          live.set(keyOf(event.file), {
+            t0: clock(),
+            sent: 0,
+            bar: multibar.create(event.file.size, 0, { name: nameCell(event.file), done: '0 B', size: formatBytes(event.file.size), speed: '' }),
+          });
+          break;
+        case 'progress': {
+          const l = live.get(keyOf(event.file));
+          if (!l) break;
+          l.sent = event.sent;
+          l.bar.update(event.sent, { done: formatBytes(event.sent), speed: formatSpeed(event.sent, clock() - l.t0) });
+          updateTotal();
+          break;
+        }
+        case 'uploaded':
+          finishedBytes += event.file.size;
+          end(event.file);
+          updateTotal();
+          if (event.file.role === 'thumbnail') multibar.log(`✓ ${event.file.name} (thumbnail) in ${formatMs(event.ms)}\n`);
+          break;
+        case 'completed': {
+          const where = event.sortOrder === undefined ? '' : ` image ${event.sortOrder + 1}`;
+          multibar.log(`✓ ${event.file.name} → ${event.itemType} ${event.itemId}${where}\n`);
+          break;
+        }
+        case 'failed':
+          if (event.file) end(event.file);
+          multibar.log(`✗ ${event.file ? `${event.file.name}: ` : ''}${event.message}\n`);
+          break;
+        case 'retrying': {
+          const l = live.get(keyOf(event.file));
+          if (l) l.sent = 0;
+          multibar.log(`↻ ${event.file.name}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})\n`);
+          break;
+        }
+        case 'skipped':
+          break;
+      }
+    },
+    async finish(summary: UploadSummary) {
+      multibar.update(); // prints the lines still queued in its log buffer
+      multibar.stop();
+      for (const row of itemRows(summary, io.stdoutIsTTY)) await write(io.stdout, `${row}\n`);
+      for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
+      await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
+    },
+  };
+}
