@@ -2,6 +2,10 @@
 // its heavy imports (HTTP client, server, database) inside its action, so `--version` and
 // `--help` load almost nothing.
 import { Command, Option } from 'commander';
+import { registerEdit } from './commands/edit.js';
+import { registerLs } from './commands/ls.js';
+import { registerRm } from './commands/rm.js';
+import { registerShow } from './commands/show.js';
 import type { CliContext } from './context.js';
 
 export function buildProgram(ctx: CliContext, version: string): Command {
@@ -27,6 +31,10 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .exitOverride();
 
   // Commands register here, one line each.
+  registerLs(program, ctx);
+  registerShow(program, ctx);
+  registerEdit(program, ctx);
+  registerRm(program, ctx);
   void ctx;
   return program;
 }

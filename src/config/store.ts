@@ -1,7 +1,7 @@
 // The CLI's config file (profiles and the embedded library's key), kept with `conf` under
 // ctx.paths.config. It holds API keys, so it is mode 0600 and the mode is checked after each
 // write: a file others can read is repaired, or the write fails loudly.
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import Conf from 'conf';
 import { CliError } from '../cli/errors.js';
 
@@ -56,6 +56,8 @@ function clean(raw: Record<string, unknown>): ConfigData {
 export function openConfig(dir: string): ConfigStore {
   let conf: Conf<Record<string, unknown>>;
   try {
+    // The folder too is owner-only when we create it (an existing one is left as the user set it).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     conf = new Conf<Record<string, unknown>>({
       cwd: dir,
       configName: 'config',

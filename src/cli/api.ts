@@ -1,0 +1,72 @@
+// Opens the API for a command: resolves the target (flags → env → profile → embedded), starts
+// the embedded server in-process when that is the target, and returns a client that talks real
+// HTTP either way. Everything it opens is closed through ctx.onClose.
+import { mkdir } from 'node:fs/promises';
+import type { ApiClient } from '../api/client.js';
+import { openConfig } from '../config/store.js';
+import type { ConfigStore, EmbeddedKey } from '../config/store.js';
+import { resolveTarget } from '../config/resolve.js';
+import type { CliContext, GlobalOptions } from './context.js';
+
+export interface ApiTarget {
+  baseUrl: string;
+  embedded: boolean;
+  profile?: string;
+  label: string;
+}
+
+/** The brand the embedded library creates on first use. */
+export const EMBEDDED_BRAND = 'local';
+
+// The notice is said once per process, however many times a command opens the API.
+let noticeShown = false;
+
+function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => void) | undefined {
+  if (!globals.verbose) return undefined;
+  return (line) => ctx.io.stderr.write(`[http] ${line}\n`);
+}
+
+/** The embedded library's key: the saved one when it still works, else a new brand key. */
+async function embeddedKey(store: ConfigStore, dataDir: string): Promise<EmbeddedKey> {
+  const { createApiKey, listApiKeys } = await import('../server/admin.js');
+  const saved = store.read().embedded;
+  if (saved && saved.dataDir === dataDir) {
+    const keys = await listApiKeys(dataDir);
+    if (keys.some((k) => k.id === saved.keyId && k.revokedAt === null)) return saved;
+  }
+  // First use, a data directory that was wiped, or a revoked key: make a fresh one.
+  const created = await createApiKey(dataDir, EMBEDDED_BRAND);
+  const key: EmbeddedKey = { dataDir, brand: created.brand, keyId: created.id, apiKey: created.key };
+  store.write({ ...store.read(), embedded: key });
+  return key;
+}
+
+export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<{ client: ApiClient; target: ApiTarget }> {
+  const store = openConfig(ctx.paths.config);
+  const resolved = resolveTarget(globals, ctx.env, store.read());
+  const { createApiClient } = await import('../api/client.js');
+  const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals) };
+
+  if (resolved.kind === 'remote') {
+    const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
+    ctx.onClose(() => client.close());
+    const target: ApiTarget = { baseUrl: resolved.baseUrl, embedded: false, label: resolved.label };
+    if (resolved.profile) target.profile = resolved.profile;
+    return { client, target };
+  }
+
+  const dataDir = ctx.paths.data;
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const { startServer } = await import('../server/index.js');
+  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0 });
+  ctx.onClose(() => server.close());
+  const key = await embeddedKey(store, dataDir);
+  const client = createApiClient({ baseUrl: server.url, apiKey: key.apiKey, ...common });
+  // Closers run in reverse: the client lets go of its sockets before the server stops.
+  ctx.onClose(() => client.close());
+  if (ctx.io.stderrIsTTY && !noticeShown) {
+    noticeShown = true;
+    ctx.io.stderr.write(`Using the embedded library in ${dataDir} (no remote configured; see contentlib login)\n`);
+  }
+  return { client, target: { baseUrl: server.url, embedded: true, label: `the embedded library in ${dataDir}` } };
+}

@@ -1,0 +1,108 @@
+// contentlib rm <id…>: deletes items for good. On a terminal it asks once, naming each item;
+// without one it refuses unless --yes. It goes on past an id that fails and reports each.
+import type { Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError, isHttpFailure } from '../../api/errors.js';
+import type { ContentItem } from '../../api/schemas.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError, describeError } from '../errors.js';
+import { canPrompt } from '../io.js';
+
+export type RmResult = { id: string; deleted: true; title?: string; type?: string } | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
+
+export interface RmDeps {
+  client: Pick<ApiClient, 'get' | 'remove'>;
+  /** Asks the person at the terminal; undefined when nobody can be asked. */
+  confirm?: (items: readonly ContentItem[]) => Promise<boolean>;
+  signal?: AbortSignal;
+}
+
+function failure(id: string, err: unknown): RmResult {
+  if (err instanceof ApiError) return { id, deleted: false, error: { status: err.status, code: err.code, message: err.message } };
+  const { message } = describeError(err);
+  return { id, deleted: false, error: { code: isHttpFailure(err) ? err.name : 'error', message: message.split('\n')[0]! } };
+}
+
+/** A 401 is about the key, not the id: going on would only repeat it. */
+function isFatal(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 401;
+}
+
+function refusal(): UsageError {
+  return new UsageError('Refusing to delete without confirmation: no terminal to ask on.', 'Add --yes to delete without asking (deletion cannot be undone).');
+}
+
+/** Deletes each id (after one confirmation when deps.confirm is given); returns one result per id. */
+export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: RmDeps): Promise<RmResult[]> {
+  const unique = [...new Set(ids)];
+  const results = new Map<string, RmResult>();
+  const known = new Map<string, ContentItem>();
+  if (!o.yes) {
+    if (!deps.confirm) throw refusal();
+    for (const id of unique) {
+      try {
+        known.set(id, (await deps.client.get(id, { signal: deps.signal })).item);
+      } catch (err) {
+        if (isFatal(err) || deps.signal?.aborted) throw err;
+        results.set(id, failure(id, err));
+      }
+    }
+    if (known.size > 0 && !(await deps.confirm([...known.values()]))) throw new InterruptedError('Nothing was deleted.');
+  }
+  for (const id of unique) {
+    if (results.has(id)) continue;
+    try {
+      await deps.client.remove(id, { signal: deps.signal });
+      const item = known.get(id);
+      results.set(id, { id, deleted: true, ...(item ? { title: item.title, type: item.type } : {}) });
+    } catch (err) {
+      if (isFatal(err) || deps.signal?.aborted) throw err;
+      results.set(id, failure(id, err));
+    }
+  }
+  return unique.map((id) => results.get(id)!);
+}
+
+/** Exit: 0 all deleted, 3 some, 5 none because none exist, else 1 (reported per id already). */
+export function rmOutcome(results: readonly RmResult[]): Error | undefined {
+  const failed = results.filter((r) => !r.deleted);
+  if (failed.length === 0) return undefined;
+  const n = results.length;
+  if (failed.length < n) return new PartialError(`Deleted ${n - failed.length} of ${n} items; ${failed.length} failed (see above).`);
+  if (failed.every((r) => !r.deleted && r.error.status === 404)) {
+    return new NotFoundError(`${failed.length === 1 ? 'That id is' : 'None of those ids are'} in this brand's library; nothing was deleted.`, 'Check the ids with: contentlib ls');
+  }
+  return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
+}
+
+export function registerRm(program: Command, ctx: CliContext): void {
+  program
+    .command('rm')
+    .description('delete items and all their files for good (asks first on a terminal)')
+    .argument('<ids...>', 'ids of the items to delete')
+    .option('-y, --yes', 'do not ask (required when not on a terminal)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
+  contentlib ls --status failed --json | jq -r '.[].id' | xargs contentlib rm --yes`,
+    )
+    .action(async (ids: string[], opts: { yes?: boolean }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const { openApi } = await import('../api.js');
+      const { printRmResults, confirmDeletion } = await import('../output/rm.js');
+      // Refuse before opening anything (no embedded server start for a command that will not run).
+      if (!opts.yes && !canPrompt(ctx.io)) throw refusal();
+      const { client } = await openApi(ctx, globals);
+      const results = await runRm(ids, opts, {
+        client,
+        signal: ctx.signal,
+        confirm: canPrompt(ctx.io) ? (items) => confirmDeletion(ctx.io, items) : undefined,
+      });
+      await printRmResults(ctx.io, Boolean(globals.json), results);
+      const outcome = rmOutcome(results);
+      if (outcome) throw outcome;
+    });
+}

@@ -1,0 +1,32 @@
+// contentlib show <id>: one item with every field, its platformSettings and a carousel's files.
+import type { Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import type { GetResponse } from '../../api/schemas.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+
+export async function runShow(id: string, deps: { client: Pick<ApiClient, 'get'>; signal?: AbortSignal }): Promise<GetResponse> {
+  return deps.client.get(id, { signal: deps.signal });
+}
+
+export function registerShow(program: Command, ctx: CliContext): void {
+  program
+    .command('show')
+    .description('show one item: every field, platform settings, and a carousel’s images in order')
+    .argument('<id>', 'the item id (see contentlib ls)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --json | jq .item.platformSettings`,
+    )
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const { openApi } = await import('../api.js');
+      const { outputMode } = await import('../output/mode.js');
+      const { printItem } = await import('../output/item.js');
+      const { client } = await openApi(ctx, globals);
+      const response = await runShow(id, { client, signal: ctx.signal });
+      await printItem(ctx.io, outputMode(ctx.io, globals.json), response, ctx.now());
+    });
+}

@@ -1,0 +1,24 @@
+// What rm says: the one confirmation question naming each item, and one line per id after.
+import type { ContentItem } from '../../api/schemas.js';
+import type { RmResult } from '../commands/rm.js';
+import type { IO } from '../io.js';
+import { confirm } from '../prompt.js';
+import { paint, write } from './mode.js';
+
+export function confirmDeletion(io: IO, items: readonly ContentItem[]): Promise<boolean> {
+  const c = paint(io);
+  const lines = items.map((i) => `  ${c.cyan(i.id)}  ${i.type.padEnd(9)}  ${i.title}`);
+  const what = items.length === 1 ? 'this item' : `these ${items.length} items`;
+  io.stderr.write(`About to delete ${what} and all their files for good:\n${lines.join('\n')}\n`);
+  return confirm(io, items.length === 1 ? 'Delete it?' : `Delete all ${items.length}?`);
+}
+
+/** --json: the results array on stdout. Otherwise one human line per id on stderr. */
+export async function printRmResults(io: IO, json: boolean, results: readonly RmResult[]): Promise<void> {
+  if (json) return write(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
+  const c = paint(io);
+  for (const r of results) {
+    if (r.deleted) io.stderr.write(`${c.green('Deleted')} ${r.id}${r.title !== undefined ? ` (${r.type}: ${r.title})` : ''}\n`);
+    else io.stderr.write(`${c.red('Not deleted')} ${r.id}: ${r.error.message}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}\n`);
+  }
+}
