@@ -1,0 +1,23 @@
+// A problem found while planning an upload: one line per file and rule, all listed at once
+// before anything is sent. Shared by inspection (src/media/inspect.ts) and the plan.
+
+export interface PlanProblem {
+  /** The file (or input, or option) as the user named it, e.g. "clips/a.mp4" or "--title". */
+  file: string;
+  /** Which rule it breaks: format, size, duration, empty, exists, readable, video, type, carousel, thumbnail, metadata, sidecar, manifest, usage, extension. */
+  rule: string;
+  /** The value that broke the rule, as text ("94.2 s", "1.2 GB", "text/plain"). */
+  actual: string;
+  /** What is wrong, without the file name: "94.2 s is longer than shortform's 90 s". */
+  message: string;
+  /** What to do about it: "use --type longform". */
+  hint?: string;
+}
+
+/** "clip.mp4: 94.2 s is longer than shortform's 90 s; use --type longform" */
+export function formatProblem(p: PlanProblem): string {
+  return p.hint ? `${p.file}: ${p.message}; ${p.hint}` : `${p.file}: ${p.message}`;
+}
+
+/** The same, under the name the upload command's brief uses. */
+export const formatPlanProblem = formatProblem;
