@@ -1,36 +1,13 @@
 import { mkdtemp, rm, writeFile, truncate, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVideoDuration } from '../../src/media/duration.js';
 import { MediaError } from '../../src/media/errors.js';
+import { box, ftyp, largeBox, mdat, mvhd0, mvhd1, trak, u32, u64 } from './mp4-boxes.js';
 
-// Tiny builders for ISO base media boxes: just enough structure for the walker.
-const u32 = (n: number) => {
-  const b = Buffer.alloc(4);
-  b.writeUInt32BE(n);
-  return b;
-};
-const u64 = (n: bigint) => {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64BE(n);
-  return b;
-};
-const box = (type: string, ...payload: Buffer[]) => {
-  const body = Buffer.concat(payload);
-  return Buffer.concat([u32(8 + body.length), Buffer.from(type, 'latin1'), body]);
-};
-const largeBox = (type: string, ...payload: Buffer[]) => {
-  const body = Buffer.concat(payload);
-  return Buffer.concat([u32(1), Buffer.from(type, 'latin1'), u64(BigInt(16 + body.length)), body]);
-};
-const ftyp = box('ftyp', Buffer.from('isom'), u32(0x200), Buffer.from('isomiso2avc1mp41'));
-const mvhd0 = (timescale: number, duration: number) => box('mvhd', Buffer.from([0, 0, 0, 0]), u32(0), u32(0), u32(timescale), u32(duration), Buffer.alloc(80));
-const mvhd1 = (timescale: number, duration: bigint) =>
-  box('mvhd', Buffer.from([1, 0, 0, 0]), u64(0n), u64(0n), u32(timescale), u64(duration), Buffer.alloc(80));
-const trak = box('trak', box('tkhd', Buffer.alloc(84)));
-const mdat = (bytes: number) => box('mdat', Buffer.alloc(bytes, 0xaa));
-
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 let dir: string;
 let n = 0;
 async function file(...parts: Buffer[]): Promise<string> {
@@ -144,6 +121,28 @@ describe('readVideoDuration', () => {
   it('ends on thousands of tiny boxes without moov', async () => {
     const many = Buffer.concat(Array.from({ length: 5000 }, () => box('free')));
     expect(await reason(await file(ftyp, many))).toBe('no_moov');
+  });
+
+  it.each([
+    ['video/clip-2s.mp4', 2],
+    ['video/clip-5s.mov', 5],
+    ['video/clip-95s.mp4', 95],
+    ['video/clip-95s.mov', 95],
+    ['video/moov-at-end.mp4', 5],
+    ['video/faststart.mp4', 5],
+    ['demo/intro.mp4', 6],
+    ['demo/teaser.mov', 4],
+  ])('reads the fixture %s (%d s)', async (name, seconds) => {
+    expect(await readVideoDuration(join(FIXTURES, name))).toBe(seconds);
+  });
+
+  it.each([
+    ['video/truncated.mp4', 'truncated'],
+    ['video/empty.mp4', 'empty'],
+    ['image/photo.png', 'not_mp4'],
+    ['other/notes.txt', 'not_mp4'],
+  ])('rejects the fixture %s as %s', async (name, expected) => {
+    expect(await reason(join(FIXTURES, name))).toBe(expected);
   });
 
   it('reports a missing file and a directory as unreadable', async () => {
