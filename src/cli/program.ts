@@ -6,6 +6,7 @@ import { registerEdit } from './commands/edit.js';
 import { registerLs } from './commands/ls.js';
 import { registerRm } from './commands/rm.js';
 import { registerShow } from './commands/show.js';
+import { registerUpload } from './commands/upload.js';
 import type { CliContext } from './context.js';
 
 export function buildProgram(ctx: CliContext, version: string): Command {
@@ -31,6 +32,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .exitOverride();
 
   // Commands register here, one line each.
+  registerUpload(program, ctx);
   registerLs(program, ctx);
   registerShow(program, ctx);
   registerEdit(program, ctx);

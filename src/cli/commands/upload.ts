@@ -1,0 +1,176 @@
+// contentlib upload <paths…>: files, folders and globs (or a --manifest) become items. Every
+// file is checked first and every problem reported at once (exit 2, nothing sent); then the
+// engine streams them with progress, retries and a journal that makes re-runs safe.
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { CONTENT_TYPES, STATUSES } from '../../rules/rules.js';
+import type { ContentType, Status } from '../../rules/rules.js';
+import type { UploadSummary } from '../../upload/events.js';
+import type { ItemMetadata, UploadPlan } from '../../upload/plan.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
+
+export interface UploadFlags {
+  type?: ContentType;
+  carousel?: boolean;
+  to?: string;
+  title?: string;
+  description?: string;
+  hashtags?: string;
+  status?: Status;
+  platform?: string[];
+  manifest?: string;
+  thumbnail?: string;
+  concurrency: number;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export const MAX_CONCURRENCY = 16;
+
+/** What the command did: the plan it printed (--dry-run), or the engine's summary. */
+export type UploadResult = { kind: 'dry-run'; plan: UploadPlan } | { kind: 'uploaded'; summary: UploadSummary };
+
+/** The metadata flags as the plan takes them; --platform and --hashtags parsed as `edit` does. */
+export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
+  const { applyPlatformSet, parsePlatformFlag, splitHashtags } = await import('./edit-flags.js');
+  const { normalizeHashtags } = await import('../../rules/rules.js');
+  const metadata: ItemMetadata = {};
+  if (f.title !== undefined) metadata.title = f.title;
+  if (f.description !== undefined) metadata.description = f.description;
+  if (f.status !== undefined) metadata.status = f.status;
+  if (f.hashtags !== undefined) metadata.hashtags = normalizeHashtags(splitHashtags(f.hashtags));
+  if (f.platform?.length) {
+    let settings: Record<string, unknown> = {};
+    for (const flag of f.platform) settings = applyPlatformSet(settings, parsePlatformFlag(flag));
+    metadata.platformSettings = settings as ItemMetadata['platformSettings'];
+  }
+  return metadata;
+}
+
+/** Exit status from the outcome: 0 all done, 3 some not, 1 none, 130 interrupted. */
+export function outcomeError(summary: UploadSummary): CliError | undefined {
+  if (summary.interrupted) return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
+  if (bad.length === 0) return undefined;
+  const something = summary.items.some((o) => o.status !== 'failed');
+  const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
+  if (!something) {
+    return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, { hint, exitCode: EXIT.failure });
+  }
+  return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
+}
+
+/** The journal's name for the target: where it is and whose key, never the key itself. */
+async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: boolean): Promise<string> {
+  const { journalTargetId } = await import('../../upload/journal.js');
+  const { openConfig } = await import('../../config/store.js');
+  const { resolveTarget } = await import('../../config/resolve.js');
+  const config = openConfig(ctx.paths.config).read();
+  if (embedded) return journalTargetId(`embedded:${ctx.paths.data}`, config.embedded?.brand ?? '');
+  const target = resolveTarget(globals, ctx.env, config);
+  const { createHash } = await import('node:crypto');
+  const keyId = target.kind === 'remote' ? createHash('sha256').update(target.apiKey).digest('hex') : '';
+  return journalTargetId(target.kind === 'remote' ? target.baseUrl : 'embedded', keyId);
+}
+
+export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
+  const { buildPlan, formatProblem } = await import('../../upload/plan.js');
+  const plan = await buildPlan(paths, { type: flags.type, carousel: flags.carousel, to: flags.to, metadata: await metadataFromFlags(flags), manifest: flags.manifest, thumbnail: flags.thumbnail }, { cwd });
+  if (plan.problems.length > 0) {
+    throw new RejectedFilesError(plan.problems.map(formatProblem), 'Fix these and run the command again; see contentlib upload --help for the rules.');
+  }
+  if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
+  if (flags.dryRun) {
+    const { printPlan } = await import('../output/upload-plan.js');
+    await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
+    return { kind: 'dry-run', plan };
+  }
+  if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+
+  const { openApi } = await import('../api.js');
+  const { client, target } = await openApi(ctx, globals);
+  const { openJournal } = await import('../../upload/journal.js');
+  const journal = await openJournal(ctx.paths.state, await journalTarget(ctx, globals, target.embedded), ctx.now);
+  if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
+
+  const { checkAppendTargets } = await import('../../upload/preflight.js');
+  const remote = await checkAppendTargets(
+    plan.items.map((item) => ({
+      contentItemId: item.contentItemId,
+      source: item.source,
+      newFiles: flags.force ? item.files.length : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+    })),
+    client,
+    ctx.signal,
+  );
+  if (remote.length > 0) throw new RejectedFilesError(remote, 'Nothing was uploaded.');
+
+  const { runUpload } = await import('../../upload/engine.js');
+  const { DEFAULT_RETRY } = await import('../../api/retry.js');
+  const { createProgress, progressKind } = await import('../output/progress.js');
+  const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
+  let summary: UploadSummary;
+  try {
+    summary = await runUpload(
+      plan,
+      { api: client, journal, concurrency: flags.concurrency, force: Boolean(flags.force), signal: ctx.signal, now: ctx.now, sleep: ctx.sleep, policy: DEFAULT_RETRY },
+      (event) => progress.onEvent(event),
+    );
+  } catch (err) {
+    // The bars must not be left on the screen (or the cursor hidden) when something unexpected breaks.
+    await progress.finish({ items: [], interrupted: ctx.signal.aborted, bytesSent: 0, ms: 0 }).catch(() => {});
+    throw err;
+  }
+  await progress.finish(summary);
+  if (ctx.env.CONTENTLIB_REPORT_RSS) ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
+  const failure = outcomeError(summary);
+  if (failure) throw failure;
+  return { kind: 'uploaded', summary };
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function parseConcurrency(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_CONCURRENCY) {
+    throw new UsageError(`--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}.`, 'For example: --concurrency 4');
+  }
+  return n;
+}
+
+export function registerUpload(program: Command, ctx: CliContext): Command {
+  return program
+    .command('upload')
+    .description('upload videos and images: each video one item, the images of a folder one carousel')
+    .argument('[paths...]', 'files, folders or globs (quote globs: "clips/*.mp4")')
+    .addOption(new Option('--type <type>', 'make every item this type (checked strictly)').choices(CONTENT_TYPES))
+    .option('--carousel', 'put all the given images into one carousel, wherever they are')
+    .option('--to <id>', 'append the images to this existing carousel')
+    .option('--title <text>', 'title of the item (one item only; use sidecars or --manifest for more)')
+    .option('--description <text>', 'description')
+    .option('--hashtags <list>', 'hashtags: "summer, #sale"')
+    .addOption(new Option('--status <status>', 'status after upload (default: draft)').choices(STATUSES))
+    .option('--platform <path=value>', 'a platform setting, e.g. youtube.visibility=private (repeatable)', collect)
+    .option('--manifest <file>', 'a JSON list of items with their files and metadata (for CI)')
+    .option('--thumbnail <image>', 'thumbnail image for a single video')
+    .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
+    .option('--dry-run', 'check everything and print the plan; send nothing')
+    .option('--force', 'upload again what the journal says was uploaded before')
+    .addHelpText(
+      'after',
+      `
+Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
+a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
+Re-running the same command skips what was uploaded (a journal in the state directory).
+
+Examples:
+  contentlib upload fixtures/demo
+  contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
+  contentlib upload --manifest release.json --json > upload-log.ndjson`,
+    )
+    .action(async (paths: string[], opts: UploadFlags, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      await runUploadCommand(paths, opts, ctx, globals, process.cwd());
+    });
+}
