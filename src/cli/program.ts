@@ -2,7 +2,10 @@
 // its heavy imports (HTTP client, server, database) inside its action, so `--version` and
 // `--help` load almost nothing.
 import { Command, Option } from 'commander';
+import { registerCompletion } from './commands/completion.js';
+import { registerConfig } from './commands/config.js';
 import { registerEdit } from './commands/edit.js';
+import { registerLogin } from './commands/login.js';
 import { registerLs } from './commands/ls.js';
 import { registerRm } from './commands/rm.js';
 import { registerShow } from './commands/show.js';
@@ -37,6 +40,9 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   registerShow(program, ctx);
   registerEdit(program, ctx);
   registerRm(program, ctx);
+  registerLogin(program, ctx); // login and logout
+  registerConfig(program, ctx);
+  registerCompletion(program, ctx);
   void ctx;
   return program;
 }

@@ -1,0 +1,140 @@
+// contentlib login / logout: saves a base URL and API key as a profile (and makes it the active
+// one) after checking that the key works; logout forgets it. Keys come from a hidden prompt or
+// from stdin (--with-token), so they never land in shell history.
+import type { Command } from 'commander';
+import { ApiError, redactKey } from '../../api/errors.js';
+import type { ConfigStore } from '../../config/store.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { AuthError, UsageError } from '../errors.js';
+import { canPrompt } from '../io.js';
+
+export const DEFAULT_PROFILE = 'default';
+
+export interface LoginDeps {
+  store: ConfigStore;
+  /** Throws when the key does not work at that base URL (a list call with limit 1). */
+  verify: (baseUrl: string, apiKey: string) => Promise<void>;
+}
+
+export interface LoginResult {
+  profile: string;
+  baseUrl: string;
+  key: string;
+}
+
+export function checkProfileName(name: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    throw new UsageError(`"${name}" is not a usable profile name.`, 'Use letters, digits, ".", "_" or "-", e.g. --profile staging');
+  }
+  return name;
+}
+
+export async function runLogin(o: { baseUrl: string; apiKey: string; profile: string }, deps: LoginDeps): Promise<LoginResult> {
+  const { normalizeBaseUrl } = await import('../../config/resolve.js');
+  const baseUrl = normalizeBaseUrl(o.baseUrl, 'The base URL');
+  const apiKey = o.apiKey.trim();
+  if (!apiKey) throw new UsageError('The API key is empty; nothing was saved.', 'Paste the key when asked, or pipe it: printf %s "$KEY" | contentlib login --with-token --base-url URL');
+  try {
+    await deps.verify(baseUrl, apiKey);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      throw new AuthError(`${baseUrl} rejected the key ${redactKey(apiKey)}; nothing was saved.`, 'Check that the key was issued for this service (keys are per brand) and try again.');
+    }
+    throw err;
+  }
+  const data = deps.store.read();
+  data.profiles[o.profile] = { baseUrl, apiKey };
+  data.activeProfile = o.profile;
+  deps.store.write(data);
+  return { profile: o.profile, baseUrl, key: redactKey(apiKey) };
+}
+
+/** Removes a profile; returns false when there was none to remove. */
+export function runLogout(profile: string | undefined, store: ConfigStore): { profile?: string; removed: boolean } {
+  const data = store.read();
+  const name = profile ?? data.activeProfile;
+  if (!name || !data.profiles[name]) return name ? { profile: name, removed: false } : { removed: false };
+  delete data.profiles[name];
+  if (data.activeProfile === name) delete data.activeProfile;
+  store.write(data);
+  return { profile: name, removed: true };
+}
+
+async function readAllStdin(ctx: CliContext): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function loginInputs(ctx: CliContext, globals: GlobalOptions, withToken: boolean): Promise<{ baseUrl: string; apiKey: string }> {
+  const { askLine } = await import('../prompt.js');
+  const interactive = canPrompt(ctx.io);
+  let baseUrl = globals.baseUrl ?? ctx.env.CONTENTLIB_BASE_URL;
+  if (!baseUrl && interactive && !withToken) baseUrl = await askLine(ctx.io, 'Base URL of the service (e.g. https://content.example.com): ');
+  if (!baseUrl?.trim()) throw new UsageError('No base URL given; nothing was saved.', 'Add --base-url https://content.example.com');
+  let apiKey: string | undefined;
+  if (withToken) apiKey = await readAllStdin(ctx);
+  else if (globals.apiKey) apiKey = globals.apiKey;
+  else if (interactive) apiKey = await askLine(ctx.io, 'API key (input hidden): ', { hidden: true });
+  else throw new UsageError('No terminal to ask for the API key on; nothing was saved.', 'Pipe the key in: printf %s "$KEY" | contentlib login --with-token --base-url URL');
+  return { baseUrl: baseUrl.trim(), apiKey: apiKey ?? '' };
+}
+
+export function registerLogin(program: Command, ctx: CliContext): void {
+  program
+    .command('login')
+    .description('save a service’s base URL and API key as a profile, after checking the key works')
+    .option('--with-token', 'read the API key from standard input (for scripts)')
+    .addHelpText(
+      'after',
+      `
+The key is checked with one list request, then saved in the config file (mode 0600) and the
+profile becomes the active one. Use the global --profile NAME to keep several.
+
+Examples:
+  contentlib login --base-url https://content.example.com
+  printf %s "$CONTENTLIB_KEY" | contentlib login --with-token --base-url https://content.example.com
+  contentlib login --profile staging --base-url https://staging.content.example.com`,
+    )
+    .action(async (opts: { withToken?: boolean }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const profile = checkProfileName(globals.profile ?? DEFAULT_PROFILE);
+      const { openConfig } = await import('../../config/store.js');
+      const { createApiClient } = await import('../../api/client.js');
+      const store = openConfig(ctx.paths.config);
+      const inputs = await loginInputs(ctx, globals, Boolean(opts.withToken));
+      const trace = globals.verbose ? (l: string) => ctx.io.stderr.write(`[http] ${l}\n`) : undefined;
+      const result = await runLogin({ ...inputs, profile }, {
+        store,
+        verify: async (baseUrl, apiKey) => {
+          const client = createApiClient({ baseUrl, apiKey, now: ctx.now, sleep: ctx.sleep, trace, retry: { attempts: 2, baseMs: 200, capMs: 1000 } });
+          try {
+            await client.list({ limit: 1 }, { signal: ctx.signal });
+          } finally {
+            await client.close();
+          }
+        },
+      });
+      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+      ctx.io.stderr.write(`Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`);
+    });
+
+  program
+    .command('logout')
+    .description('forget a saved profile and its key (the active one unless --profile)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib logout
+  contentlib logout --profile staging`,
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const { openConfig } = await import('../../config/store.js');
+      const result = runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
+      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+      if (result.removed) ctx.io.stderr.write(`Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`);
+      else ctx.io.stderr.write(result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n');
+    });
+}
