@@ -18,12 +18,16 @@ export const API_ERRORS = {
 } as const;
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
-/** What the storage PUT answers (spec 4.2): 403 with one of these reasons, or 411 without a length. */
+/** What storage answers (spec 4.2): 403 with one of these reasons, 411 without a length, 400/404 below. */
 export const STORAGE_ERRORS = {
   signature_mismatch: 403,
   expired: 403,
   content_type_mismatch: 403,
   content_length_mismatch: 403,
   missing_content_length: 411,
+  /** The PUT also carried an Authorization header: S3 refuses two auth mechanisms (InvalidArgument). */
+  invalid_argument: 400,
+  /** A signed GET of an object that no longer exists (S3's NoSuchKey). */
+  not_found: 404,
 } as const;
 export type StorageErrorCode = keyof typeof STORAGE_ERRORS;

@@ -1,0 +1,29 @@
+// Key administration for `contentlib keys` and the CLI's embedded mode. Each call opens the data
+// dir's database briefly; WAL lets it run beside a server on the same data dir.
+import { openDatabase } from './db.js';
+import { type KeyRow, keysRepository } from './repo/keys.js';
+
+function withKeys<T>(dataDir: string, fn: (keys: ReturnType<typeof keysRepository>) => T): T {
+  const db = openDatabase(dataDir);
+  try {
+    return fn(keysRepository(db));
+  } finally {
+    db.close();
+  }
+}
+
+/** A new API key (shown only now: only its hash is kept) for a new user of `brandName`. */
+export async function createApiKey(dataDir: string, brandName: string): Promise<{ id: string; key: string; brand: string; userId: string }> {
+  const name = brandName.trim();
+  if (!name) throw new Error('the brand name is empty; pass --brand NAME');
+  return withKeys(dataDir, (keys) => keys.create(name, new Date()));
+}
+
+export async function listApiKeys(dataDir: string): Promise<KeyRow[]> {
+  return withKeys(dataDir, (keys) => keys.list());
+}
+
+/** True when an active key with this id was revoked. */
+export async function revokeApiKey(dataDir: string, id: string): Promise<boolean> {
+  return withKeys(dataDir, (keys) => keys.revoke(id, new Date()));
+}

@@ -1,0 +1,34 @@
+// The Fastify app, built from its dependencies (fastify/demo's shape): no listening here, so
+// tests and `startServer` decide where it runs, and a test can inject the clock.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { authenticate, createRateLimiter } from './auth.js';
+import { type AppDeps, type Services, createServices } from './context.js';
+import { installErrorHandling } from './errors.js';
+import { registerComplete } from './routes/complete.js';
+import { registerContent } from './routes/content.js';
+import { registerPresign } from './routes/presign.js';
+import { registerStorage } from './routes/storage.js';
+
+export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Services } {
+  const services = createServices(deps);
+  const app = Fastify({
+    logger: false,
+    // Big uploads take as long as they take; idle keep-alive sockets are closed on shutdown.
+    requestTimeout: 0,
+    forceCloseConnections: 'idle',
+  });
+  installErrorHandling(app, deps.onInternalError ?? (() => undefined));
+  registerStorage(app, services);
+
+  const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
+  app.register(async (api) => {
+    api.addHook('onRequest', async (request) => {
+      request.caller = authenticate(request, services.keys);
+      limit?.(request.caller.keyId);
+    });
+    registerPresign(api, services);
+    registerComplete(api, services);
+    registerContent(api, services);
+  });
+  return { app, services };
+}

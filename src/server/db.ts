@@ -1,0 +1,116 @@
+// The embedded server's database: better-sqlite3 in WAL mode (so `contentlib keys` can write
+// while a server on the same data dir runs), with numbered migrations recorded in `migrations`.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Each entry runs once, in order, inside a transaction; never edit one that has shipped. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE brands (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE users (
+     id TEXT PRIMARY KEY,
+     brand_id TEXT NOT NULL REFERENCES brands(id),
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     user_id TEXT NOT NULL REFERENCES users(id),
+     key_hash BLOB NOT NULL UNIQUE,
+     prefix TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE TABLE uploads (
+     key TEXT PRIMARY KEY,
+     file_id TEXT NOT NULL,
+     brand_id TEXT NOT NULL REFERENCES brands(id),
+     user_id TEXT NOT NULL REFERENCES users(id),
+     file_name TEXT NOT NULL,
+     content_type TEXT NOT NULL,
+     file_size INTEGER NOT NULL,
+     type TEXT NOT NULL,
+     thumbnail INTEGER NOT NULL DEFAULT 0,
+     expires_at INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     stored_at TEXT,
+     completed_at TEXT,
+     item_id TEXT,
+     file_record_id TEXT
+   );
+   CREATE INDEX uploads_brand ON uploads(brand_id);
+   CREATE INDEX uploads_item ON uploads(item_id);
+   CREATE TABLE items (
+     id TEXT PRIMARY KEY,
+     brand_id TEXT NOT NULL REFERENCES brands(id),
+     type TEXT NOT NULL,
+     title TEXT NOT NULL,
+     title_fold TEXT NOT NULL,
+     description TEXT NOT NULL DEFAULT '',
+     hashtags TEXT NOT NULL DEFAULT '[]',
+     status TEXT NOT NULL,
+     platform_settings TEXT NOT NULL DEFAULT '{}',
+     file_key TEXT NOT NULL,
+     file_name TEXT NOT NULL,
+     content_type TEXT NOT NULL,
+     file_size INTEGER NOT NULL,
+     duration_seconds REAL,
+     thumbnail_key TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX items_brand_order ON items(brand_id, created_at DESC, id DESC);
+   CREATE TABLE carousel_files (
+     id TEXT PRIMARY KEY,
+     item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+     file_key TEXT NOT NULL,
+     file_name TEXT NOT NULL,
+     content_type TEXT NOT NULL,
+     file_size INTEGER NOT NULL,
+     sort_order INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     UNIQUE (item_id, sort_order)
+   );
+   CREATE TABLE pending_deletions (
+     object_key TEXT PRIMARY KEY,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     created_at TEXT NOT NULL
+   );`,
+];
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'contentlib.db');
+}
+
+/** Opens (creating if needed) the data dir's database and brings its schema up to date. */
+export function openDatabase(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(databasePath(dataDir));
+  db.pragma('journal_mode = WAL');
+  // Another process (keys create, a second server) may hold the write lock for a moment.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  // IMMEDIATE takes the write lock first, so two processes starting at once never both migrate.
+  const run = db.transaction(() => {
+    const row = db.prepare('SELECT MAX(id) AS id FROM migrations').get() as { id: number | null };
+    const done = row.id ?? 0;
+    for (let i = done; i < MIGRATIONS.length; i++) {
+      db.exec(MIGRATIONS[i]!);
+      db.prepare('INSERT INTO migrations (id, applied_at) VALUES (?, ?)').run(i + 1, new Date().toISOString());
+    }
+  });
+  run.immediate();
+}

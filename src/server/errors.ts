@@ -1,0 +1,86 @@
+// Every non-2xx answer has the DESIGN.md error body: { error: { code, message, details } }.
+// Routes throw HttpError; Fastify's own 4xx (bad JSON, wrong content type, body too large,
+// unknown route) are rewritten into the same shape; anything else is a masked 500 `internal`.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { ZodError } from 'zod';
+import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } from '../api/error-codes.js';
+
+export interface ErrorDetail {
+  path?: string;
+  message: string;
+  [more: string]: unknown;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** An API error whose status comes from the one code table. */
+export function apiError(code: ApiErrorCode, message: string, details: ErrorDetail[] = [], headers: Record<string, string> = {}): HttpError {
+  return new HttpError(API_ERRORS[code], code, message, details, headers);
+}
+
+export function storageError(code: StorageErrorCode, message: string, headers: Record<string, string> = {}): HttpError {
+  return new HttpError(STORAGE_ERRORS[code], code, message, [], headers);
+}
+
+export function zodDetails(err: ZodError): ErrorDetail[] {
+  return err.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+export function invalidRequest(err: ZodError, what: string): HttpError {
+  const details = zodDetails(err);
+  const first = details[0];
+  const summary = first ? `${first.path ? `${first.path}: ` : ''}${first.message}` : 'invalid';
+  return apiError('invalid_request', `${what} is invalid (${summary}); fix the fields listed in details`, details);
+}
+
+export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply.code(err.status).type('application/json; charset=utf-8').send({ error: { code: err.code, message: err.message, details: err.details } });
+}
+
+/** Fastify's own client errors, in our words (its messages are fine but may name internals). */
+function fromFastify(err: FastifyError): HttpError | null {
+  const status = err.statusCode ?? 500;
+  if (status >= 500 || status < 400) return null;
+  switch (status) {
+    case 413:
+      return apiError('file_too_large', 'the request body is too large for this endpoint; file bytes go to the presigned URL, not to the API');
+    case 415:
+      return apiError('unsupported_media_type', 'send the request body as JSON with Content-Type: application/json');
+    case 404:
+      return apiError('not_found', 'no such endpoint; see docs/api.md for the list');
+    default:
+      if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        return apiError('invalid_request', `the request body is not valid JSON (${err.message}); send a JSON object`);
+      }
+      if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+        return apiError('invalid_request', 'the request body is empty; send a JSON object');
+      }
+      return new HttpError(status, status === 400 ? 'invalid_request' : 'invalid_request', `the request was refused: ${err.message}`);
+  }
+}
+
+export function installErrorHandling(app: FastifyInstance, onInternalError: (err: unknown) => void): void {
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, apiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}; see docs/api.md for the list`));
+  });
+  app.setErrorHandler((err: FastifyError, _request, reply) => {
+    if (err instanceof HttpError) return sendError(reply, err);
+    if (err instanceof ZodError) return sendError(reply, invalidRequest(err, 'the request'));
+    const known = fromFastify(err);
+    if (known) return sendError(reply, known);
+    onInternalError(err);
+    return sendError(reply, apiError('internal', 'the server failed unexpectedly; try again, and report it if it keeps happening'));
+  });
+}

@@ -1,0 +1,45 @@
+// Storage keys: `<user_id>/<file_id>/<file_name>` (spec 2.3). The file name part is sanitised
+// so that it is a single harmless path segment; the key is never used as a path on disk anyway
+// (storage.ts hashes it), but clients and S3-style tools see it, so it must stay clean.
+import { METADATA_LIMITS } from '../rules/rules.js';
+
+/**
+ * A file name reduced to one safe segment: no `/`, `\`, control characters or `..`, at most
+ * 255 bytes of UTF-8 (cut on a character boundary), unicode kept. Empty when nothing is left.
+ */
+export function sanitizeFileName(name: string): string {
+  let clean = name
+    .normalize('NFC')
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what we remove
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/[/\\]/g, '_')
+    .replace(/\.{2,}/g, '.')
+    .trim();
+  clean = clean.replace(/^\.+/, '');
+  return truncateUtf8(clean, METADATA_LIMITS.fileNameMaxBytes);
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > maxBytes) break;
+    out += ch;
+    bytes += size;
+  }
+  return out;
+}
+
+export function buildKey(userId: string, fileId: string, safeName: string): string {
+  return `${userId}/${fileId}/${safeName}`;
+}
+
+/** The title of a new item: the file name without its last extension ("a.b.mp4" → "a.b"). */
+export function titleFromFileName(fileName: string): string {
+  const base = fileName.split(/[/\\]/).pop() ?? fileName;
+  const dot = base.lastIndexOf('.');
+  const title = (dot > 0 ? base.slice(0, dot) : base).trim();
+  return title || base || 'untitled';
+}

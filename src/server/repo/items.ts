@@ -1,0 +1,200 @@
+// Content items and carousel file records. Every query takes the caller's brand: an item of
+// another brand is simply not found (null), exactly like a missing one.
+import type { ContentType, Status } from '../../rules/rules.js';
+import type { Db } from '../db.js';
+
+export interface ItemRow {
+  id: string;
+  brandId: string;
+  type: ContentType;
+  title: string;
+  description: string;
+  hashtags: string[];
+  status: Status;
+  platformSettings: Record<string, unknown>;
+  /** The main file: the video, or a carousel's first image. */
+  fileKey: string;
+  fileName: string;
+  contentType: string;
+  /** Bytes of the video, or of all a carousel's images together. */
+  fileSize: number;
+  fileCount: number;
+  durationSeconds: number | null;
+  thumbnailKey: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FileRow {
+  id: string;
+  itemId: string;
+  fileKey: string;
+  fileName: string;
+  contentType: string;
+  fileSize: number;
+  sortOrder: number;
+  createdAt: string;
+}
+
+export interface NewItem {
+  id: string;
+  brandId: string;
+  type: ContentType;
+  title: string;
+  fileKey: string;
+  fileName: string;
+  contentType: string;
+  fileSize: number;
+  durationSeconds: number | null;
+  createdAt: string;
+}
+
+export interface ListFilter {
+  status?: Status;
+  type?: ContentType;
+  search?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface ItemChanges {
+  title?: string;
+  description?: string;
+  hashtags?: string[];
+  status?: Status;
+  platformSettings?: Record<string, unknown>;
+  thumbnailKey?: string;
+}
+
+// Carousel counts and sizes come from their file records; a video is its one file.
+const SELECT_ITEM = `
+  SELECT i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
+         i.platform_settings AS platformSettings, i.file_key AS fileKey, i.file_name AS fileName,
+         i.content_type AS contentType, i.duration_seconds AS durationSeconds,
+         i.thumbnail_key AS thumbnailKey, i.created_at AS createdAt, i.updated_at AS updatedAt,
+         CASE WHEN i.type = 'carousel'
+              THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS fileCount,
+         CASE WHEN i.type = 'carousel'
+              THEN (SELECT COALESCE(SUM(f.file_size), 0) FROM carousel_files f WHERE f.item_id = i.id)
+              ELSE i.file_size END AS fileSize
+    FROM items i`;
+
+type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: string; platformSettings: string };
+
+function toItem(row: RawItem | undefined): ItemRow | null {
+  if (!row) return null;
+  return { ...row, hashtags: JSON.parse(row.hashtags) as string[], platformSettings: JSON.parse(row.platformSettings) as Record<string, unknown> };
+}
+
+/** `%`, `_` and the escape character itself are taken literally in a LIKE pattern. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Case folding done in JS (unicode-aware), because SQLite's lower() only folds ASCII. */
+export function foldTitle(title: string): string {
+  return title.toLowerCase();
+}
+
+export function itemsRepository(db: Db) {
+  function get(brandId: string, id: string): ItemRow | null {
+    return toItem(db.prepare(`${SELECT_ITEM} WHERE i.id = ? AND i.brand_id = ?`).get(id, brandId) as RawItem | undefined);
+  }
+
+  function create(n: NewItem): void {
+    db.prepare(
+      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type, file_size, duration_seconds, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(n.id, n.brandId, n.type, n.title, foldTitle(n.title), n.fileKey, n.fileName, n.contentType, n.fileSize, n.durationSeconds, n.createdAt, n.createdAt);
+  }
+
+  /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
+  function list(brandId: string, f: ListFilter): { items: ItemRow[]; hasMore: boolean } {
+    const where = ['i.brand_id = ?'];
+    const args: unknown[] = [brandId];
+    if (f.status) {
+      where.push('i.status = ?');
+      args.push(f.status);
+    }
+    if (f.type) {
+      where.push('i.type = ?');
+      args.push(f.type);
+    }
+    if (f.search) {
+      where.push(`i.title_fold LIKE ? ESCAPE '\\'`);
+      args.push(`%${likeLiteral(foldTitle(f.search))}%`);
+    }
+    const rows = db
+      .prepare(`${SELECT_ITEM} WHERE ${where.join(' AND ')} ORDER BY i.created_at DESC, i.id DESC LIMIT ? OFFSET ?`)
+      .all(...args, f.limit + 1, f.offset) as RawItem[];
+    return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
+  }
+
+  function update(brandId: string, id: string, c: ItemChanges, at: string): void {
+    const sets: string[] = ['updated_at = ?'];
+    const args: unknown[] = [at];
+    const put = (column: string, value: unknown) => {
+      sets.push(`${column} = ?`);
+      args.push(value);
+    };
+    if (c.title !== undefined) {
+      put('title', c.title);
+      put('title_fold', foldTitle(c.title));
+    }
+    if (c.description !== undefined) put('description', c.description);
+    if (c.hashtags !== undefined) put('hashtags', JSON.stringify(c.hashtags));
+    if (c.status !== undefined) put('status', c.status);
+    if (c.platformSettings !== undefined) put('platform_settings', JSON.stringify(c.platformSettings));
+    if (c.thumbnailKey !== undefined) put('thumbnail_key', c.thumbnailKey);
+    db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE id = ? AND brand_id = ?`).run(...args, id, brandId);
+  }
+
+  function touch(id: string, at: string): void {
+    db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(at, id);
+  }
+
+  function remove(brandId: string, id: string): boolean {
+    return db.prepare('DELETE FROM items WHERE id = ? AND brand_id = ?').run(id, brandId).changes === 1;
+  }
+
+  function files(itemId: string): FileRow[] {
+    return db
+      .prepare(
+        `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
+                file_size AS fileSize, sort_order AS sortOrder, created_at AS createdAt
+           FROM carousel_files WHERE item_id = ? ORDER BY sort_order`,
+      )
+      .all(itemId) as FileRow[];
+  }
+
+  function file(id: string): FileRow | null {
+    return (
+      (db
+        .prepare(
+          `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
+                  file_size AS fileSize, sort_order AS sortOrder, created_at AS createdAt
+             FROM carousel_files WHERE id = ?`,
+        )
+        .get(id) as FileRow | undefined) ?? null
+    );
+  }
+
+  /** Appends an image at the next 0-based position (call inside a transaction). */
+  function addFile(f: Omit<FileRow, 'sortOrder'>): FileRow {
+    const { next } = db.prepare('SELECT COALESCE(MAX(sort_order) + 1, 0) AS next FROM carousel_files WHERE item_id = ?').get(f.itemId) as {
+      next: number;
+    };
+    db.prepare(
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.createdAt);
+    return { ...f, sortOrder: next };
+  }
+
+  function fileCount(itemId: string): number {
+    return (db.prepare('SELECT COUNT(*) AS n FROM carousel_files WHERE item_id = ?').get(itemId) as { n: number }).n;
+  }
+
+  return { get, create, list, update, touch, remove, files, file, addFile, fileCount };
+}
+export type ItemsRepository = ReturnType<typeof itemsRepository>;

@@ -1,0 +1,101 @@
+// Uploads: one row per presigned key, from presign through PUT to complete. The row is what the
+// storage PUT checks against, what complete consumes, and what the quota counts.
+import type { ContentType } from '../../rules/rules.js';
+import type { Db } from '../db.js';
+
+export interface Upload {
+  key: string;
+  fileId: string;
+  brandId: string;
+  userId: string;
+  fileName: string;
+  contentType: string;
+  fileSize: number;
+  type: ContentType;
+  thumbnail: boolean;
+  /** Unix ms after which the presigned URL is refused. */
+  expiresAt: number;
+  createdAt: string;
+  storedAt: string | null;
+  completedAt: string | null;
+  itemId: string | null;
+  fileRecordId: string | null;
+}
+
+const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
+  content_type AS contentType, file_size AS fileSize, type, thumbnail, expires_at AS expiresAt,
+  created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
+  file_record_id AS fileRecordId`;
+
+function toUpload(row: Record<string, unknown> | undefined): Upload | null {
+  if (!row) return null;
+  return { ...(row as unknown as Upload), thumbnail: row.thumbnail === 1 };
+}
+
+export function uploadsRepository(db: Db) {
+  const byKey = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE key = ?`);
+
+  function insert(u: Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>): void {
+    db.prepare(
+      `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(u.key, u.fileId, u.brandId, u.userId, u.fileName, u.contentType, u.fileSize, u.type, u.thumbnail ? 1 : 0, u.expiresAt, u.createdAt);
+  }
+
+  function get(key: string): Upload | null {
+    return toUpload(byKey.get(key) as Record<string, unknown> | undefined);
+  }
+
+  function markStored(key: string, at: string): void {
+    db.prepare('UPDATE uploads SET stored_at = ? WHERE key = ?').run(at, key);
+  }
+
+  /** After a rejected object (magic bytes) was removed: the upload may be PUT again. */
+  function markNotStored(key: string): void {
+    db.prepare('UPDATE uploads SET stored_at = NULL WHERE key = ?').run(key);
+  }
+
+  function markCompleted(key: string, at: string, itemId: string, fileRecordId: string | null): void {
+    db.prepare('UPDATE uploads SET completed_at = ?, item_id = ?, file_record_id = ? WHERE key = ?').run(at, itemId, fileRecordId, key);
+  }
+
+  function attachThumbnail(key: string, itemId: string): void {
+    db.prepare('UPDATE uploads SET item_id = ? WHERE key = ?').run(itemId, key);
+  }
+
+  function remove(key: string): void {
+    db.prepare('DELETE FROM uploads WHERE key = ?').run(key);
+  }
+
+  function keysOfItem(itemId: string): string[] {
+    return (db.prepare('SELECT key FROM uploads WHERE item_id = ?').all(itemId) as Array<{ key: string }>).map((r) => r.key);
+  }
+
+  function removeOfItem(itemId: string): void {
+    db.prepare('DELETE FROM uploads WHERE item_id = ?').run(itemId);
+  }
+
+  /**
+   * Bytes a brand holds or has reserved: every non-thumbnail upload that is stored, or whose URL
+   * may still be used. Completed items keep their upload rows, so they count until deleted.
+   */
+  function quotaUsed(brandId: string, nowMs: number): number {
+    const row = db
+      .prepare(
+        `SELECT COALESCE(SUM(file_size), 0) AS used FROM uploads
+          WHERE brand_id = ? AND thumbnail = 0 AND (stored_at IS NOT NULL OR expires_at > ?)`,
+      )
+      .get(brandId, nowMs) as { used: number };
+    return row.used;
+  }
+
+  /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
+  function abandoned(beforeMs: number): string[] {
+    return (
+      db.prepare('SELECT key FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ?').all(beforeMs) as Array<{ key: string }>
+    ).map((r) => r.key);
+  }
+
+  return { insert, get, markStored, markNotStored, markCompleted, attachThumbnail, remove, keysOfItem, removeOfItem, quotaUsed, abandoned };
+}
+export type UploadsRepository = ReturnType<typeof uploadsRepository>;

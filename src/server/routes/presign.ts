@@ -1,0 +1,84 @@
+// POST /api/v1/upload/presign: checks the file against the rules table (or the thumbnail rule),
+// the brand's quota, and hands out a signed PUT URL bound to contentType and fileSize.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { PresignRequestSchema } from '../../api/schemas.js';
+import { type ContentType, type Violation, checkFile, checkThumbnail, detectType, formatBytes, formatOfMime } from '../../rules/rules.js';
+import type { Services } from '../context.js';
+import { type HttpError, apiError, invalidRequest } from '../errors.js';
+import { buildKey, sanitizeFileName } from '../object-keys.js';
+import { signedUrl } from '../signing.js';
+import { baseUrlOf, callerOf } from './common.js';
+
+export function violationError(v: Violation): HttpError {
+  return apiError(v.code, v.message, [{ path: v.rule, message: v.message, actual: v.actual, ...(v.limit === undefined ? {} : { limit: v.limit }) }]);
+}
+
+export function registerPresign(app: FastifyInstance, s: Services): void {
+  app.post('/api/v1/upload/presign', async (request) => {
+    const caller = callerOf(request);
+    const parsed = PresignRequestSchema.safeParse(request.body);
+    if (!parsed.success) throw invalidRequest(parsed.error, 'the presign request');
+    const body = parsed.data;
+
+    const safeName = sanitizeFileName(body.fileName);
+    if (!safeName) throw apiError('invalid_request', `fileName "${body.fileName}" has no usable characters; send the file's real name`, [{ path: 'fileName', message: 'empty after sanitising' }]);
+
+    const type = resolveType(body.type, body.contentType, body.fileSize, body.thumbnail === true);
+    const violations = body.thumbnail ? checkThumbnail(body.contentType, body.fileSize) : checkFile(type, body.contentType, body.fileSize);
+    if (violations.length > 0) throw violationError(violations[0]!);
+
+    const now = s.deps.now();
+    if (!body.thumbnail) checkQuota(s, caller.brandId, body.fileSize, now.getTime());
+
+    const fileId = randomUUID();
+    const key = buildKey(caller.userId, fileId, safeName);
+    const expires = Math.floor(now.getTime() / 1000) + s.deps.urlLifetimeSeconds;
+    s.uploads.insert({
+      key,
+      fileId,
+      brandId: caller.brandId,
+      userId: caller.userId,
+      fileName: body.fileName,
+      contentType: body.contentType,
+      fileSize: body.fileSize,
+      type,
+      thumbnail: body.thumbnail === true,
+      expiresAt: expires * 1000,
+      createdAt: now.toISOString(),
+    });
+    const presignedUrl = signedUrl(baseUrlOf(request), s.deps.secret, {
+      method: 'PUT',
+      key,
+      expires,
+      contentType: body.contentType,
+      contentLength: body.fileSize,
+    });
+    return { presignedUrl, key, fileId, type, expiresAt: new Date(expires * 1000).toISOString() };
+  });
+}
+
+/** The given type, else detected from the MIME type (DESIGN.md); a thumbnail is an image, so carousel. */
+function resolveType(given: ContentType | undefined, contentType: string, fileSize: number, thumbnail: boolean): ContentType {
+  if (given) return given;
+  const format = formatOfMime(contentType);
+  if (thumbnail) return 'carousel';
+  if (!format) {
+    throw apiError('unsupported_media_type', `${contentType} is not a supported media type; allowed: video/mp4, video/quicktime, image/jpeg, image/png, image/webp`, [
+      { path: 'contentType', message: 'unsupported', actual: contentType },
+    ]);
+  }
+  return detectType(format, fileSize);
+}
+
+function checkQuota(s: Services, brandId: string, fileSize: number, nowMs: number): void {
+  const used = s.uploads.quotaUsed(brandId, nowMs);
+  if (used + fileSize > s.deps.quotaBytes) {
+    const left = Math.max(0, s.deps.quotaBytes - used);
+    throw apiError(
+      'quota_exceeded',
+      `the brand's storage quota of ${formatBytes(s.deps.quotaBytes)} would be exceeded (${formatBytes(used)} used, ${formatBytes(left)} left); delete items to make room`,
+      [{ path: 'fileSize', message: 'over quota', actual: fileSize, limit: left }],
+    );
+  }
+}
