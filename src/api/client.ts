@@ -12,6 +12,7 @@ import {
   classifyForRetry,
   errorFromResponse,
   networkCode,
+  redactKey,
 } from './errors.js';
 import type { RetryPolicy } from './retry.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
@@ -134,7 +135,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   async function once<S extends z.ZodType>(method: Dispatcher.HttpMethod, path: string, schema: S, body: unknown, signal?: AbortSignal): Promise<z.infer<S>> {
     const url = `${baseUrl}${path}`;
     const started = Date.now();
-    trace?.(`→ ${method} ${url} (Authorization: Bearer [redacted])`);
+    trace?.(`→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)})`);
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
@@ -157,7 +158,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       text = await res.body.text();
     } catch (err) {
       const typed = errorFromThrown(err, method, url, timeoutMs, signal);
-      trace?.(`← ${method} ${url} failed after ${Date.now() - started} ms: ${(typed as Error).message ?? String(typed)}`);
+      const why = typed instanceof NetworkError ? (typed.code ?? typed.message) : typed instanceof TimeoutError ? 'timeout' : String((typed as Error)?.message ?? typed);
+      trace?.(`← ${method} ${url} failed after ${Date.now() - started} ms: ${why}`);
       throw typed;
     }
     trace?.(`← ${status} ${method} ${url} in ${Date.now() - started} ms`);
@@ -205,7 +207,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         sleep,
         signal: o?.signal,
         classify: classifyForRetry,
-        onRetry: ({ attempt, delayMs, error }) => trace?.(`  retry ${attempt}/${policy.attempts - 1} of ${method} ${baseUrl}${path} in ${delayMs} ms (${(error as Error).message})`),
+        onRetry: ({ attempt, delayMs, error }) => trace?.(`  retry ${attempt}/${policy.attempts - 1} of ${method} ${path} in ${delayMs} ms (${(error as Error).name})`),
       },
     );
   }

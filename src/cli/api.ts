@@ -3,6 +3,8 @@
 // HTTP either way. Everything it opens is closed through ctx.onClose.
 import { mkdir } from 'node:fs/promises';
 import type { ApiClient } from '../api/client.js';
+import { DEFAULT_RETRY } from '../api/retry.js';
+import type { RetryPolicy } from '../api/retry.js';
 import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
 import { resolveTarget } from '../config/resolve.js';
@@ -26,6 +28,17 @@ function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => voi
   return (line) => ctx.io.stderr.write(`[http] ${line}\n`);
 }
 
+/**
+ * The retry policy, with CONTENTLIB_RETRY_BASE_MS to shorten the waits (end-to-end tests set it
+ * to 0 so a refused connection fails at once; people have no reason to).
+ */
+export function retryPolicy(env: NodeJS.ProcessEnv): RetryPolicy {
+  const raw = env.CONTENTLIB_RETRY_BASE_MS;
+  if (raw === undefined || !/^\d+$/.test(raw)) return DEFAULT_RETRY;
+  const baseMs = Number(raw);
+  return { ...DEFAULT_RETRY, baseMs, capMs: Math.min(DEFAULT_RETRY.capMs, baseMs * 60) };
+}
+
 /** The embedded library's key: the saved one when it still works, else a new brand key. */
 async function embeddedKey(store: ConfigStore, dataDir: string): Promise<EmbeddedKey> {
   const { createApiKey, listApiKeys } = await import('../server/admin.js');
@@ -45,7 +58,7 @@ export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<
   const store = openConfig(ctx.paths.config);
   const resolved = resolveTarget(globals, ctx.env, store.read());
   const { createApiClient } = await import('../api/client.js');
-  const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals) };
+  const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals), retry: retryPolicy(ctx.env) };
 
   if (resolved.kind === 'remote') {
     const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });

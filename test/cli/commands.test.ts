@@ -1,0 +1,125 @@
+// ls paging and rm outcomes, in-process, with the narrow client functions each command needs.
+import { describe, expect, it } from 'vitest';
+import type { ListParams } from '../../src/api/client.js';
+import { ApiError, NetworkError } from '../../src/api/errors.js';
+import type { ContentItem } from '../../src/api/schemas.js';
+import { runLs } from '../../src/cli/commands/ls.js';
+import { rmOutcome, runRm } from '../../src/cli/commands/rm.js';
+import { EXIT, InterruptedError, UsageError } from '../../src/cli/errors.js';
+
+const item = (i: number): ContentItem => ({ id: `id${i}`, type: 'shortform', title: `T${i}`, status: 'draft', thumbnailUrl: null, createdAt: '2026-01-01T00:00:00Z' });
+
+/** A library of n items served like the API: at most 100 per page. */
+function library(n: number) {
+  const calls: ListParams[] = [];
+  return {
+    calls,
+    list: async (q: ListParams) => {
+      calls.push(q);
+      const limit = Number(q.limit ?? 50);
+      const offset = Number(q.offset ?? 0);
+      if (limit > 100) throw new Error('limit above 100 sent to the API');
+      const items = Array.from({ length: Math.max(0, Math.min(limit, n - offset)) }, (_, k) => item(offset + k));
+      return { items, limit, offset, hasMore: offset + items.length < n };
+    },
+  };
+}
+
+describe('runLs', () => {
+  it('one page of 50 by default', async () => {
+    const lib = library(120);
+    const pages: number[] = [];
+    const r = await runLs({}, { client: lib, onPage: async (p) => void pages.push(p.length) });
+    expect(r).toEqual({ count: 50, hasMore: true });
+    expect(lib.calls).toEqual([{ limit: 50, offset: 0 }]);
+  });
+
+  it('a --limit above 100 is served by several pages', async () => {
+    const lib = library(1000);
+    const seen: string[] = [];
+    const r = await runLs({ limit: 250, offset: 10, status: 'draft' }, { client: lib, onPage: async (p) => void seen.push(...p.map((i) => i.id)) });
+    expect(r.count).toBe(250);
+    expect(lib.calls.map((c) => [c.limit, c.offset])).toEqual([[100, 10], [100, 110], [50, 210]]);
+    expect(lib.calls.every((c) => c.status === 'draft')).toBe(true);
+    expect(seen[0]).toBe('id10');
+    expect(new Set(seen).size).toBe(250);
+  });
+
+  it('--all walks to the end page by page, holding one page at a time', async () => {
+    const lib = library(10_000);
+    let count = 0;
+    let largest = 0;
+    const r = await runLs({ all: true, limit: 5 }, { client: lib, onPage: async (p) => { count += p.length; largest = Math.max(largest, p.length); } });
+    expect(r).toEqual({ count: 10_000, hasMore: false });
+    expect(count).toBe(10_000);
+    expect(largest).toBe(100);
+    expect(lib.calls).toHaveLength(100);
+  });
+
+  it('stops at the end even when the limit is not reached', async () => {
+    const lib = library(30);
+    expect(await runLs({ limit: 500 }, { client: lib, onPage: async () => {} })).toEqual({ count: 30, hasMore: false });
+    expect(lib.calls).toHaveLength(1);
+  });
+});
+
+const notFound = (id: string) => new ApiError({ status: 404, code: 'not_found', message: 'No such item', method: 'DELETE', url: `http://h/api/v1/content/${id}` });
+
+function rmClient(existing: string[], failing: Record<string, Error> = {}) {
+  const live = new Set(existing);
+  const removed: string[] = [];
+  return {
+    removed,
+    get: async (id: string) => {
+      if (!live.has(id)) throw notFound(id);
+      return { item: { ...item(0), id, title: `Title of ${id}` }, files: [] };
+    },
+    remove: async (id: string) => {
+      if (failing[id]) throw failing[id];
+      if (!live.has(id)) throw notFound(id);
+      live.delete(id);
+      removed.push(id);
+      return { deleted: true as const };
+    },
+  };
+}
+
+describe('runRm', () => {
+  it('without a way to ask and without --yes it refuses before any request', async () => {
+    const c = rmClient(['a']);
+    await expect(runRm(['a'], {}, { client: c })).rejects.toBeInstanceOf(UsageError);
+    expect(c.removed).toEqual([]);
+  });
+
+  it('asks once naming every item that exists, then deletes them', async () => {
+    const c = rmClient(['a', 'b']);
+    const asked: string[][] = [];
+    const results = await runRm(['a', 'b', 'zz', 'a'], {}, { client: c, confirm: async (items) => (asked.push(items.map((i) => i.title)), true) });
+    expect(asked).toEqual([['Title of a', 'Title of b']]);
+    expect(c.removed).toEqual(['a', 'b']);
+    expect(results.map((r) => [r.id, r.deleted])).toEqual([['a', true], ['b', true], ['zz', false]]);
+    expect(rmOutcome(results)?.message).toContain('Deleted 2 of 3');
+    expect((rmOutcome(results) as UsageError).exitCode).toBe(EXIT.partial);
+  });
+
+  it('a "no" deletes nothing', async () => {
+    const c = rmClient(['a']);
+    await expect(runRm(['a'], {}, { client: c, confirm: async () => false })).rejects.toBeInstanceOf(InterruptedError);
+    expect(c.removed).toEqual([]);
+  });
+
+  it('--yes goes on past failures and reports each; all missing → exit 5', async () => {
+    const c = rmClient(['b'], { c: new NetworkError({ message: 'reset', code: 'ECONNRESET', method: 'DELETE', url: 'http://h/api/v1/content/c' }) });
+    const results = await runRm(['a', 'b', 'c'], { yes: true }, { client: c });
+    expect(results.map((r) => r.deleted)).toEqual([false, true, false]);
+    expect(rmOutcome(results)).toMatchObject({ exitCode: EXIT.partial });
+    const none = await runRm(['x', 'y'], { yes: true }, { client: rmClient([]) });
+    expect(rmOutcome(none)).toMatchObject({ exitCode: EXIT.notFound });
+    expect(rmOutcome(await runRm(['b'], { yes: true }, { client: rmClient(['b']) }))).toBeUndefined();
+  });
+
+  it('stops at a 401: the key is wrong for every id', async () => {
+    const c = rmClient(['a'], { a: new ApiError({ status: 401, code: 'unauthorized', message: 'bad key', method: 'DELETE', url: 'http://h/api/v1/content/a' }) });
+    await expect(runRm(['a', 'b'], { yes: true }, { client: c })).rejects.toMatchObject({ status: 401 });
+  });
+});
