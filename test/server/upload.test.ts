@@ -1,0 +1,487 @@
+// Conformance: presign (spec 4.1), the storage PUT (4.2) and complete (4.3) against a real
+// server on 127.0.0.1, with every rule of spec section 8 and DESIGN.md section 2.
+import { readdir } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GB, MB } from '../../src/rules/rules.js';
+import { type FileSpec, type TestServer, call, complete, image, jpeg, mp4, png, presign, put, startTestServer, uploadItem, video, webp } from './helpers.js';
+
+let s: TestServer;
+let key: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  key = await s.key('acme');
+});
+afterAll(async () => s.dispose());
+
+const presignJson = (json: Record<string, unknown>, k = key) => call('POST', `${s.url}/api/v1/upload/presign`, { key: k, json });
+const errorOf = (r: { body: unknown }) => (r.body as { error: { code: string; message: string; details: Array<{ path?: string }> } }).error;
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
+  return out;
+}
+
+describe('presign', () => {
+  it.each([
+    ['video/mp4', 10 * MB, undefined, 'shortform'],
+    ['video/quicktime', 300 * MB, undefined, 'shortform'],
+    ['video/mp4', 300 * MB + 1, undefined, 'longform'],
+    ['image/jpeg', 1000, undefined, 'carousel'],
+    ['image/png', 1000, undefined, 'carousel'],
+    ['image/webp', 1000, undefined, 'carousel'],
+    ['video/mp4', 1000, 'longform', 'longform'],
+  ])('%s of %i bytes with type %s is %s', async (contentType, fileSize, type, expected) => {
+    const r = await presignJson({ fileName: 'f', contentType, fileSize, ...(type ? { type } : {}) });
+    expect(r.status).toBe(200);
+    expect(r.body.type).toBe(expected);
+  });
+
+  it('returns a key <user_id>/<file_id>/<file_name> and a URL signed for 1 hour', async () => {
+    const r = await presignJson({ fileName: 'clip.mp4', contentType: 'video/mp4', fileSize: 1000 });
+    const { key: storageKey, fileId, presignedUrl } = r.body as { key: string; fileId: string; presignedUrl: string };
+    const [user, file, name] = storageKey.split('/');
+    expect(user).toMatch(/^[0-9a-f-]{36}$/);
+    expect(file).toBe(fileId);
+    expect(name).toBe('clip.mp4');
+    const url = new URL(presignedUrl);
+    expect(url.origin).toBe(s.url);
+    expect(Number(url.searchParams.get('expires'))).toBe(s.clock.now.getTime() / 1000 + 3600);
+    expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it.each([
+    ['application/pdf', 1000, undefined],
+    ['image/gif', 1000, undefined],
+    ['image/jpeg', 1000, 'shortform'],
+    ['video/mp4', 1000, 'carousel'],
+  ])('%s as %s answers 415 unsupported_media_type', async (contentType, fileSize, type) => {
+    const r = await presignJson({ fileName: 'f', contentType, fileSize, ...(type ? { type } : {}) });
+    expect(r.status).toBe(415);
+    expect(errorOf(r).code).toBe('unsupported_media_type');
+  });
+
+  it.each([
+    ['shortform', 'video/mp4', 300 * MB, 200],
+    ['shortform', 'video/mp4', 300 * MB + 1, 413],
+    ['carousel', 'image/png', 20 * MB, 200],
+    ['carousel', 'image/png', 20 * MB + 1, 413],
+    ['longform', 'video/quicktime', GB, 200],
+    ['longform', 'video/quicktime', GB + 1, 413],
+  ])('%s %s of %i bytes answers %i', async (type, contentType, fileSize, status) => {
+    const r = await presignJson({ fileName: 'f', contentType, fileSize, type });
+    expect(r.status).toBe(status);
+    if (status === 413) expect(errorOf(r).code).toBe('file_too_large');
+  });
+
+  it.each([
+    [{ contentType: 'video/mp4', fileSize: 1 }, 'fileName'],
+    [{ fileName: 'a.mp4', fileSize: 1 }, 'contentType'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4' }, 'fileSize'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4', fileSize: '1' }, 'fileSize'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4', fileSize: -1 }, 'fileSize'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4', fileSize: 1.5 }, 'fileSize'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4', fileSize: 1, type: 'reel' }, 'type'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4', fileSize: 1, thumbnail: 'yes' }, 'thumbnail'],
+    [{ fileName: 'a.mp4', contentType: 'video/mp4', fileSize: 1, color: 'red' }, ''],
+  ])('%j answers 400 invalid_request naming %s', async (json, path) => {
+    const r = await presignJson(json);
+    expect(r.status).toBe(400);
+    expect(errorOf(r).code).toBe('invalid_request');
+    expect(errorOf(r).details.map((d) => d.path)).toContain(path);
+  });
+
+  it('refuses an empty file with 400', async () => {
+    const r = await presignJson({ fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 0 });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).code).toBe('invalid_request');
+  });
+
+  it('sanitises a file name with ../ into one harmless segment', async () => {
+    const f: FileSpec = { fileName: '../../etc/passwd.jpg', contentType: 'image/jpeg', bytes: jpeg() };
+    const done = await uploadItem(s, key, f);
+    const segments = done.storageKey.split('/');
+    expect(segments).toHaveLength(3);
+    expect(segments[2]).not.toContain('..');
+    expect(segments[2]).not.toMatch(/[/\\]/);
+    for (const file of await filesUnder(s.dataDir)) expect(file.startsWith(s.dataDir)).toBe(true);
+    const got = await call('GET', done.item.fileUrl);
+    expect(got.status).toBe(200);
+  });
+
+  it('keeps a unicode file name in the key and the title', async () => {
+    const f: FileSpec = { fileName: 'Café 日本 🎉.jpg', contentType: 'image/jpeg', bytes: jpeg() };
+    const done = await uploadItem(s, key, f);
+    expect(done.storageKey.split('/')[2]).toBe('Café 日本 🎉.jpg');
+    expect(done.item.title).toBe('Café 日本 🎉');
+    expect(done.item.fileName).toBe('Café 日本 🎉.jpg');
+    const got = await call('GET', done.item.fileUrl);
+    expect(Buffer.from(got.text, 'latin1').length).toBeGreaterThan(0);
+    expect(got.status).toBe(200);
+  });
+
+  it('refuses a file name with nothing usable in it', async () => {
+    const r = await presignJson({ fileName: '\u0001...', contentType: 'image/jpeg', fileSize: 10 });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).details[0]!.path).toBe('fileName');
+  });
+});
+
+describe('thumbnail presign', () => {
+  it.each(['image/jpeg', 'image/png', 'image/webp'])('accepts %s', async (contentType) => {
+    const r = await presignJson({ fileName: 't', contentType, fileSize: 1000, thumbnail: true });
+    expect(r.status).toBe(200);
+  });
+
+  it('refuses a video thumbnail with 415 and one over 20 MB with 413', async () => {
+    const v = await presignJson({ fileName: 't.mp4', contentType: 'video/mp4', fileSize: 1000, thumbnail: true });
+    expect(v.status).toBe(415);
+    expect(errorOf(v).code).toBe('unsupported_media_type');
+    const big = await presignJson({ fileName: 't.jpg', contentType: 'image/jpeg', fileSize: 20 * MB + 1, thumbnail: true });
+    expect(big.status).toBe(413);
+  });
+});
+
+describe('quota', () => {
+  let q: TestServer;
+  let qKey: string;
+  beforeAll(async () => {
+    q = await startTestServer({ quotaBytes: 1000 });
+    qKey = await q.key('small');
+  });
+  afterAll(async () => q.dispose());
+  const ask = (fileSize: number, extra: Record<string, unknown> = {}) =>
+    call('POST', `${q.url}/api/v1/upload/presign`, { key: qKey, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize, ...extra } });
+
+  it('counts pending uploads, skips thumbnails, frees expired ones and counts stored ones', async () => {
+    expect((await ask(600)).status).toBe(200);
+    const over = await ask(600);
+    expect(over.status).toBe(403);
+    expect(errorOf(over).code).toBe('quota_exceeded');
+    expect((await ask(600, { thumbnail: true })).status).toBe(200);
+    // Store 400 bytes for real, then let the pending 600 expire.
+    const f = image('a.jpg', 400);
+    const p = await call<{ presignedUrl: string }>('POST', `${q.url}/api/v1/upload/presign`, { key: qKey, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 400 } });
+    expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+    q.clock.advance(3601_000);
+    expect((await ask(600)).status).toBe(200);
+    expect((await ask(1)).status).toBe(403);
+  });
+});
+
+describe('storage PUT', () => {
+  async function presigned(f: FileSpec = image()) {
+    const p = await presign(s, key, f);
+    expect(p.status).toBe(200);
+    return p.body;
+  }
+
+  it('stores the bytes; the signed GET returns them with the stored type and length', async () => {
+    const f = image('x.jpg', 3000);
+    const done = await uploadItem(s, key, f);
+    const res = await fetch(done.item.fileUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect(res.headers.get('content-length')).toBe('3000');
+    expect(Buffer.from(await res.arrayBuffer()).equals(f.bytes)).toBe(true);
+  });
+
+  it('403 content_type_mismatch, with Connection: close', async () => {
+    const p = await presigned();
+    const r = await put(p.presignedUrl, image(), { 'content-type': 'image/png' });
+    expect(r.status).toBe(403);
+    expect(errorOf(r).code).toBe('content_type_mismatch');
+    expect(r.headers.connection).toBe('close');
+  });
+
+  it('403 content_length_mismatch for a body longer than signed, and nothing is stored', async () => {
+    const p = await presigned(image('a.jpg', 256));
+    const r = await put(p.presignedUrl, image('a.jpg', 300));
+    expect(r.status).toBe(403);
+    expect(errorOf(r).code).toBe('content_length_mismatch');
+    expect(await s.storage.size(p.key)).toBeNull();
+  });
+
+  it('403 signature_mismatch for a tampered signature, key or expiry', async () => {
+    const p = await presigned();
+    const url = new URL(p.presignedUrl);
+    const sig = url.searchParams.get('signature')!;
+    const variants = [
+      p.presignedUrl.replace(sig, `${sig.slice(0, -1)}${sig.endsWith('0') ? '1' : '0'}`),
+      p.presignedUrl.replace('/storage/', '/storage/x'),
+      p.presignedUrl.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 3600}`),
+      p.presignedUrl.replace(/signature=[0-9a-f]+/, 'signature=nothex'),
+    ];
+    for (const v of variants) {
+      const r = await put(v, image());
+      expect(r.status).toBe(403);
+      expect(errorOf(r).code).toBe('signature_mismatch');
+    }
+  });
+
+  it('403 expired once the injected clock passes the expiry', async () => {
+    const p = await presigned();
+    s.clock.advance(3600_001);
+    try {
+      const r = await put(p.presignedUrl, image());
+      expect(r.status).toBe(403);
+      expect(errorOf(r).code).toBe('expired');
+    } finally {
+      s.clock.advance(-3600_001);
+    }
+  });
+
+  it('400 invalid_argument when an Authorization header is also sent', async () => {
+    const p = await presigned();
+    const r = await put(p.presignedUrl, image(), { authorization: `Bearer ${key}` });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).code).toBe('invalid_argument');
+  });
+
+  it('411 missing_content_length for a chunked body', async () => {
+    const f = image();
+    const p = await presigned(f);
+    const r = await call('PUT', p.presignedUrl, { body: Readable.from([f.bytes]) as never, headers: { 'content-type': 'image/jpeg' } });
+    expect(r.status).toBe(411);
+    expect(errorOf(r).code).toBe('missing_content_length');
+  });
+
+  it('a body that ends short never becomes an object', async () => {
+    const f = image('short.jpg', 4000);
+    const p = await presigned(f);
+    const url = new URL(p.presignedUrl);
+    await new Promise<void>((resolve, reject) => {
+      const sock = connect(Number(url.port), url.hostname, () => {
+        sock.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\n\r\n`);
+        sock.end(f.bytes.subarray(0, 1000));
+      });
+      sock.on('error', reject);
+      sock.on('close', () => resolve());
+      sock.resume();
+    });
+    // The server may still be cleaning up after the aborted body: a complete must not see an object.
+    const c = await complete(s, key, p.key, f, 'carousel');
+    expect(c.status).toBe(400);
+    expect(errorOf(c).code).toBe('invalid_upload');
+    expect(await s.storage.size(p.key)).toBeNull();
+  });
+
+  it('cleans temp files: none left after uploads, stray ones swept', async () => {
+    const { writeFile, utimes } = await import('node:fs/promises');
+    const stray = join(s.dataDir, 'tmp', 'stray.part');
+    await writeFile(stray, 'x');
+    const old = new Date(s.clock.now.getTime() - 2 * 3600_000);
+    await utimes(stray, old, old);
+    const report = await s.sweep();
+    expect(report.tempFiles).toBeGreaterThanOrEqual(1);
+    expect(await readdir(join(s.dataDir, 'tmp'))).toEqual([]);
+  });
+});
+
+describe('storage PUT faults (test flag)', () => {
+  it('drops the first PUT after N bytes; nothing is stored; the retry succeeds', async () => {
+    const f = image('f.jpg', 64 * 1024);
+    const fs = await startTestServer({ faults: { dropPutAfterBytes: 1000, count: 1 } });
+    try {
+      const k = await fs.key();
+      const p = await presign(fs, k, f);
+      await expect(put(p.body.presignedUrl, f)).rejects.toThrow();
+      expect(await fs.storage.size(p.body.key)).toBeNull();
+      expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+      expect(await fs.storage.size(p.body.key)).toBe(f.bytes.length);
+    } finally {
+      await fs.dispose();
+    }
+  });
+});
+
+describe('complete', () => {
+  it('creates a draft item titled after the file name, without a thumbnail', async () => {
+    const done = await uploadItem(s, key, video('Holiday.Trip.mp4', 12), { durationSeconds: 12 });
+    expect(done.contentItemId).toBe(done.item.id);
+    expect(done.item).toMatchObject({
+      type: 'shortform',
+      title: 'Holiday.Trip',
+      status: 'draft',
+      thumbnailUrl: null,
+      description: '',
+      hashtags: [],
+      platformSettings: {},
+      durationSeconds: 12,
+      contentType: 'video/mp4',
+      fileName: 'Holiday.Trip.mp4',
+      fileCount: 1,
+    });
+    expect(done.item.createdAt).toBe(s.clock.now.toISOString());
+    expect(done.file).toBeUndefined();
+  });
+
+  it('reads the duration from the stored video when durationSeconds is omitted', async () => {
+    const done = await uploadItem(s, key, video('long.mp4', 42.5));
+    expect(done.item.durationSeconds).toBe(42.5);
+  });
+
+  it('accepts a MOV', async () => {
+    const f: FileSpec = { fileName: 'a.mov', contentType: 'video/quicktime', bytes: mp4(5, { brand: 'qt  ' }) };
+    const done = await uploadItem(s, key, f);
+    expect(done.item.type).toBe('shortform');
+  });
+
+  it.each([
+    [2.9, 422],
+    [3, 200],
+    [90, 200],
+    [90.5, 422],
+  ])('shortform of %s s answers %i', async (seconds, status) => {
+    const f = video('d.mp4', seconds);
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    const c = await complete(s, key, p.body.key, f, 'shortform', { durationSeconds: seconds });
+    expect(c.status).toBe(status);
+    if (status === 422) expect(errorOf(c).code).toBe('invalid_duration');
+  });
+
+  it('checks the duration read from the file too (91 s shortform → 422)', async () => {
+    const f = video('d.mp4', 91);
+    const p = await presign(s, key, f, { type: 'shortform' });
+    await put(p.body.presignedUrl, f);
+    const c = await complete(s, key, p.body.key, f, 'shortform');
+    expect(c.status).toBe(422);
+    expect(errorOf(c).code).toBe('invalid_duration');
+  });
+
+  it('longform has no duration limit', async () => {
+    const f = video('film.mp4', 4000);
+    const done = await uploadItem(s, key, f, { type: 'longform' });
+    expect(done.item).toMatchObject({ type: 'longform', durationSeconds: 4000 });
+  });
+
+  it('a video without a readable header: shortform 422, longform created without a duration', async () => {
+    const bare: FileSpec = { fileName: 'raw.mp4', contentType: 'video/mp4', bytes: Buffer.concat([mp4(5).subarray(0, 24), Buffer.alloc(200, 1)]) };
+    bare.bytes.writeUInt32BE(24, 0);
+    // ftyp (24 bytes) followed by junk that is no box: sniffs as MP4, has no moov.
+    const p = await presign(s, key, bare, { type: 'shortform' });
+    await put(p.body.presignedUrl, bare);
+    const c = await complete(s, key, p.body.key, bare, 'shortform');
+    expect(c.status).toBe(422);
+    const long = await uploadItem(s, key, bare, { type: 'longform' });
+    expect(long.item.durationSeconds).toBeNull();
+  });
+
+  it('is idempotent per key: a second complete returns the same item and file record', async () => {
+    const f = image('same.jpg');
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    const first = await complete(s, key, p.body.key, f, 'carousel');
+    const second = await complete(s, key, p.body.key, f, 'carousel');
+    expect(second.status).toBe(200);
+    expect(second.body.item.id).toBe(first.body.item.id);
+    expect(second.body.file?.id).toBe(first.body.file?.id);
+    const list = await call<{ items: Array<{ id: string }> }>('GET', `${s.url}/api/v1/content?search=same`, { key });
+    expect(list.body.items.filter((i) => i.id === first.body.item.id)).toHaveLength(1);
+  });
+
+  it('400 invalid_upload: unknown key, never PUT, size differs, another user, a thumbnail key', async () => {
+    const f = image('u.jpg');
+    const unknown = await complete(s, key, 'nobody/none/u.jpg', f, 'carousel');
+    expect(errorOf(unknown).code).toBe('invalid_upload');
+
+    const p = await presign(s, key, f);
+    const never = await complete(s, key, p.body.key, f, 'carousel');
+    expect(never.status).toBe(400);
+    expect(errorOf(never).code).toBe('invalid_upload');
+
+    await put(p.body.presignedUrl, f);
+    const size = await call('POST', `${s.url}/api/v1/upload/complete`, {
+      key,
+      json: { key: p.body.key, fileName: 'u.jpg', contentType: 'image/jpeg', fileSize: f.bytes.length + 1, type: 'carousel' },
+    });
+    expect(size.status).toBe(400);
+    expect(errorOf(size).code).toBe('invalid_upload');
+
+    const colleague = await s.key('acme');
+    const other = await complete(s, colleague, p.body.key, f, 'carousel');
+    expect(other.status).toBe(400);
+    expect(errorOf(other).code).toBe('invalid_upload');
+
+    const t = await presign(s, key, f, { thumbnail: true });
+    await put(t.body.presignedUrl, f);
+    const thumb = await complete(s, key, t.body.key, f, 'carousel');
+    expect(errorOf(thumb).code).toBe('invalid_upload');
+  });
+
+  it('415 content_mismatch when the bytes are not the declared type; the object is removed', async () => {
+    const f: FileSpec = { fileName: 'fake.jpg', contentType: 'image/jpeg', bytes: png() };
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    const c = await complete(s, key, p.body.key, f, 'carousel');
+    expect(c.status).toBe(415);
+    expect(errorOf(c).code).toBe('content_mismatch');
+    expect(await s.storage.size(p.body.key)).toBeNull();
+  });
+
+  it('415 when complete names a type the file may not have', async () => {
+    const f = image('i.jpg');
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    const c = await complete(s, key, p.body.key, f, 'shortform');
+    expect(c.status).toBe(415);
+  });
+
+  it('400 invalid_request on unknown fields and bad types', async () => {
+    const r = await call('POST', `${s.url}/api/v1/upload/complete`, { key, json: { key: 'a', fileName: 'a', contentType: 'image/jpeg', fileSize: 1, type: 'carousel', extra: 1 } });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).code).toBe('invalid_request');
+    const d = await call('POST', `${s.url}/api/v1/upload/complete`, { key, json: { key: 'a', fileName: 'a', contentType: 'video/mp4', fileSize: 1, type: 'shortform', durationSeconds: -3 } });
+    expect(d.status).toBe(400);
+  });
+});
+
+describe('carousels', () => {
+  it('adds images with 0-based sortOrder in completion order; the 11th is 409 carousel_full', async () => {
+    const first = await uploadItem(s, key, image('c0.jpg'));
+    expect(first.item.type).toBe('carousel');
+    expect(first.file?.sortOrder).toBe(0);
+    const id = first.contentItemId;
+    const makers = [png, webp, jpeg];
+    for (let i = 1; i < 10; i++) {
+      const bytes = makers[i % 3]!(300);
+      const contentType = ['image/png', 'image/webp', 'image/jpeg'][i % 3]!;
+      const added = await uploadItem(s, key, { fileName: `c${i}`, contentType, bytes }, { contentItemId: id });
+      expect(added.contentItemId).toBe(id);
+      expect(added.file?.sortOrder).toBe(i);
+      expect(added.item.fileCount).toBe(i + 1);
+    }
+    const f = image('c10.jpg');
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    const full = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: id });
+    expect(full.status).toBe(409);
+    expect(errorOf(full).code).toBe('carousel_full');
+    const got = await call<{ files: Array<{ sortOrder: number; fileKey: string }> }>('GET', `${s.url}/api/v1/content/${id}`, { key });
+    expect(got.body.files.map((x) => x.sortOrder)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('409 not_a_carousel for a video item, 404 for an unknown or another brand\'s item', async () => {
+    const v = await uploadItem(s, key, video('v.mp4', 10));
+    const other = await s.key('globex');
+    const theirs = await uploadItem(s, other, image('theirs.jpg'));
+    const f = image('add.jpg');
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    const notCarousel = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: v.contentItemId });
+    expect(notCarousel.status).toBe(409);
+    expect(errorOf(notCarousel).code).toBe('not_a_carousel');
+    const unknown = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: '00000000-0000-4000-8000-000000000000' });
+    expect(unknown.status).toBe(404);
+    const foreign = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: theirs.contentItemId });
+    expect(foreign.status).toBe(404);
+    expect(errorOf(foreign).code).toBe('not_found');
+    // The refused attempts left the upload usable.
+    expect((await complete(s, key, p.body.key, f, 'carousel')).status).toBe(200);
+  });
+});
+
