@@ -74,7 +74,7 @@ async function expandOne(input: string, cwd: string, out: Expanded, add: (c: Can
     file: input,
     rule: missing ? 'exists' : 'readable',
     actual: st.code ?? 'error',
-    message: missing ? 'no such file or directory' : `cannot be read (${st.message})`,
+    message: missing ? 'does not exist' : `cannot be read (${st.message})`,
     hint: missing ? `check the path (relative paths start from ${cwd})` : 'check its permissions',
   });
 }

@@ -186,7 +186,13 @@ async function groupsFromManifest(options: PlanOptions, manifest: string, cwd: s
   const loaded = await loadManifest(resolve(cwd, manifest), manifest);
   plan.problems.push(...loaded.problems);
   const groups: Group[] = [];
+  const listedIn = new Map<string, string>();
   for (const item of loaded.items) {
+    for (const path of item.files) {
+      const first = listedIn.get(path);
+      if (first) plan.problems.push({ file: item.label, rule: 'manifest', actual: shownPath(path, cwd), message: `lists ${shownPath(path, cwd)}, which ${first} lists too`, hint: 'list each file once' });
+      else listedIn.set(path, item.label);
+    }
     const seen = await inspectAll(
       item.files.map((path) => ({ path, shown: shownPath(path, cwd) })),
       plan,

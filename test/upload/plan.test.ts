@@ -350,7 +350,7 @@ describe('inputs', () => {
     const p = await plan(['ok.mp4', 'missing.mp4', 'nothing/*.jpg', 'notes.txt', 'cut.mp4', 'big.mov']);
     expect(p.problems.map((x) => `${x.file} ${x.rule}`)).toEqual(['missing.mp4 exists', 'nothing/*.jpg exists', 'notes.txt format', 'cut.mp4 video', 'big.mov size']);
     expect(lines(p).slice(0, 3)).toEqual([
-      `missing.mp4: no such file or directory; check the path (relative paths start from ${cwd})`,
+      `missing.mp4: does not exist; check the path (relative paths start from ${cwd})`,
       `nothing/*.jpg: no files match this pattern; check the pattern (relative patterns start from ${cwd})`,
       'notes.txt: not a supported format (mp4, mov, jpg, png, webp)',
     ]);
@@ -391,15 +391,16 @@ describe('--manifest', () => {
       'rel/thumb.png': 'image/photo.png',
       'rel/s/10.jpg': 'image/photo.jpg',
       'rel/s/2.jpg': 'image/photo.jpg',
+      'rel/more.webp': 'image/photo.webp',
       'rel/release.json': json([
         { files: ['v.mp4'], title: 'Launch', thumbnail: 'thumb.png', platformSettings: { youtube: { visibility: 'unlisted' } } },
         { files: ['s/10.jpg', 's/2.jpg'], type: 'carousel', title: 'Stills', hashtags: ['a', '#a', 'b'] },
-        { files: ['s/2.jpg'], to: CAROUSEL_ID },
+        { files: ['more.webp'], to: CAROUSEL_ID },
       ]),
     });
     const p = await plan([], { manifest: 'rel/release.json', metadata: { status: 'draft' } });
     expect(p.problems).toEqual([]);
-    expect(summary(p)).toEqual(['longform rel/release.json item 1: v.mp4', 'carousel rel/release.json item 2: 10.jpg 2.jpg', 'carousel rel/release.json item 3: 2.jpg']);
+    expect(summary(p)).toEqual(['longform rel/release.json item 1: v.mp4', 'carousel rel/release.json item 2: 10.jpg 2.jpg', 'carousel rel/release.json item 3: more.webp']);
     expect(p.items[0]!.metadata).toEqual({ status: 'draft', title: 'Launch', description: 'sidecar description', platformSettings: { youtube: { visibility: 'unlisted' } } });
     expect(p.items[0]!.thumbnail).toMatchObject({ name: 'thumb.png', contentType: 'image/png' });
     expect(p.items[1]!.metadata).toEqual({ status: 'draft', title: 'Stills', hashtags: ['a', 'b'] });
@@ -430,20 +431,21 @@ describe('--manifest', () => {
     expect(p.items).toEqual([]);
   });
 
-  it('reports a missing manifest, missing files, mixed and double-video items, misplaced fields', async () => {
+  it('reports a missing manifest, missing files, mixed and double-video items, misplaced fields, files listed twice', async () => {
     expect(lines(await plan([], { manifest: 'none.json' }))).toEqual(['none.json: the manifest does not exist; check the --manifest path']);
+    const files: Record<string, string> = {};
+    for (const n of [1, 2, 3, 4]) files[`v${n}.mp4`] = 'video/clip-5s.mp4';
+    for (const n of [1, 2, 3, 4, 5]) files[`i${n}.jpg`] = 'image/photo.jpg';
     await layout({
-      'v.mp4': 'video/clip-5s.mp4',
-      'w.mp4': 'video/clip-5s.mp4',
-      'a.jpg': 'image/photo.jpg',
-      'b.jpg': 'image/photo.jpg',
+      ...files,
       'm.json': json([
         { files: ['gone.mp4'] },
-        { files: ['v.mp4', 'a.jpg'] },
-        { files: ['v.mp4', 'w.mp4'] },
-        { files: ['v.mp4'], to: CAROUSEL_ID },
-        { files: ['a.jpg', 'b.jpg'], thumbnail: 'a.jpg' },
-        { files: ['a.jpg'], to: CAROUSEL_ID, title: 'x' },
+        { files: ['v1.mp4', 'i1.jpg'] },
+        { files: ['v2.mp4', 'v3.mp4'] },
+        { files: ['v4.mp4'], to: CAROUSEL_ID },
+        { files: ['i2.jpg', 'i3.jpg'], thumbnail: 'i4.jpg' },
+        { files: ['i5.jpg'], to: CAROUSEL_ID, title: 'x' },
+        { files: ['i2.jpg', 'i4.jpg'] },
       ]),
     });
     expect(lines(await plan([], { manifest: 'm.json' }))).toEqual([
@@ -453,6 +455,7 @@ describe('--manifest', () => {
       'm.json item 4: "to" appends images to a carousel; this item is a video; remove "to" from this item',
       'm.json item 5: "thumbnail" is for video items; this item is a carousel; remove "thumbnail" from this item',
       'm.json item 6: metadata does not apply when appending to an existing carousel; remove the metadata, or change it with: contentlib edit <id>',
+      'm.json item 7: lists i2.jpg, which m.json item 5 lists too; list each file once',
     ]);
   });
 
