@@ -112,20 +112,18 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
     let sent = 0;
     let nextCheck = CHANGE_CHECK_BYTES;
     // An async generator over the read stream: it passes each Buffer on as is and only counts.
+    // destroyOnReturn: false, because destroying the stream closes the file handle, which the
+    // final check below still needs.
     async function* body(): AsyncGenerator<Buffer> {
-      try {
-        for await (const chunk of source as AsyncIterable<Buffer>) {
-          sent += chunk.length;
-          if (sent > file.size) throw new FileChangedError(file.path, `it grew beyond ${file.size} bytes`);
-          yield chunk;
-          o.onSent?.(sent);
-          if (sent >= nextCheck) {
-            nextCheck += CHANGE_CHECK_BYTES;
-            await assertUnchanged(handle, file, 'during sending');
-          }
+      for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        sent += chunk.length;
+        if (sent > file.size) throw new FileChangedError(file.path, `it grew beyond ${file.size} bytes`);
+        yield chunk;
+        o.onSent?.(sent);
+        if (sent >= nextCheck) {
+          nextCheck += CHANGE_CHECK_BYTES;
+          await assertUnchanged(handle, file, 'during sending');
         }
-      } finally {
-        source.destroy();
       }
     }
     let res: Dispatcher.ResponseData<null>;
@@ -152,9 +150,10 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
     // Stored: but if the file changed meanwhile, what was stored is a mix of old and new bytes.
     await assertUnchanged(handle, file, 'while sending');
   } finally {
-    // undici may drop the body without finishing the generator: close the stream here too.
+    // Destroying the stream closes the handle (autoClose only concerns the end of the stream);
+    // closing an already closed handle is a no-op.
     stream?.destroy();
-    await handle.close();
+    await handle.close().catch(() => {});
   }
 }
 

@@ -3,9 +3,8 @@
 // quiet: everything a program needs is on stdout.
 import type { UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
-import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
-import { flushed } from './progress.js';
+import { flushed, writeOut } from './progress.js';
 
 export function summaryObject(summary: UploadSummary) {
   const n = (s: string) => summary.items.filter((o) => o.status === s).length;
@@ -28,10 +27,10 @@ export function createJsonProgress(io: IO): ProgressListener {
   return {
     onEvent(event: UploadEvent) {
       if (event.type === 'progress') return;
-      io.stdout.write(`${JSON.stringify(event)}\n`);
+      if (!io.stdout.destroyed) io.stdout.write(`${JSON.stringify(event)}\n`);
     },
     async finish(summary) {
-      await write(io.stdout, `${JSON.stringify(summaryObject(summary))}\n`);
+      await writeOut(io.stdout, `${JSON.stringify(summaryObject(summary))}\n`);
       await flushed(io.stdout);
     },
   };

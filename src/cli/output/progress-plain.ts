@@ -4,9 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
-import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
-import { flushed, formatMs, formatSpeed } from './progress.js';
+import { flushed, writeOut, formatMs, formatSpeed } from './progress.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {
@@ -17,6 +16,7 @@ function label(file: FileRef): string {
 export function plainLine(event: UploadEvent, startedAt: Map<string, number>, now: number): string | undefined {
   switch (event.type) {
     case 'planned':
+      if (event.files === 0) return `Nothing new to upload: ${event.alreadyDone} file${event.alreadyDone === 1 ? '' : 's'} already uploaded`;
       return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
     case 'started':
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
@@ -48,11 +48,11 @@ export function createPlainProgress(io: IO, clock: () => number = () => performa
   return {
     onEvent(event) {
       const line = plainLine(event, startedAt, clock());
-      if (line !== undefined) io.stderr.write(`${line}\n`);
+      if (line !== undefined && !io.stderr.destroyed) io.stderr.write(`${line}\n`);
     },
     async finish(summary: UploadSummary) {
-      for (const row of itemRows(summary, false)) await write(io.stdout, `${row}\n`);
-      for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
+      for (const row of itemRows(summary, false)) await writeOut(io.stdout, `${row}\n`);
+      for (const line of summaryLines(summary)) await writeOut(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
   };
