@@ -24,7 +24,7 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     },
   };
   const internal: unknown[] = [];
-  const start = () => startServer({ dataDir, now: () => clock.now, onInternalError: (e) => internal.push(e), ...opts });
+  const start = (port?: number) => startServer({ dataDir, now: () => clock.now, onInternalError: (e) => internal.push(e), ...opts, ...(port ? { port } : {}) });
   let server = await start();
   const t: TestServer = {
     dataDir,
@@ -38,9 +38,11 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     sweep: () => server.sweep(),
     close: () => server.close(),
     key: async (brand = 'acme') => (await createApiKey(dataDir, brand)).key,
+    // Same port again, so URLs handed out before the restart can be tried after it.
     restart: async () => {
+      const port = Number(new URL(server.url).port);
       await server.close();
-      server = await start();
+      server = await start(port);
     },
     dispose: async () => {
       await server.close();

@@ -1,0 +1,308 @@
+// Conformance: list, get, PATCH and DELETE (spec 4.4–4.7), brand scoping, and a restart.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Item, type TestServer, call, image, presign, put, startTestServer, uploadItem, video } from './helpers.js';
+
+let s: TestServer;
+let key: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  key = await s.key('acme');
+});
+afterAll(async () => s.dispose());
+
+type ListBody = { items: Item[]; limit: number; offset: number; hasMore: boolean };
+const list = (query = '', k = key) => call<ListBody>('GET', `${s.url}/api/v1/content${query}`, { key: k });
+const get = (id: string, k = key) => call<{ item: Item; files: Array<{ id: string; fileKey: string; sortOrder: number; fileUrl: string }> }>('GET', `${s.url}/api/v1/content/${id}`, { key: k });
+const patch = (id: string, json: unknown, k = key) => call<{ item: Item }>('PATCH', `${s.url}/api/v1/content/${id}`, { key: k, json });
+const del = (id: string, k = key) => call('DELETE', `${s.url}/api/v1/content/${id}`, { key: k });
+const errorOf = (r: { body: unknown }) => (r.body as { error: { code: string; details: Array<{ path?: string }> } }).error;
+
+describe('list', () => {
+  let l: TestServer;
+  let lk: string;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    l = await startTestServer();
+    lk = await l.key('lister');
+    // 105 items, one second apart, so the order is fully known; a few with special titles.
+    const names = ['50%_off sale.jpg', '50 percent off.jpg', 'Summer_Sale.jpg', 'CAFÉ menu.jpg'];
+    for (let i = 0; i < 105; i++) {
+      l.clock.advance(1000);
+      const f = i < names.length ? image(names[i]) : i % 2 ? image(`img ${i}.jpg`) : video(`vid ${i}.mp4`, 10);
+      ids.push((await uploadItem(l, lk, f)).item.id);
+    }
+  });
+  afterAll(async () => l.dispose());
+  const q = (query: string) => call<ListBody>('GET', `${l.url}/api/v1/content${query}`, { key: lk });
+
+  it('defaults to 50, newest first, with hasMore', async () => {
+    const r = await q('');
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ limit: 50, offset: 0, hasMore: true });
+    expect(r.body.items.map((i) => i.id)).toEqual([...ids].reverse().slice(0, 50));
+    expect(Object.keys(r.body.items[0]!)).toEqual(expect.arrayContaining(['id', 'type', 'title', 'status', 'thumbnailUrl', 'createdAt']));
+  });
+
+  it('limit 100 is accepted, 101 and 0 are 400', async () => {
+    const ok = await q('?limit=100');
+    expect(ok.body.items).toHaveLength(100);
+    expect(ok.body.hasMore).toBe(true);
+    for (const bad of ['?limit=101', '?limit=0', '?limit=-1', '?limit=abc', '?offset=-1', '?offset=x']) {
+      const r = await q(bad);
+      expect(r.status, bad).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_request');
+    }
+  });
+
+  it('offset pages to the end; hasMore turns false', async () => {
+    const last = await q('?limit=10&offset=100');
+    expect(last.body.items.map((i) => i.id)).toEqual([...ids].reverse().slice(100));
+    expect(last.body.hasMore).toBe(false);
+    const exact = await q('?limit=5&offset=100');
+    expect(exact.body.hasMore).toBe(false);
+    const beyond = await q('?offset=500');
+    expect(beyond.body).toMatchObject({ items: [], hasMore: false, offset: 500 });
+  });
+
+  it('filters by type and status; bad filter values are 400', async () => {
+    const videos = await q('?type=shortform&limit=100');
+    expect(videos.body.items.length).toBeGreaterThan(0);
+    expect(videos.body.items.every((i) => i.type === 'shortform')).toBe(true);
+    await call('PATCH', `${l.url}/api/v1/content/${ids[7]}`, { key: lk, json: { status: 'published' } });
+    const published = await q('?status=published');
+    expect(published.body.items.map((i) => i.id)).toEqual([ids[7]]);
+    expect((await q('?status=gone')).status).toBe(400);
+    expect((await q('?type=reel')).status).toBe(400);
+    expect((await q('?color=red')).status).toBe(400);
+  });
+
+  it('search is a case-insensitive substring with % and _ taken literally', async () => {
+    const lit = await q(`?search=${encodeURIComponent('50%_off')}`);
+    expect(lit.body.items.map((i) => i.title)).toEqual(['50%_off sale']);
+    const under = await q('?search=_');
+    expect(under.body.items.map((i) => i.title).sort()).toEqual(['50%_off sale', 'Summer_Sale']);
+    const caseless = await q('?search=summer_SALE');
+    expect(caseless.body.items.map((i) => i.title)).toEqual(['Summer_Sale']);
+    const unicode = await q(`?search=${encodeURIComponent('café')}`);
+    expect(unicode.body.items.map((i) => i.title)).toEqual(['CAFÉ menu']);
+    const none = await q('?search=nothing-like-this');
+    expect(none.body.items).toEqual([]);
+  });
+});
+
+describe('get', () => {
+  it('returns { item, files: [] } for a video', async () => {
+    const v = await uploadItem(s, key, video('v.mp4', 10));
+    const r = await get(v.item.id);
+    expect(r.status).toBe(200);
+    expect(r.body.item.id).toBe(v.item.id);
+    expect(r.body.files).toEqual([]);
+  });
+
+  it('returns a carousel\'s files by sortOrder, each with a working signed fileUrl', async () => {
+    const first = await uploadItem(s, key, image('a.jpg', 300));
+    await uploadItem(s, key, image('b.jpg', 400), { contentItemId: first.item.id });
+    const r = await get(first.item.id);
+    expect(r.body.files.map((f) => f.sortOrder)).toEqual([0, 1]);
+    expect(r.body.item.fileCount).toBe(2);
+    expect(r.body.item.fileSize).toBe(700);
+    const second = await fetch(r.body.files[1]!.fileUrl);
+    expect(Number(second.headers.get('content-length'))).toBe(400);
+  });
+
+  it('signed GET URLs expire after an hour and refuse tampering', async () => {
+    const v = await uploadItem(s, key, image('g.jpg'));
+    expect((await call('GET', v.item.fileUrl.replace(/signature=../, 'signature=00'))).status).toBe(403);
+    s.clock.advance(3601_000);
+    try {
+      const r = await call('GET', v.item.fileUrl);
+      expect(r.status).toBe(403);
+      expect(errorOf(r).code).toBe('expired');
+      const fresh = await get(v.item.id);
+      expect((await call('GET', fresh.body.item.fileUrl)).status).toBe(200);
+    } finally {
+      s.clock.advance(-3601_000);
+    }
+  });
+
+  it('404 not_found for an unknown id and for a malformed id', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const r = await get(id);
+      expect(r.status).toBe(404);
+      expect(errorOf(r).code).toBe('not_found');
+    }
+  });
+});
+
+describe('patch', () => {
+  let item: Item;
+  beforeAll(async () => {
+    item = (await uploadItem(s, key, video('edit.mp4', 10))).item;
+  });
+
+  it.each([
+    [{ title: 'New title' }],
+    [{ description: 'A longer description' }],
+    [{ hashtags: ['summer', 'sale'] }],
+    [{ status: 'scheduled' }],
+    [{ status: 'published' }],
+    [{ status: 'failed' }],
+    [{ status: 'draft' }],
+    [{ platformSettings: { youtube: { visibility: 'private', category: 22 }, tiktok: { duet: false } } }],
+  ])('sets %j and bumps updatedAt', async (json) => {
+    s.clock.advance(1000);
+    const r = await patch(item.id, json);
+    expect(r.status).toBe(200);
+    expect(r.body.item).toMatchObject(json);
+    expect(r.body.item.updatedAt).toBe(s.clock.now.toISOString());
+    expect((await get(item.id)).body.item).toMatchObject(json);
+  });
+
+  it('an empty body, an unknown field or a bad value is 400 and changes nothing', async () => {
+    const before = (await get(item.id)).body.item;
+    for (const json of [{}, { color: 'red' }, { status: 'archived' }, { title: '' }, { hashtags: 'a,b' }, { platformSettings: { youtube: 'x' } }, { thumbnailKey: 5 }]) {
+      const r = await patch(item.id, json);
+      expect(r.status, JSON.stringify(json)).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_request');
+    }
+    const noBody = await call('PATCH', `${s.url}/api/v1/content/${item.id}`, { key });
+    expect(noBody.status).toBe(400);
+    expect((await get(item.id)).body.item).toEqual({ ...before, fileUrl: expect.any(String) });
+  });
+
+  it('thumbnailKey sets thumbnailUrl; replacing it deletes the old object', async () => {
+    const t1 = image('thumb1.jpg');
+    const p1 = await presign(s, key, t1, { thumbnail: true });
+    await put(p1.body.presignedUrl, t1);
+    const r1 = await patch(item.id, { thumbnailKey: p1.body.key });
+    expect(r1.status).toBe(200);
+    expect(r1.body.item.thumbnailUrl).toContain('/storage/');
+    const got = await fetch(r1.body.item.thumbnailUrl!);
+    expect(Buffer.from(await got.arrayBuffer()).equals(t1.bytes)).toBe(true);
+
+    const t2 = image('thumb2.jpg', 500);
+    const p2 = await presign(s, key, t2, { thumbnail: true });
+    await put(p2.body.presignedUrl, t2);
+    const r2 = await patch(item.id, { thumbnailKey: p2.body.key });
+    expect(r2.status).toBe(200);
+    expect(await s.storage.size(p1.body.key)).toBeNull();
+    expect(await s.storage.size(p2.body.key)).toBe(500);
+    expect((await call('GET', r1.body.item.thumbnailUrl!)).status).toBe(404);
+  });
+
+  it('thumbnailKey must be a PUT thumbnail upload of this brand, not another item\'s: else 400 invalid_upload', async () => {
+    const notThumb = image('n.jpg');
+    const pn = await presign(s, key, notThumb);
+    await put(pn.body.presignedUrl, notThumb);
+    const neverPut = await presign(s, key, image('np.jpg'), { thumbnail: true });
+    const other = await s.key('globex');
+    const foreignFile = image('f.jpg');
+    const pf = await presign(s, other, foreignFile, { thumbnail: true });
+    await put(pf.body.presignedUrl, foreignFile);
+    const taken = image('taken.jpg');
+    const pt = await presign(s, key, taken, { thumbnail: true });
+    await put(pt.body.presignedUrl, taken);
+    const otherItem = (await uploadItem(s, key, video('o.mp4', 10))).item;
+    expect((await patch(otherItem.id, { thumbnailKey: pt.body.key })).status).toBe(200);
+
+    for (const k of [pn.body.key, neverPut.body.key, pf.body.key, pt.body.key, 'no/such/key.jpg']) {
+      const r = await patch(item.id, { thumbnailKey: k });
+      expect(r.status, k).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_upload');
+    }
+  });
+
+  it('404 for an unknown id', async () => {
+    expect((await patch('00000000-0000-4000-8000-000000000000', { title: 'x' })).status).toBe(404);
+  });
+});
+
+describe('delete', () => {
+  it('removes the item, its carousel files and its thumbnail from database and disk', async () => {
+    const first = await uploadItem(s, key, image('d0.jpg'));
+    const second = await uploadItem(s, key, image('d1.jpg'), { contentItemId: first.item.id });
+    const t = image('dt.jpg');
+    const pt = await presign(s, key, t, { thumbnail: true });
+    await put(pt.body.presignedUrl, t);
+    await patch(first.item.id, { thumbnailKey: pt.body.key });
+    const objects = [first.storageKey, second.storageKey, pt.body.key];
+    for (const k of objects) expect(existsSync(s.storage.pathOf(k))).toBe(true);
+
+    const r = await del(first.item.id);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ deleted: true });
+    for (const k of objects) expect(existsSync(s.storage.pathOf(k)), k).toBe(false);
+    expect((await get(first.item.id)).status).toBe(404);
+    expect((await del(first.item.id)).status).toBe(404);
+    expect((await call('GET', first.item.fileUrl)).status).toBe(404);
+  });
+
+  it('an object that could not be removed is retried by the sweeper', async () => {
+    const { chmod } = await import('node:fs/promises');
+    const { dirname } = await import('node:path');
+    const v = await uploadItem(s, key, video('stuck.mp4', 10));
+    const dir = dirname(s.storage.pathOf(v.storageKey));
+    if (process.getuid?.() === 0) return; // root ignores directory permissions: nothing to simulate
+    await chmod(dir, 0o500);
+    try {
+      expect((await del(v.item.id)).status).toBe(200);
+      expect(existsSync(s.storage.pathOf(v.storageKey))).toBe(true);
+    } finally {
+      await chmod(dir, 0o700);
+    }
+    const report = await s.sweep();
+    expect(report.objects).toBeGreaterThanOrEqual(1);
+    expect(existsSync(s.storage.pathOf(v.storageKey))).toBe(false);
+  });
+});
+
+describe('brands', () => {
+  it('another brand\'s key gets 404 on get/patch/delete and an empty list', async () => {
+    const mine = await uploadItem(s, key, video('private.mp4', 10));
+    const other = await s.key('initech');
+    expect((await get(mine.item.id, other)).status).toBe(404);
+    expect((await patch(mine.item.id, { title: 'stolen' }, other)).status).toBe(404);
+    expect((await del(mine.item.id, other)).status).toBe(404);
+    const theirList = await list('', other);
+    expect(theirList.body.items).toEqual([]);
+    expect((await get(mine.item.id)).body.item.title).toBe('private');
+  });
+
+  it('a second key of the same brand sees the same items', async () => {
+    const mine = await uploadItem(s, key, video('shared.mp4', 10));
+    const colleague = await s.key('acme');
+    expect((await get(mine.item.id, colleague)).status).toBe(200);
+  });
+});
+
+describe('uploads never completed', () => {
+  it('are swept after their URL expired (plus the grace period), object and all', async () => {
+    const f = image('abandoned.jpg');
+    const p = await presign(s, key, f);
+    await put(p.body.presignedUrl, f);
+    expect(existsSync(s.storage.pathOf(p.body.key))).toBe(true);
+    expect((await s.sweep()).uploads).toBe(0);
+    s.clock.advance(2 * 3600_000 + 1000);
+    const report = await s.sweep();
+    expect(report.uploads).toBeGreaterThanOrEqual(1);
+    expect(existsSync(s.storage.pathOf(p.body.key))).toBe(false);
+    const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
+      key,
+      json: { key: p.body.key, fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length, type: 'carousel' },
+    });
+    expect(c.status).toBe(400);
+  });
+});
+
+describe('restart', () => {
+  it('keeps every item, and URLs issued before stay valid', async () => {
+    const before = await list('?limit=100');
+    const v = await uploadItem(s, key, video('persist.mp4', 10));
+    await s.restart();
+    const after = await list('?limit=100');
+    expect(after.body.items.map((i) => i.id)).toEqual([v.item.id, ...before.body.items.map((i) => i.id)]);
+    expect((await call('GET', v.item.fileUrl)).status).toBe(200);
+    expect((await get(v.item.id)).body.item.title).toBe('persist');
+  });
+});
