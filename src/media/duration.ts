@@ -68,7 +68,8 @@ async function durationOfMoov(handle: FileHandle, moov: Box, fileSize: number): 
 
 /** mvhd's timescale and duration; duration is undefined when the file says "unknown" (all ones). */
 function parseMvhd(buf: Buffer): { timescale: number; duration: number | undefined } {
-  const version = buf.length > 0 ? buf[0] : undefined;
+  if (buf.length === 0) throw new MediaError('truncated', 'the mvhd box is empty; the file is damaged — export it again');
+  const version = buf[0];
   if (version === 0 && buf.length >= 20) {
     const duration = buf.readUInt32BE(16);
     return { timescale: buf.readUInt32BE(12), duration: duration === 0xffffffff ? undefined : duration };

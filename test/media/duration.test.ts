@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile, truncate, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVideoDuration } from '../../src/media/duration.js';
 import { MediaError } from '../../src/media/errors.js';
@@ -154,5 +155,29 @@ describe('readVideoDuration', () => {
     const path = await file(ftyp, box('moov', mvhd0(1, 5)));
     await chmod(path, 0o000);
     expect(await reason(path)).toBe('unreadable');
+  });
+
+  it('never hangs or throws anything but MediaError on damaged input', async () => {
+    const valid = Buffer.concat([ftyp, box('moov', mvhd1(1000, 5000n), trak), mdat(40)]);
+    // Random bytes, and a valid file with a few bytes overwritten or cut short.
+    const damaged = fc
+      .tuple(fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }), fc.nat(valid.length))
+      .map(([edits, cut]) => {
+        const copy = Buffer.from(valid);
+        for (const [at, byte] of edits) copy[at] = byte;
+        return copy.subarray(0, Math.max(cut, 1));
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)), damaged), async (bytes) => {
+        const path = await file(bytes);
+        const outcome = await readVideoDuration(path).then(
+          (seconds) => seconds,
+          (err: unknown) => err,
+        );
+        if (typeof outcome === 'number') expect(outcome).toBeGreaterThan(0);
+        else expect(outcome).toBeInstanceOf(MediaError);
+      }),
+      { numRuns: 300, seed: 42 },
+    );
   });
 });
