@@ -10,7 +10,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { inspectFile, type InspectedFile } from '../media/inspect.js';
-import { FORMATS, TYPE_RULES, type ContentType, type Media } from '../rules/rules.js';
+import { FORMATS, TYPE_RULES, normalizeHashtags, type ContentType, type Media } from '../rules/rules.js';
 import { loadManifest } from './manifest.js';
 import {
   autoVideoType,
@@ -99,6 +99,7 @@ const naturalOrder = new Intl.Collator('en', { numeric: true, sensitivity: 'base
 export async function buildPlan(inputs: string[], options: PlanOptions, deps: { cwd: string }): Promise<UploadPlan> {
   const plan: UploadPlan = { items: [], problems: [], skipped: [], warnings: [], notes: [] };
   const flags = clean(options.metadata ?? {});
+  if (flags.hashtags) flags.hashtags = normalizeHashtags(flags.hashtags);
   plan.problems.push(...checkOptions(inputs, options, flags));
   const groups = options.manifest ? await groupsFromManifest(options, options.manifest, deps.cwd, plan) : await groupsFromInputs(inputs, options, deps.cwd, plan);
 

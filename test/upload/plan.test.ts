@@ -257,7 +257,7 @@ describe('metadata', () => {
       'b.mov': 'video/clip-5s.mov',
     });
     const flags = { description: 'shared', status: 'draft' as const, hashtags: ['flag'], platformSettings: { youtube: { visibility: 'private' } } };
-    const p = await plan(['a.mp4', 'b.mov'], { metadata: flags });
+    const p = await plan(['a.mp4', 'b.mov'], { metadata: { ...flags, hashtags: ['#flag', ' FLAG '] } });
     expect(p.problems).toEqual([]);
     expect(p.items[0]!.metadata).toEqual({ title: 'A', description: 'shared', status: 'draft', hashtags: ['one', 'two'], platformSettings: { youtube: { visibility: 'private', category: 'music' } } });
     expect(p.items[1]!.metadata).toEqual(flags);
