@@ -22,6 +22,8 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
   app.register(async (api) => {
+    // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
+    api.removeContentTypeParser('text/plain');
     api.addHook('onRequest', async (request) => {
       request.caller = authenticate(request, services.keys);
       limit?.(request.caller.keyId);
