@@ -1,0 +1,204 @@
+// The engine against a real embedded server on 127.0.0.1: the happy path, re-runs, faults,
+// expired URLs, refused uploads, carousels that fail half way, Ctrl-C.
+import { utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PresignRequest } from '../../src/api/schemas.js';
+import type { EnginePlan } from '../../src/upload/engine.js';
+import type { Library } from './helpers.js';
+import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from './helpers.js';
+
+let lib: Library | undefined;
+afterEach(async () => {
+  await lib?.dispose();
+  lib = undefined;
+});
+
+describe('upload engine', () => {
+  it('uploads the demo folder: types, titles, durations and carousel order', async () => {
+    lib = await startLibrary();
+    const { summary, events } = await lib.upload(await plan(['demo']));
+    expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+    const items = await lib.items();
+    expect(items).toHaveLength(3);
+    const byType = items.map((i) => [i.type, i.title]).sort();
+    expect(byType).toEqual([
+      ['carousel', 'Demo carousel'],
+      ['shortform', 'Intro to the demo library'],
+      ['shortform', 'teaser'],
+    ]);
+    const carousel = items.find((i) => i.type === 'carousel')!;
+    expect(carousel.files).toEqual(['1.jpg', '2.png', '10.webp']);
+    const intro = items.find((i) => i.title.startsWith('Intro'))!;
+    expect(intro.durationSeconds).toBeGreaterThan(5);
+    expect(intro.durationSeconds).toBeLessThan(7);
+    // Events tell the whole story, in order per file: started → uploaded → completed.
+    for (const c of ofType(events, 'completed')) {
+      const mine = events.filter((e) => 'file' in e && e.file?.path === c.file.path).map((e) => e.type);
+      expect(mine.indexOf('started')).toBeLessThan(mine.indexOf('uploaded'));
+      expect(mine.indexOf('uploaded')).toBeLessThan(mine.indexOf('completed'));
+    }
+    expect(ofType(events, 'completed').filter((e) => e.created)).toHaveLength(3);
+    const sortOrders = ofType(events, 'completed').filter((e) => e.itemType === 'carousel').map((e) => [e.file.name, e.sortOrder]);
+    expect(sortOrders).toEqual([['1.jpg', 0], ['2.png', 1], ['10.webp', 2]]);
+  });
+
+  it('a re-run creates nothing new and says what it skipped; --force uploads again', async () => {
+    lib = await startLibrary();
+    const p = await plan(['demo']);
+    await lib.upload(p);
+    const again = await lib.upload(p);
+    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(ofType(again.events, 'skipped')).toHaveLength(5);
+    expect(ofType(again.events, 'started')).toHaveLength(0);
+    expect(again.events[0]).toMatchObject({ type: 'planned', files: 0, alreadyDone: 5 });
+    expect(await lib.items()).toHaveLength(3);
+    const forced = await lib.upload(p, { force: true });
+    expect(forced.summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+    expect(await lib.items()).toHaveLength(6);
+  });
+
+  it('an item deleted since the last run is uploaded again', async () => {
+    lib = await startLibrary();
+    const p = await plan(['video/clip-5s.mp4']);
+    const first = await lib.upload(p);
+    await lib.client.remove(first.summary.items[0]!.itemId!);
+    const second = await lib.upload(p);
+    expect(second.summary.items[0]).toMatchObject({ status: 'created' });
+    expect(second.summary.items[0]!.itemId).not.toBe(first.summary.items[0]!.itemId);
+    expect(await lib.items()).toHaveLength(1);
+  });
+
+  it('survives connections dropped mid-PUT: every item is created exactly once', async () => {
+    lib = await startLibrary({ faults: { dropPutAfterBytes: 1000, count: 3 } });
+    const { summary, events } = await lib.upload(await plan(['demo']));
+    expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+    expect(ofType(events, 'retrying').length).toBeGreaterThanOrEqual(3);
+    const items = await lib.items();
+    expect(items).toHaveLength(3);
+    expect(items.find((i) => i.type === 'carousel')!.files).toEqual(['1.jpg', '2.png', '10.webp']);
+  });
+
+  it('gives up after the retry budget and leaves no item behind', async () => {
+    lib = await startLibrary({ faults: { dropPutAfterBytes: 100, count: 100 } });
+    const { summary, events } = await lib.upload(await plan(['video/clip-5s.mp4']));
+    expect(summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(summary.items[0]!.message).toMatch(/connection reset/);
+    expect(ofType(events, 'retrying')).toHaveLength(4); // 5 tries in all
+    expect(await lib.items()).toHaveLength(0);
+  });
+
+  it('presigns again when storage says the URL expired', async () => {
+    lib = await startLibrary();
+    const l = lib;
+    let presigns = 0;
+    // After the first presign, the server's clock jumps two hours: its URL has expired by the PUT.
+    const api = {
+      ...l.client,
+      presign: async (body: PresignRequest, o?: { signal?: AbortSignal }) => {
+        const res = await l.client.presign(body, o);
+        if (++presigns === 1) l.clock.offsetMs += 2 * 3600_000;
+        return res;
+      },
+    };
+    const { summary, events } = await l.upload(await plan(['video/clip-5s.mp4']), { api });
+    expect(summary.items[0]).toMatchObject({ status: 'created' });
+    expect(presigns).toBe(2);
+    expect(ofType(events, 'retrying')[0]!.reason).toMatch(/expired/);
+    expect(await l.items()).toHaveLength(1);
+  });
+
+  it('never retries a signature mismatch; reports it and creates nothing', async () => {
+    lib = await startLibrary();
+    const l = lib;
+    const api = {
+      ...l.client,
+      presign: async (body: PresignRequest, o?: { signal?: AbortSignal }) => {
+        const res = await l.client.presign(body, o);
+        return { ...res, presignedUrl: res.presignedUrl.replace(/signature=[0-9a-f]/, 'signature=0') };
+      },
+    };
+    const { summary, events } = await l.upload(await plan(['video/clip-5s.mp4']), { api });
+    expect(summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(summary.items[0]!.message).toMatch(/signature_mismatch/);
+    expect(ofType(events, 'retrying')).toHaveLength(0);
+    expect(await l.items()).toHaveLength(0);
+  });
+
+  it('stops a file that changes while it is sent, without retrying', async () => {
+    lib = await startLibrary();
+    const [video] = await copyFixtures(['video/clip-5s.mp4'], join(lib.dir, 'in'));
+    const p = await plan([video!]);
+    const { summary, events } = await lib.upload(p, {
+      // Touch the file as soon as its PUT starts: the final check sees a new mtime.
+      api: {
+        ...lib.client,
+        presign: async (body, o) => {
+          const res = await lib!.client.presign(body, o);
+          await utimes(video!, new Date(), new Date(Date.now() + 60_000));
+          return res;
+        },
+      },
+    });
+    expect(summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(summary.items[0]!.message).toMatch(/changed while it was being uploaded/);
+    expect(ofType(events, 'retrying')).toHaveLength(0);
+    expect(await lib.items()).toHaveLength(0);
+  });
+
+  it('deletes a carousel that failed below 2 images, and keeps one of 2 or more for the re-run', async () => {
+    lib = await startLibrary();
+    const dir = join(lib.dir, 'imgs');
+    await copyFixtures(['image/photo.jpg', 'image/photo.png', 'image/photo.webp'], dir);
+    const p = await plan([dir]);
+    const files = p.items[0]!.files;
+    expect(files.map((f) => f.name)).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
+
+    // Image 2 claims to be a JPEG: the server's magic-byte check refuses it at complete (final).
+    const lying: EnginePlan = { items: [{ ...p.items[0]!, files: [files[0]!, { ...files[1]!, contentType: 'image/jpeg' }, files[2]!] }] };
+    const bad = await lib.upload(lying);
+    expect(bad.summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(bad.summary.items[0]!.deletedItemId).toBeDefined();
+    expect(bad.summary.items[0]!.message).toMatch(/photo\.png: .*content_mismatch.*deleted again/);
+    expect(await lib.items()).toHaveLength(0);
+
+    // Image 3 lies: 2 images are in, the carousel stays and the journal remembers it.
+    const third: EnginePlan = { items: [{ ...p.items[0]!, files: [files[0]!, files[1]!, { ...files[2]!, contentType: 'image/png' }] }] };
+    const partial = await lib.upload(third);
+    expect(partial.summary.items[0]).toMatchObject({ status: 'partial', filesCompleted: 2 });
+    const id = partial.summary.items[0]!.itemId!;
+    expect((await lib.items())[0]).toMatchObject({ id, files: ['photo.jpg', 'photo.png'] });
+
+    // The re-run with the file fixed finishes the same carousel, in order.
+    const fixed = await lib.upload(p);
+    expect(fixed.summary.items[0]).toMatchObject({ status: 'created', itemId: id, filesSkipped: 2, filesCompleted: 1 });
+    const items = await lib.items();
+    expect(items).toHaveLength(1);
+    expect(items[0]!.files).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
+    expect(items[0]!.title).toBe('photo');
+  });
+
+  it('Ctrl-C aborts the PUT in flight, leaves no item without its bytes, and the re-run finishes the job', async () => {
+    lib = await startLibrary();
+    const dir = join(lib.dir, 'in');
+    const [small] = await copyFixtures(['video/clip-5s.mp4'], dir);
+    // A 64 MB video: a real MP4 header, extended sparse (no disk, no memory).
+    const big = await sparseVideo(join(dir, 'b', 'faststart.mp4'), 64 * 1024 * 1024);
+    const p = await plan([small!, big], { type: 'longform' });
+    const ctl = new AbortController();
+    // One transfer at a time: the small file's PUT is done before the big one starts, and Ctrl-C
+    // comes with the big one's first bytes.
+    const { summary } = await lib.upload(p, { signal: ctl.signal, concurrency: 1, progressIntervalMs: 0 }, (e) => {
+      if (e.type === 'progress' && e.file.name === 'faststart.mp4' && e.sent > 0) ctl.abort(new Error('SIGINT'));
+    });
+    expect(summary.interrupted).toBe(true);
+    expect(summary.items.map((o) => o.status)).toEqual(['created', 'interrupted']);
+    expect(summary.items[1]!.itemId).toBeUndefined();
+    const items = await lib.items();
+    expect(items.map((i) => i.title)).toEqual(['clip-5s']);
+
+    const again = await lib.upload(p);
+    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'created']);
+    expect((await lib.items()).map((i) => i.title)).toEqual(['clip-5s', 'faststart']);
+  });
+});
