@@ -5,9 +5,11 @@ import { Command, Option } from 'commander';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerEdit } from './commands/edit.js';
+import { registerKeys } from './commands/keys.js';
 import { registerLogin } from './commands/login.js';
 import { registerLs } from './commands/ls.js';
 import { registerRm } from './commands/rm.js';
+import { registerServe } from './commands/serve.js';
 import { registerShow } from './commands/show.js';
 import { registerUpload } from './commands/upload.js';
 import type { CliContext } from './context.js';
@@ -43,6 +45,8 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   registerLogin(program, ctx); // login and logout
   registerConfig(program, ctx);
   registerCompletion(program, ctx);
+  registerServe(program, ctx);
+  registerKeys(program, ctx);
   void ctx;
   return program;
 }

@@ -1,0 +1,103 @@
+// contentlib keys create|list|revoke: API keys of the embedded server's data dir. A new key is
+// printed once, alone on stdout (only its hash is kept); lists show a short prefix, never a key.
+import type { Command } from 'commander';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { outputMode } from '../output/mode.js';
+import { type Column, columnWidths, renderRow } from '../output/table.js';
+
+export interface KeyInfo {
+  id: string;
+  brand: string;
+  userId: string;
+  createdAt: string;
+  revokedAt: string | null;
+  prefix: string;
+}
+
+export async function runKeysCreate(o: { dataDir: string; brand: string }) {
+  const brand = o.brand.trim();
+  if (!brand) throw new UsageError('--brand must not be empty', 'Example: contentlib keys create --brand acme');
+  const { createApiKey } = await import('../../server/admin.js');
+  return createApiKey(o.dataDir, brand);
+}
+
+export async function runKeysList(o: { dataDir: string }): Promise<KeyInfo[]> {
+  const { listApiKeys } = await import('../../server/admin.js');
+  return listApiKeys(o.dataDir);
+}
+
+export async function runKeysRevoke(o: { dataDir: string; id: string }): Promise<{ id: string; revoked: true }> {
+  const { revokeApiKey } = await import('../../server/admin.js');
+  if (!(await revokeApiKey(o.dataDir, o.id))) {
+    throw new NotFoundError(`No active key with id ${o.id} (unknown, or already revoked).`, 'See the ids with: contentlib keys list');
+  }
+  return { id: o.id, revoked: true };
+}
+
+const COLUMNS: Column[] = [{ header: 'ID', width: 36 }, { header: 'KEY', width: 10 }, { header: 'BRAND' }, { header: 'CREATED', width: 24 }, { header: 'STATUS', width: 7 }];
+
+function keyCells(k: KeyInfo): string[] {
+  return [k.id, `${k.prefix}…`, k.brand, k.createdAt, k.revokedAt ? 'revoked' : 'active'];
+}
+
+export function formatKeys(keys: readonly KeyInfo[], mode: 'table' | 'plain' | 'json', columns: number): string {
+  if (mode === 'json') return `${JSON.stringify(keys, null, 2)}\n`;
+  if (mode === 'plain') return keys.map((k) => `${keyCells(k).join('\t')}\n`).join('');
+  if (keys.length === 0) return 'No keys yet. Create one with: contentlib keys create --brand NAME\n';
+  const widths = columnWidths(COLUMNS, columns);
+  return [COLUMNS.map((c) => c.header), ...keys.map(keyCells)].map((row) => `${renderRow(row, COLUMNS, widths)}\n`).join('');
+}
+
+export function registerKeys(program: Command, ctx: CliContext): void {
+  const keys = program
+    .command('keys')
+    .description("manage the embedded server's API keys (one brand per key)")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib keys create --brand acme
+  contentlib keys list
+  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --data-dir ./library`,
+    );
+  const dataDirOption = '--data-dir <dir>';
+  const dataDirHelp = 'the server data dir (default: the embedded library)';
+
+  keys
+    .command('create')
+    .description('create a key for a brand (created when new); the key is shown once')
+    .requiredOption('--brand <name>', 'brand the key belongs to')
+    .option(dataDirOption, dataDirHelp)
+    .addHelpText('after', '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)')
+    .action(async (o: { brand: string; dataDir?: string }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
+      ctx.io.stdout.write(globals.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
+      ctx.io.stderr.write(`Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`);
+    });
+
+  keys
+    .command('list')
+    .description('list keys (id, prefix, brand, created, status), never the keys themselves')
+    .option(dataDirOption, dataDirHelp)
+    .addHelpText('after', '\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r \'.[] | select(.revokedAt == null) | .id\'')
+    .action(async (o: { dataDir?: string }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
+      ctx.io.stdout.write(formatKeys(list, outputMode(ctx.io, globals.json), ctx.io.columns));
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key at once (requests with it get 401)')
+    .argument('<id>', 'key id, from contentlib keys list')
+    .option(dataDirOption, dataDirHelp)
+    .addHelpText('after', '\nExamples:\n  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11')
+    .action(async (id: string, o: { dataDir?: string }, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const result = await runKeysRevoke({ id, dataDir: o.dataDir ?? ctx.paths.data });
+      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+      ctx.io.stderr.write(`Revoked key ${id}.\n`);
+    });
+}

@@ -1,0 +1,104 @@
+// contentlib serve: runs the embedded Content Library server as a long-lived process for other
+// clients. The first line on stdout is exactly the base URL (scripts read it); Ctrl-C or SIGTERM
+// finish the requests in flight and close the database.
+import { type Command, Option } from 'commander';
+import type { StartServerOptions } from '../../server/index.js';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../errors.js';
+
+export interface ServeFlags {
+  host: string;
+  port: string;
+  dataDir?: string;
+  urlTtl?: string;
+  quota?: string;
+  rateLimit?: string;
+  faultDropPutAfter?: string;
+  faultCount?: string;
+}
+
+export interface ServeDeps {
+  signal: AbortSignal;
+  /** Told the base URL once the server listens. */
+  onListening: (url: string, dataDir: string) => void;
+  start?: (o: StartServerOptions) => Promise<{ url: string; close(): Promise<void> }>;
+}
+
+function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  return n;
+}
+
+/** Flags → server options (pure, so the table of flag mistakes is tested without a server). */
+export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartServerOptions {
+  const o: StartServerOptions = {
+    dataDir: flags.dataDir ?? defaultDataDir,
+    host: flags.host,
+    port: wholeNumber('--port', flags.port, 0, 65535),
+  };
+  if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
+  if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
+  if (flags.rateLimit !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(flags.rateLimit);
+    if (!m) throw new UsageError(`--rate-limit must look like N/WINDOW_MS (e.g. 100/60000), not "${flags.rateLimit}"`);
+    o.rateLimit = { max: wholeNumber('--rate-limit N', m[1]!, 1), windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1) };
+  }
+  if (flags.faultDropPutAfter !== undefined) {
+    o.faults = { dropPutAfterBytes: wholeNumber('--fault-drop-put-after', flags.faultDropPutAfter, 1), count: wholeNumber('--fault-count', flags.faultCount ?? '1', 1) };
+  } else if (flags.faultCount !== undefined) {
+    throw new UsageError('--fault-count needs --fault-drop-put-after');
+  }
+  return o;
+}
+
+/** Runs until `deps.signal` aborts; then closes cleanly. Returns the URL it served on. */
+export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
+  const start = deps.start ?? (await import('../../server/index.js')).startServer;
+  const server = await start(options);
+  try {
+    deps.onListening(server.url, options.dataDir);
+    if (!deps.signal.aborted) await new Promise<void>((resolve) => deps.signal.addEventListener('abort', () => resolve(), { once: true }));
+  } finally {
+    await server.close();
+  }
+  return { url: server.url };
+}
+
+export function registerServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('run the embedded Content Library server for other clients (prints its base URL)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
+    .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
+    .addOption(new Option('--url-ttl <seconds>').hideHelp())
+    .addOption(new Option('--quota <bytes>').hideHelp())
+    .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
+    .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
+    .addOption(new Option('--fault-count <n>').hideHelp())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib serve
+  contentlib serve --port 8080 --data-dir ./library
+  URL=$(contentlib serve --port 0 | head -n 1)   # scripts: the first stdout line is the URL
+
+Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
+    )
+    .action(async (flags: ServeFlags) => {
+      const options = serveOptions(flags, ctx.paths.data);
+      if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+        ctx.io.stderr.write(`contentlib serve: listening on ${options.host} makes the library reachable from other machines over plain HTTP.\n`);
+      }
+      await runServe(options, {
+        signal: ctx.signal,
+        onListening: (url, dataDir) => {
+          ctx.io.stdout.write(`${url}\n`);
+          ctx.io.stderr.write(`contentlib serve: ${url} (data: ${dataDir}); press Ctrl-C to stop\n`);
+        },
+      });
+      ctx.io.stderr.write('contentlib serve: stopped\n');
+    });
+}
