@@ -1,0 +1,119 @@
+// The three progress listeners over the same events: plain lines without escape codes, NDJSON
+// that parses line by line, and a multibar that draws only where stderr is a terminal.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { IO } from '../../src/cli/io.js';
+import { createJsonProgress } from '../../src/cli/output/progress-json.js';
+import { createPlainProgress } from '../../src/cli/output/progress-plain.js';
+import { summaryLines } from '../../src/cli/output/progress-summary.js';
+import { createTtyProgress } from '../../src/cli/output/progress-tty.js';
+import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/events.js';
+
+function memoryIO(tty = false): IO & { out: () => string; err: () => string } {
+  const stdout = new PassThrough();
+  const stderr = Object.assign(new PassThrough(), tty ? { isTTY: true, columns: 100, cursorTo: () => true, moveCursor: () => true, clearLine: () => true, clearScreenDown: () => true } : {});
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (c: Buffer) => out.push(c));
+  stderr.on('data', (c: Buffer) => err.push(c));
+  return {
+    stdin: new PassThrough(),
+    stdout,
+    stderr,
+    stdoutIsTTY: false,
+    stderrIsTTY: tty,
+    stdinIsTTY: false,
+    color: false,
+    columns: 100,
+    out: () => Buffer.concat(out).toString('utf8'),
+    err: () => Buffer.concat(err).toString('utf8'),
+  };
+}
+
+const clip: FileRef = { path: '/v/clip.mp4', name: 'clip.mp4', size: 4_000_000, item: 0, role: 'file' };
+const bad: FileRef = { path: '/v/bad.mp4', name: 'bad.mp4', size: 1000, item: 1, role: 'file' };
+const events: UploadEvent[] = [
+  { type: 'planned', items: 2, files: 2, bytes: 4_001_000, alreadyDone: 1 },
+  { type: 'started', file: clip },
+  { type: 'started', file: bad },
+  { type: 'progress', file: clip, sent: 2_000_000 },
+  { type: 'retrying', file: bad, attempt: 1, delayMs: 250, reason: 'PUT http://x/storage/k?[signed] failed: connection reset while sending' },
+  { type: 'progress', file: clip, sent: 4_000_000 },
+  { type: 'uploaded', file: clip, ms: 1200 },
+  { type: 'completed', file: clip, itemId: 'id-1', itemType: 'shortform', created: true },
+  { type: 'failed', file: bad, item: 1, message: 'storage refused the upload' },
+];
+const summary: UploadSummary = {
+  items: [
+    { index: 0, type: 'shortform', source: 'v/clip.mp4', status: 'created', itemId: 'id-1', filesCompleted: 1, filesSkipped: 0, filesTotal: 1 },
+    { index: 1, type: 'shortform', source: 'v/bad.mp4', status: 'failed', filesCompleted: 0, filesSkipped: 0, filesTotal: 1, message: 'bad.mp4: storage refused the upload' },
+    { index: 2, type: 'carousel', source: 'v/pics', status: 'skipped', itemId: 'id-0', filesCompleted: 0, filesSkipped: 3, filesTotal: 3 },
+  ],
+  interrupted: false,
+  bytesSent: 4_000_000,
+  ms: 1500,
+};
+// eslint-disable-next-line no-control-regex
+const ESC = /\u001b\[/;
+
+describe('progress listeners', () => {
+  it('plain: a line per start, end and retry, the summary, and never an escape code', async () => {
+    const io = memoryIO();
+    let t = 0;
+    const p = createPlainProgress(io, () => (t += 100));
+    events.forEach((e) => p.onEvent(e));
+    await p.finish(summary);
+    const err = io.err();
+    expect(err).not.toMatch(ESC);
+    expect(err).not.toContain('\r');
+    const lines = err.trim().split('\n');
+    expect(lines[0]).toBe('Uploading 2 files (3.8 MB) as 2 items; 1 already uploaded');
+    expect(lines.filter((l) => l.startsWith('start'))).toHaveLength(2);
+    expect(err).toMatch(/done {5}clip\.mp4 → id-1, 3\.8 MB in/);
+    expect(err).toMatch(/retry {4}bad\.mp4: try 2 in 250 ms/);
+    expect(err).toMatch(/failed {3}bad\.mp4: storage refused/);
+    expect(err).toContain('3 already uploaded, skipped; --force uploads again.');
+    expect(io.out()).toBe('id-1\tshortform\tcreated\tv/clip.mp4\nid-0\tcarousel\tskipped\tv/pics\n');
+  });
+
+  it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
+    const io = memoryIO();
+    const p = createJsonProgress(io);
+    events.forEach((e) => p.onEvent(e));
+    await p.finish(summary);
+    const objects = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(objects.map((o) => o.type)).toEqual(['planned', 'started', 'started', 'retrying', 'uploaded', 'completed', 'failed', 'summary']);
+    expect(objects.at(-1)).toMatchObject({ type: 'summary', created: 1, failed: 1, skipped: 1, bytesSent: 4_000_000 });
+    expect(io.err()).toBe('');
+  });
+
+  it('tty: draws bars with names and a total on a terminal, then clears them for the summary', async () => {
+    const io = memoryIO(true);
+    const p = createTtyProgress(io);
+    events.slice(0, 4).forEach((e) => p.onEvent(e));
+    await new Promise((r) => setTimeout(r, 250)); // let cli-progress's 10 fps timer draw
+    const drawing = io.err();
+    expect(drawing).toMatch(/clip\.mp4 +█+░+ +50% 1\.9 MB\/3\.8 MB/);
+    expect(drawing).toMatch(/total/);
+    events.slice(4).forEach((e) => p.onEvent(e));
+    await p.finish(summary);
+    const all = io.err();
+    expect(all).toContain('✓ clip.mp4 → shortform id-1');
+    expect(all).toContain('✗ bad.mp4: storage refused the upload');
+    expect(all).toContain('1 item created, 1 already there, 1 failed');
+  });
+
+  it('summary after Ctrl-C says what was and was not created', () => {
+    const lines = summaryLines({
+      ...summary,
+      interrupted: true,
+      items: [summary.items[0]!, { index: 1, type: 'longform', source: 'v/big.mp4', status: 'interrupted', filesCompleted: 0, filesSkipped: 0, filesTotal: 1 }],
+    });
+    expect(lines).toContain('Created: v/clip.mp4 → id-1');
+    expect(lines).toContain('Not created: v/big.mp4');
+  });
+});

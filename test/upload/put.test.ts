@@ -1,0 +1,154 @@
+// The storage PUT at the wire: exact headers, no Authorization, no chunking, a fresh stream from
+// byte 0 on each try, expiry read from the URL. A bare node:http server records what arrives
+// (it stands in for a third-party object store, not for our server).
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NO_WAIT_RETRY } from '../../src/api/retry.js';
+import { StorageError } from '../../src/api/errors.js';
+import { expiresTooSoon, presignAndPut, putOnce, redactUrl, urlExpiry } from '../../src/upload/put.js';
+
+interface Seen {
+  headers: IncomingHttpHeaders;
+  bytes: number;
+}
+
+let dir: string;
+let server: Server;
+let base: string;
+let seen: Seen[];
+/** What the next requests answer: a status and body, or 'drop' to kill the socket after 10 bytes. */
+let script: Array<{ status: number; body?: string } | 'drop'>;
+const dispatcher = new Agent();
+afterAll(() => dispatcher.close());
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'contentlib-put-'));
+  seen = [];
+  script = [];
+  server = createServer((req, res) => {
+    const entry: Seen = { headers: req.headers, bytes: 0 };
+    seen.push(entry);
+    const next = script.shift() ?? { status: 200 };
+    req.on('data', (c: Buffer) => {
+      entry.bytes += c.length;
+      if (next === 'drop' && entry.bytes > 10) req.socket.destroy();
+    });
+    req.on('end', () => {
+      if (next === 'drop') return;
+      res.writeHead(next.status, { 'content-type': 'application/json' }).end(next.body ?? '');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address() as { port: number };
+  base = `http://127.0.0.1:${addr.port}`;
+});
+
+afterEach(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(size: number) {
+  const path = join(dir, `f-${size}.bin`);
+  await writeFile(path, Buffer.alloc(size, 7));
+  const st = await stat(path);
+  return { path, size, mtimeMs: st.mtimeMs };
+}
+
+const presigned = (n = 0) => ({ presignedUrl: `${base}/storage/u/f/a.mp4?expires=${Math.floor(Date.now() / 1000) + 3600}&signature=${n}`, key: `u/f${n}/a.mp4`, fileId: `f${n}`, type: 'shortform' as const });
+
+describe('putOnce', () => {
+  it('sends exactly the signed Content-Type and Content-Length, no Authorization, no chunking', async () => {
+    const f = await file(5 * 1024 * 1024 + 3);
+    const progress: number[] = [];
+    await putOnce(f, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date(), onSent: (n) => progress.push(n) });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.bytes).toBe(f.size);
+    expect(seen[0]!.headers['content-type']).toBe('video/mp4');
+    expect(seen[0]!.headers['content-length']).toBe(String(f.size));
+    expect(seen[0]!.headers['transfer-encoding']).toBeUndefined();
+    expect(seen[0]!.headers.authorization).toBeUndefined();
+    expect(progress.at(-1)).toBe(f.size);
+    // Large slices: a 5 MB file goes in a handful of reads, not hundreds.
+    expect(progress.length).toBeLessThanOrEqual(4);
+  });
+
+  it('turns a storage error body into a StorageError with its code', async () => {
+    const f = await file(100);
+    script.push({ status: 403, body: JSON.stringify({ error: { code: 'content_type_mismatch', message: 'Content-Type differs' } }) });
+    const err = await putOnce(f, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).code).toBe('content_type_mismatch');
+    expect((err as StorageError).url).not.toMatch(/signature=/);
+  });
+});
+
+describe('presignAndPut', () => {
+  const opts = (presign: () => Promise<ReturnType<typeof presigned>>, retries: string[]) => ({
+    dispatcher,
+    now: () => new Date(),
+    sleep: async () => {},
+    policy: NO_WAIT_RETRY,
+    presign,
+    onRetry: (i: { reason: string }) => retries.push(i.reason),
+  });
+
+  it('restarts from byte 0 on a fresh stream after a dropped connection', async () => {
+    const f = await file(64 * 1024);
+    script.push('drop', 'drop');
+    const retries: string[] = [];
+    await presignAndPut(f, 'video/mp4', opts(async () => presigned(), retries));
+    expect(retries).toHaveLength(2);
+    expect(seen).toHaveLength(3);
+    expect(seen[2]!.bytes).toBe(f.size);
+  });
+
+  it('presigns again on 403 expired, and not on a signature mismatch', async () => {
+    const f = await file(100);
+    let n = 0;
+    script.push({ status: 403, body: JSON.stringify({ error: { code: 'expired', message: 'the URL has expired' } }) });
+    const retries: string[] = [];
+    const used = await presignAndPut(f, 'video/mp4', opts(async () => presigned(++n), retries));
+    expect(n).toBe(2);
+    expect(used.key).toBe('u/f2/a.mp4');
+    expect(retries[0]).toMatch(/expired/);
+
+    script.push({ status: 403, body: JSON.stringify({ error: { code: 'signature_mismatch', message: 'bad signature' } }) });
+    const again: string[] = [];
+    await expect(presignAndPut(f, 'video/mp4', opts(async () => presigned(++n), again))).rejects.toMatchObject({ code: 'signature_mismatch' });
+    expect(again).toHaveLength(0);
+  });
+
+  it('understands S3 XML errors: an expired request is presigned again', async () => {
+    const f = await file(100);
+    let n = 0;
+    script.push({ status: 403, body: '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>' });
+    await presignAndPut(f, 'video/mp4', opts(async () => presigned(++n), []));
+    expect(n).toBe(2);
+  });
+});
+
+describe('URL expiry', () => {
+  it('reads ours and S3 v4 and v2', () => {
+    expect(urlExpiry('http://x/storage/k?expires=1700000000&signature=ab')?.toISOString()).toBe('2023-11-14T22:13:20.000Z');
+    expect(urlExpiry('https://b.s3.amazonaws.com/k?X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-Signature=x')?.toISOString()).toBe('2026-01-01T01:00:00.000Z');
+    expect(urlExpiry('https://b.s3.amazonaws.com/k?Expires=1700000000&Signature=x')?.getTime()).toBe(1_700_000_000_000);
+    expect(urlExpiry('http://x/k')).toBeUndefined();
+  });
+
+  it('judges whether a file can be sent before the URL dies, at a conservative speed', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const url = 'http://x/k?expires=' + (now.getTime() / 1000 + 600); // 10 minutes left
+    expect(expiresTooSoon(url, 100 * 1024 * 1024, now)).toBe(false); // 100 MB: ~100 s + margin
+    expect(expiresTooSoon(url, 1024 * 1024 * 1024, now)).toBe(true); // 1 GB: ~17 min
+  });
+
+  it('never shows the signature', () => {
+    expect(redactUrl('http://x/storage/k?expires=1&signature=secret')).toBe('http://x/storage/k?[signed]');
+  });
+});
