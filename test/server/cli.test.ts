@@ -1,0 +1,133 @@
+// End to end through the built binary: `contentlib serve` and `contentlib keys` as users run
+// them (execa on bin/contentlib.js; `npm test` builds dist first).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serveOptions } from '../../src/cli/commands/serve.js';
+import { UsageError } from '../../src/cli/errors.js';
+import { call, image, presign, put } from './helpers.js';
+
+const BIN = resolve(import.meta.dirname, '../../bin/contentlib.js');
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'contentlib-cli-server-'));
+});
+afterEach(async () => rm(home, { recursive: true, force: true }));
+
+function env(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CONTENTLIB_') && !k.startsWith('XDG_')) out[k] = v;
+  return { ...out, CONTENTLIB_HOME: home, NODE_NO_WARNINGS: '1', NO_COLOR: '1' };
+}
+
+const run = (args: string[]) => execa('node', [BIN, ...args], { env: env(), extendEnv: false, reject: false, input: '' });
+
+/** Starts `contentlib serve`, resolves with the URL from the first stdout line. */
+async function serve(args: string[] = []) {
+  const child = execa('node', [BIN, 'serve', ...args], { env: env(), extendEnv: false, reject: false });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((res, rej) => {
+    lines.once('line', res);
+    child.once('exit', () => rej(new Error('serve exited before printing its URL')));
+  });
+  return { child, url };
+}
+
+describe('contentlib keys', () => {
+  it('create prints the key alone on stdout, list never shows it, revoke stops it', async () => {
+    const created = await run(['keys', 'create', '--brand', 'acme']);
+    expect(created.exitCode).toBe(0);
+    const key = String(created.stdout).trim();
+    expect(key).toMatch(/^cl_[A-Za-z0-9_-]{43}$/);
+    expect(String(created.stderr)).toMatch(/will not be shown again/);
+
+    const listed = await run(['keys', 'list', '--json']);
+    expect(listed.exitCode).toBe(0);
+    expect(String(listed.stdout)).not.toContain(key);
+    const rows = JSON.parse(String(listed.stdout)) as Array<{ id: string; brand: string; prefix: string; revokedAt: string | null }>;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ brand: 'acme', prefix: key.slice(0, 7), revokedAt: null });
+
+    const plain = await run(['keys', 'list']);
+    expect(String(plain.stdout).split('\t').slice(0, 3)).toEqual([rows[0]!.id, `${key.slice(0, 7)}…`, 'acme']);
+
+    expect((await run(['keys', 'revoke', rows[0]!.id])).exitCode).toBe(0);
+    const again = await run(['keys', 'revoke', rows[0]!.id]);
+    expect(again.exitCode).toBe(5);
+    expect(String(again.stderr)).toMatch(/No active key/);
+  });
+
+  it('create without --brand is a usage error', async () => {
+    const r = await run(['keys', 'create']);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stdout)).toBe('');
+  });
+});
+
+describe('contentlib serve', () => {
+  it('prints the URL first, serves keys created beside it, and stops cleanly on SIGTERM', async () => {
+    const dataDir = join(home, 'lib');
+    const { child, url } = await serve(['--data-dir', dataDir]);
+    try {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const key = String((await run(['keys', 'create', '--brand', 'acme', '--data-dir', dataDir])).stdout).trim();
+      const f = image('live.jpg');
+      const p = await presign({ url }, key, f);
+      expect(p.status).toBe(200);
+      expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+      expect((await call('GET', `${url}/api/v1/content`, { key })).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const done = await child;
+    // Stopping is how a server ends: a clean stop on a signal exits 0 (what service managers expect).
+    expect(done.exitCode).toBe(0);
+    expect(String(done.stderr)).toMatch(/stopped/);
+  });
+
+  it('passes the hidden test flags to the server (--url-ttl, --quota)', async () => {
+    const dataDir = join(home, 'lib');
+    const { child, url } = await serve(['--data-dir', dataDir, '--url-ttl', '60', '--quota', '100']);
+    try {
+      const key = String((await run(['keys', 'create', '--brand', 'acme', '--data-dir', dataDir])).stdout).trim();
+      const over = await call('POST', `${url}/api/v1/upload/presign`, { key, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 101 } });
+      expect(over.status).toBe(403);
+      const ok = await presign({ url }, key, image('a.jpg', 100));
+      const expires = Number(new URL(ok.body.presignedUrl).searchParams.get('expires'));
+      expect(expires - Date.now() / 1000).toBeLessThanOrEqual(61);
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
+  });
+
+  it('refuses a bad port with exit 2', async () => {
+    const r = await run(['serve', '--port', '70000']);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toMatch(/--port must be a whole number/);
+  });
+});
+
+describe('serveOptions (flags → server options)', () => {
+  const base = { host: '127.0.0.1', port: '0' };
+  it.each([
+    [{}, { dataDir: '/d', host: '127.0.0.1', port: 0 }],
+    [{ port: '8080', dataDir: '/x' }, { dataDir: '/x', port: 8080 }],
+    [{ urlTtl: '5', quota: '0' }, { urlLifetimeSeconds: 5, quotaBytes: 0 }],
+    [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
+    [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
+    [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
+  ])('%j → %j', (flags, expected) => {
+    expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
+  });
+
+  it.each([{ port: '-1' }, { port: 'http' }, { port: '65536' }, { urlTtl: '0' }, { rateLimit: '10' }, { rateLimit: '0/10' }, { faultCount: '2' }, { quota: '1e9' }])(
+    '%j is a usage error',
+    (flags) => {
+      expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+    },
+  );
+});
