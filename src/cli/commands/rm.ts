@@ -70,7 +70,7 @@ export function rmOutcome(results: readonly RmResult[]): Error | undefined {
   const n = results.length;
   if (failed.length < n) return new PartialError(`Deleted ${n - failed.length} of ${n} items; ${failed.length} failed (see above).`);
   if (failed.every((r) => !r.deleted && r.error.status === 404)) {
-    return new NotFoundError(`${failed.length === 1 ? 'That id is' : 'None of those ids are'} in this brand's library; nothing was deleted.`, 'Check the ids with: contentlib ls');
+    return new NotFoundError(`${failed.length === 1 ? 'That id is not' : 'None of those ids are'} in this brand's library; nothing was deleted.`, 'Check the ids with: contentlib ls');
   }
   return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
 }
