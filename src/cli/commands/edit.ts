@@ -6,7 +6,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { ContentItem } from '../../api/schemas.js';
 import { STATUSES } from '../../rules/rules.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { UsageError } from '../errors.js';
+import { RejectedFilesError, UsageError } from '../errors.js';
 // edit-flags pulls in zod (via the shared schemas), so it is imported when the command runs.
 import type { EditFlags } from './edit-flags.js';
 
@@ -54,6 +54,8 @@ async function readPlatformJson(source: string, ctx: CliContext): Promise<unknow
 
 interface EditCliOptions extends Omit<EditFlags, 'platformJson'> {
   platformJson?: string;
+  /** --thumbnail IMG: uploaded (presign thumbnail:true + PUT), then PATCHed as thumbnailKey. */
+  thumbnail?: string;
 }
 
 export function registerEdit(program: Command, ctx: CliContext): Command {
@@ -70,25 +72,39 @@ export function registerEdit(program: Command, ctx: CliContext): Command {
     .option('--platform <path=value>', 'set one platform setting, e.g. youtube.visibility=private; value read as JSON when it parses; =null removes it (repeatable)', collect)
     .option('--platform-json <file>', 'merge platform settings from a JSON file (- for stdin)')
     .option('--replace-platform', 'replace all platform settings instead of merging into them')
+    .option('--thumbnail <image>', 'set the thumbnail: a jpeg, png or webp image of at most 20 MB')
     .addHelpText(
       'after',
       `
 Examples:
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --title "Summer sale" --status scheduled
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --add-hashtag summer --remove-hashtag winter
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --thumbnail cover.jpg
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --platform youtube.visibility=private --platform tiktok.duet=false`,
     )
     .action(async (id: string, opts: EditCliOptions, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const flags: EditFlags = { ...opts, platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx) };
-      // Flags alone must make a valid change before the API (or the embedded server) is opened.
+      const { thumbnail, ...rest } = opts;
+      const flags: EditFlags = { ...rest, platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx) };
+      // --thumbnail: the image is checked against the thumbnail rule before anything is sent.
+      const thumb = thumbnail === undefined ? undefined : await import('../../upload/thumbnail.js').then((m) => m.inspectThumbnail(thumbnail));
+      if (thumb && thumb.problems.length > 0) {
+        const { formatProblem } = await import('../../upload/plan-problem.js');
+        throw new RejectedFilesError(thumb.problems.map(formatProblem));
+      }
+      // Flags alone must make a valid change before the API (or the embedded server) is opened;
+      // a placeholder stands for the thumbnail's key, which exists only after its upload.
       const { buildPatch, needsCurrent } = await import('./edit-flags.js');
-      if (!needsCurrent(flags)) buildPatch(flags);
-      // --thumbnail (added with the upload engine) uploads the image here and sets flags.thumbnailKey.
+      if (!needsCurrent(flags)) buildPatch({ ...flags, ...(thumb ? { thumbnailKey: 'pending-upload' } : {}) });
       const { openApi } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { printItem } = await import('../output/item.js');
       const { client } = await openApi(ctx, globals);
+      if (thumb) {
+        const { sendThumbnail } = await import('../../upload/thumbnail.js');
+        const { DEFAULT_RETRY } = await import('../../api/retry.js');
+        flags.thumbnailKey = await sendThumbnail(thumb.file, { api: client, now: ctx.now, sleep: ctx.sleep, policy: DEFAULT_RETRY }, ctx.signal);
+      }
       const item = await runEdit(id, flags, { client, signal: ctx.signal });
       await printItem(ctx.io, outputMode(ctx.io, globals.json), { item }, ctx.now());
     });

@@ -20,7 +20,7 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
       return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
     case 'started':
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
-      return `start    ${label(event.file)} (${formatBytes(event.file.size)})`;
+      return `start    ${event.file.name} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
     case 'uploaded': {
       // A thumbnail ends here; a media file ends at complete, when its item exists.
       if (event.file.role !== 'thumbnail') return undefined;
