@@ -1,0 +1,76 @@
+// Large file: `contentlib upload` of one BENCH_SIZE sparse longform MP4 to a `contentlib serve`
+// process, against `curl -T` of the same bytes to a presigned URL of the same server. Runs
+// alternate (curl, contentlib, curl, …) so that drift of the disk or page cache hits both alike.
+import { join } from 'node:path';
+import { sparseMp4 } from '../test/media/mp4-boxes.js';
+import { type Target, complete, presign, remove } from './lib/api.js';
+import { BIN, cliEnv, run } from './lib/proc.js';
+import { mbPerSecond, median } from './lib/stats.js';
+
+export interface LargeResult {
+  bytes: number;
+  runs: number;
+  curlMBps: number;
+  curlWallMs: number;
+  clTransferMBps: number;
+  clWallMs: number;
+  clWallMBps: number;
+  clPeakRssMiB: number;
+}
+
+interface UploadedEvent {
+  type: 'uploaded';
+  ms: number;
+}
+
+interface CompletedEvent {
+  type: 'completed';
+  itemId: string;
+}
+
+async function curlOnce(t: Target, file: string, bytes: number): Promise<{ transferMs: number; wallMs: number }> {
+  const p = await presign(t, { fileName: 'bench-curl.mp4', contentType: 'video/mp4', fileSize: bytes, type: 'longform' });
+  const r = await run('curl', ['-sS', '--fail-with-body', '-T', file, '-H', 'Content-Type: video/mp4', '-o', '/dev/null', '-w', '%{time_total}', p.presignedUrl]);
+  const done = await complete(t, { key: p.key, fileName: 'bench-curl.mp4', contentType: 'video/mp4', fileSize: bytes, type: 'longform' });
+  await remove(t, done.contentItemId); // 1 GiB a run: do not let the disk fill up
+  return { transferMs: Number(r.stdout.trim()) * 1000, wallMs: r.wallMs };
+}
+
+async function contentlibOnce(t: Target, file: string, home: string, tmp: string): Promise<{ transferMs: number; wallMs: number; rssKiB: number }> {
+  const r = await run('node', [BIN, 'upload', file, '--json', '--force'], {
+    env: cliEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: t.url, CONTENTLIB_API_KEY: t.key }),
+    rssFile: join(tmp, 'rss.txt'),
+  });
+  const events = r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string });
+  const uploaded = events.find((e): e is UploadedEvent => e.type === 'uploaded');
+  const completed = events.find((e): e is CompletedEvent => e.type === 'completed');
+  if (!uploaded || !completed) throw new Error(`contentlib upload printed no uploaded/completed event:\n${r.stdout}`);
+  await remove(t, completed.itemId);
+  return { transferMs: uploaded.ms, wallMs: r.wallMs, rssKiB: r.maxRssKiB ?? NaN };
+}
+
+export async function benchLarge(t: Target, o: { dir: string; home: string; bytes: number; runs: number; log: (s: string) => void }): Promise<LargeResult> {
+  const file = join(o.dir, 'longform.mp4');
+  await sparseMp4(file, o.bytes, 600);
+  const curl: Array<{ transferMs: number; wallMs: number }> = [];
+  const cl: Array<{ transferMs: number; wallMs: number; rssKiB: number }> = [];
+  for (let i = 0; i < o.runs; i++) {
+    curl.push(await curlOnce(t, file, o.bytes));
+    cl.push(await contentlibOnce(t, file, o.home, o.dir));
+    o.log(`  large run ${i + 1}/${o.runs}: curl ${curl[i]!.transferMs.toFixed(0)} ms, contentlib ${cl[i]!.transferMs.toFixed(0)} ms (wall ${cl[i]!.wallMs.toFixed(0)} ms, ${(cl[i]!.rssKiB / 1024).toFixed(0)} MiB)`);
+  }
+  const clWallMs = median(cl.map((r) => r.wallMs));
+  return {
+    bytes: o.bytes,
+    runs: o.runs,
+    curlMBps: median(curl.map((r) => mbPerSecond(o.bytes, r.transferMs))),
+    curlWallMs: median(curl.map((r) => r.wallMs)),
+    clTransferMBps: median(cl.map((r) => mbPerSecond(o.bytes, r.transferMs))),
+    clWallMs,
+    clWallMBps: mbPerSecond(o.bytes, clWallMs),
+    clPeakRssMiB: median(cl.map((r) => r.rssKiB / 1024)),
+  };
+}

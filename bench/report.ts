@@ -1,0 +1,142 @@
+// bench/results.md: the machine, every figure with its reference and ratio, and each issue-5
+// target marked met or missed (by how much).
+import type { BulkResult } from './bulk.js';
+import type { LargeResult } from './large.js';
+import type { ListingResult } from './listing.js';
+import type { StartupResult } from './startup.js';
+import { MIB, fixed } from './lib/stats.js';
+
+export interface Machine {
+  date: string;
+  cpus: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  os: string;
+}
+
+export interface Results {
+  machine: Machine;
+  large?: LargeResult;
+  bulk?: BulkResult;
+  startup?: StartupResult;
+  listing?: ListingResult;
+}
+
+interface Target {
+  what: string;
+  goal: string;
+  actual: string;
+  /** Positive: met; the verdict text says by how much when missed. */
+  met: boolean;
+  miss: string;
+}
+
+/** "at least" targets: actual ≥ goal. */
+function atLeast(what: string, actual: number, goal: number, unit: string, digits = 2): Target {
+  const met = actual >= goal;
+  return { what, goal: `≥ ${goal}${unit}`, actual: `${fixed(actual, digits)}${unit}`, met, miss: met ? '' : `short by ${fixed(goal - actual, digits)}${unit} (${fixed((1 - actual / goal) * 100, 0)} %)` };
+}
+
+/** "at most" targets: actual ≤ goal. */
+function atMost(what: string, actual: number, goal: number, unit: string, digits = 0): Target {
+  const met = actual <= goal;
+  return { what, goal: `≤ ${goal}${unit}`, actual: `${fixed(actual, digits)}${unit}`, met, miss: met ? '' : `over by ${fixed(actual - goal, digits)}${unit} (${fixed((actual / goal - 1) * 100, 0)} %)` };
+}
+
+export function targets(r: Results): Target[] {
+  const t: Target[] = [];
+  if (r.large) {
+    t.push(atLeast('large file: transfer speed vs curl', r.large.clTransferMBps / r.large.curlMBps, 0.95, '×'));
+    t.push(atMost(`large file: contentlib peak RSS (${fixed(r.large.bytes / MIB / 1024, 2)} GiB)`, r.large.clPeakRssMiB, 100, ' MiB'));
+  }
+  if (r.bulk) {
+    const c4 = r.bulk.contentlib.find((c) => c.concurrency === 4);
+    if (c4) t.push(atLeast('bulk: items/s vs the curl loop (default --concurrency 4)', c4.itemsPerS / r.bulk.curlItemsPerS, 5, '×', 1));
+  }
+  if (r.startup) {
+    t.push(atMost('startup: `--version` median', r.startup.medians.version, 100, ' ms'));
+    t.push(atMost('startup: embedded `ls` median', r.startup.medians.ls, 300, ' ms'));
+  }
+  if (r.listing) {
+    t.push(atMost(`listing: \`ls --all --json\` of ${r.listing.items} items`, r.listing.clMs / 1000, 3, ' s', 2));
+    t.push(atMost('listing: peak RSS', r.listing.clPeakRssMiB, 150, ' MiB'));
+  }
+  return t;
+}
+
+export function renderResults(r: Results, notes: readonly string[]): string {
+  const m = r.machine;
+  const lines: string[] = [
+    '# Benchmark results',
+    '',
+    'Written by `npm run bench` (bench/run.ts); see docs/reliability.md for what each figure means.',
+    '',
+    `- Date: ${m.date}`,
+    `- Machine: ${m.cores} cores (${m.cpus}), ${fixed(m.memoryGiB, 1)} GiB memory, ${m.os}`,
+    `- Node: ${m.node}`,
+    '',
+    'Each figure is the median of several runs; every reference (curl, a shell loop, `node -e 0`) is measured in the same run, against the same `contentlib serve` process, on loopback.',
+    '',
+  ];
+  if (r.large) {
+    const l = r.large;
+    lines.push(
+      `## Large file (${fixed(l.bytes / MIB, 0)} MiB sparse longform MP4, ${l.runs} runs)`,
+      '',
+      '| | transfer MB/s | whole command | peak RSS |',
+      '|---|---|---|---|',
+      `| curl -T to a presigned URL | ${fixed(l.curlMBps)} | ${fixed(l.curlWallMs, 0)} ms (curl alone) | |`,
+      `| contentlib upload | ${fixed(l.clTransferMBps)} | ${fixed(l.clWallMs, 0)} ms (${fixed(l.clWallMBps)} MB/s, with start-up, presign and complete) | ${fixed(l.clPeakRssMiB, 0)} MiB |`,
+      `| ratio contentlib / curl | ${fixed(l.clTransferMBps / l.curlMBps, 2)} | | |`,
+      '',
+      'Transfer: curl\'s own `time_total`; contentlib\'s `uploaded` event `ms` (presign + PUT, from its `--json` NDJSON). MB = 2^20 bytes.',
+      '',
+    );
+  }
+  if (r.bulk) {
+    const b = r.bulk;
+    lines.push(
+      `## Bulk (${b.files} copies of fixtures/video/clip-5s.mp4, ${b.runs} runs)`,
+      '',
+      '| | items/s | wall time | ratio vs curl loop |',
+      '|---|---|---|---|',
+      `| bash loop: curl + jq, presign → PUT → complete | ${fixed(b.curlItemsPerS)} | ${fixed((b.files * 1000) / b.curlItemsPerS, 0)} ms | 1.0 |`,
+      ...b.contentlib.map((c) => `| contentlib upload DIR --force --concurrency ${c.concurrency} | ${fixed(c.itemsPerS)} | ${fixed(c.wallMs, 0)} ms | ${fixed(c.itemsPerS / b.curlItemsPerS, 1)} |`),
+      '',
+    );
+  }
+  if (r.startup) {
+    const s = r.startup.medians;
+    lines.push(
+      `## Start-up (hyperfine, ${r.startup.runs} runs after 3 warm-ups, median)`,
+      '',
+      '| command | median | minus `node -e 0` |',
+      '|---|---|---|',
+      `| node -e 0 (reference) | ${fixed(s.node, 0)} ms | |`,
+      `| contentlib --version | ${fixed(s.version, 0)} ms | +${fixed(s.version - s.node, 0)} ms |`,
+      `| contentlib --help | ${fixed(s.help, 0)} ms | +${fixed(s.help - s.node, 0)} ms |`,
+      `| contentlib ls (embedded library, 1 item) | ${fixed(s.ls, 0)} ms | +${fixed(s.ls - s.node, 0)} ms |`,
+      '',
+    );
+  }
+  if (r.listing) {
+    const l = r.listing;
+    lines.push(
+      `## Listing (${l.items} items, ${l.runs} runs)`,
+      '',
+      `Seeded through the real API (presign → PUT → complete, 16 at a time) in ${fixed(l.seedMs / 1000)} s.`,
+      '',
+      '| | time | peak RSS |',
+      '|---|---|---|',
+      `| bash loop of curl, one request per 100-item page | ${fixed(l.curlMs, 0)} ms | |`,
+      `| contentlib ls --all --json > /dev/null | ${fixed(l.clMs, 0)} ms | ${fixed(l.clPeakRssMiB, 0)} MiB |`,
+      `| ratio contentlib / curl loop (time) | ${fixed(l.clMs / l.curlMs, 2)} | |`,
+      '',
+    );
+  }
+  lines.push('## Targets (issue 5)', '', '| target | goal | measured | verdict |', '|---|---|---|---|');
+  for (const t of targets(r)) lines.push(`| ${t.what} | ${t.goal} | ${t.actual} | ${t.met ? 'met' : `**missed**: ${t.miss}`} |`);
+  if (notes.length > 0) lines.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
+  return `${lines.join('\n')}\n`;
+}

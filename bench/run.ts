@@ -1,0 +1,101 @@
+// `npm run bench`: starts one `contentlib serve` on a work dir under bench/tmp, runs each
+// scenario against it with its reference measured in the same run, prints the results and
+// writes bench/results.md (full runs only). The work dir is removed at the end.
+//
+// Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
+// BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_ONLY=large,bulk,startup,listing.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, totalmem, type as osType, release } from 'node:os';
+import { join } from 'node:path';
+import { benchBulk } from './bulk.js';
+import { benchLarge } from './large.js';
+import { benchListing } from './listing.js';
+import { ROOT, createKey, serve } from './lib/proc.js';
+import { type Machine, type Results, renderResults } from './report.js';
+import { benchStartup } from './startup.js';
+
+const SCENARIOS = ['large', 'bulk', 'startup', 'listing'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not "${raw}"`);
+  return n;
+}
+
+function selected(): Set<Scenario> {
+  const raw = process.env.BENCH_ONLY;
+  if (!raw) return new Set(SCENARIOS);
+  const names = raw.split(',').map((s) => s.trim());
+  const bad = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+  if (bad.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${bad.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
+  return new Set(names as Scenario[]);
+}
+
+function machine(): Machine {
+  const list = cpus();
+  return {
+    date: new Date().toISOString(),
+    cpus: list[0]?.model.trim() ?? 'unknown',
+    cores: list.length,
+    memoryGiB: totalmem() / 1024 ** 3,
+    node: process.version,
+    os: `${osType()} ${release()}`,
+  };
+}
+
+async function main(): Promise<void> {
+  const only = selected();
+  const runs = envNumber('BENCH_RUNS', 3);
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const work = join(ROOT, 'bench/tmp');
+  await rm(work, { recursive: true, force: true });
+  const dirs = { data: join(work, 'data'), serveHome: join(work, 'serve-home'), cliHome: join(work, 'cli-home'), embeddedHome: join(work, 'embedded-home'), files: join(work, 'files') };
+  for (const d of Object.values(dirs)) await mkdir(d, { recursive: true });
+
+  const results: Results = { machine: machine() };
+  const server = await serve(dirs.data, dirs.serveHome);
+  log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
+  try {
+    const target = async (brand: string) => ({ url: server.url, key: await createKey(dirs.data, dirs.serveHome, brand) });
+    if (only.has('large')) {
+      log('large file…');
+      results.large = await benchLarge(await target('bench-large'), { dir: dirs.files, home: dirs.cliHome, bytes: envNumber('BENCH_SIZE', 1024 ** 3), runs, log });
+    }
+    if (only.has('bulk')) {
+      log('bulk…');
+      results.bulk = await benchBulk(await target('bench-bulk'), { dir: dirs.files, home: dirs.cliHome, files: envNumber('BENCH_BULK', 200), runs, log });
+    }
+    if (only.has('startup')) {
+      log('startup…');
+      results.startup = await benchStartup({ dir: dirs.files, home: dirs.embeddedHome, runs: envNumber('BENCH_STARTUP_RUNS', 20), log });
+    }
+    if (only.has('listing')) {
+      log('listing…');
+      results.listing = await benchListing(await target('bench-list'), { dir: dirs.files, home: dirs.cliHome, items: envNumber('BENCH_ITEMS', 10_000), runs, log });
+    }
+  } finally {
+    await server.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+
+  // Hand-written analysis (profiles, causes of misses) travels with the figures.
+  const notesFile = join(ROOT, 'bench/notes.md');
+  const notes = existsSync(notesFile) ? (await readFile(notesFile, 'utf8')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2)) : [];
+  const text = renderResults(results, notes);
+  process.stdout.write(text);
+  if (only.size === SCENARIOS.length) {
+    await writeFile(join(ROOT, 'bench/results.md'), text);
+    log('written to bench/results.md');
+  } else {
+    log('partial run (BENCH_ONLY): bench/results.md left as it was');
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
