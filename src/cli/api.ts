@@ -9,6 +9,7 @@ import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
 import { resolveTarget } from '../config/resolve.js';
 import type { CliContext, GlobalOptions } from './context.js';
+import { InterruptedError } from './errors.js';
 
 export interface ApiTarget {
   baseUrl: string;
@@ -82,4 +83,17 @@ export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<
     ctx.io.stderr.write(`Using the embedded library in ${dataDir} (no remote configured; see contentlib login)\n`);
   }
   return { client, target: { baseUrl: server.url, embedded: true, label: `the embedded library in ${dataDir}` } };
+}
+
+/**
+ * Runs a command's body; once Ctrl-C has aborted ctx.signal, whatever the body throws (an
+ * aborted request, a closed stream) is reported as an interruption (exit 130), not as a bug.
+ */
+export async function interruptible<T>(ctx: CliContext, body: () => Promise<T>, message = 'Interrupted; nothing more was done.'): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    if (ctx.signal.aborted && !(err instanceof InterruptedError)) throw new InterruptedError(message);
+    throw err;
+  }
 }

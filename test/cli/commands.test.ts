@@ -123,3 +123,23 @@ describe('runRm', () => {
     await expect(runRm(['a', 'b'], { yes: true }, { client: c })).rejects.toMatchObject({ status: 401 });
   });
 });
+
+describe('runRm after Ctrl-C', () => {
+  it('stops, reports what was deleted and what was not attempted', async () => {
+    const controller = new AbortController();
+    const c = rmClient(['a', 'b', 'c']);
+    const remove = c.remove;
+    c.remove = async (id: string) => {
+      const r = await remove(id);
+      if (id === 'a') controller.abort(new Error('SIGINT'));
+      return r;
+    };
+    const results = await runRm(['a', 'b', 'c'], { yes: true }, { client: c, signal: controller.signal });
+    expect(results.map((r) => [r.id, r.deleted, r.deleted ? undefined : r.error.code])).toEqual([
+      ['a', true, undefined],
+      ['b', false, 'interrupted'],
+      ['c', false, 'interrupted'],
+    ]);
+    expect(c.removed).toEqual(['a']);
+  });
+});

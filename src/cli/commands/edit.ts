@@ -96,7 +96,7 @@ Examples:
       // a placeholder stands for the thumbnail's key, which exists only after its upload.
       const { buildPatch, needsCurrent } = await import('./edit-flags.js');
       if (!needsCurrent(flags)) buildPatch({ ...flags, ...(thumb ? { thumbnailKey: 'pending-upload' } : {}) });
-      const { openApi } = await import('../api.js');
+      const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { printItem } = await import('../output/item.js');
       const { client } = await openApi(ctx, globals);
@@ -105,7 +105,7 @@ Examples:
         const { DEFAULT_RETRY } = await import('../../api/retry.js');
         flags.thumbnailKey = await sendThumbnail(thumb.file, { api: client, now: ctx.now, sleep: ctx.sleep, policy: DEFAULT_RETRY }, ctx.signal);
       }
-      const item = await runEdit(id, flags, { client, signal: ctx.signal });
+      const item = await interruptible(ctx, () => runEdit(id, flags, { client, signal: ctx.signal }), 'Interrupted; the item may or may not have been changed (check with contentlib show).');
       await printItem(ctx.io, outputMode(ctx.io, globals.json), { item }, ctx.now());
     });
 }

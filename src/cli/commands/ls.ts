@@ -74,12 +74,12 @@ Examples:
     )
     .action(async (opts: LsOptions, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { openApi } = await import('../api.js');
+      const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { createItemListPrinter } = await import('../output/items.js');
       const { client } = await openApi(ctx, globals);
       const printer = createItemListPrinter(ctx.io, outputMode(ctx.io, globals.json), ctx.now);
-      const result = await runLs(opts, { client, onPage: printer.page, signal: ctx.signal });
+      const result = await interruptible(ctx, () => runLs(opts, { client, onPage: printer.page, signal: ctx.signal }), 'Interrupted; the list above is incomplete.');
       await printer.end();
       if (result.hasMore && ctx.io.stderrIsTTY && !globals.json) {
         ctx.io.stderr.write(`More items exist: use --offset ${(opts.offset ?? 0) + result.count} for the next page, or --all.\n`);

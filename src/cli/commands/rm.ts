@@ -51,13 +51,20 @@ export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: 
   }
   for (const id of unique) {
     if (results.has(id)) continue;
+    if (deps.signal?.aborted) {
+      results.set(id, { id, deleted: false, error: { code: 'interrupted', message: 'not attempted: interrupted' } });
+      continue;
+    }
     try {
       await deps.client.remove(id, { signal: deps.signal });
       const item = known.get(id);
       results.set(id, { id, deleted: true, ...(item ? { title: item.title, type: item.type } : {}) });
     } catch (err) {
-      if (isFatal(err) || deps.signal?.aborted) throw err;
-      results.set(id, failure(id, err));
+      if (isFatal(err)) throw err;
+      results.set(
+        id,
+        deps.signal?.aborted ? { id, deleted: false, error: { code: 'interrupted', message: 'interrupted while deleting: it may or may not be gone (check with contentlib show)' } } : failure(id, err),
+      );
     }
   }
   return unique.map((id) => results.get(id)!);
@@ -102,6 +109,10 @@ Examples:
         confirm: canPrompt(ctx.io) ? (items) => confirmDeletion(ctx.io, items) : undefined,
       });
       await printRmResults(ctx.io, Boolean(globals.json), results);
+      if (ctx.signal.aborted) {
+        const done = results.filter((r) => r.deleted).length;
+        throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);
+      }
       const outcome = rmOutcome(results);
       if (outcome) throw outcome;
     });

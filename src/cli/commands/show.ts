@@ -22,11 +22,11 @@ Examples:
     )
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { openApi } = await import('../api.js');
+      const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { printItem } = await import('../output/item.js');
       const { client } = await openApi(ctx, globals);
-      const response = await runShow(id, { client, signal: ctx.signal });
+      const response = await interruptible(ctx, () => runShow(id, { client, signal: ctx.signal }));
       await printItem(ctx.io, outputMode(ctx.io, globals.json), response, ctx.now());
     });
 }
