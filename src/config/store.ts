@@ -66,7 +66,7 @@ export function openConfig(dir: string): ConfigStore {
       clearInvalidConfig: false,
     });
   } catch (err) {
-    throw new CliError(`Could not read the config file in ${dir}: ${(err as Error).message}`, {
+    throw new CliError(`Could not read the config file ${dir}/config.json: ${(err as Error).message}`, {
       hint: 'Fix or remove the file (you will need to log in again), then run the command again.',
       cause: err,
     });
