@@ -166,6 +166,15 @@ describe('embedded library (no remote configured)', () => {
     expect(unsigned((await client.get(clipB.id)).item)).toEqual(unsigned(before));
   });
 
+  it('FORCE_COLOR colors messages in a pipe; --no-color and NO_COLOR win', async () => {
+    const missing = '6f1d2c3b-0000-4000-8000-000000000000';
+    expect((await cli(home.dir, ['show', missing], { env: { FORCE_COLOR: '1' } })).stderr).toContain('\u001b[31mError:');
+    expect((await cli(home.dir, ['show', missing, '--no-color'], { env: { FORCE_COLOR: '1' } })).stderr).not.toContain('\u001b[');
+    expect((await cli(home.dir, ['show', missing], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stderr).not.toContain('\u001b[');
+    // Data rows in a pipe stay plain whatever the color setting: scripts parse them.
+    expect((await cli(home.dir, ['ls'], { env: { FORCE_COLOR: '1' } })).stdout).not.toContain('\u001b[');
+  });
+
   it('edit of an unknown id exits 5', async () => {
     const r = await cli(home.dir, ['edit', '6f1d2c3b-0000-4000-8000-000000000000', '--title', 'x']);
     expect(r.exitCode).toBe(5);
