@@ -74,6 +74,23 @@ async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: 
   return journalTargetId(target.kind === 'remote' ? target.baseUrl : 'embedded', keyId);
 }
 
+/**
+ * Opening the API loads `conf`, whose `atomically` → `when-exit` hooks SIGINT/SIGTERM and, on
+ * the first Ctrl-C, kills the process with the same signal again. main.ts reads that second
+ * signal as "press twice: exit now", so the upload would die before it can write its summary.
+ * Signal listeners added while opening are removed (when-exit only cleans conf's temp files,
+ * and conf has finished writing by then); main's own handler stays.
+ */
+async function keepCtrlCClean<T>(open: () => Promise<T>): Promise<T> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  try {
+    return await open();
+  } finally {
+    for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
+  }
+}
+
 export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
   const { buildPlan, formatProblem } = await import('../../upload/plan.js');
   const plan = await buildPlan(paths, { type: flags.type, carousel: flags.carousel, to: flags.to, metadata: await metadataFromFlags(flags), manifest: flags.manifest, thumbnail: flags.thumbnail }, { cwd });
@@ -88,8 +105,7 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
 
-  const { openApi } = await import('../api.js');
-  const { client, target } = await openApi(ctx, globals);
+  const { client, target } = await keepCtrlCClean(async () => (await import('../api.js')).openApi(ctx, globals));
   const { openJournal } = await import('../../upload/journal.js');
   const journal = await openJournal(ctx.paths.state, await journalTarget(ctx, globals, target.embedded), ctx.now);
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
