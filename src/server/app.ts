@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { authenticate, createRateLimiter } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
-import { installErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
@@ -16,6 +16,10 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     // Big uploads take as long as they take; idle keep-alive sockets are closed on shutdown.
     requestTimeout: 0,
     forceCloseConnections: 'idle',
+    // Requests refused before routing still get the documented error body (see errors.ts).
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    http: { requireHostHeader: false },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
   registerStorage(app, services);

@@ -1,7 +1,8 @@
 // Every non-2xx answer has the DESIGN.md error body: { error: { code, message, details } }.
 // Routes throw HttpError; Fastify's own 4xx (bad JSON, wrong content type, body too large,
 // unknown route) are rewritten into the same shape; anything else is a masked 500 `internal`.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } from '../api/error-codes.js';
 
@@ -71,7 +72,33 @@ function fromFastify(err: FastifyError): HttpError | null {
   }
 }
 
+/** Fastify's own early refusals (a URL that is not valid percent-encoding), in our shape instead of Fastify's. */
+export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message = err.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (a broken %-escape); percent-encode it properly' : `the request was refused (${err.code})`;
+  sendError(reply, apiError('invalid_request', message, [{ path: 'url', message: err.code }]));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (a garbled request line,
+ * headers over the size limit, a body shorter than its Content-Length): answered on the raw
+ * socket, still in the documented error shape, then the connection is closed.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const message =
+      err.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large; send fewer or shorter headers' : `the HTTP request is malformed (${err.code ?? 'parse error'}); send a well-formed HTTP/1.1 request`;
+    const body = JSON.stringify({ error: { code: 'invalid_request', message, details: [] } });
+    socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 export function installErrorHandling(app: FastifyInstance, onInternalError: (err: unknown) => void): void {
+  // Node would refuse a request without Host with an empty 400; this says why, in our shape.
+  app.addHook('onRequest', async (request) => {
+    if (!request.headers.host) throw apiError('invalid_request', 'the request has no Host header; HTTP/1.1 requires one');
+  });
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, apiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}; see docs/api.md for the list`));
   });
