@@ -54,6 +54,8 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
     for (const l of live.values()) sent += l.sent;
     total.update(sent, { done: formatBytes(sent), speed: formatSpeed(sent, clock() - totalT0) });
   };
+  // A log line is written over the top bar's line: clear what is left of the bar after it.
+  const log = (line: string) => multibar.log(`${line}\u001b[0K\n`);
   const end = (file: FileRef) => {
     const l = live.get(keyOf(file));
     if (!l) return;
@@ -89,21 +91,21 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           finishedBytes += event.file.size;
           end(event.file);
           updateTotal();
-          if (event.file.role === 'thumbnail') multibar.log(`✓ ${event.file.name} (thumbnail) in ${formatMs(event.ms)}\n`);
+          if (event.file.role === 'thumbnail') log(`✓ ${event.file.name} (thumbnail) in ${formatMs(event.ms)}`);
           break;
         case 'completed': {
           const where = event.sortOrder === undefined ? '' : ` image ${event.sortOrder + 1}`;
-          multibar.log(`✓ ${event.file.name} → ${event.itemType} ${event.itemId}${where}\n`);
+          log(`✓ ${event.file.name} → ${event.itemType} ${event.itemId}${where}`);
           break;
         }
         case 'failed':
           if (event.file) end(event.file);
-          multibar.log(`✗ ${event.file ? `${event.file.name}: ` : ''}${event.message}\n`);
+          log(`✗ ${event.file ? `${event.file.name}: ` : ''}${event.message}`);
           break;
         case 'retrying': {
           const l = live.get(keyOf(event.file));
           if (l) l.sent = 0;
-          multibar.log(`↻ ${event.file.name}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})\n`);
+          log(`↻ ${event.file.name}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`);
           break;
         }
         case 'skipped':
