@@ -201,4 +201,69 @@ describe('upload engine', () => {
     expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'created']);
     expect((await lib.items()).map((i) => i.title)).toEqual(['clip-5s', 'faststart']);
   });
+
+  it('--to appends images to an existing carousel, after checking it has room', async () => {
+    lib = await startLibrary();
+    const first = await lib.upload(await plan(['image/photo.jpg', 'image/photo.png'], { carousel: true }));
+    const id = first.summary.items[0]!.itemId!;
+    const more = await lib.upload(await plan(['image/photo.webp'], { to: id }));
+    expect(more.summary.items[0]).toMatchObject({ status: 'created', itemId: id, filesCompleted: 1 });
+    expect(ofType(more.events, 'completed')[0]).toMatchObject({ created: false, sortOrder: 2 });
+    expect((await lib.items())[0]!.files).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
+
+    const { checkAppendTargets } = await import('../../src/upload/preflight.js');
+    const video = (await lib.upload(await plan(['video/clip-5s.mp4']))).summary.items[0]!.itemId!;
+    const problems = await checkAppendTargets(
+      [
+        { contentItemId: id, newFiles: 8, source: '--to full' },
+        { contentItemId: id, newFiles: 7, source: '--to ok' },
+        { contentItemId: video, newFiles: 1, source: '--to video' },
+        { contentItemId: '00000000-0000-4000-8000-000000000000', newFiles: 1, source: '--to gone' },
+      ],
+      lib.client,
+    );
+    expect(problems).toEqual([
+      `--to full: carousel ${id} has 3 images; 8 more would be over the maximum of 10; append at most 7`,
+      `--to video: ${video} is a shortform, not a carousel; images can only be appended to a carousel`,
+      '--to gone: carousel 00000000-0000-4000-8000-000000000000 is not in this library; find its id with: contentlib ls --type carousel',
+    ]);
+  });
+
+  it('an item whose metadata PATCH failed is kept, reported, and the re-run applies the metadata', async () => {
+    lib = await startLibrary();
+    const l = lib;
+    const p = await plan(['video/clip-5s.mp4'], { metadata: { title: 'Launch', hashtags: ['a'] } });
+    const { ApiError } = await import('../../src/api/errors.js');
+    const failing = {
+      ...l.client,
+      patch: async () => {
+        throw new ApiError({ status: 503, code: 'unavailable', message: 'the service is down', method: 'PATCH', url: `${l.url}/api/v1/content/x` });
+      },
+    };
+    const bad = await l.upload(p, { api: failing });
+    expect(bad.summary.items[0]).toMatchObject({ status: 'partial' });
+    expect(bad.summary.items[0]!.message).toMatch(/was created, but its metadata could not be applied: the service is down \(503 unavailable\)\. Run the same command again/);
+    expect((await l.items())[0]!.title).toBe('clip-5s');
+
+    const again = await l.upload(p);
+    expect(again.summary.items[0]).toMatchObject({ status: 'skipped', itemId: bad.summary.items[0]!.itemId });
+    expect(await l.items()).toMatchObject([{ title: 'Launch' }]);
+    // Applied once: a third run sends nothing at all.
+    const third = await l.upload(p, { api: failing });
+    expect(third.summary.items[0]).toMatchObject({ status: 'skipped' });
+  });
+
+  it('uploads a thumbnail with its video and attaches it in the same PATCH as the metadata', async () => {
+    lib = await startLibrary();
+    const p = await plan(['video/clip-5s.mp4'], { thumbnail: 'image/photo.webp', metadata: { title: 'With cover' } });
+    const { summary, events } = await lib.upload(p);
+    expect(summary.items[0]).toMatchObject({ status: 'created' });
+    expect(ofType(events, 'uploaded').map((e) => e.file.role).sort()).toEqual(['file', 'thumbnail']);
+    const { item } = await lib.client.get(summary.items[0]!.itemId!);
+    expect(item.title).toBe('With cover');
+    expect(item.thumbnailUrl).toMatch(/photo\.webp\?/);
+    // The re-run knows the thumbnail is attached and sends nothing.
+    const again = await lib.upload(p);
+    expect(ofType(again.events, 'started')).toHaveLength(0);
+  });
 });
