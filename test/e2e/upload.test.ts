@@ -150,4 +150,17 @@ describe('contentlib upload (built CLI, embedded library)', () => {
     const after = await ls();
     expect(after.map((i) => i.fileName).sort()).toEqual(['big.mp4', 'clip-5s.mp4']);
   });
+
+  it('edit --thumbnail uploads the image and attaches it; a bad image is refused before anything is sent', async () => {
+    const up = await cli(['upload', 'fixtures/video/clip-5s.mp4']);
+    const id = up.stdout.split('\t')[0]!;
+    const bad = await cli(['edit', id, '--thumbnail', 'fixtures/other/notes.txt']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/notes\.txt: not a supported format/);
+    const r = await cli(['--json', 'edit', id, '--thumbnail', 'fixtures/image/photo.png', '--title', 'Covered']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const shown = JSON.parse((await cli(['--json', 'show', id])).stdout) as { item: { title: string; thumbnailUrl: string | null } };
+    expect(shown.item.title).toBe('Covered');
+    expect(shown.item.thumbnailUrl).toMatch(/photo\.png\?expires=/);
+  });
 });
