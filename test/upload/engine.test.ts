@@ -123,7 +123,9 @@ describe('upload engine', () => {
     const { summary, events } = await l.upload(await plan([big], { type: 'longform' }), { api });
     expect(summary.items[0]).toMatchObject({ status: 'failed' });
     expect(summary.items[0]!.message).toMatch(/signature_mismatch.*not retried/);
-    expect(ofType(events, 'retrying')).toHaveLength(0);
+    // The 403 may race the body on the socket (the server closes the connection while we send),
+    // which looks like a reset and is retried; the mismatch itself never is.
+    expect(ofType(events, 'retrying').filter((e) => /signature/.test(e.reason))).toHaveLength(0);
     expect(await l.items()).toHaveLength(0);
   });
 
