@@ -7,6 +7,7 @@ import { CONTENT_TYPES, STATUSES } from '../../rules/rules.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import type { UploadSummary } from '../../upload/events.js';
 import type { ItemMetadata, UploadPlan } from '../../upload/plan.js';
+import type { openApi as OpenApiFn } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
 
@@ -91,21 +92,9 @@ async function keepCtrlCClean<T>(open: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
-  const { buildPlan, formatProblem } = await import('../../upload/plan.js');
-  const plan = await buildPlan(paths, { type: flags.type, carousel: flags.carousel, to: flags.to, metadata: await metadataFromFlags(flags), manifest: flags.manifest, thumbnail: flags.thumbnail }, { cwd });
-  if (plan.problems.length > 0) {
-    throw new RejectedFilesError(plan.problems.map(formatProblem), 'Fix these and run the command again; see contentlib upload --help for the rules.');
-  }
-  if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
-  if (flags.dryRun) {
-    const { printPlan } = await import('../output/upload-plan.js');
-    await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
-    return { kind: 'dry-run', plan };
-  }
-  if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
-
-  const { client, target } = await keepCtrlCClean(async () => (await import('../api.js')).openApi(ctx, globals));
+/** The API, the journal of its library, and the checks that need the service (--to). */
+async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
+  const { client, target } = await keepCtrlCClean(() => openApi(ctx, globals));
   const { openJournal } = await import('../../upload/journal.js');
   const journal = await openJournal(ctx.paths.state, await journalTarget(ctx, globals, target.embedded), ctx.now);
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
@@ -121,7 +110,25 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
     ctx.signal,
   );
   if (remote.length > 0) throw new RejectedFilesError(remote, 'Nothing was uploaded.');
+  return { client, journal };
+}
 
+export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
+  const { buildPlan, formatProblem } = await import('../../upload/plan.js');
+  const plan = await buildPlan(paths, { type: flags.type, carousel: flags.carousel, to: flags.to, metadata: await metadataFromFlags(flags), manifest: flags.manifest, thumbnail: flags.thumbnail }, { cwd });
+  if (plan.problems.length > 0) {
+    throw new RejectedFilesError(plan.problems.map(formatProblem), 'Fix these and run the command again; see contentlib upload --help for the rules.');
+  }
+  if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
+  if (flags.dryRun) {
+    const { printPlan } = await import('../output/upload-plan.js');
+    await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
+    return { kind: 'dry-run', plan };
+  }
+  if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+
+  const api = await keepCtrlCClean(() => import('../api.js'));
+  const { client, journal } = await api.interruptible(ctx, () => openTarget(api.openApi, plan, flags, ctx, globals), 'Interrupted before anything was uploaded.');
   const { runUpload } = await import('../../upload/engine.js');
   const { DEFAULT_RETRY } = await import('../../api/retry.js');
   const { createProgress, progressKind } = await import('../output/progress.js');
