@@ -465,6 +465,21 @@ describe('carousels', () => {
     expect(got.body.files.map((x) => x.sortOrder)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it('concurrent additions to one carousel get distinct, gapless sortOrders', async () => {
+    const first = await uploadItem(s, key, image('p0.jpg'));
+    const files = Array.from({ length: 6 }, (_, i) => image(`p${i + 1}.jpg`, 300 + i));
+    const ready = await Promise.all(
+      files.map(async (f) => {
+        const p = await presign(s, key, f);
+        expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+        return { f, storageKey: p.body.key };
+      }),
+    );
+    const done = await Promise.all(ready.map(({ f, storageKey }) => complete(s, key, storageKey, f, 'carousel', { contentItemId: first.contentItemId })));
+    expect(done.map((d) => d.status)).toEqual(files.map(() => 200));
+    expect(done.map((d) => d.body.file!.sortOrder).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it('409 not_a_carousel for a video item, 404 for an unknown or another brand\'s item', async () => {
     const v = await uploadItem(s, key, video('v.mp4', 10));
     const other = await s.key('globex');
