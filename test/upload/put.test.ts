@@ -124,6 +124,25 @@ describe('presignAndPut', () => {
     expect(again).toHaveLength(0);
   });
 
+  it('presigns again before a retry when the URL it holds would expire before the file is sent', async () => {
+    const f = await file(100);
+    let now = Date.now();
+    let n = 0;
+    script.push('drop');
+    const retries: string[] = [];
+    const used = await presignAndPut(f, 'video/mp4', {
+      ...opts(async () => ({ ...presigned(++n), presignedUrl: `${base}/storage/k?expires=${Math.floor(now / 1000) + 3600}&signature=${n}` }), retries),
+      now: () => new Date(now),
+      // The backoff wait before the retry lasts 59 min 50 s: the URL has 10 s left.
+      sleep: async () => {
+        now += 3590_000;
+      },
+    });
+    expect(n).toBe(2);
+    expect(used.key).toBe('u/f2/a.mp4');
+    expect(seen).toHaveLength(2);
+  });
+
   it('understands S3 XML errors: an expired request is presigned again', async () => {
     const f = await file(100);
     let n = 0;
