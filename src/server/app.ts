@@ -22,6 +22,13 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     http: { requireHostHeader: false },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
+  // Every handler's work is tracked, so closing waits for it (see Services.drain).
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function tracked(this: FastifyInstance, request, reply) {
+      return services.track(Promise.resolve(handler.call(this, request, reply)));
+    };
+  });
   registerStorage(app, services);
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;

@@ -40,6 +40,19 @@ export function createServices(deps: AppDeps) {
     }
   }
 
-  return { deps, items, uploads, keys, deletions, removeObjects };
+  // Handlers still running, even for clients that went away: close() waits for them before the
+  // database is closed under their feet.
+  const running = new Set<Promise<unknown>>();
+  function track<T>(work: Promise<T>): Promise<T> {
+    running.add(work);
+    const forget = () => running.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+  async function drain(): Promise<void> {
+    while (running.size > 0) await Promise.allSettled([...running]);
+  }
+
+  return { deps, items, uploads, keys, deletions, removeObjects, track, drain };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -68,7 +68,8 @@ function fromFastify(err: FastifyError): HttpError | null {
       if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
         return apiError('invalid_request', 'the request body is empty; send a JSON object');
       }
-      return new HttpError(status, status === 400 ? 'invalid_request' : 'invalid_request', `the request was refused: ${err.message}`);
+      // Any other client error Fastify raises (bad header, bad URL encoding): keep its status.
+      return new HttpError(status, 'invalid_request', `the request was refused: ${err.message}`);
   }
 }
 

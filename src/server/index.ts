@@ -64,6 +64,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       close: () =>
         (closing ??= (async () => {
           await app.close();
+          // Connections are closed; handlers of clients that went away may still be finishing.
+          await services.drain();
           await stopSweeper();
           db.close();
         })()),

@@ -47,7 +47,7 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     dispose: async () => {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });
-      if (internal.length > 0) throw new Error(`server reported internal errors: ${internal.map(String).join('; ')}`);
+      if (internal.length > 0) throw new Error(`server reported internal errors: ${internal.map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join("; ")}`);
     },
   };
   return t;

@@ -281,6 +281,60 @@ describe('storage PUT', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('close() lets a PUT in flight finish, then stops', async () => {
+    const g = await startTestServer();
+    try {
+      const k = await g.key();
+      const f = image('slow.jpg', 4000);
+      const p = await presign(g, k, f);
+      const url = new URL(p.body.presignedUrl);
+      const sock = connect(Number(url.port), url.hostname);
+      const answer = new Promise<string>((resolve) => {
+        let text = '';
+        sock.on('data', (d: Buffer) => (text += d.toString('latin1')));
+        sock.on('close', () => resolve(text));
+      });
+      sock.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\nConnection: close\r\n\r\n`);
+      sock.write(f.bytes.subarray(0, 1000));
+      // The body has started streaming once its temp file exists.
+      while ((await readdir(join(g.dataDir, 'tmp'))).length === 0) await new Promise((r) => setImmediate(r));
+      const closing = g.close();
+      sock.write(f.bytes.subarray(1000));
+      expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+      await closing;
+      expect(await g.storage.size(p.body.key)).toBe(4000);
+    } finally {
+      await g.dispose();
+    }
+  });
+});
+
+describe('shutdown with a half-closing client', () => {
+  it('close() waits for the handler even when the client is gone: stored, no internal error', async () => {
+    const g = await startTestServer();
+    try {
+      const k = await g.key();
+      const f = image('half.jpg', 4000);
+      const p = await presign(g, k, f);
+      const url = new URL(p.body.presignedUrl);
+      const sock = connect(Number(url.port), url.hostname);
+      const gone = new Promise<void>((resolve) => sock.on('close', () => resolve()));
+      sock.resume();
+      sock.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\n\r\n`);
+      sock.write(f.bytes.subarray(0, 1000));
+      while ((await readdir(join(g.dataDir, 'tmp'))).length === 0) await new Promise((r) => setImmediate(r));
+      const closing = g.close();
+      sock.end(f.bytes.subarray(1000));
+      await gone;
+      await closing;
+      expect(await g.storage.size(p.body.key)).toBe(4000);
+    } finally {
+      await g.dispose();
+    }
+  });
+});
+
 describe('storage PUT faults (test flag)', () => {
   it('drops the first PUT after N bytes; nothing is stored; the retry succeeds', async () => {
     const f = image('f.jpg', 64 * 1024);

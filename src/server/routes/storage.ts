@@ -24,7 +24,8 @@ export function parseStorageUrl(rawUrl: string): SignedRequest | null {
   } catch {
     return null;
   }
-  const expires = Number(url.searchParams.get('expires'));
+  const expiresText = url.searchParams.get('expires') ?? '';
+  const expires = /^\d{1,15}$/.test(expiresText) ? Number(expiresText) : NaN;
   const signature = url.searchParams.get('signature') ?? '';
   if (!key || !Number.isSafeInteger(expires) || !signature) return null;
   return { key, expires, signature };
