@@ -142,7 +142,7 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
     );
   } catch (err) {
     // The bars must not be left on the screen (or the cursor hidden) when something unexpected breaks.
-    await progress.finish({ items: [], interrupted: ctx.signal.aborted, bytesSent: 0, ms: 0 }).catch(() => {});
+    await progress.stop().catch(() => {});
     // The engine reports every item's own failure in its summary; what it throws comes from
     // reading the journal and checking its items, before any transfer.
     if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');

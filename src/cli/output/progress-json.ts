@@ -33,5 +33,6 @@ export function createJsonProgress(io: IO): ProgressListener {
       await writeOut(io.stdout, `${JSON.stringify(summaryObject(summary))}\n`);
       await flushed(io.stdout);
     },
+    stop: () => flushed(io.stdout),
   };
 }

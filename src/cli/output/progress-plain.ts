@@ -55,5 +55,8 @@ export function createPlainProgress(io: IO, clock: () => number = () => performa
       for (const line of summaryLines(summary)) await writeOut(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
+    stop: async () => {
+      await flushed(io.stderr);
+    },
   };
 }

@@ -119,5 +119,10 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
       for (const line of summaryLines(summary)) await writeOut(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
+    async stop() {
+      multibar.update();
+      multibar.stop();
+      await flushed(io.stderr);
+    },
   };
 }

@@ -10,6 +10,8 @@ export interface ProgressListener {
   onEvent(event: UploadEvent): void;
   /** Stops drawing, writes the summary and waits until every byte of it is flushed. */
   finish(summary: UploadSummary): Promise<void>;
+  /** Stops drawing without a summary (the upload broke; the error is reported elsewhere). */
+  stop(): Promise<void>;
 }
 
 export type ProgressKind = 'tty' | 'plain' | 'json';
