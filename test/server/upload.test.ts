@@ -197,6 +197,15 @@ describe('storage PUT', () => {
     expect(r.headers.connection).toBe('close');
   });
 
+  it('a large body refused up front still gets its 403 (not a reset)', async () => {
+    const f = image('big.jpg', 16 * MB);
+    const p = await presigned(f);
+    const r = await put(p.presignedUrl, f, { 'content-type': 'image/png' });
+    expect(r.status).toBe(403);
+    expect(errorOf(r).code).toBe('content_type_mismatch');
+    expect(await s.storage.size(p.key)).toBeNull();
+  });
+
   it('403 content_length_mismatch for a body longer than signed, and nothing is stored', async () => {
     const p = await presigned(image('a.jpg', 256));
     const r = await put(p.presignedUrl, image('a.jpg', 300));
