@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema } from '../../api/schemas.js';
+import { readVideoDuration } from '../../media/duration.js';
 import { MediaError } from '../../media/errors.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../../media/sniff.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile, formatOfMime } from '../../rules/rules.js';
@@ -119,7 +120,6 @@ async function resolveDuration(s: Services, body: CompleteRequest): Promise<numb
   let seconds = body.durationSeconds;
   if (seconds === undefined) {
     try {
-      const { readVideoDuration } = await import('../../media/duration.js');
       seconds = await readVideoDuration(s.deps.storage.pathOf(body.key));
     } catch (err) {
       if (!(err instanceof MediaError)) throw err;
@@ -143,6 +143,8 @@ function commit(s: Services, caller: Caller, body: CompleteRequest, upload: Uplo
   const at = s.deps.now().toISOString();
   if (addToCarousel) {
     const itemId = body.contentItemId!;
+    // The carousel may have been deleted while the bytes were being checked.
+    if (!s.items.get(caller.brandId, itemId)) throw apiError('not_found', `no content item ${itemId}; it was deleted meanwhile`);
     checkRoom(s.items.fileCount(itemId), itemId);
     const file = s.items.addFile({ id: randomUUID(), itemId, fileKey: upload.key, fileName: body.fileName, contentType: body.contentType, fileSize: body.fileSize, createdAt: at });
     s.items.touch(itemId, at);
