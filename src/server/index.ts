@@ -58,7 +58,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     }
     let closing: Promise<void> | null = null;
     return {
-      url: address.replace('://[::1]', '://localhost'),
+      url: address,
       storage,
       sweep: () => sweep(services),
       close: () =>
