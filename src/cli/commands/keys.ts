@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { outputMode } from '../output/mode.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
 export interface KeyInfo {
@@ -85,6 +84,8 @@ Examples:
     .action(async (o: { dataDir?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
+      // Imported here, not at the top: output/mode.js loads chalk, which --version and --help never need.
+      const { outputMode } = await import('../output/mode.js');
       ctx.io.stdout.write(formatKeys(list, outputMode(ctx.io, globals.json), ctx.io.columns));
     });
 
