@@ -1,7 +1,7 @@
 // The typed HTTP client of the Content Library Service, on undici: one keep-alive dispatcher for
 // the whole run, one method per endpoint, every answer parsed with the shared zod schemas, every
 // failure a typed error (./errors.ts), and retries through ./retry.ts.
-import { Agent, request } from 'undici';
+import { Agent, request } from './undici.js';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {

@@ -13,7 +13,7 @@ import type { ReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
+import { request } from '../api/undici.js';
 import type { Dispatcher } from 'undici';
 import { NetworkError, StorageError, TimeoutError, classifyForRetry, errorFromResponse, networkCode } from '../api/errors.js';
 import type { RetryDecision, RetryPolicy } from '../api/retry.js';
