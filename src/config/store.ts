@@ -1,8 +1,12 @@
-// The CLI's config file (profiles and the embedded library's key), kept with `conf` under
+// The CLI's config file (profiles and the embedded library's key), `config.json` under
 // ctx.paths.config. It holds API keys, so it is mode 0600 and the mode is checked after each
-// write: a file others can read is repaired, or the write fails loudly.
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import Conf from 'conf';
+// write: a file others can read is repaired, or the write fails loudly. Writes go to a temp
+// file that is fsynced and renamed over the old one, so a crash never leaves half a file.
+// (Plain node:fs rather than `conf`: conf loads ajv and semver, ~200 modules, into the
+// start-up of every command that reads the config — see docs/reliability.md.)
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliError } from '../cli/errors.js';
 
 export interface Profile {
@@ -53,30 +57,66 @@ function clean(raw: Record<string, unknown>): ConfigData {
   return data;
 }
 
-export function openConfig(dir: string): ConfigStore {
-  let conf: Conf<Record<string, unknown>>;
+/** The file's JSON object; a missing or empty file is an empty one. */
+function load(path: string): Record<string, unknown> {
+  let text: string;
   try {
-    // The folder too is owner-only when we create it (an existing one is left as the user set it).
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    conf = new Conf<Record<string, unknown>>({
-      cwd: dir,
-      configName: 'config',
-      configFileMode: CONFIG_FILE_MODE,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-    });
+    text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new CliError(`Could not read the config file ${dir}/config.json: ${(err as Error).message}`, {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
+  if (text.trim() === '') return {};
+  const parsed = JSON.parse(text) as unknown;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('it does not hold a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function loadOrExplain(path: string): Record<string, unknown> {
+  try {
+    return load(path);
+  } catch (err) {
+    throw new CliError(`Could not read the config file ${path}: ${(err as Error).message}`, {
       hint: 'Fix or remove the file (you will need to log in again), then run the command again.',
       cause: err,
     });
   }
+}
+
+/** Temp file (mode 0600, fsynced) renamed over `path`: readers see the old file or the new one. */
+function writeAtomically(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx', CONFIG_FILE_MODE);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+export function openConfig(dir: string): ConfigStore {
+  const path = join(dir, 'config.json');
+  try {
+    // The folder too is owner-only when we create it (an existing one is left as the user set it).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new CliError(`Could not create the config folder ${dir}: ${(err as Error).message}`, { hint: 'Check its permissions, or set CONTENTLIB_HOME.', cause: err });
+  }
+  // Read once now, so a broken file is reported before the command does anything.
+  loadOrExplain(path);
   return {
-    path: conf.path,
-    read: () => clean(conf.store),
+    path,
+    read: () => clean(loadOrExplain(path)),
     write: (data) => {
-      conf.store = JSON.parse(JSON.stringify(data)) as Record<string, unknown>;
-      ensurePrivate(conf.path);
+      writeAtomically(path, `${JSON.stringify(data, null, '\t')}\n`);
+      ensurePrivate(path);
     },
   };
 }
