@@ -31,6 +31,22 @@ export function colorFromEnv(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
   return isTTY;
 }
 
+/**
+ * A reader that goes away (`contentlib ls | head`) makes writes fail with EPIPE. That is not an
+ * error of ours: the stream is marked closed, commands that only print stop early (isClosed), and
+ * an upload goes on to finish its work and its journal.
+ */
+export function ignoreBrokenPipe(stream: Writable): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
+/** The stream's reader is gone (or it was closed): nothing more written to it will be read. */
+export function isClosed(stream: Writable): boolean {
+  return stream.destroyed || Boolean(stream.errored) || stream.writableEnded;
+}
+
 export function systemIO(env: NodeJS.ProcessEnv = process.env): IO {
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stderrIsTTY = Boolean(process.stderr.isTTY);

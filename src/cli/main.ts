@@ -6,7 +6,7 @@ import { CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import type { CliContext } from './context.js';
 import { EXIT, describeError } from './errors.js';
-import { systemIO } from './io.js';
+import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
 
 export function packageVersion(): string {
@@ -40,14 +40,24 @@ export async function run(argv: readonly string[], ctx: CliContext, closers: Arr
   }
 }
 
+/** Signals this close after the first are an echo (see onSignal), not a second Ctrl-C. */
+const SIGNAL_ECHO_MS = 250;
+
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const closers: Array<() => Promise<void> | void> = [];
-  let interrupts = 0;
+  let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    interrupts++;
-    if (interrupts > 1) process.exit(EXIT.interrupted); // a second Ctrl-C means "now"
-    controller.abort(new Error(signal));
+    const now = Date.now();
+    if (firstSignalAt === undefined) {
+      firstSignalAt = now;
+      controller.abort(new Error(signal));
+      return;
+    }
+    // A second Ctrl-C means "now". But conf's dependency when-exit answers the first signal by
+    // sending the same signal again at once; that echo arrives within milliseconds, a person's
+    // second keypress does not.
+    if (now - firstSignalAt > SIGNAL_ECHO_MS) process.exit(EXIT.interrupted);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -62,6 +72,8 @@ export async function main(): Promise<void> {
     onClose: (fn) => closers.push(fn),
   };
   if (process.argv.includes('--no-color')) ctx.io.color = false;
+  ignoreBrokenPipe(process.stdout);
+  ignoreBrokenPipe(process.stderr);
   const code = await run(process.argv.slice(2), ctx, closers);
   process.exit(code);
 }

@@ -9,6 +9,7 @@ import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../../rules/rules.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { isClosed } from '../io.js';
 
 export interface LsOptions {
   status?: Status;
@@ -25,6 +26,8 @@ export interface LsDeps {
   /** Receives each page as it arrives. */
   onPage: (items: readonly ContentItem[]) => Promise<void>;
   signal?: AbortSignal;
+  /** True once nobody reads the output any more (`ls --all | head`): stop fetching pages. */
+  stopped?: () => boolean;
 }
 
 /** Walks pages until the limit or the end; returns how many items were handed to onPage. */
@@ -40,6 +43,7 @@ export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number
     await deps.onPage(items);
     count += items.length;
     offset += page.items.length;
+    if (deps.stopped?.()) return { count, hasMore: page.hasMore };
     if (!page.hasMore || page.items.length === 0) return { count, hasMore: false };
     if (count >= wanted) return { count, hasMore: true };
   }
@@ -79,7 +83,7 @@ Examples:
       const { createItemListPrinter } = await import('../output/items.js');
       const { client } = await openApi(ctx, globals);
       const printer = createItemListPrinter(ctx.io, outputMode(ctx.io, globals.json), ctx.now);
-      const result = await interruptible(ctx, () => runLs(opts, { client, onPage: printer.page, signal: ctx.signal }), 'Interrupted; the list above is incomplete.');
+      const result = await interruptible(ctx, () => runLs(opts, { client, onPage: printer.page, signal: ctx.signal, stopped: () => isClosed(ctx.io.stdout) }), 'Interrupted; the list above is incomplete.');
       await printer.end();
       if (result.hasMore && ctx.io.stderrIsTTY && !globals.json) {
         ctx.io.stderr.write(`More items exist: use --offset ${(opts.offset ?? 0) + result.count} for the next page, or --all.\n`);

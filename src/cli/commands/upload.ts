@@ -75,26 +75,9 @@ async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: 
   return journalTargetId(target.kind === 'remote' ? target.baseUrl : 'embedded', keyId);
 }
 
-/**
- * Opening the API loads `conf`, whose `atomically` → `when-exit` hooks SIGINT/SIGTERM and, on
- * the first Ctrl-C, kills the process with the same signal again. main.ts reads that second
- * signal as "press twice: exit now", so the upload would die before it can write its summary.
- * Signal listeners added while opening are removed (when-exit only cleans conf's temp files,
- * and conf has finished writing by then); main's own handler stays.
- */
-async function keepCtrlCClean<T>(open: () => Promise<T>): Promise<T> {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-  try {
-    return await open();
-  } finally {
-    for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.removeListener(s, l);
-  }
-}
-
 /** The API, the journal of its library, and the checks that need the service (--to). */
 async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
-  const { client, target } = await keepCtrlCClean(() => openApi(ctx, globals));
+  const { client, target } = await openApi(ctx, globals);
   const { openJournal } = await import('../../upload/journal.js');
   const journal = await openJournal(ctx.paths.state, await journalTarget(ctx, globals, target.embedded), ctx.now);
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
@@ -127,7 +110,7 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
 
-  const api = await keepCtrlCClean(() => import('../api.js'));
+  const api = await import('../api.js');
   const { client, journal } = await api.interruptible(ctx, () => openTarget(api.openApi, plan, flags, ctx, globals), 'Interrupted before anything was uploaded.');
   const { runUpload } = await import('../../upload/engine.js');
   const { DEFAULT_RETRY } = await import('../../api/retry.js');

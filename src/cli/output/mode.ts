@@ -3,6 +3,7 @@
 import { Chalk } from 'chalk';
 import type { ChalkInstance } from 'chalk';
 import type { Writable } from 'node:stream';
+import { isClosed } from '../io.js';
 import type { IO } from '../io.js';
 
 export type OutputMode = 'table' | 'plain' | 'json';
@@ -17,18 +18,23 @@ export function paint(io: IO): ChalkInstance {
   return new Chalk({ level: io.color ? 1 : 0 });
 }
 
-/** Writes and waits for the stream to drain when it asks to: memory stays flat for long outputs. */
+/**
+ * Writes and waits for the stream to drain when it asks to, so memory stays flat for long
+ * outputs. A stream whose reader went away (EPIPE) or that closed resolves it too: callers check
+ * isClosed() to stop early, and nothing hangs on a reader that is gone.
+ */
 export function write(stream: Writable, text: string): Promise<void> {
+  if (isClosed(stream)) return Promise.resolve();
   if (stream.write(text)) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error) => {
-      stream.off('drain', onDrain);
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
       stream.off('error', done);
-      if (err) reject(err);
-      else resolve();
+      stream.off('close', done);
+      resolve();
     };
-    const onDrain = () => done();
-    stream.once('drain', onDrain);
+    stream.once('drain', done);
     stream.once('error', done);
+    stream.once('close', done);
   });
 }

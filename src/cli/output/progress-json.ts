@@ -3,8 +3,9 @@
 // quiet: everything a program needs is on stdout.
 import type { UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
+import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
-import { flushed, writeOut } from './progress.js';
+import { flushed } from './progress.js';
 
 export function summaryObject(summary: UploadSummary) {
   const n = (s: string) => summary.items.filter((o) => o.status === s).length;
@@ -30,7 +31,7 @@ export function createJsonProgress(io: IO): ProgressListener {
       if (!io.stdout.destroyed) io.stdout.write(`${JSON.stringify(event)}\n`);
     },
     async finish(summary) {
-      await writeOut(io.stdout, `${JSON.stringify(summaryObject(summary))}\n`);
+      await write(io.stdout, `${JSON.stringify(summaryObject(summary))}\n`);
       await flushed(io.stdout);
     },
     stop: () => flushed(io.stdout),

@@ -4,8 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
+import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
-import { flushed, writeOut, formatMs, formatSpeed } from './progress.js';
+import { flushed, formatMs, formatSpeed } from './progress.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {
@@ -51,8 +52,8 @@ export function createPlainProgress(io: IO, clock: () => number = () => performa
       if (line !== undefined && !io.stderr.destroyed) io.stderr.write(`${line}\n`);
     },
     async finish(summary: UploadSummary) {
-      for (const row of itemRows(summary, false)) await writeOut(io.stdout, `${row}\n`);
-      for (const line of summaryLines(summary)) await writeOut(io.stderr, `${line}\n`);
+      for (const row of itemRows(summary, false)) await write(io.stdout, `${row}\n`);
+      for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
     stop: async () => {

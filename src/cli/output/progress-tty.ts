@@ -7,8 +7,9 @@ import type { MultiBar, SingleBar } from 'cli-progress';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
+import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
-import { flushed, writeOut, formatMs, formatSpeed } from './progress.js';
+import { flushed, formatMs, formatSpeed } from './progress.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 import { truncate } from './table.js';
 
@@ -115,8 +116,8 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
     async finish(summary: UploadSummary) {
       multibar.update(); // prints the lines still queued in its log buffer
       multibar.stop();
-      for (const row of itemRows(summary, io.stdoutIsTTY)) await writeOut(io.stdout, `${row}\n`);
-      for (const line of summaryLines(summary)) await writeOut(io.stderr, `${line}\n`);
+      for (const row of itemRows(summary, io.stdoutIsTTY)) await write(io.stdout, `${row}\n`);
+      for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
     async stop() {
