@@ -51,7 +51,7 @@ async function embeddedKey(store: ConfigStore, dataDir: string): Promise<Embedde
   // First use, a data directory that was wiped, or a revoked key: make a fresh one.
   const created = await createApiKey(dataDir, EMBEDDED_BRAND);
   const key: EmbeddedKey = { dataDir, brand: created.brand, keyId: created.id, apiKey: created.key };
-  store.write({ ...store.read(), embedded: key });
+  await store.write({ ...store.read(), embedded: key });
   return key;
 }
 

@@ -19,7 +19,7 @@ const mode = async (p: string) => (await stat(p)).mode & 0o777;
 describe('config store', () => {
   it('writes profiles and the embedded key, mode 0600, in a 0700 folder', async () => {
     const store = openConfig(join(dir, 'config'));
-    store.write({ activeProfile: 'p', profiles: { p: { baseUrl: 'https://x', apiKey: 'cl_secret' } }, embedded: { dataDir: '/d', brand: 'local', keyId: 'k', apiKey: 'cl_e' } });
+    await store.write({ activeProfile: 'p', profiles: { p: { baseUrl: 'https://x', apiKey: 'cl_secret' } }, embedded: { dataDir: '/d', brand: 'local', keyId: 'k', apiKey: 'cl_e' } });
     expect(await mode(store.path)).toBe(0o600);
     expect(await mode(join(dir, 'config'))).toBe(0o700);
     expect(openConfig(join(dir, 'config')).read()).toEqual({
@@ -34,7 +34,7 @@ describe('config store', () => {
     await writeFile(path, '{"profiles":{}}');
     await chmod(path, 0o644);
     const store = openConfig(dir);
-    store.write({ profiles: {} });
+    await store.write({ profiles: {} });
     expect(await mode(path)).toBe(0o600);
   });
 

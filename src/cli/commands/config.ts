@@ -58,7 +58,7 @@ export async function runConfigSet(rawKey: string, value: string, profile: strin
     const { normalizeBaseUrl } = await import('../../config/resolve.js');
     data.profiles[profileName(data, profile)]!.baseUrl = normalizeBaseUrl(value, 'base-url');
   }
-  store.write(data);
+  await store.write(data);
 }
 
 export function registerConfig(program: Command, ctx: CliContext): void {

@@ -45,18 +45,18 @@ export async function runLogin(o: { baseUrl: string; apiKey: string; profile: st
   const data = deps.store.read();
   data.profiles[o.profile] = { baseUrl, apiKey };
   data.activeProfile = o.profile;
-  deps.store.write(data);
+  await deps.store.write(data);
   return { profile: o.profile, baseUrl, key: redactKey(apiKey) };
 }
 
 /** Removes a profile; returns false when there was none to remove. */
-export function runLogout(profile: string | undefined, store: ConfigStore): { profile?: string; removed: boolean } {
+export async function runLogout(profile: string | undefined, store: ConfigStore): Promise<{ profile?: string; removed: boolean }> {
   const data = store.read();
   const name = profile ?? data.activeProfile;
   if (!name || !data.profiles[name]) return name ? { profile: name, removed: false } : { removed: false };
   delete data.profiles[name];
   if (data.activeProfile === name) delete data.activeProfile;
-  store.write(data);
+  await store.write(data);
   return { profile: name, removed: true };
 }
 
@@ -132,7 +132,7 @@ Examples:
     .action(async (_opts: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const { openConfig } = await import('../../config/store.js');
-      const result = runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
+      const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
       if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
       if (result.removed) ctx.io.stderr.write(`Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`);
       else ctx.io.stderr.write(result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n');
