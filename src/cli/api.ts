@@ -9,7 +9,7 @@ import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
 import { resolveTarget } from '../config/resolve.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { InterruptedError } from './errors.js';
+import { InterruptedError, nameTarget } from './errors.js';
 
 export interface ApiTarget {
   baseUrl: string;
@@ -78,6 +78,7 @@ export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<
   const client = createApiClient({ baseUrl: server.url, apiKey: key.apiKey, ...common });
   // Closers run in reverse: the client lets go of its sockets before the server stops.
   ctx.onClose(() => client.close());
+  nameTarget(server.url, `the embedded library (${dataDir})`);
   if (ctx.io.stderrIsTTY && !noticeShown) {
     noticeShown = true;
     ctx.io.stderr.write(`Using the embedded library in ${dataDir} (no remote configured; see contentlib login)\n`);

@@ -71,6 +71,16 @@ export class InterruptedError extends CliError {
   }
 }
 
+/**
+ * Names for base URLs that mean nothing to a person: the embedded library listens on a fresh
+ * 127.0.0.1 port each run, so its errors name its data folder instead.
+ */
+const targetNames = new Map<string, string>();
+
+export function nameTarget(baseUrl: string, name: string): void {
+  targetNames.set(baseUrl.replace(/\/+$/, ''), name);
+}
+
 /** The base URL a request went to: everything before /api/v1, or the origin for storage URLs. */
 function baseOf(url: string): string {
   const at = url.indexOf('/api/v1/');
@@ -110,7 +120,7 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
     if (err.status === 404) {
       const id = itemIdOf(err.url);
       return {
-        message: `${id ? `Item ${id}` : 'That item'} is not in this brand's library at ${base}.\nCheck the id with: contentlib ls   (ids of another brand are not visible with this key)`,
+        message: `${id ? `Item ${id}` : 'That item'} is not in ${targetNames.get(base) ?? `this brand's library at ${base}`}.\nCheck the id with: contentlib ls   (ids of another brand are not visible with this key)`,
         exitCode: EXIT.notFound,
       };
     }

@@ -117,7 +117,9 @@ describe('embedded library (no remote configured)', () => {
     const r = await cli(home.dir, ['show', '6f1d2c3b-0000-4000-8000-000000000000']);
     expect(r.exitCode).toBe(5);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain("Item 6f1d2c3b-0000-4000-8000-000000000000 is not in this brand's library");
+    // The embedded library's URL is a new port each run: the message names its data folder.
+    expect(r.stderr).toContain(`Item 6f1d2c3b-0000-4000-8000-000000000000 is not in the embedded library (${join(home.dir, 'data')})`);
+    expect(r.stderr).not.toContain('127.0.0.1');
   });
 
   it('edit changes fields, merges platform settings and prints the updated item', async () => {

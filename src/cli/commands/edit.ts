@@ -102,8 +102,8 @@ Examples:
       const { client } = await openApi(ctx, globals);
       if (thumb) {
         const { sendThumbnail } = await import('../../upload/thumbnail.js');
-        const { DEFAULT_RETRY } = await import('../../api/retry.js');
-        flags.thumbnailKey = await sendThumbnail(thumb.file, { api: client, now: ctx.now, sleep: ctx.sleep, policy: DEFAULT_RETRY }, ctx.signal);
+        const { retryPolicy } = await import('../api.js');
+        flags.thumbnailKey = await sendThumbnail(thumb.file, { api: client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env) }, ctx.signal);
       }
       const item = await interruptible(ctx, () => runEdit(id, flags, { client, signal: ctx.signal }), 'Interrupted; the item may or may not have been changed (check with contentlib show).');
       await printItem(ctx.io, outputMode(ctx.io, globals.json), { item }, ctx.now());

@@ -83,7 +83,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
 Examples:
   contentlib serve
   contentlib serve --port 8080 --data-dir ./library
-  URL=$(contentlib serve --port 0 | head -n 1)   # scripts: the first stdout line is the URL
+  contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
 
 Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
     )

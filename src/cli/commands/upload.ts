@@ -113,14 +113,13 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   const api = await import('../api.js');
   const { client, journal } = await api.interruptible(ctx, () => openTarget(api.openApi, plan, flags, ctx, globals), 'Interrupted before anything was uploaded.');
   const { runUpload } = await import('../../upload/engine.js');
-  const { DEFAULT_RETRY } = await import('../../api/retry.js');
   const { createProgress, progressKind } = await import('../output/progress.js');
   const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
   let summary: UploadSummary;
   try {
     summary = await runUpload(
       plan,
-      { api: client, journal, concurrency: flags.concurrency, force: Boolean(flags.force), signal: ctx.signal, now: ctx.now, sleep: ctx.sleep, policy: DEFAULT_RETRY },
+      { api: client, journal, concurrency: flags.concurrency, force: Boolean(flags.force), signal: ctx.signal, now: ctx.now, sleep: ctx.sleep, policy: api.retryPolicy(ctx.env) },
       (event) => progress.onEvent(event),
     );
   } catch (err) {

@@ -78,10 +78,16 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
   }
   if (files.length || item.type === 'carousel') {
     lines.push(c.bold(`files (${files.length}, by sortOrder)`));
-    for (const f of sortedFiles(files)) {
-      const size = typeof f.fileSize === 'number' ? `  ${formatBytes(f.fileSize)}` : '';
-      lines.push(`  ${String(f.sortOrder).padStart(2)}  ${f.fileName ?? f.fileKey}${size}  ${c.dim(f.fileKey)}`);
-    }
+    // Columns padded to the widest entry so names, sizes and keys line up under each other.
+    const rows = sortedFiles(files).map((f) => ({
+      order: String(f.sortOrder),
+      name: f.fileName ?? f.fileKey,
+      size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
+      key: f.fileKey,
+    }));
+    const nameWidth = Math.max(0, ...rows.map((r) => r.name.length));
+    const sizeWidth = Math.max(0, ...rows.map((r) => r.size.length));
+    for (const r of rows) lines.push(`  ${r.order.padStart(2)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`);
   }
   return lines;
 }

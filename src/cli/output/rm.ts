@@ -8,8 +8,8 @@ import { paint, write } from './mode.js';
 export function confirmDeletion(io: IO, items: readonly ContentItem[]): Promise<boolean> {
   const c = paint(io);
   const lines = items.map((i) => `  ${c.cyan(i.id)}  ${i.type.padEnd(9)}  ${i.title}`);
-  const what = items.length === 1 ? 'this item' : `these ${items.length} items`;
-  io.stderr.write(`About to delete ${what} and all their files for good:\n${lines.join('\n')}\n`);
+  const what = items.length === 1 ? 'this item and all its files' : `these ${items.length} items and all their files`;
+  io.stderr.write(`About to delete ${what} for good:\n${lines.join('\n')}\n`);
   return confirm(io, items.length === 1 ? 'Delete it?' : `Delete all ${items.length}?`);
 }
 
