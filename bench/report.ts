@@ -13,6 +13,8 @@ export interface Machine {
   memoryGiB: number;
   node: string;
   os: string;
+  /** 1-minute load average when the run started and ended: other work on the machine skews every figure. */
+  load: string;
 }
 
 export interface Results {
@@ -75,6 +77,7 @@ export function renderResults(r: Results, notes: readonly string[]): string {
     `- Date: ${m.date}`,
     `- Machine: ${m.cores} cores (${m.cpus}), ${fixed(m.memoryGiB, 1)} GiB memory, ${m.os}`,
     `- Node: ${m.node}`,
+    `- Load average (1 min) at start / end: ${m.load}`,
     '',
     'Each figure is the median of several runs; every reference (curl, a shell loop, `node -e 0`) is measured in the same run, against the same `contentlib serve` process, on loopback.',
     '',
@@ -108,15 +111,16 @@ export function renderResults(r: Results, notes: readonly string[]): string {
   }
   if (r.startup) {
     const s = r.startup.medians;
+    const c = r.startup.cpu;
     lines.push(
       `## Start-up (hyperfine, ${r.startup.runs} runs after 3 warm-ups, median)`,
       '',
-      '| command | median | minus `node -e 0` |',
-      '|---|---|---|',
-      `| node -e 0 (reference) | ${fixed(s.node, 0)} ms | |`,
-      `| contentlib --version | ${fixed(s.version, 0)} ms | +${fixed(s.version - s.node, 0)} ms |`,
-      `| contentlib --help | ${fixed(s.help, 0)} ms | +${fixed(s.help - s.node, 0)} ms |`,
-      `| contentlib ls (embedded library, 1 item) | ${fixed(s.ls, 0)} ms | +${fixed(s.ls - s.node, 0)} ms |`,
+      '| command | median | minus `node -e 0` | CPU (user + sys, mean) |',
+      '|---|---|---|---|',
+      `| node -e 0 (reference) | ${fixed(s.node, 0)} ms | | ${fixed(c.node, 0)} ms |`,
+      `| contentlib --version | ${fixed(s.version, 0)} ms | +${fixed(s.version - s.node, 0)} ms | ${fixed(c.version, 0)} ms |`,
+      `| contentlib --help | ${fixed(s.help, 0)} ms | +${fixed(s.help - s.node, 0)} ms | ${fixed(c.help, 0)} ms |`,
+      `| contentlib ls (embedded library, 1 item) | ${fixed(s.ls, 0)} ms | +${fixed(s.ls - s.node, 0)} ms | ${fixed(c.ls, 0)} ms |`,
       '',
     );
   }

@@ -6,7 +6,7 @@
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_ONLY=large,bulk,startup,listing.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, totalmem, type as osType, release } from 'node:os';
+import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { benchBulk } from './bulk.js';
 import { benchLarge } from './large.js';
@@ -44,6 +44,7 @@ function machine(): Machine {
     memoryGiB: totalmem() / 1024 ** 3,
     node: process.version,
     os: `${osType()} ${release()}`,
+    load: loadavg()[0]!.toFixed(2),
   };
 }
 
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     await rm(work, { recursive: true, force: true });
   }
 
+  results.machine.load += ` / ${loadavg()[0]!.toFixed(2)} (${results.machine.cores} cores)`;
   // Hand-written analysis (profiles, causes of misses) travels with the figures.
   const notesFile = join(ROOT, 'bench/notes.md');
   const notes = existsSync(notesFile) ? (await readFile(notesFile, 'utf8')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2)) : [];
