@@ -9,6 +9,10 @@ import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
 
+function noRouteSchemas(): never {
+  throw new Error('Fastify route schemas are not used here: validate with the zod schemas of src/api/schemas.ts');
+}
+
 export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Services } {
   const services = createServices(deps);
   const app = Fastify({
@@ -20,6 +24,10 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     http: { requireHostHeader: false },
+    // Routes validate with zod (src/api/schemas.ts) and reply with JSON.stringify, never with
+    // Fastify route schemas: these stand-ins keep Fastify from loading ajv and
+    // fast-json-stringify (~130 modules) into every start of the embedded server.
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
   // Every handler's work is tracked, so closing waits for it (see Services.drain).
