@@ -2,17 +2,12 @@
 // printed once, alone on stdout (only its hash is kept); lists show a short prefix, never a key.
 import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../context.js';
+import type { KeyRow } from '../../server/repo/keys.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
-export interface KeyInfo {
-  id: string;
-  brand: string;
-  userId: string;
-  createdAt: string;
-  revokedAt: string | null;
-  prefix: string;
-}
+/** A key as the server's admin functions list it (prefix only, never the key). */
+export type KeyInfo = KeyRow;
 
 export async function runKeysCreate(o: { dataDir: string; brand: string }) {
   const brand = o.brand.trim();
