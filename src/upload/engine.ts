@@ -158,7 +158,7 @@ async function uploadSingle(run: Run, item: EngineItem, index: number, prior: Pr
       await thumb?.catch(() => {});
       if (deps.signal.aborted) return interrupted(outcome);
       emit({ type: 'failed', file: ref, item: index, message: messageOf(err) });
-      return { ...outcome, status: 'failed', message: `${file.name}: ${messageOf(err)}` };
+      return { ...outcome, status: 'failed', message: `${file.name}: ${messageOf(err)}`, ...keyRejected(err) };
     }
   }
   outcome.itemId = itemId;
@@ -192,7 +192,7 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
     });
   });
 
-  let failure: { name: string; message: string } | undefined;
+  let failure: { name: string; message: string; error: unknown } | undefined;
   for (const [n, { file }] of todo.entries()) {
     const ref = refOf(file, index, 'file');
     const r = await transfers[n]!;
@@ -205,7 +205,7 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
       outcome.filesCompleted++;
     } catch (err) {
       controllers.slice(n + 1).forEach((c) => c.abort());
-      failure = { name: file.name, message: messageOf(err) };
+      failure = { name: file.name, message: messageOf(err), error: err };
       emit({ type: 'failed', file: ref, item: index, message: failure.message });
       break;
     }
@@ -220,7 +220,7 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
   }
   if (failure) {
     const why = `${failure.name}: ${failure.message}`;
-    if (!itemId) return { ...outcome, status: 'failed', message: why };
+    if (!itemId) return { ...outcome, status: 'failed', message: why, ...keyRejected(failure.error) };
     if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles) return removeHalfCarousel(run, outcome, itemId, why);
     return {
       ...outcome,
@@ -336,6 +336,11 @@ function settle<T>(p: Promise<T>): Promise<Settled<T>> {
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
+}
+
+/** Marks an item stopped by a 401, so the command can exit 4 and say to log in again. */
+function keyRejected(err: unknown): Pick<ItemOutcome, 'keyRejected'> {
+  return err instanceof ApiError && err.status === 401 ? { keyRejected: true } : {};
 }
 
 /** One line on why a file failed, with the server's code so a person can search for it. */

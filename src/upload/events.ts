@@ -47,6 +47,8 @@ export interface ItemOutcome {
   filesTotal: number;
   /** Why it failed or is incomplete, and what to do. */
   message?: string;
+  /** The service rejected the API key (401): logging in again, not a retry, is what helps. */
+  keyRejected?: true;
   /** An item this run created and then deleted because it could not be finished. */
   deletedItemId?: string;
 }

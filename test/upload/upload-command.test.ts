@@ -14,6 +14,7 @@ const item = (status: ItemOutcome['status'], itemId?: string): ItemOutcome => ({
   filesTotal: 1,
   ...(itemId ? { itemId } : {}),
 });
+const rejected: ItemOutcome = { ...item('failed'), keyRejected: true };
 const summary = (items: ItemOutcome[], interrupted = false): UploadSummary => ({ items, interrupted, bytesSent: 0, ms: 0 });
 
 describe('upload exit codes', () => {
@@ -23,8 +24,17 @@ describe('upload exit codes', () => {
     [[item('partial', 'a')], false, EXIT.partial],
     [[item('failed'), item('failed')], false, EXIT.failure],
     [[item('created', 'a'), item('interrupted')], true, EXIT.interrupted],
+    [[rejected, rejected], false, EXIT.auth],
+    [[rejected, item('failed')], false, EXIT.failure],
+    [[item('created', 'a'), rejected], false, EXIT.partial],
   ] as const)('%j interrupted=%s → %s', (items, interrupted, code) => {
-    expect(outcomeError(summary([...items], interrupted))?.exitCode).toBe(code);
+    expect(outcomeError(summary([...items], interrupted), 'https://content.example.com')?.exitCode).toBe(code);
+  });
+
+  it('a refused key says to log in again, naming the service', () => {
+    const err = outcomeError(summary([rejected]), 'https://content.example.com/');
+    expect(err?.message).toBe('https://content.example.com rejected the API key (unknown or revoked key).');
+    expect(err?.hint).toContain('contentlib login --base-url https://content.example.com');
   });
 });
 

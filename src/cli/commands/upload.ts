@@ -9,7 +9,7 @@ import type { UploadSummary } from '../../upload/events.js';
 import type { ItemMetadata, UploadPlan } from '../../upload/plan.js';
 import type { openApi as OpenApiFn } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
+import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError, keyRejectedError } from '../errors.js';
 
 export interface UploadFlags {
   type?: ContentType;
@@ -49,12 +49,14 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
   return metadata;
 }
 
-/** Exit status from the outcome: 0 all done, 3 some not, 1 none, 130 interrupted. */
-export function outcomeError(summary: UploadSummary): CliError | undefined {
+/** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
+export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
   if (summary.interrupted) return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
+  // Running it again will not help when the key itself is refused: say to log in (exit 4).
+  if (!something && bad.every((o) => o.keyRejected)) return keyRejectedError(baseUrl);
   const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
   if (!something) {
     return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, { hint, exitCode: EXIT.failure });
@@ -93,7 +95,7 @@ async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: Up
     ctx.signal,
   );
   if (remote.length > 0) throw new RejectedFilesError(remote, 'Nothing was uploaded.');
-  return { client, journal };
+  return { client, journal, baseUrl: target.baseUrl };
 }
 
 export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
@@ -111,7 +113,7 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
 
   const api = await import('../api.js');
-  const { client, journal } = await api.interruptible(ctx, () => openTarget(api.openApi, plan, flags, ctx, globals), 'Interrupted before anything was uploaded.');
+  const { client, journal, baseUrl } = await api.interruptible(ctx, () => openTarget(api.openApi, plan, flags, ctx, globals), 'Interrupted before anything was uploaded.');
   const { runUpload } = await import('../../upload/engine.js');
   const { createProgress, progressKind } = await import('../output/progress.js');
   const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
@@ -132,7 +134,7 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   }
   await progress.finish(summary);
   if (ctx.env.CONTENTLIB_REPORT_RSS) ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
-  const failure = outcomeError(summary);
+  const failure = outcomeError(summary, baseUrl);
   if (failure) throw failure;
   return { kind: 'uploaded', summary };
 }

@@ -1,0 +1,72 @@
+// What a newcomer runs into, through the built CLI: each answer says what went wrong and what to
+// do, with the documented exit code, and nothing half-created. One test per fix from trying
+// every command by hand (see issue 6).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, cli, createKey, startRemote, tempHome } from '../cli/e2e-helpers.js';
+
+const homes: Array<{ remove: () => Promise<void> }> = [];
+async function home(): Promise<string> {
+  const h = await tempHome();
+  homes.push(h);
+  return h.dir;
+}
+afterAll(async () => {
+  await Promise.all(homes.map((h) => h.remove()));
+});
+
+/** No stack trace, no "this is a bug": the message is for a person. */
+function expectNoLeak(stderr: string): void {
+  expect(stderr).not.toMatch(/Unexpected error|This is a bug|\n\s+at /);
+}
+
+describe('the embedded data folder cannot be used', () => {
+  it('a file where the data folder should be is named, with what to do (exit 1)', async () => {
+    const h = await home();
+    await writeFile(join(h, 'data'), 'not a folder');
+    const r = await cli(h, ['ls']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`Cannot use ${join(h, 'data')} for the embedded library: a file is in the way where a folder should be`);
+    expect(r.stderr).toContain('CONTENTLIB_HOME');
+    expectNoLeak(r.stderr);
+  });
+
+  it('a folder where the database file should be: upload refuses before sending anything', async () => {
+    const h = await home();
+    await mkdir(join(h, 'data', 'contentlib.db'), { recursive: true });
+    const r = await cli(h, ['upload', join(FIXTURES, 'demo')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('the database cannot be opened there');
+    expect(r.stdout).toBe('');
+    expectNoLeak(r.stderr);
+  });
+});
+
+describe('against a remote (contentlib serve)', () => {
+  let serverHome: string;
+  let remote: Awaited<ReturnType<typeof startRemote>>;
+  beforeAll(async () => {
+    serverHome = await home();
+    remote = await startRemote(serverHome);
+  }, 30_000);
+  afterAll(async () => {
+    await remote.stop();
+  });
+
+  it('upload with a revoked key exits 4 and says to log in again, like every other command', async () => {
+    const key = await createKey(serverHome, 'acme');
+    const list = await cli(serverHome, ['keys', 'list']);
+    const id = list.stdout.split('\n').find((l) => l.includes('acme'))!.split('\t')[0]!;
+    expect((await cli(serverHome, ['keys', 'revoke', id])).exitCode).toBe(0);
+
+    const h = await home();
+    const env = { CONTENTLIB_BASE_URL: remote.url, CONTENTLIB_API_KEY: key };
+    const r = await cli(h, ['upload', join(FIXTURES, 'demo')], { env });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(`${remote.url} rejected the API key`);
+    expect(r.stderr).toContain(`contentlib login --base-url ${remote.url}`);
+    expect(r.stderr).not.toContain(key);
+    expect((await cli(h, ['ls'], { env })).exitCode).toBe(4);
+  });
+});
