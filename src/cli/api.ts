@@ -9,7 +9,7 @@ import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
 import { resolveTarget } from '../config/resolve.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { InterruptedError, nameTarget } from './errors.js';
+import { InterruptedError, dataDirError, nameTarget } from './errors.js';
 
 export interface ApiTarget {
   baseUrl: string;
@@ -70,9 +70,12 @@ export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<
   }
 
   const dataDir = ctx.paths.data;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const { startServer } = await import('../server/index.js');
-  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0 });
+  const server = await mkdir(dataDir, { recursive: true, mode: 0o700 })
+    .then(() => startServer({ dataDir, host: '127.0.0.1', port: 0 }))
+    .catch((err: unknown) => {
+      throw dataDirError(dataDir, err) ?? err;
+    });
   ctx.onClose(() => server.close());
   const key = await embeddedKey(store, dataDir);
   const client = createApiClient({ baseUrl: server.url, apiKey: key.apiKey, ...common });

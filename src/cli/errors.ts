@@ -71,6 +71,30 @@ export class InterruptedError extends CliError {
   }
 }
 
+/** Why a folder cannot be used, in words, for the file-system errors a person can fix. */
+const FOLDER_PROBLEMS: Record<string, string> = {
+  EEXIST: 'a file is in the way where a folder should be',
+  ENOTDIR: 'a file is in the way where a folder should be',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the disk is read-only',
+  ENOSPC: 'the disk is full',
+  SQLITE_CANTOPEN: 'the database cannot be opened there',
+  SQLITE_READONLY: 'the database is read-only',
+  SQLITE_FULL: 'the disk is full',
+};
+
+/** The embedded library's data folder cannot be used: which one, why, and what to do (or undefined: not that kind of error). */
+export function dataDirError(dataDir: string, err: unknown): CliError | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  const why = typeof code === 'string' ? FOLDER_PROBLEMS[code] : undefined;
+  if (!why) return undefined;
+  return new CliError(`Cannot use ${dataDir} for the embedded library: ${why} (${code}).`, {
+    hint: 'Move what is in the way or fix its permissions, point CONTENTLIB_HOME at a writable folder, or use a remote service (contentlib login).',
+    cause: err,
+  });
+}
+
 /**
  * Names for base URLs that mean nothing to a person: the embedded library listens on a fresh
  * 127.0.0.1 port each run, so its errors name its data folder instead.
@@ -107,15 +131,27 @@ function detailLines(details: readonly unknown[]): string {
   return lines.length ? `\n${lines.join('\n')}` : '';
 }
 
+/** A 401's message and what to do; upload reports it too, after its items each said why they failed. */
+function keyRejected(base: string, why: string): { message: string; hint: string } {
+  return {
+    message: `${base} rejected the API key (${why}).`,
+    hint: `Log in again with a valid key: contentlib login --base-url ${base}  (or set CONTENTLIB_API_KEY; --embedded uses the library on this machine)`,
+  };
+}
+
+/** The error for a command whose every request was refused with a 401 (exit 4). */
+export function keyRejectedError(baseUrl: string, why = 'unknown or revoked key'): AuthError {
+  const { message, hint } = keyRejected(baseUrl.replace(/\/+$/, ''), why);
+  return new AuthError(message, hint);
+}
+
 /** HTTP failures (src/api/errors.ts): 401 → 4, 404 → 5, anything else → 1, each with what to do. */
 function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCode } | undefined {
   if (err instanceof ApiError) {
     const base = baseOf(err.url);
     if (err.status === 401) {
-      return {
-        message: `${base} rejected the API key (${err.message}).\nLog in again with a valid key: contentlib login --base-url ${base}  (or set CONTENTLIB_API_KEY; --embedded uses the library on this machine)`,
-        exitCode: EXIT.auth,
-      };
+      const { message, hint } = keyRejected(base, err.message);
+      return { message: `${message}\n${hint}`, exitCode: EXIT.auth };
     }
     if (err.status === 404) {
       const id = itemIdOf(err.url);
