@@ -70,3 +70,22 @@ describe('against a remote (contentlib serve)', () => {
     expect((await cli(h, ['ls'], { env })).exitCode).toBe(4);
   });
 });
+
+describe('ids and flags a newcomer gets wrong', () => {
+  it('rm of ids that do not exist says so in words, not in HTTP routes (exit 5)', async () => {
+    const h = await home();
+    const r = await cli(h, ['rm', '--yes', 'abc', '00000000-0000-4000-8000-000000000000']);
+    expect(r.exitCode).toBe(5);
+    expect(r.stderr).toContain('Not deleted abc: no such item in this library (404 not_found)');
+    expect(r.stderr).toContain('Check the ids with: contentlib ls');
+    expect(r.stderr).not.toContain('/api/v1');
+  });
+
+  it('edit with no change lists every flag that changes something, --thumbnail too (exit 2)', async () => {
+    const h = await home();
+    const r = await cli(h, ['edit', '00000000-0000-4000-8000-000000000000']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('Nothing to change.');
+    expect(r.stderr).toContain('--platform-json, --thumbnail;');
+  });
+});

@@ -13,12 +13,17 @@ export function confirmDeletion(io: IO, items: readonly ContentItem[]): Promise<
   return confirm(io, items.length === 1 ? 'Delete it?' : `Delete all ${items.length}?`);
 }
 
+/** The server's 404 message speaks HTTP ("check the id with GET /api/v1/content"); a person needs less. */
+function whyNot(error: { status?: number; message: string }): string {
+  return error.status === 404 ? 'no such item in this library' : error.message;
+}
+
 /** --json: the results array on stdout. Otherwise one human line per id on stderr. */
 export async function printRmResults(io: IO, json: boolean, results: readonly RmResult[]): Promise<void> {
   if (json) return write(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
   const c = paint(io);
   for (const r of results) {
     if (r.deleted) io.stderr.write(`${c.green('Deleted')} ${r.id}${r.title !== undefined ? ` (${r.type}: ${r.title})` : ''}\n`);
-    else io.stderr.write(`${c.red('Not deleted')} ${r.id}: ${r.error.message}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}\n`);
+    else io.stderr.write(`${c.red('Not deleted')} ${r.id}: ${whyNot(r.error)}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}\n`);
   }
 }
