@@ -123,7 +123,7 @@ export function buildPatch(f: EditFlags, current?: ContentItem): PatchRequest {
   if (settings !== undefined) body.platformSettings = settings;
   if (f.thumbnailKey !== undefined) body.thumbnailKey = f.thumbnailKey;
   if (Object.keys(body).length === 0) {
-    throw new UsageError('Nothing to change.', 'Give at least one of --title, --description, --status, --hashtags, --add-hashtag, --remove-hashtag, --platform, --platform-json.');
+    throw new UsageError('Nothing to change.', 'Give at least one of --title, --description, --status, --hashtags, --add-hashtag, --remove-hashtag, --platform, --platform-json, --thumbnail; e.g. contentlib edit ID --status scheduled');
   }
   const parsed = PatchRequestSchema.safeParse(body);
   if (!parsed.success) {
