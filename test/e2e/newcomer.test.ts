@@ -81,6 +81,17 @@ describe('ids and flags a newcomer gets wrong', () => {
     expect(r.stderr).not.toContain('/api/v1');
   });
 
+  it('upload --to a carousel that is not there names the id and what to fix, once (exit 2, nothing sent)', async () => {
+    const h = await home();
+    const id = '00000000-0000-4000-8000-000000000000';
+    const r = await cli(h, ['upload', '--to', id, join(FIXTURES, 'image/photo.jpg')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`carousel ${id} is not in this library; find its id with: contentlib ls --type carousel`);
+    expect(r.stderr).toContain('Fix the carousel id (--to');
+    expect(r.stderr.match(/nothing was uploaded/gi)).toHaveLength(1);
+    expect((await cli(h, ['ls', '--json'])).stdout.trim()).toBe('[]');
+  });
+
   it('edit with no change lists every flag that changes something, --thumbnail too (exit 2)', async () => {
     const h = await home();
     const r = await cli(h, ['edit', '00000000-0000-4000-8000-000000000000']);

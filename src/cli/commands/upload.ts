@@ -94,7 +94,7 @@ async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: Up
     client,
     ctx.signal,
   );
-  if (remote.length > 0) throw new RejectedFilesError(remote, 'Nothing was uploaded.');
+  if (remote.length > 0) throw new RejectedFilesError(remote, 'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.');
   return { client, journal, baseUrl: target.baseUrl };
 }
 
