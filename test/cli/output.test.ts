@@ -1,7 +1,7 @@
 // The output layer: relative times, aligned rows, plain rows, the streamed JSON array, show.
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/api/schemas.js';
-import { createItemListPrinter, plainRow } from '../../src/cli/output/items.js';
+import { EMPTY_LIST, createItemListPrinter, plainRow } from '../../src/cli/output/items.js';
 import { plainItemLines, printItem } from '../../src/cli/output/item.js';
 import { outputMode } from '../../src/cli/output/mode.js';
 import { truncate } from '../../src/cli/output/table.js';
@@ -89,6 +89,13 @@ describe('item lists', () => {
     await createItemListPrinter(io, 'table', () => now).end();
     expect(io.out()).toBe('');
     expect(io.err()).toContain('No items match');
+  });
+
+  it('an empty library (no filter) says how to add something', async () => {
+    const io = bufferIO({ stdoutIsTTY: true });
+    await createItemListPrinter(io, 'table', () => now, EMPTY_LIST.library).end();
+    expect(io.out()).toBe('');
+    expect(io.err()).toBe('The library is empty. Add something with: contentlib upload <files or folders>\n');
   });
 
   it('truncates by display width (wide characters count twice)', () => {

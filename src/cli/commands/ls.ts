@@ -80,9 +80,10 @@ Examples:
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
-      const { createItemListPrinter } = await import('../output/items.js');
+      const { createItemListPrinter, EMPTY_LIST } = await import('../output/items.js');
       const { client } = await openApi(ctx, globals);
-      const printer = createItemListPrinter(ctx.io, outputMode(ctx.io, globals.json), ctx.now);
+      const filtered = opts.status !== undefined || opts.type !== undefined || opts.search !== undefined || (opts.offset ?? 0) > 0;
+      const printer = createItemListPrinter(ctx.io, outputMode(ctx.io, globals.json), ctx.now, filtered ? EMPTY_LIST.filtered : EMPTY_LIST.library);
       const result = await interruptible(ctx, () => runLs(opts, { client, onPage: printer.page, signal: ctx.signal, stopped: () => isClosed(ctx.io.stdout) }), 'Interrupted; the list above is incomplete.');
       await printer.end();
       if (result.hasMore && ctx.io.stderrIsTTY && !globals.json) {

@@ -45,7 +45,13 @@ function tableColumns(c: ChalkInstance): Column[] {
   ];
 }
 
-export function createItemListPrinter(io: IO, mode: OutputMode, now: () => Date): ItemListPrinter {
+/** On a terminal, what an empty table says: a newcomer's empty library needs a next step, a filter that found nothing does not. */
+export const EMPTY_LIST = {
+  filtered: 'No items match.',
+  library: 'The library is empty. Add something with: contentlib upload <files or folders>',
+} as const;
+
+export function createItemListPrinter(io: IO, mode: OutputMode, now: () => Date, whenEmpty: string = EMPTY_LIST.filtered): ItemListPrinter {
   let count = 0;
   if (mode === 'json') {
     return {
@@ -84,7 +90,7 @@ export function createItemListPrinter(io: IO, mode: OutputMode, now: () => Date)
       if (out) await write(io.stdout, out);
     },
     end: async () => {
-      if (count === 0) io.stderr.write('No items match.\n');
+      if (count === 0) io.stderr.write(`${whenEmpty}\n`);
       return count;
     },
   };
