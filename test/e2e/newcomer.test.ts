@@ -1,10 +1,15 @@
 // What a newcomer runs into, through the built CLI: each answer says what went wrong and what to
 // do, with the documented exit code, and nothing half-created. One test per fix from trying
 // every command by hand (see issue 6).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliContext } from '../../src/cli/context.js';
+import { run } from '../../src/cli/main.js';
+import { resolvePaths } from '../../src/config/paths.js';
 import { FIXTURES, cli, createKey, startRemote, tempHome } from '../cli/e2e-helpers.js';
+import { bufferIO } from '../cli/io-buffers.js';
 
 const homes: Array<{ remove: () => Promise<void> }> = [];
 async function home(): Promise<string> {
@@ -98,5 +103,22 @@ describe('ids and flags a newcomer gets wrong', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Nothing to change.');
     expect(r.stderr).toContain('--platform-json, --thumbnail;');
+  });
+});
+
+describe('Ctrl-C or Ctrl-D at a login question', () => {
+  it.each([
+    ['the API key', ['login', '--base-url', 'http://127.0.0.1:1']],
+    ['the base URL', ['login']],
+  ])('at %s: interrupted (130), nothing saved, not "the key is empty" (2)', async (_what, args) => {
+    const h = await home();
+    // A terminal whose input ends at once: what readline sees on Ctrl-D, and on Ctrl-C after its SIGINT closes it.
+    const io = bufferIO({ stdinIsTTY: true, stderrIsTTY: true });
+    (io.stdin as PassThrough).end();
+    const ctx: CliContext = { io, env: {}, paths: resolvePaths({ CONTENTLIB_HOME: h }), now: () => new Date(), sleep: async () => {}, signal: new AbortController().signal, onClose: () => {} };
+    expect(await run(args, ctx, [])).toBe(130);
+    expect(io.err()).toContain('Interrupted; nothing was saved.');
+    expect(io.err()).not.toContain('empty');
+    await expect(readdir(join(h, 'config')).catch(() => [])).resolves.not.toContain('config.json');
   });
 });

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { ApiError, redactKey } from '../../api/errors.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 
 export const DEFAULT_PROFILE = 'default';
@@ -67,15 +67,21 @@ async function readAllStdin(ctx: CliContext): Promise<string> {
 }
 
 async function loginInputs(ctx: CliContext, globals: GlobalOptions, withToken: boolean): Promise<{ baseUrl: string; apiKey: string }> {
-  const { askLine } = await import('../prompt.js');
+  const prompt = await import('../prompt.js');
+  // Ctrl-C or Ctrl-D at a question is the person stopping, not an empty answer.
+  const askLine = async (question: string, opts?: { hidden?: boolean }) => {
+    const answer = await prompt.askLine(ctx.io, question, opts);
+    if (answer === undefined) throw new InterruptedError('Interrupted; nothing was saved.');
+    return answer;
+  };
   const interactive = canPrompt(ctx.io);
   let baseUrl = globals.baseUrl ?? ctx.env.CONTENTLIB_BASE_URL;
-  if (!baseUrl && interactive && !withToken) baseUrl = await askLine(ctx.io, 'Base URL of the service (e.g. https://content.example.com): ');
+  if (!baseUrl && interactive && !withToken) baseUrl = await askLine('Base URL of the service (e.g. https://content.example.com): ');
   if (!baseUrl?.trim()) throw new UsageError('No base URL given; nothing was saved.', 'Add --base-url https://content.example.com');
   let apiKey: string | undefined;
   if (withToken) apiKey = await readAllStdin(ctx);
   else if (globals.apiKey) apiKey = globals.apiKey;
-  else if (interactive) apiKey = await askLine(ctx.io, 'API key (input hidden): ', { hidden: true });
+  else if (interactive) apiKey = await askLine('API key (input hidden): ', { hidden: true });
   else throw new UsageError('No terminal to ask for the API key on; nothing was saved.', 'Pipe the key in: printf %s "$KEY" | contentlib login --with-token --base-url URL');
   return { baseUrl: baseUrl.trim(), apiKey: apiKey ?? '' };
 }
