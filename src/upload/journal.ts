@@ -5,8 +5,8 @@
 // size and modification time: edit the file and it counts as new. The target is a hash of the
 // base URL (or the embedded data directory) and the API key's identity — never the key itself.
 // Every change is written at once, atomically (temp file + rename), so a crash or Ctrl-C loses
-// nothing. One process at a time per library is assumed: two runs writing the same journal at
-// once may lose each other's entries (never wrong ones: at worst a file is uploaded again).
+// nothing. One process at a time per library: the upload command holds journal-lock.ts's lock
+// while the journal is open (without it, two runs would lose each other's entries).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -106,6 +106,20 @@ describe('ids and flags a newcomer gets wrong', () => {
   });
 });
 
+describe('two commands at once on the embedded library', () => {
+  it('two uploads of the same folder and an ls at the same time: every item once, nothing fails', async () => {
+    const h = await home();
+    const demo = join(FIXTURES, 'demo');
+    const [a, b, list] = await Promise.all([cli(h, ['upload', demo]), cli(h, ['upload', demo]), cli(h, ['ls', '--json'])]);
+    expect([a.exitCode, b.exitCode, list.exitCode]).toEqual([0, 0, 0]);
+    const items = JSON.parse((await cli(h, ['ls', '--json'])).stdout) as Array<{ type: string }>;
+    expect(items.map((i) => i.type).sort()).toEqual(['carousel', 'shortform', 'shortform']);
+    // One of them did the work; the other waited for it, then skipped all three.
+    const skipped = [a, b].map((r) => r.stdout.split('\n').filter((l) => l.includes('\tskipped\t')).length).sort();
+    expect(skipped).toEqual([0, 3]);
+  });
+});
+
 describe('Ctrl-C or Ctrl-D at a login question', () => {
   it.each([
     ['the API key', ['login', '--base-url', 'http://127.0.0.1:1']],

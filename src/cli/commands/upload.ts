@@ -81,7 +81,16 @@ async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: 
 async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
   const { client, target } = await openApi(ctx, globals);
   const { openJournal } = await import('../../upload/journal.js');
-  const journal = await openJournal(ctx.paths.state, await journalTarget(ctx, globals, target.embedded), ctx.now);
+  const { lockJournal } = await import('../../upload/journal-lock.js');
+  const targetId = await journalTarget(ctx, globals, target.embedded);
+  // Another upload to this library first finishes; then its journal says what to skip.
+  const lock = await lockJournal(ctx.paths.state, targetId, {
+    sleep: ctx.sleep,
+    signal: ctx.signal,
+    onWait: (pid) => ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
+  });
+  ctx.onClose(() => lock.release());
+  const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
 
   const { checkAppendTargets } = await import('../../upload/preflight.js');
