@@ -21,16 +21,24 @@ export type Target =
   | { kind: 'remote'; baseUrl: string; apiKey: string; source: 'flags' | 'env' | 'profile'; profile?: string; label: string }
   | { kind: 'embedded'; label: string };
 
+/** "example.com" or "localhost:8080" typed without a scheme: what was probably meant. */
+function schemeHint(raw: string): string {
+  const bare = raw.trim();
+  if (!bare || bare.includes('://')) return 'Give the service root, e.g. https://content.example.com';
+  const local = /^(localhost|127\.|\[::1\])/i.test(bare);
+  return `Did you mean ${local ? 'http' : 'https'}://${bare}? Give the service root with its scheme, e.g. https://content.example.com`;
+}
+
 /** http(s) URL without a trailing slash; anything else is a usage error saying what to type. */
 export function normalizeBaseUrl(raw: string, from: string): string {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UsageError(`${from} "${raw}" is not a URL.`, 'Give the service root, e.g. https://content.example.com');
+    throw new UsageError(`${from} "${raw}" is not a URL.`, schemeHint(raw));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${from} "${raw}" must start with http:// or https://.`, 'Give the service root, e.g. https://content.example.com');
+    throw new UsageError(`${from} "${raw}" must start with http:// or https://.`, schemeHint(raw));
   }
   if (url.search || url.hash) throw new UsageError(`${from} "${raw}" must not have a query or fragment.`, 'Give the service root, e.g. https://content.example.com');
   return url.toString().replace(/\/+$/, '');

@@ -1,6 +1,6 @@
 // Target resolution is one pure function: each row is flags, environment, config → result.
 import { describe, expect, it } from 'vitest';
-import { resolveTarget } from '../../src/config/resolve.js';
+import { normalizeBaseUrl, resolveTarget } from '../../src/config/resolve.js';
 import type { TargetEnv, TargetFlags } from '../../src/config/resolve.js';
 import type { ConfigData } from '../../src/config/store.js';
 import { EXIT, UsageError } from '../../src/cli/errors.js';
@@ -59,5 +59,29 @@ describe('resolveTarget', () => {
     const t = resolveTarget({}, {}, config);
     expect(t.label).toContain('cl_cccc…');
     expect(t.label).not.toContain(KEY_C);
+  });
+});
+
+describe('a base URL typed without its scheme', () => {
+  it.each([
+    ['content.example.com', 'Did you mean https://content.example.com?'],
+    ['localhost:8080', 'Did you mean http://localhost:8080?'],
+    ['127.0.0.1:1', 'Did you mean http://127.0.0.1:1?'],
+  ])('%s → %s', (raw, hint) => {
+    expect(() => normalizeBaseUrl(raw, '--base-url')).toThrow(UsageError);
+    try {
+      normalizeBaseUrl(raw, '--base-url');
+    } catch (e) {
+      expect((e as UsageError).hint).toContain(hint);
+    }
+  });
+
+  it('a wrong scheme gets no guess', () => {
+    try {
+      normalizeBaseUrl('ftp://h', '--base-url');
+    } catch (e) {
+      expect((e as UsageError).hint).toBe('Give the service root, e.g. https://content.example.com');
+    }
+    expect.assertions(1);
   });
 });
