@@ -116,4 +116,11 @@ describe('progress listeners', () => {
     expect(lines).toContain('Created: v/clip.mp4 → id-1');
     expect(lines).toContain('Not created: v/big.mp4');
   });
+
+  it('a failed single file is named once, a carousel by its folder then the image', () => {
+    const failed = (source: string, message: string) => ({ index: 0, type: 'shortform' as const, source, status: 'failed' as const, filesCompleted: 0, filesSkipped: 0, filesTotal: 1, message });
+    const lines = summaryLines({ ...summary, items: [failed('v/teaser.mov', 'teaser.mov: quota exceeded (403 quota_exceeded)'), failed('v/album', '2.png: quota exceeded (403 quota_exceeded)')] });
+    expect(lines).toContain('Failed: v/teaser.mov: quota exceeded (403 quota_exceeded)');
+    expect(lines).toContain('Failed: v/album: 2.png: quota exceeded (403 quota_exceeded)');
+  });
 });

@@ -6,6 +6,12 @@ import type { ItemOutcome, UploadSummary } from '../../upload/events.js';
 import { formatMs } from './progress.js';
 
 /** One row per item that exists: id, type, status, source. Tab-separated unless `aligned`. */
+/** "dir/a.mp4: a.mp4: why" says the name twice: a single file's message already starts with it. */
+function withoutEcho(source: string, message: string): string {
+  const name = source.split(/[\\/]/).pop() ?? source;
+  return message.startsWith(`${name}: `) ? `${source}: ${message.slice(name.length + 2)}` : `${source}: ${message}`;
+}
+
 export function itemRows(summary: UploadSummary, aligned: boolean): string[] {
   const rows = summary.items.filter((o) => o.itemId).map((o) => [o.itemId!, o.type, o.status, o.source]);
   if (!aligned) return rows.map((r) => r.join('\t'));
@@ -38,7 +44,7 @@ export function summaryLines(summary: UploadSummary): string[] {
   if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
 
   for (const o of items) {
-    if (o.status === 'failed' || o.status === 'partial') lines.push(`${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${o.source}: ${o.message ?? 'unknown error'}`);
+    if (o.status === 'failed' || o.status === 'partial') lines.push(`${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`);
   }
   if (summary.interrupted) lines.push(...interruptedLines(items));
   return lines;
