@@ -97,6 +97,27 @@ describe('ids and flags a newcomer gets wrong', () => {
     expect((await cli(h, ['ls', '--json'])).stdout.trim()).toBe('[]');
   });
 
+  it('ls --offset -1 and --limit 0 say the lower bound, with an example (exit 2)', async () => {
+    const h = await home();
+    const offset = await cli(h, ['ls', '--offset', '-1']);
+    expect(offset.exitCode).toBe(2);
+    expect(offset.stderr).toContain('--offset must be a whole number, 0 or more, got "-1".');
+    expect(offset.stderr).toContain('For example: --offset 20');
+    const limit = await cli(h, ['ls', '--limit', '0']);
+    expect(limit.exitCode).toBe(2);
+    expect(limit.stderr).toContain('--limit must be a whole number, 1 or more, got 0.');
+  });
+
+  it('edit --platform-json of a missing file or a folder says so in words (exit 2)', async () => {
+    const h = await home();
+    const id = '00000000-0000-4000-8000-000000000000';
+    const missing = await cli(h, ['edit', id, '--platform-json', join(h, 'nope.json')]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain(`Cannot read --platform-json ${join(h, 'nope.json')}: no such file.`);
+    const folder = await cli(h, ['edit', id, '--platform-json', h]);
+    expect(folder.stderr).toContain(': it is a folder.');
+  });
+
   it('edit with no change lists every flag that changes something, --thumbnail too (exit 2)', async () => {
     const h = await home();
     const r = await cli(h, ['edit', '00000000-0000-4000-8000-000000000000']);

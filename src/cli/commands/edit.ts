@@ -42,7 +42,7 @@ async function readPlatformJson(source: string, ctx: CliContext): Promise<unknow
     try {
       text = await readFile(source, 'utf8');
     } catch (err) {
-      throw new UsageError(`Cannot read --platform-json ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`, 'Give a readable JSON file, or - to read standard input.');
+      throw new UsageError(`Cannot read --platform-json ${source}: ${unreadableWhy(err)}.`, 'Give a readable JSON file, or - to read standard input.');
     }
   }
   try {
@@ -56,6 +56,13 @@ interface EditCliOptions extends Omit<EditFlags, 'platformJson'> {
   platformJson?: string;
   /** --thumbnail IMG: uploaded (presign thumbnail:true + PUT), then PATCHed as thumbnailKey. */
   thumbnail?: string;
+}
+
+/** Why a file cannot be read, in words (the error code alone, "ENOENT", means nothing to most people). */
+function unreadableWhy(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a folder', EACCES: 'permission denied', EPERM: 'permission denied' };
+  return (code && words[code]) ?? (err as Error).message;
 }
 
 export function registerEdit(program: Command, ctx: CliContext): Command {

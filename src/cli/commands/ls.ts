@@ -51,9 +51,11 @@ export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number
 
 export function parseCount(name: string, min: number) {
   return (raw: string): number => {
-    if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${name} must be a whole number, got "${raw}".`);
+    // "-1" is a whole number to a person: say the lower bound, not only "whole number".
+    const what = `${name} must be a whole number, ${min} or more`;
+    if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${what}, got "${raw}".`, `For example: ${name} ${Math.max(min, 20)}`);
     const n = Number(raw);
-    if (n < min) throw new UsageError(`${name} must be at least ${min}, got ${n}.`);
+    if (n < min) throw new UsageError(`${what}, got ${n}.`, `For example: ${name} ${Math.max(min, 20)}`);
     return n;
   };
 }
