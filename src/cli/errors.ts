@@ -192,12 +192,34 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
   return undefined;
 }
 
+/** A server that could not listen (contentlib serve): the address, why, and what to do. */
+function describeListenFailure(err: unknown): { message: string; exitCode: ExitCode } | undefined {
+  const e = err as { syscall?: unknown; code?: unknown; address?: unknown; port?: unknown; hostname?: unknown } | null;
+  // A --host name that does not resolve fails in getaddrinfo; the HTTP client wraps its own (NetworkError).
+  const lookup = e?.syscall === 'getaddrinfo' && typeof e.hostname === 'string';
+  if ((e?.syscall !== 'listen' && !lookup) || typeof e?.code !== 'string') return undefined;
+  const address = lookup ? e.hostname : e.address;
+  const where = typeof address === 'string' ? `${address}${typeof e.port === 'number' && e.port > 0 ? `:${e.port}` : ''}` : 'that address';
+  const why: Record<string, string> = {
+    ENOTFOUND: `the host ${where} is not known`,
+    EAI_AGAIN: `the host ${where} could not be looked up`,
+    EADDRINUSE: `${where} is already in use (another contentlib serve, or another program)`,
+    EACCES: `no permission to listen on ${where} (ports below 1024 need privileges)`,
+    EADDRNOTAVAIL: `${where} is not an address of this machine`,
+  };
+  const text = why[e.code];
+  if (!text) return undefined;
+  return { message: `Cannot listen: ${text}.\nChoose another with --port (--port 0 takes any free port) or --host.`, exitCode: EXIT.failure };
+}
+
 /** The message and exit code for anything thrown, typed or not. */
 export function describeError(err: unknown, verbose = false): { message: string; exitCode: ExitCode } {
   if (err instanceof CliError) {
     const text = err.hint ? `${err.message}\n${err.hint}` : err.message;
     return { message: text, exitCode: err.exitCode };
   }
+  const listen = describeListenFailure(err);
+  if (listen) return listen;
   const http = describeHttpFailure(err);
   if (http) return verbose && err instanceof UnexpectedResponseError ? { ...http, message: `${http.message}\nBody: ${err.bodySnippet}` } : http;
   const e = err instanceof Error ? err : new Error(String(err));

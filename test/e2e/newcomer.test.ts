@@ -2,10 +2,13 @@
 // do, with the documented exit code, and nothing half-created. One test per fix from trying
 // every command by hand (see issue 6).
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
+import { describeError } from '../../src/cli/errors.js';
 import { run } from '../../src/cli/main.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { FIXTURES, cli, createKey, startRemote, tempHome } from '../cli/e2e-helpers.js';
@@ -124,6 +127,33 @@ describe('ids and flags a newcomer gets wrong', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Nothing to change.');
     expect(r.stderr).toContain('--platform-json, --thumbnail;');
+  });
+});
+
+describe('contentlib serve where it cannot listen', () => {
+  it('a port already in use is named, with what to do (exit 1, not "a bug")', async () => {
+    const taken = createServer();
+    await new Promise<void>((res) => taken.listen(0, '127.0.0.1', res));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await cli(await home(), ['serve', '--port', String(port)]);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(`Cannot listen: 127.0.0.1:${port} is already in use`);
+      expect(r.stderr).toContain('--port 0 takes any free port');
+      expectNoLeak(r.stderr);
+    } finally {
+      await new Promise((res) => taken.close(res));
+    }
+  });
+
+  it.each([
+    [{ syscall: 'listen', code: 'EADDRNOTAVAIL', address: '10.9.9.9', port: 0 }, 'Cannot listen: 10.9.9.9 is not an address of this machine.'],
+    [{ syscall: 'listen', code: 'EACCES', address: '0.0.0.0', port: 80 }, 'Cannot listen: no permission to listen on 0.0.0.0:80'],
+    [{ syscall: 'getaddrinfo', code: 'ENOTFOUND', hostname: 'nosuch.invalid' }, 'Cannot listen: the host nosuch.invalid is not known.'],
+  ])('%j → "%s"', (fields, expected) => {
+    const { message, exitCode } = describeError(Object.assign(new Error('raw'), fields));
+    expect(message).toContain(expected);
+    expect(exitCode).toBe(1);
   });
 });
 
