@@ -1,12 +1,21 @@
 #!/usr/bin/env node
 // Tiny launcher: all the code lives in dist/, built from src/ by `npm run build` (run by `npm ci`).
-import('../dist/cli/main.js').then(
-  (cli) => cli.main(),
-  (err) => {
-    if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('main.js')) {
-      process.stderr.write('contentlib is not built yet: run `npm run build` (or `npm ci`) in its folder.\n');
-      process.exit(1);
-    }
-    throw err;
-  },
-);
+import { readFileSync } from 'node:fs';
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // Answered here, from package.json, without loading the program: scripts call it often.
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${pkg.version}\n`);
+} else {
+  import('../dist/cli/main.js').then(
+    (cli) => cli.main(),
+    (err) => {
+      if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('main.js')) {
+        process.stderr.write('contentlib is not built yet: run `npm run build` (or `npm ci`) in its folder.\n');
+        process.exit(1);
+      }
+      throw err;
+    },
+  );
+}

@@ -3,19 +3,16 @@
 // store…), which cost every API command ~60 ms of start-up (bench/results.md, node --cpu-prof).
 // The CLI needs the connection pool and request(), so it loads just those: the same classes,
 // so errors, types and behaviour are undici's own. Tests may still import 'undici' whole.
-import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
-
-const require = createRequire(import.meta.url);
+// Imported by path (not through createRequire) so that the bundler folds them into dist/.
+import AgentClass from 'undici/lib/dispatcher/agent.js';
+import { request as apiRequest } from 'undici/lib/api/index.js';
+import { getGlobalDispatcher } from 'undici/lib/global.js';
 
 type RequestFn = typeof Undici.request;
-/** undici's request as a method of a dispatcher (lib/api/api-request.js). */
-type ApiRequest = (this: Undici.Dispatcher, opts: Undici.Dispatcher.RequestOptions) => Promise<Undici.Dispatcher.ResponseData<unknown>>;
 
-export const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+export const Agent = AgentClass;
 export type Agent = Undici.Agent;
-const apiRequest = (require('undici/lib/api/index.js') as { request: ApiRequest }).request;
-const { getGlobalDispatcher } = require('undici/lib/global.js') as { getGlobalDispatcher: () => Undici.Dispatcher };
 
 /** request(url, options) exactly as undici's index.js builds it for a URL string. */
 export function request<TOpaque = null>(url: string, opts: Parameters<RequestFn>[1] = {}): Promise<Undici.Dispatcher.ResponseData<TOpaque>> {

@@ -1,5 +1,5 @@
 // The built CLI (bin/contentlib.js → dist/) end to end, with its embedded library in a temp
-// CONTENTLIB_HOME: what a person or a CI job sees. Run `npx tsc -p tsconfig.build.json` first
+// CONTENTLIB_HOME: what a person or a CI job sees. Run `npm run build` first
 // (npm test does).
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
