@@ -121,6 +121,12 @@ describe('ids and flags a newcomer gets wrong', () => {
     expect(folder.stderr).toContain(': it is a folder.');
   });
 
+  it('upload with no paths says what to type, not "1 problem found" (exit 2)', async () => {
+    const r = await cli(await home(), ['upload']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe('Error: Nothing to upload: name files, folders or globs (or --manifest FILE).\nFor example: contentlib upload fixtures/demo   (more in contentlib upload --help)');
+  });
+
   it('edit with no change lists every flag that changes something, --thumbnail too (exit 2)', async () => {
     const h = await home();
     const r = await cli(h, ['edit', '00000000-0000-4000-8000-000000000000']);

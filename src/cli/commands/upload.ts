@@ -108,6 +108,10 @@ async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: Up
 }
 
 export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
+  // Plain `contentlib upload` is a question, not a rejected file: answer with what to type.
+  if (paths.length === 0 && !flags.manifest) {
+    throw new UsageError('Nothing to upload: name files, folders or globs (or --manifest FILE).', 'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)');
+  }
   const { buildPlan, formatProblem } = await import('../../upload/plan.js');
   const plan = await buildPlan(paths, { type: flags.type, carousel: flags.carousel, to: flags.to, metadata: await metadataFromFlags(flags), manifest: flags.manifest, thumbnail: flags.thumbnail }, { cwd });
   if (plan.problems.length > 0) {
