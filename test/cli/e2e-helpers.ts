@@ -5,13 +5,13 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import type { ResultPromise } from 'execa';
 import { request } from 'undici';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import type { ContentItem } from '../../src/api/schemas.js';
 import type { ContentType } from '../../src/rules/rules.js';
+import { type ServeProcess, startServe } from '../support/serve-process.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/contentlib.js');
@@ -62,30 +62,9 @@ export async function readConfig(home: string): Promise<{ activeProfile?: string
   return JSON.parse(await readFile(join(home, 'config', 'config.json'), 'utf8'));
 }
 
-/** `contentlib serve` in its own process; stdout's first line is the base URL. */
-export async function startRemote(home: string): Promise<{ url: string; proc: ResultPromise; stop: () => Promise<void> }> {
-  const proc = execa('node', [BIN, 'serve', '--host', '127.0.0.1', '--port', '0'], { env: cleanEnv(home), extendEnv: false, reject: false, buffer: false });
-  const url = await new Promise<string>((res, rej) => {
-    let text = '';
-    const timer = setTimeout(() => rej(new Error(`contentlib serve printed no URL in 20 s: ${text}`)), 20_000);
-    proc.stdout!.on('data', (c: Buffer) => {
-      text += c.toString('utf8');
-      const line = text.split('\n')[0];
-      if (text.includes('\n') && line) {
-        clearTimeout(timer);
-        res(line.trim());
-      }
-    });
-    void proc.then((r) => rej(new Error(`contentlib serve exited early (${r.exitCode}): ${String(r.stderr ?? '')}`)));
-  });
-  return {
-    url,
-    proc,
-    stop: async () => {
-      proc.kill('SIGTERM');
-      await proc;
-    },
-  };
+/** `contentlib serve` in its own process on the home's default data dir (where `keys create` puts keys). */
+export function startRemote(home: string): Promise<ServeProcess> {
+  return startServe(join(home, 'data'), home);
 }
 
 /** A new brand key from `contentlib keys create --brand NAME` on the remote's home. */

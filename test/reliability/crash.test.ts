@@ -15,7 +15,7 @@ import { startServer } from '../../src/server/index.js';
 import { createStorage } from '../../src/server/storage.js';
 import { COMPLETE_GRACE_MS, TEMP_MAX_AGE_MS } from '../../src/server/sweeper.js';
 import { BIN, ROOT, fixtureMedia, http, integrityCheck, listAll, query } from './helpers.js';
-import { type ServeProcess, childEnv, startServe } from './serve-process.js';
+import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
 
 const URL_TTL_SECONDS = 60;
 const SLOW_PUT_BYTES = 4 * 1024 * 1024;

@@ -3,11 +3,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/errors.js';
+import { type ServeProcess, startServe } from '../support/serve-process.js';
 import { call, image, presign, put } from './helpers.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/contentlib.js');
@@ -25,15 +25,10 @@ function env(): Record<string, string> {
 
 const run = (args: string[]) => execa('node', [BIN, ...args], { env: env(), extendEnv: false, reject: false, input: '' });
 
-/** Starts `contentlib serve`, resolves with the URL from the first stdout line. */
-async function serve(args: string[] = []) {
-  const child = execa('node', [BIN, 'serve', ...args], { env: env(), extendEnv: false, reject: false });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((res, rej) => {
-    lines.once('line', res);
-    child.once('exit', () => rej(new Error('serve exited before printing its URL')));
-  });
-  return { child, url };
+/** `contentlib serve` on this test's home, with these flags (the first must be --data-dir DIR). */
+function serve(args: [string, string, ...string[]]): Promise<ServeProcess> {
+  const [, dataDir, ...rest] = args;
+  return startServe(dataDir, home, { args: rest });
 }
 
 describe('contentlib keys', () => {
@@ -70,7 +65,8 @@ describe('contentlib keys', () => {
 describe('contentlib serve', () => {
   it('prints the URL first, serves keys created beside it, and stops cleanly on SIGTERM', async () => {
     const dataDir = join(home, 'lib');
-    const { child, url } = await serve(['--data-dir', dataDir]);
+    const server = await serve(['--data-dir', dataDir]);
+    const { url } = server;
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const key = String((await run(['keys', 'create', '--brand', 'acme', '--data-dir', dataDir])).stdout).trim();
@@ -80,17 +76,17 @@ describe('contentlib serve', () => {
       expect((await put(p.body.presignedUrl, f)).status).toBe(200);
       expect((await call('GET', `${url}/api/v1/content`, { key })).status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
+      await server.stop();
     }
-    const done = await child;
     // Stopping is how a server ends: a clean stop on a signal exits 0 (what service managers expect).
-    expect(done.exitCode).toBe(0);
-    expect(String(done.stderr)).toMatch(/stopped/);
+    expect(server.exitCode()).toBe(0);
+    expect(server.stderr()).toMatch(/stopped/);
   });
 
   it('passes the hidden test flags to the server (--url-ttl, --quota)', async () => {
     const dataDir = join(home, 'lib');
-    const { child, url } = await serve(['--data-dir', dataDir, '--url-ttl', '60', '--quota', '100']);
+    const server = await serve(['--data-dir', dataDir, '--url-ttl', '60', '--quota', '100']);
+    const { url } = server;
     try {
       const key = String((await run(['keys', 'create', '--brand', 'acme', '--data-dir', dataDir])).stdout).trim();
       const over = await call('POST', `${url}/api/v1/upload/presign`, { key, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 101 } });
@@ -99,8 +95,7 @@ describe('contentlib serve', () => {
       const expires = Number(new URL(ok.body.presignedUrl).searchParams.get('expires'));
       expect(expires - Date.now() / 1000).toBeLessThanOrEqual(61);
     } finally {
-      child.kill('SIGTERM');
-      await child;
+      await server.stop();
     }
   });
 

@@ -1,7 +1,10 @@
-// `contentlib serve` as a child process that a test can kill -9 and start again on the same
-// data dir (and port), the way a crash and a restart happen for real.
+// `contentlib serve` as a child process, the way users run it: for end-to-end tests that need a
+// remote service, and for crash tests that kill -9 it and start it again on the same data dir
+// (and port). The one place tests start the built server as a process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { BIN } from './helpers.js';
+import { resolve } from 'node:path';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/contentlib.js');
 
 export interface ServeProcess {
   url: string;
@@ -10,13 +13,16 @@ export interface ServeProcess {
   /** What the server wrote on stderr so far. */
   stderr(): string;
   kill9(): Promise<void>;
+  /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
+  /** The exit code once it has exited (null while running or when killed by a signal). */
+  exitCode(): number | null;
 }
 
-/** A clean environment: no CONTENTLIB_* of the caller, no colour. */
+/** A clean environment: no CONTENTLIB_* or XDG_* of the caller, no colour. */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CONTENTLIB_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CONTENTLIB_') && !k.startsWith('XDG_')) env[k] = v;
   return { ...env, NODE_NO_WARNINGS: '1', NO_COLOR: '1', ...extra };
 }
 
@@ -47,5 +53,13 @@ export async function startServe(dataDir: string, home: string, o: { port?: numb
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { url, port: Number(new URL(url).port), child, stderr: () => err, kill9: () => stopWith('SIGKILL'), stop: () => stopWith('SIGTERM') };
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    stderr: () => err,
+    kill9: () => stopWith('SIGKILL'),
+    stop: () => stopWith('SIGTERM'),
+    exitCode: () => child.exitCode,
+  };
 }
