@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Tiny launcher: all the code lives in dist/, built from src/ by `npm run build` (run by `npm ci`).
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -8,6 +9,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
+  // undici parses HTTP responses with a WebAssembly build of llhttp. V8 compiles it quickly
+  // (Liftoff), then again, optimised, on a background thread, and every command waited about
+  // 150 ms at exit for that second compile (strace; docs/reliability.md). The responses read
+  // here are small JSON bodies, so the quick compile is all we need.
+  setFlagsFromString('--liftoff-only');
   import('../dist/cli/main.js').then(
     (cli) => cli.main(),
     (err) => {

@@ -19,6 +19,8 @@ await build({
   // The native addon is loaded from node_modules as installed.
   external: ['better-sqlite3'],
   sourcemap: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
   // Bundled CommonJS packages call require() for Node's built-ins; ESM has no require, so each
   // chunk gets one made for it.
   banner: { js: "import { createRequire as __contentlibRequire } from 'node:module'; const require = __contentlibRequire(import.meta.url);" },

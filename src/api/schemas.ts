@@ -1,7 +1,7 @@
 // Wire formats of the Content Library Service (spec sections 2 and 4), shared by the client and
 // the embedded server. Requests are strict (an unknown field is a 400); responses are loose,
 // because a remote service may send more fields than the spec lists.
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONTENT_TYPES, LIST_LIMITS, METADATA_LIMITS, STATUSES } from '../rules/rules.js';
 
 export const ContentTypeSchema = z.enum(CONTENT_TYPES);

@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
 
 export const JOURNAL_VERSION = 1;

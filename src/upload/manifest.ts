@@ -11,7 +11,7 @@
 // Files are taken in the order written (a carousel's order is the manifest's, not the names').
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
 import { TYPE_RULES } from '../rules/rules.js';
 import { clean, describeIssues, metadataFields, type ItemMetadata } from './plan-metadata.js';

@@ -3,7 +3,7 @@
 // are the server's), one merge (flags < sidecar < manifest), one check.
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PatchRequestSchema, type PlatformSettings } from '../api/schemas.js';
 import { normalizeHashtags, type Status } from '../rules/rules.js';
 import type { PlanProblem } from './plan-problem.js';

@@ -8,7 +8,7 @@
 // one. Metadata: flags < sidecar (`clip.mp4.json`, `carousel.json` or `<folder>.json`) <
 // manifest item, merged field by field.
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { inspectFile, type InspectedFile } from '../media/inspect.js';
 import { FORMATS, TYPE_RULES, normalizeHashtags, type ContentType, type Media } from '../rules/rules.js';
 import { loadManifest } from './manifest.js';

@@ -1,20 +1,22 @@
 // The storage PUT at the wire: exact headers, no Authorization, no chunking, a fresh stream from
 // byte 0 on each try, expiry read from the URL. A bare node:http server records what arrives
 // (it stands in for a third-party object store, not for our server).
+import { type Hash, createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { StorageError } from '../../src/api/errors.js';
-import { expiresTooSoon, presignAndPut, putOnce, redactUrl, urlExpiry } from '../../src/upload/put.js';
+import { FileChangedError, READ_RING, READ_SLICE_BYTES, expiresTooSoon, fileSlices, presignAndPut, putOnce, redactUrl, urlExpiry } from '../../src/upload/put.js';
 
 interface Seen {
   headers: IncomingHttpHeaders;
   bytes: number;
+  hash: Hash;
 }
 
 let dir: string;
@@ -23,6 +25,7 @@ let base: string;
 let seen: Seen[];
 /** What the next requests answer: a status and body, or 'drop' to kill the socket after 10 bytes. */
 let script: Array<{ status: number; body?: string } | 'drop'>;
+let slowReader = false;
 const dispatcher = new Agent();
 afterAll(() => dispatcher.close());
 
@@ -30,13 +33,20 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'contentlib-put-'));
   seen = [];
   script = [];
+  slowReader = false;
   server = createServer((req, res) => {
-    const entry: Seen = { headers: req.headers, bytes: 0 };
+    const entry: Seen = { headers: req.headers, bytes: 0, hash: createHash('sha256') };
     seen.push(entry);
     const next = script.shift() ?? { status: 200 };
     req.on('data', (c: Buffer) => {
       entry.bytes += c.length;
+      entry.hash.update(c);
       if (next === 'drop' && entry.bytes > 10) req.socket.destroy();
+      // A slow reader: the client's socket fills up and it must wait for 'drain' between slices.
+      if (slowReader) {
+        req.pause();
+        setTimeout(() => req.resume(), 2);
+      }
     });
     req.on('end', () => {
       if (next === 'drop') return;
@@ -76,6 +86,38 @@ describe('putOnce', () => {
     expect(progress.at(-1)).toBe(f.size);
     // Large slices: a 5 MB file goes in a handful of reads, not hundreds.
     expect(progress.length).toBeLessThanOrEqual(4);
+  });
+
+  // The read buffers are reused (fileSlices): a buffer refilled before the socket took it would
+  // send wrong bytes with the right length. Random bytes over many slices, fast and slow readers.
+  it.each([
+    ['a fast reader', false],
+    ['a slow reader (the socket fills up)', true],
+  ])('stores exactly the bytes of the file, over many reused read buffers, with %s', async (_name, slow) => {
+    slowReader = slow;
+    const size = READ_SLICE_BYTES * (READ_RING * 2 + 1) + 12_345;
+    const path = join(dir, 'random.bin');
+    const bytes = randomBytes(size);
+    await writeFile(path, bytes);
+    const st = await stat(path);
+    await putOnce({ path, size, mtimeMs: st.mtimeMs }, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date() });
+    expect(seen[0]!.bytes).toBe(size);
+    expect(seen[0]!.hash.digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('reads a file that shrinks underneath it as a changed file, never as a short success', async () => {
+    const f = await file(3 * READ_SLICE_BYTES);
+    const handle = await open(f.path, 'r');
+    try {
+      const slices = fileSlices(handle, f);
+      const first = await slices.next();
+      expect(first.value).toHaveLength(READ_SLICE_BYTES);
+      await truncate(f.path, READ_SLICE_BYTES);
+      await slices.next(); // the slice read ahead before the truncation, or the end of the data
+      await expect(slices.next()).rejects.toThrow(FileChangedError);
+    } finally {
+      await handle.close();
+    }
   });
 
   it('turns a storage error body into a StorageError with its code', async () => {
