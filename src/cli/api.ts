@@ -1,7 +1,6 @@
 // Opens the API for a command: resolves the target (flags → env → profile → embedded), starts
 // the embedded server in-process when that is the target, and returns a client that talks real
 // HTTP either way. Everything it opens is closed through ctx.onClose.
-import { mkdir } from 'node:fs/promises';
 import type { ApiClient } from '../api/client.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
@@ -10,6 +9,7 @@ import type { ConfigStore, EmbeddedKey } from '../config/store.js';
 import { resolveTarget } from '../config/resolve.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { InterruptedError, dataDirError, nameTarget } from './errors.js';
+import { makeDir } from '../fs/make-dir.js';
 
 export interface ApiTarget {
   baseUrl: string;
@@ -71,7 +71,7 @@ export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<
 
   const dataDir = ctx.paths.data;
   const { startServer } = await import('../server/index.js');
-  const server = await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  const server = await makeDir(dataDir)
     .then(() => startServer({ dataDir, host: '127.0.0.1', port: 0 }))
     .catch((err: unknown) => {
       throw dataDirError(dataDir, err) ?? err;

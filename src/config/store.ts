@@ -5,9 +5,10 @@
 // JSON file directly: importing conf costs 110–170 ms (it loads ajv and semver, ~200 modules),
 // and every command reads the config while only login, logout, config set and the embedded
 // library's first run write it.
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError } from '../cli/errors.js';
+import { makeDirSync } from '../fs/make-dir.js';
 
 export interface Profile {
   baseUrl: string;
@@ -100,7 +101,7 @@ export function openConfig(dir: string): ConfigStore {
   const path = join(dir, 'config.json');
   try {
     // The folder too is owner-only when we create it (an existing one is left as the user set it).
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirSync(dir);
   } catch (err) {
     throw new CliError(`Could not create the config folder ${dir}: ${(err as Error).message}`, { hint: 'Check its permissions, or set CONTENTLIB_HOME.', cause: err });
   }

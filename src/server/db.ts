@@ -1,8 +1,8 @@
 // The embedded server's database: better-sqlite3 in WAL mode (so `contentlib keys` can write
 // while a server on the same data dir runs), with numbered migrations recorded in `migrations`.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirSync } from '../fs/make-dir.js';
 
 export type Db = Database.Database;
 
@@ -90,7 +90,7 @@ export function databasePath(dataDir: string): string {
 
 /** Opens (creating if needed) the data dir's database and brings its schema up to date. */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDirSync(dataDir);
   const db = new Database(databasePath(dataDir));
   db.pragma('journal_mode = WAL');
   // Another process (keys create, a second server) may hold the write lock for a moment.

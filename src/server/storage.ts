@@ -2,12 +2,13 @@
 // nothing a client sends can name a file outside the data dir. Writes go to a temp file under
 // `<dataDir>/tmp`, are fsynced and renamed into place, so an object is either whole or absent.
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { makeDir, makeDirSync } from '../fs/make-dir.js';
 
 export interface Storage {
   /** Streams `body` into the object `key`; resolves only when exactly `expectedBytes` arrived and are on disk. */
@@ -33,8 +34,8 @@ export class LengthMismatchError extends Error {
 export function createStorage(dataDir: string): Storage {
   const objects = join(dataDir, 'objects');
   const tmp = join(dataDir, 'tmp');
-  mkdirSync(objects, { recursive: true, mode: 0o700 });
-  mkdirSync(tmp, { recursive: true, mode: 0o700 });
+  makeDirSync(objects);
+  makeDirSync(tmp);
   const active = new Set<string>();
 
   const pathOf = (key: string): string => {
@@ -54,7 +55,7 @@ export function createStorage(dataDir: string): Storage {
       if (!out.closed) await once(out, 'close');
       if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
       const final = pathOf(key);
-      await mkdir(dirname(final), { recursive: true, mode: 0o700 });
+      await makeDir(dirname(final));
       await rename(temp, final);
     } catch (err) {
       await rm(temp, { force: true });

@@ -8,10 +8,11 @@
 // nothing. One process at a time per library: the upload command holds journal-lock.ts's lock
 // while the journal is open (without it, two runs would lose each other's entries).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
+import { makeDir } from '../fs/make-dir.js';
 
 export const JOURNAL_VERSION = 1;
 
@@ -95,7 +96,7 @@ function stableJson(value: unknown): string {
 
 export async function openJournal(stateDir: string, targetId: string, now: () => Date = () => new Date()): Promise<Journal> {
   const dir = join(stateDir, 'journals');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await makeDir(dir);
   const path = join(dir, `${targetId}.json`);
   const { data, warning } = await load(path, targetId, now);
 
