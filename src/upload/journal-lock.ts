@@ -5,8 +5,9 @@
 // The lock is a file holding the owner's pid, put in place with link() (which fails if it exists). A lock whose process is gone
 // (killed, or a second Ctrl-C that exits at once) is stale and taken over.
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { makeDir } from '../fs/make-dir.js';
 
 export interface JournalLock {
   readonly path: string;
@@ -29,28 +30,61 @@ export function lockPathOf(stateDir: string, targetId: string): string {
 }
 
 /**
- * Waits until this process holds the library's journal lock. Two processes finding the same
- * stale lock at the same instant could both take it; that needs a crash and a race at once, and
- * costs at worst a file uploaded twice, as before this lock existed.
+ * Waits until this process holds the library's journal lock. A stale lock is taken over by one
+ * taker at a time (takeOver); only a run that dies while taking over leaves a claim that the
+ * next taker has to clear, and it does.
  */
 export async function lockJournal(stateDir: string, targetId: string, o: LockOptions): Promise<JournalLock> {
   const path = lockPathOf(stateDir, targetId);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await makeDir(dirname(path));
   const isAlive = o.isAlive ?? processIsAlive;
   let waited = false;
   for (;;) {
     o.signal?.throwIfAborted();
-    if (await tryCreate(path)) return { path, release: () => unlink(path).catch(() => {}) };
+    if (await tryCreate(path)) return held(path);
     const owner = await ownerOf(path);
     if (owner === 'gone') continue; // released between our two calls: try again at once
     if (owner === undefined || !isAlive(owner)) {
       // Stale: its process is gone (or the file was not written by us: no pid in it).
-      await unlink(path).catch(() => {});
+      const took = await takeOver(path, isAlive);
+      if (took === 'taken') return held(path);
+      if (took === 'busy') await o.sleep(Math.min(o.pollMs ?? 200, 20), o.signal);
       continue;
     }
     if (!waited) o.onWait?.(owner);
     waited = true;
     await o.sleep(o.pollMs ?? 200, o.signal);
+  }
+}
+
+function held(path: string): JournalLock {
+  return { path, release: () => unlink(path).catch(() => {}) };
+}
+
+/**
+ * Replaces a stale lock with ours. Removing it is only safe for one taker at a time: two runs
+ * that both saw it stale would otherwise each remove it, the second removing the first's fresh
+ * lock, and both would upload. So a taker first claims the takeover (a second lock file, made
+ * the same way), then checks under the claim that the lock is still a dead one before removing
+ * it. 'busy': another run holds the claim; 'live': someone took the lock over meanwhile.
+ */
+async function takeOver(path: string, isAlive: (pid: number) => boolean): Promise<'taken' | 'busy' | 'live'> {
+  const claim = `${path}.takeover`;
+  if (!(await tryCreate(claim))) {
+    // A claimant that died mid-way leaves its claim behind: that one is stale too.
+    const claimant = await ownerOf(claim);
+    if (claimant !== 'gone' && (claimant === undefined || !isAlive(claimant))) await unlink(claim).catch(() => {});
+    return 'busy';
+  }
+  try {
+    // Under the claim only its holder removes a dead lock, and a new lock cannot appear while
+    // the dead one is in place: what we read now stays true until we act on it.
+    const owner = await ownerOf(path);
+    if (owner !== 'gone' && owner !== undefined && isAlive(owner)) return 'live';
+    if (owner !== 'gone') await unlink(path).catch(() => {});
+    return (await tryCreate(path)) ? 'taken' : 'live';
+  } finally {
+    await unlink(claim).catch(() => {});
   }
 }
 
