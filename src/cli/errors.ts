@@ -32,12 +32,18 @@ export class UsageError extends CliError {
   }
 }
 
+/** Why a request never got an answer, in a few words. */
+export function networkReason(err: NetworkError): string {
+  return err.code === 'ECONNREFUSED' ? 'connection refused' : err.code === 'ENOTFOUND' ? 'host not found' : err.message;
+}
+
 /** One line per rejected file, all reported at once before any byte is sent. */
 export class RejectedFilesError extends CliError {
   readonly problems: readonly string[];
-  constructor(problems: readonly string[], hint?: string) {
+  /** `outcome` says what did not happen: an upload sends nothing, an edit changes nothing. */
+  constructor(problems: readonly string[], hint?: string, outcome = 'nothing was uploaded') {
     const n = problems.length;
-    super(`${n} problem${n === 1 ? '' : 's'} found; nothing was uploaded:\n${problems.map((p) => `  ${p}`).join('\n')}`, {
+    super(`${n} problem${n === 1 ? '' : 's'} found; ${outcome}:\n${problems.map((p) => `  ${p}`).join('\n')}`, {
       hint,
       exitCode: EXIT.usage,
     });
@@ -174,9 +180,8 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
   }
   if (err instanceof NetworkError) {
     const base = baseOf(err.url);
-    const why = err.code === 'ECONNREFUSED' ? 'connection refused' : err.code === 'ENOTFOUND' ? 'host not found' : err.message;
     return {
-      message: `Could not reach ${base}: ${why}.\nCheck the base URL (contentlib config list, --base-url or CONTENTLIB_BASE_URL) and that the service is running, or use the library on this machine with --embedded.`,
+      message: `Could not reach ${base}: ${networkReason(err)}.\nCheck the base URL (contentlib config list, --base-url or CONTENTLIB_BASE_URL) and that the service is running, or use the library on this machine with --embedded.`,
       exitCode: EXIT.failure,
     };
   }

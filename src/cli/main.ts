@@ -14,11 +14,22 @@ export function packageVersion(): string {
   return pkg.version;
 }
 
+/**
+ * `help nope`: commander prints the whole help and never says that nope is not a command.
+ * Parsing `nope` alone gets its "unknown command 'nope' (Did you mean …?)" instead.
+ */
+function helpOfUnknown(program: ReturnType<typeof buildProgram>, argv: readonly string[]): string[] | undefined {
+  const [first, name] = argv;
+  if (first !== 'help' || name === undefined || name.startsWith('-')) return undefined;
+  const known = program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+  return known ? undefined : [name];
+}
+
 /** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
 export async function run(argv: readonly string[], ctx: CliContext, closers: Array<() => Promise<void> | void>): Promise<number> {
   const program = buildProgram(ctx, packageVersion());
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(helpOfUnknown(program, argv) ?? [...argv], { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -58,6 +58,23 @@ describe('buildPatch', () => {
     expect(buildPatch({ hashtags: '' })).toEqual({ hashtags: [] });
   });
 
+  it('refuses a hashtag value that holds no tag ("###"), instead of clearing the hashtags', () => {
+    expect(() => buildPatch({ hashtags: '###' })).toThrow(UsageError);
+    expect(() => buildPatch({ hashtags: ' # , ## ' })).toThrow('--hashtags " # , ## " holds no hashtag.');
+    expect(() => buildPatch({ addHashtag: ['#'] }, current)).toThrow('--add-hashtag "#" holds no hashtag.');
+    expect(() => buildPatch({ removeHashtag: [''] }, current)).toThrow('--remove-hashtag "" holds no hashtag.');
+    const thrown = (() => {
+      try {
+        buildPatch({ hashtags: '#' });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect((thrown as UsageError).hint).toContain('to remove every hashtag, pass --hashtags ""');
+    // Only the empty value clears them.
+    expect(buildPatch({ hashtags: '  ' })).toEqual({ hashtags: [] });
+  });
+
   it('adds and removes hashtags on the current ones (case-insensitive)', () => {
     const f = { addHashtag: ['#new', 'summer'], removeHashtag: ['sale'] };
     expect(needsCurrent(f)).toBe(true);

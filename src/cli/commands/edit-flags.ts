@@ -84,11 +84,25 @@ export function needsCurrent(f: EditFlags): boolean {
   return Boolean(tagsFromCurrent || mergeSettings);
 }
 
+/**
+ * A hashtag flag's value as tags, normalised. Only an empty --hashtags "" means "none": a value
+ * such as "###" that holds no tag at all is a slip, and taking it as "clear them" would lose the
+ * item's hashtags without a word.
+ */
+export function hashtagsFlag(flag: string, value: string): string[] {
+  const tags = normalizeHashtags(splitHashtags(value));
+  if (tags.length === 0 && (value.trim() !== '' || flag !== '--hashtags')) {
+    const clear = flag === '--hashtags' ? 'to remove every hashtag, pass --hashtags ""' : 'e.g. --add-hashtag summer';
+    throw new UsageError(`${flag} "${value}" holds no hashtag.`, `Give words such as "summer, #sale"; ${clear}.`);
+  }
+  return tags;
+}
+
 function hashtagsFor(f: EditFlags, current: ContentItem | undefined): string[] | undefined {
   if (f.hashtags === undefined && !f.addHashtag?.length && !f.removeHashtag?.length) return undefined;
-  let tags = f.hashtags !== undefined ? splitHashtags(f.hashtags) : [...(current?.hashtags ?? [])];
-  tags = normalizeHashtags([...tags, ...(f.addHashtag ?? []).flatMap(splitHashtags)]);
-  const remove = new Set(normalizeHashtags((f.removeHashtag ?? []).flatMap(splitHashtags)).map((t) => t.toLowerCase()));
+  let tags = f.hashtags !== undefined ? hashtagsFlag('--hashtags', f.hashtags) : [...(current?.hashtags ?? [])];
+  tags = normalizeHashtags([...tags, ...(f.addHashtag ?? []).flatMap((v) => hashtagsFlag('--add-hashtag', v))]);
+  const remove = new Set((f.removeHashtag ?? []).flatMap((v) => hashtagsFlag('--remove-hashtag', v)).map((t) => t.toLowerCase()));
   return tags.filter((t) => !remove.has(t.toLowerCase()));
 }
 

@@ -4,11 +4,15 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import type { ContentItem } from '../../api/schemas.js';
-import { STATUSES } from '../../rules/rules.js';
+import { STATUSES, THUMBNAIL_RULE, formatBytes } from '../../rules/rules.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { RejectedFilesError, UsageError } from '../errors.js';
 // edit-flags pulls in zod (via the shared schemas), so it is imported when the command runs.
 import type { EditFlags } from './edit-flags.js';
+
+/** What --thumbnail takes, from the rules table: "a jpeg, png or webp image of at most 20 MB". */
+const thumbnailWhat = `a ${THUMBNAIL_RULE.formats.join(', ').replace(/, ([^,]*)$/, ' or $1')} image of at most ${formatBytes(THUMBNAIL_RULE.maxBytes)}`;
+const thumbnailHint = `Choose ${thumbnailWhat} for --thumbnail.`;
 
 export interface EditDeps {
   client: Pick<ApiClient, 'get' | 'patch'>;
@@ -79,7 +83,7 @@ export function registerEdit(program: Command, ctx: CliContext): Command {
     .option('--platform <path=value>', 'set one platform setting, e.g. youtube.visibility=private; value read as JSON when it parses; =null removes it (repeatable)', collect)
     .option('--platform-json <file>', 'merge platform settings from a JSON file (- for stdin)')
     .option('--replace-platform', 'replace all platform settings instead of merging into them')
-    .option('--thumbnail <image>', 'set the thumbnail: a jpeg, png or webp image of at most 20 MB')
+    .option('--thumbnail <image>', `set the thumbnail: ${thumbnailWhat}`)
     .addHelpText(
       'after',
       `
@@ -97,7 +101,7 @@ Examples:
       const thumb = thumbnail === undefined ? undefined : await import('../../upload/thumbnail.js').then((m) => m.inspectThumbnail(thumbnail));
       if (thumb && thumb.problems.length > 0) {
         const { formatProblem } = await import('../../upload/plan-problem.js');
-        throw new RejectedFilesError(thumb.problems.map(formatProblem));
+        throw new RejectedFilesError(thumb.problems.map(formatProblem), thumbnailHint, 'the item was not changed');
       }
       // Flags alone must make a valid change before the API (or the embedded server) is opened;
       // a placeholder stands for the thumbnail's key, which exists only after its upload.

@@ -2,10 +2,10 @@
 // one) after checking that the key works; logout forgets it. Keys come from a hidden prompt or
 // from stdin (--with-token), so they never land in shell history.
 import type { Command } from 'commander';
-import { ApiError, redactKey } from '../../api/errors.js';
+import { ApiError, NetworkError, redactKey } from '../../api/errors.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { AuthError, CliError, EXIT, InterruptedError, UsageError, networkReason } from '../errors.js';
 import { canPrompt } from '../io.js';
 
 export const DEFAULT_PROFILE = 'default';
@@ -39,6 +39,14 @@ export async function runLogin(o: { baseUrl: string; apiKey: string; profile: st
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       throw new AuthError(`${baseUrl} rejected the key ${redactKey(apiKey)}; nothing was saved.`, 'Check that the key was issued for this service (keys are per brand) and try again.');
+    }
+    // The generic hint (check your profile, or use --embedded) does not fit a login.
+    if (err instanceof NetworkError) {
+      throw new CliError(`Could not reach ${baseUrl}: ${networkReason(err)}; nothing was saved.`, {
+        hint: 'Check the base URL and that the service is running there, then run contentlib login again.',
+        exitCode: EXIT.failure,
+        cause: err,
+      });
     }
     throw err;
   }
