@@ -1,6 +1,7 @@
 // What a newcomer runs into, through the built CLI: each answer says what went wrong and what to
 // do, with the documented exit code, and nothing half-created. One test per fix from trying
 // every command by hand (see issue 6).
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +38,19 @@ describe('the embedded data folder cannot be used', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(`Cannot use ${join(h, 'data')} for the embedded library: a file is in the way where a folder should be`);
     expect(r.stderr).toContain('CONTENTLIB_HOME');
+    expectNoLeak(r.stderr);
+  });
+
+  // Node's own recursive mkdir spins forever there (ENOENT under an existing /proc/1), deaf to
+  // Ctrl-C: contentlib must answer, at once.
+  it.runIf(existsSync('/proc/1'))('CONTENTLIB_HOME where no folder can be made (/proc/1/…) is an error, not a hang', async () => {
+    const h = await home();
+    const started = Date.now();
+    const r = await cli(h, ['ls'], { env: { CONTENTLIB_HOME: '/proc/1/contentlib-nope' } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('Could not create the config folder /proc/1/contentlib-nope');
+    expect(r.stderr).toContain('set CONTENTLIB_HOME');
+    expect(Date.now() - started).toBeLessThan(30_000);
     expectNoLeak(r.stderr);
   });
 
@@ -133,6 +147,60 @@ describe('ids and flags a newcomer gets wrong', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Nothing to change.');
     expect(r.stderr).toContain('--platform-json, --thumbnail;');
+  });
+});
+
+describe('second round of trying every command (issue 6)', () => {
+  it('help of a command that does not exist says so, with a suggestion (exit 2)', async () => {
+    const h = await home();
+    const typo = await cli(h, ['help', 'uplod']);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain("unknown command 'uplod'");
+    expect(typo.stderr).toContain('Did you mean upload?');
+    const nope = await cli(h, ['help', 'nope']);
+    expect(nope.exitCode).toBe(2);
+    expect(nope.stderr).toContain("unknown command 'nope'");
+    // A real command's help is unchanged.
+    const ls = await cli(h, ['help', 'ls']);
+    expect(ls.exitCode).toBe(0);
+    expect(ls.stdout).toContain('Usage: contentlib ls');
+  });
+
+  it('edit --hashtags "###" is refused, and the hashtags are kept (exit 2)', async () => {
+    const h = await home();
+    const up = await cli(h, ['upload', join(FIXTURES, 'video/clip-5s.mp4'), '--hashtags', 'summer', '--json']);
+    expect(up.exitCode).toBe(0);
+    const id = (JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { items: Array<{ itemId: string }> }).items[0]!.itemId;
+    const r = await cli(h, ['edit', id, '--hashtags', '###']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--hashtags "###" holds no hashtag.');
+    expect(r.stderr).toContain('to remove every hashtag, pass --hashtags ""');
+    const shown = JSON.parse((await cli(h, ['show', id, '--json'])).stdout) as { item: { hashtags: string[] } };
+    expect(shown.item.hashtags).toEqual(['summer']);
+    // upload takes the same flag the same way: refused before anything is sent.
+    const refused = await cli(h, ['upload', join(FIXTURES, 'video/clip-5s.mov'), '--hashtags', '#']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('--hashtags "#" holds no hashtag.');
+    expect(JSON.parse((await cli(h, ['ls', '--json'])).stdout)).toHaveLength(1);
+  });
+
+  it('edit --thumbnail with a video says the item was not changed, not "nothing was uploaded" (exit 2)', async () => {
+    const h = await home();
+    const r = await cli(h, ['edit', '00000000-0000-4000-8000-000000000000', '--thumbnail', join(FIXTURES, 'video/clip-2s.mp4')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('1 problem found; the item was not changed:');
+    expect(r.stderr).toContain('Choose a jpeg, png or webp image of at most 20 MB for --thumbnail.');
+    expect(r.stderr).not.toContain('nothing was uploaded');
+  });
+
+  it('login to a URL where nothing listens: nothing saved, and no hint about --embedded (exit 1)', async () => {
+    const h = await home();
+    const r = await cli(h, ['login', '--with-token', '--base-url', 'http://127.0.0.1:1'], { input: 'cl_whatever' });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('Could not reach http://127.0.0.1:1: connection refused; nothing was saved.');
+    expect(r.stderr).toContain('then run contentlib login again');
+    expect(r.stderr).not.toContain('--embedded');
+    expect((await cli(h, ['config', 'list'])).stdout).not.toContain('127.0.0.1:1');
   });
 });
 

@@ -50,6 +50,6 @@ describe('contentlib upload against contentlib serve', () => {
 
     const again = await execa('node', [BIN, 'upload', 'fixtures/demo'], { cwd: ROOT, reject: false, env });
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toContain('5 already uploaded, skipped');
+    expect(again.stderr).toContain('Nothing new to upload: 3 items (5 files) already uploaded');
   });
 });

@@ -70,7 +70,9 @@ describe('contentlib upload (built CLI, embedded library)', () => {
 
     const again = await cli(['upload', 'fixtures/demo']);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toContain('5 already uploaded, skipped; --force uploads again.');
+    // Said once: no header, no line per file, one summary line (the items are on stdout).
+    expect(again.stderr.trim()).toBe('Nothing new to upload: 3 items (5 files) already uploaded; --force uploads them again.');
+    expect(again.stdout.match(/\tskipped\t/g)).toHaveLength(3);
     expect(await ls()).toHaveLength(3);
   });
 

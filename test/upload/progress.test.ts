@@ -76,6 +76,18 @@ describe('progress listeners', () => {
     expect(io.out()).toBe('id-1\tshortform\tcreated\tv/clip.mp4\nid-0\tcarousel\tskipped\tv/pics\n');
   });
 
+  it('plain, a re-run with nothing new: one line on stderr, not a header, a line per file and a footer', async () => {
+    const io = memoryIO();
+    const p = createPlainProgress(io, () => 0);
+    const pics: FileRef = { path: '/v/pics/1.jpg', name: '1.jpg', size: 10, item: 0, role: 'file' };
+    p.onEvent({ type: 'planned', items: 0, files: 0, bytes: 0, alreadyDone: 2 });
+    p.onEvent({ type: 'skipped', file: pics, itemId: 'id-0', reason: 'already uploaded' });
+    p.onEvent({ type: 'skipped', file: { ...pics, path: '/v/pics/2.jpg', name: '2.jpg' }, itemId: 'id-0', reason: 'already uploaded' });
+    await p.finish({ items: [summary.items[2]!], interrupted: false, bytesSent: 0, ms: 40 });
+    expect(io.err()).toBe('Nothing new to upload: 1 item (3 files) already uploaded; --force uploads them again.\n');
+    expect(io.out()).toBe('id-0\tcarousel\tskipped\tv/pics\n');
+  });
+
   it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
     const io = memoryIO();
     const p = createJsonProgress(io);

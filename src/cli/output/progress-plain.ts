@@ -17,7 +17,8 @@ function label(file: FileRef): string {
 export function plainLine(event: UploadEvent, startedAt: Map<string, number>, now: number): string | undefined {
   switch (event.type) {
     case 'planned':
-      if (event.files === 0) return `Nothing new to upload: ${event.alreadyDone} file${event.alreadyDone === 1 ? '' : 's'} already uploaded`;
+      // Nothing to send: the summary says so, once.
+      if (event.files === 0) return undefined;
       return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
     case 'started':
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
@@ -46,8 +47,12 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
 
 export function createPlainProgress(io: IO, clock: () => number = () => performance.now()): ProgressListener {
   const startedAt = new Map<string, number>();
+  let nothingNew = false;
   return {
     onEvent(event) {
+      // When every file was already uploaded, a line per file would say it again and again.
+      if (event.type === 'planned') nothingNew = event.files === 0;
+      if (event.type === 'skipped' && nothingNew) return;
       const line = plainLine(event, startedAt, clock());
       if (line !== undefined && !io.stderr.destroyed) io.stderr.write(`${line}\n`);
     },

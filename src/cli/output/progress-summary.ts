@@ -31,6 +31,11 @@ function count(items: ItemOutcome[], status: ItemOutcome['status']): number {
 export function summaryLines(summary: UploadSummary): string[] {
   const { items } = summary;
   const lines: string[] = [];
+  const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
+  // A re-run with nothing left to do: one line (the items are listed on stdout).
+  if (items.length > 0 && count(items, 'skipped') === items.length && !summary.interrupted) {
+    return [`Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already uploaded; --force uploads them again.`];
+  }
   const parts = [
     `${plural(count(items, 'created'), 'item')} created`,
     count(items, 'skipped') ? `${count(items, 'skipped')} already there` : '',
@@ -40,7 +45,6 @@ export function summaryLines(summary: UploadSummary): string[] {
   ].filter(Boolean);
   lines.push(`${parts.join(', ')}; ${formatBytes(summary.bytesSent)} sent in ${formatMs(summary.ms)}.`);
 
-  const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
   if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
 
   for (const o of items) {
