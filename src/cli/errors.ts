@@ -80,6 +80,7 @@ export class InterruptedError extends CliError {
 /** Why a folder cannot be used, in words, for the file-system errors a person can fix. */
 const FOLDER_PROBLEMS: Record<string, string> = {
   EEXIST: 'a file is in the way where a folder should be',
+  ENOENT: 'no folder can be created there',
   ENOTDIR: 'a file is in the way where a folder should be',
   EACCES: 'permission denied',
   EPERM: 'permission denied',
@@ -90,11 +91,23 @@ const FOLDER_PROBLEMS: Record<string, string> = {
   SQLITE_FULL: 'the disk is full',
 };
 
-/** The embedded library's data folder cannot be used: which one, why, and what to do (or undefined: not that kind of error). */
-export function dataDirError(dataDir: string, err: unknown): CliError | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
+/**
+ * A data folder cannot be used: which one, why, and what to do (or undefined: not that kind of
+ * error). `embedded`: the CLI's own library; `data-dir`: the folder of serve or keys.
+ */
+export function dataDirError(dataDir: string, err: unknown, use: 'embedded' | 'data-dir' = 'embedded'): CliError | undefined {
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  // listen's EACCES (a port below 1024) is about the port, not the folder: describeError's job.
+  if (e?.syscall === 'listen') return undefined;
+  const code = e?.code;
   const why = typeof code === 'string' ? FOLDER_PROBLEMS[code] : undefined;
   if (!why) return undefined;
+  if (use === 'data-dir') {
+    return new CliError(`Cannot use ${dataDir} as the data folder: ${why} (${code}).`, {
+      hint: 'Move what is in the way or fix its permissions, or choose another folder with --data-dir.',
+      cause: err,
+    });
+  }
   return new CliError(`Cannot use ${dataDir} for the embedded library: ${why} (${code}).`, {
     hint: 'Move what is in the way or fix its permissions, point CONTENTLIB_HOME at a writable folder, or use a remote service (contentlib login).',
     cause: err,

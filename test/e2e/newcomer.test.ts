@@ -54,6 +54,23 @@ describe('the embedded data folder cannot be used', () => {
     expectNoLeak(r.stderr);
   });
 
+  it('serve and keys with a --data-dir that cannot be a folder say which and why (exit 1, not "a bug")', async () => {
+    const h = await home();
+    const file = join(h, 'a-file');
+    await writeFile(file, 'x');
+    const serve = await cli(h, ['serve', '--data-dir', join(file, 'sub')]);
+    expect(serve.exitCode).toBe(1);
+    expect(serve.stderr).toContain(`Cannot use ${join(file, 'sub')} as the data folder: a file is in the way where a folder should be (ENOTDIR).`);
+    expect(serve.stderr).toContain('choose another folder with --data-dir');
+    expectNoLeak(serve.stderr);
+    for (const args of [['keys', 'list'], ['keys', 'create', '--brand', 'acme'], ['keys', 'revoke', 'some-id']]) {
+      const r = await cli(h, [...args, '--data-dir', file]);
+      expect(r.exitCode, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain(`Cannot use ${file} as the data folder: a file is in the way where a folder should be (EEXIST).`);
+      expectNoLeak(r.stderr);
+    }
+  });
+
   it('a folder where the database file should be: upload refuses before sending anything', async () => {
     const h = await home();
     await mkdir(join(h, 'data', 'contentlib.db'), { recursive: true });

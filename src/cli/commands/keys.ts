@@ -3,27 +3,34 @@
 import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../context.js';
 import type { KeyRow } from '../../server/repo/keys.js';
-import { NotFoundError, UsageError } from '../errors.js';
+import { NotFoundError, UsageError, dataDirError } from '../errors.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
 /** A key as the server's admin functions list it (prefix only, never the key). */
 export type KeyInfo = KeyRow;
 
+/** Runs an admin call on a data folder; a folder that cannot be used is said in words. */
+async function onDataDir<T>(dataDir: string, fn: (admin: typeof import('../../server/admin.js')) => Promise<T>): Promise<T> {
+  const admin = await import('../../server/admin.js');
+  try {
+    return await fn(admin);
+  } catch (err) {
+    throw dataDirError(dataDir, err, 'data-dir') ?? err;
+  }
+}
+
 export async function runKeysCreate(o: { dataDir: string; brand: string }) {
   const brand = o.brand.trim();
   if (!brand) throw new UsageError('--brand must not be empty', 'Example: contentlib keys create --brand acme');
-  const { createApiKey } = await import('../../server/admin.js');
-  return createApiKey(o.dataDir, brand);
+  return onDataDir(o.dataDir, (admin) => admin.createApiKey(o.dataDir, brand));
 }
 
 export async function runKeysList(o: { dataDir: string }): Promise<KeyInfo[]> {
-  const { listApiKeys } = await import('../../server/admin.js');
-  return listApiKeys(o.dataDir);
+  return onDataDir(o.dataDir, (admin) => admin.listApiKeys(o.dataDir));
 }
 
 export async function runKeysRevoke(o: { dataDir: string; id: string }): Promise<{ id: string; revoked: true }> {
-  const { revokeApiKey } = await import('../../server/admin.js');
-  if (!(await revokeApiKey(o.dataDir, o.id))) {
+  if (!(await onDataDir(o.dataDir, (admin) => admin.revokeApiKey(o.dataDir, o.id)))) {
     throw new NotFoundError(`No active key with id ${o.id} (unknown, or already revoked).`, 'See the ids with: contentlib keys list');
   }
   return { id: o.id, revoked: true };

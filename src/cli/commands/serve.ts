@@ -4,7 +4,7 @@
 import { type Command, Option } from 'commander';
 import type { StartServerOptions } from '../../server/index.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError, dataDirError } from '../errors.js';
 
 export interface ServeFlags {
   host: string;
@@ -55,7 +55,9 @@ export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartSe
 /** Runs until `deps.signal` aborts; then closes cleanly. Returns the URL it served on. */
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
   const start = deps.start ?? (await import('../../server/index.js')).startServer;
-  const server = await start(options);
+  const server = await start(options).catch((err: unknown) => {
+    throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
+  });
   try {
     deps.onListening(server.url, options.dataDir);
     if (!deps.signal.aborted) await new Promise<void>((resolve) => deps.signal.addEventListener('abort', () => resolve(), { once: true }));
