@@ -3,6 +3,8 @@
 import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../context.js';
 import type { KeyRow } from '../../server/repo/keys.js';
+// Types only: the admin functions (and the database) load when a keys command runs.
+import type * as Admin from '../../server/admin.js';
 import { NotFoundError, UsageError, dataDirError } from '../errors.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
@@ -10,7 +12,7 @@ import { type Column, columnWidths, renderRow } from '../output/table.js';
 export type KeyInfo = KeyRow;
 
 /** Runs an admin call on a data folder; a folder that cannot be used is said in words. */
-async function onDataDir<T>(dataDir: string, fn: (admin: typeof import('../../server/admin.js')) => Promise<T>): Promise<T> {
+async function onDataDir<T>(dataDir: string, fn: (admin: typeof Admin) => Promise<T>): Promise<T> {
   const admin = await import('../../server/admin.js');
   try {
     return await fn(admin);
