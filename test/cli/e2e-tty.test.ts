@@ -100,6 +100,17 @@ describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
     expect(colored.join('')).not.toContain('\u001b[');
   });
 
+  it('show on the embedded library says its URLs end with the command; a pipe gets no note', async () => {
+    const pane = openPane(home.dir, node(`show ${clip.id}`));
+    const screen = await waitFor(pane, 'EXIT=');
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toMatch(/fileUrl\s+http:\/\/127\.0\.0\.1:\d+\/storage\//);
+    expect(screen).toContain('Note: these URLs stop working when this command ends');
+    const piped = await cli(home.dir, ['show', clip.id]);
+    expect(piped.exitCode).toBe(0);
+    expect(piped.stderr).not.toContain('Note:');
+  });
+
   it('rm asks once naming each item; "n" deletes nothing', async () => {
     const pane = openPane(home.dir, node(`rm ${clip.id} ${carousel.id}`));
     const screen = await waitFor(pane, '[y/N]');

@@ -4,6 +4,9 @@ import type { ApiClient } from '../../api/client.js';
 import type { GetResponse } from '../../api/schemas.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 
+export const EMBEDDED_URL_NOTE =
+  'Note: these URLs stop working when this command ends (the embedded library is served only while a command runs). To open them, serve the library with contentlib serve; see "The embedded server" in the README.';
+
 export async function runShow(id: string, deps: { client: Pick<ApiClient, 'get'>; signal?: AbortSignal }): Promise<GetResponse> {
   return deps.client.get(id, { signal: deps.signal });
 }
@@ -25,8 +28,11 @@ Examples:
       const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { printItem } = await import('../output/item.js');
-      const { client } = await openApi(ctx, globals);
+      const { client, target } = await openApi(ctx, globals);
       const response = await interruptible(ctx, () => runShow(id, { client, signal: ctx.signal }));
       await printItem(ctx.io, outputMode(ctx.io, globals.json), response, ctx.now());
+      // The embedded server stops with this command, and its URLs with it: say so to a person
+      // (scripts get the bare output; the README's "embedded server" part tells them the same).
+      if (target.embedded && ctx.io.stderrIsTTY && response.item.fileUrl) ctx.io.stderr.write(`${EMBEDDED_URL_NOTE}\n`);
     });
 }
