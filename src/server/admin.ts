@@ -1,6 +1,7 @@
 // Key administration for `contentlib keys` and the CLI's embedded mode. Each call opens the data
 // dir's database briefly; WAL lets it run beside a server on the same data dir.
-import { openDatabase } from './db.js';
+import { existsSync, statSync } from 'node:fs';
+import { databasePath, openDatabase } from './db.js';
 import { type KeyRow, keysRepository } from './repo/keys.js';
 
 function withKeys<T>(dataDir: string, fn: (keys: ReturnType<typeof keysRepository>) => T): T {
@@ -19,11 +20,20 @@ export async function createApiKey(dataDir: string, brandName: string): Promise<
   return withKeys(dataDir, (keys) => keys.create(name, new Date()));
 }
 
+/** Reading or revoking makes no library where there is none: a mistyped --data-dir stays a mistake. */
+function noLibrary(dataDir: string): boolean {
+  // A file where the folder should be is not "no library": opening it says what is wrong.
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) return false;
+  return !existsSync(databasePath(dataDir));
+}
+
 export async function listApiKeys(dataDir: string): Promise<KeyRow[]> {
+  if (noLibrary(dataDir)) return [];
   return withKeys(dataDir, (keys) => keys.list());
 }
 
 /** True when an active key with this id was revoked. */
 export async function revokeApiKey(dataDir: string, id: string): Promise<boolean> {
+  if (noLibrary(dataDir)) return false;
   return withKeys(dataDir, (keys) => keys.revoke(id, new Date()));
 }

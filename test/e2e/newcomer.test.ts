@@ -71,6 +71,18 @@ describe('the embedded data folder cannot be used', () => {
     }
   });
 
+  it('keys list / revoke with a --data-dir where there is no library create nothing there', async () => {
+    const h = await home();
+    const typo = join(h, 'libary');
+    const list = await cli(h, ['keys', 'list', '--data-dir', typo]);
+    expect(list.exitCode).toBe(0);
+    expect(list.stdout).toBe('');
+    const revoke = await cli(h, ['keys', 'revoke', 'some-id', '--data-dir', typo]);
+    expect(revoke.exitCode).toBe(5);
+    expect(revoke.stderr).toContain(`No active key with id some-id in ${typo} (unknown, or already revoked).`);
+    expect(existsSync(typo)).toBe(false);
+  });
+
   it('a folder where the database file should be: upload refuses before sending anything', async () => {
     const h = await home();
     await mkdir(join(h, 'data', 'contentlib.db'), { recursive: true });

@@ -33,7 +33,7 @@ export async function runKeysList(o: { dataDir: string }): Promise<KeyInfo[]> {
 
 export async function runKeysRevoke(o: { dataDir: string; id: string }): Promise<{ id: string; revoked: true }> {
   if (!(await onDataDir(o.dataDir, (admin) => admin.revokeApiKey(o.dataDir, o.id)))) {
-    throw new NotFoundError(`No active key with id ${o.id} (unknown, or already revoked).`, 'See the ids with: contentlib keys list');
+    throw new NotFoundError(`No active key with id ${o.id} in ${o.dataDir} (unknown, or already revoked).`, 'See the ids with: contentlib keys list (with the same --data-dir)');
   }
   return { id: o.id, revoked: true };
 }
