@@ -24,6 +24,10 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     http: { requireHostHeader: false },
+    // An id longer than find-my-way's default 100 characters must still reach the route and
+    // answer 404 not_found like any unknown id, not a 400 naming a Fastify error code. Node's
+    // 16 KB header limit bounds the URL anyway.
+    routerOptions: { maxParamLength: 16 * 1024 },
     // Routes validate with zod (src/api/schemas.ts) and reply with JSON.stringify, never with
     // Fastify route schemas: these stand-ins keep Fastify from loading ajv and
     // fast-json-stringify (~130 modules) into every start of the embedded server.

@@ -126,8 +126,8 @@ describe('get', () => {
     }
   });
 
-  it('404 not_found for an unknown id and for a malformed id', async () => {
-    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+  it('404 not_found for an unknown id, a malformed id and one longer than any id (past the router default of 100)', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', 'x'.repeat(300)]) {
       const r = await get(id);
       expect(r.status).toBe(404);
       expect(errorOf(r).code).toBe('not_found');
