@@ -25,17 +25,23 @@ async function makeFolder(dir: string, count: number): Promise<void> {
 function createdCount(ndjson: string): number {
   const lines = ndjson.split('\n').filter(Boolean);
   const summary = JSON.parse(lines[lines.length - 1]!) as { type: string; created: number };
-  if (summary.type !== 'summary') throw new Error(`contentlib upload ended without a summary line:\n${ndjson.slice(-500)}`);
+  if (summary.type !== 'summary')
+    throw new Error(`contentlib upload ended without a summary line:\n${ndjson.slice(-500)}`);
   return summary.created;
 }
 
-export async function benchBulk(t: Target, o: { dir: string; home: string; files: number; runs: number; log: (s: string) => void }): Promise<BulkResult> {
+export async function benchBulk(
+  t: Target,
+  o: { dir: string; home: string; files: number; runs: number; log: (s: string) => void },
+): Promise<BulkResult> {
   const folder = join(o.dir, 'bulk');
   await makeFolder(folder, o.files);
   const curlMs: number[] = [];
   const clMs = new Map<number, number[]>(CONCURRENCIES.map((c) => [c, []]));
   for (let i = 0; i < o.runs; i++) {
-    const loop = await run('bash', [join(ROOT, 'bench/scripts/curl-upload-loop.sh'), folder], { env: { BASE: t.url, KEY: t.key } });
+    const loop = await run('bash', [join(ROOT, 'bench/scripts/curl-upload-loop.sh'), folder], {
+      env: { BASE: t.url, KEY: t.key },
+    });
     curlMs.push(loop.wallMs);
     for (const c of CONCURRENCIES) {
       const r = await run('node', [BIN, 'upload', folder, '--force', '--json', '--concurrency', String(c)], {
@@ -45,13 +51,19 @@ export async function benchBulk(t: Target, o: { dir: string; home: string; files
       if (created !== o.files) throw new Error(`contentlib upload created ${created} items, expected ${o.files}`);
       clMs.get(c)!.push(r.wallMs);
     }
-    o.log(`  bulk run ${i + 1}/${o.runs}: curl loop ${loop.wallMs.toFixed(0)} ms; contentlib ${CONCURRENCIES.map((c) => `c${c} ${clMs.get(c)![i]!.toFixed(0)} ms`).join(', ')}`);
+    o.log(
+      `  bulk run ${i + 1}/${o.runs}: curl loop ${loop.wallMs.toFixed(0)} ms; contentlib ${CONCURRENCIES.map((c) => `c${c} ${clMs.get(c)![i]!.toFixed(0)} ms`).join(', ')}`,
+    );
   }
   const perS = (ms: number) => (o.files * 1000) / ms;
   return {
     files: o.files,
     runs: o.runs,
     curlItemsPerS: perS(median(curlMs)),
-    contentlib: CONCURRENCIES.map((c) => ({ concurrency: c, wallMs: median(clMs.get(c)!), itemsPerS: perS(median(clMs.get(c)!)) })),
+    contentlib: CONCURRENCIES.map((c) => ({
+      concurrency: c,
+      wallMs: median(clMs.get(c)!),
+      itemsPerS: perS(median(clMs.get(c)!)),
+    })),
   };
 }

@@ -29,14 +29,42 @@ interface CompletedEvent {
 }
 
 async function curlOnce(t: Target, file: string, bytes: number): Promise<{ transferMs: number; wallMs: number }> {
-  const p = await presign(t, { fileName: 'bench-curl.mp4', contentType: 'video/mp4', fileSize: bytes, type: 'longform' });
-  const r = await run('curl', ['-sS', '--fail-with-body', '-T', file, '-H', 'Content-Type: video/mp4', '-o', '/dev/null', '-w', '%{time_total}', p.presignedUrl]);
-  const done = await complete(t, { key: p.key, fileName: 'bench-curl.mp4', contentType: 'video/mp4', fileSize: bytes, type: 'longform' });
+  const p = await presign(t, {
+    fileName: 'bench-curl.mp4',
+    contentType: 'video/mp4',
+    fileSize: bytes,
+    type: 'longform',
+  });
+  const r = await run('curl', [
+    '-sS',
+    '--fail-with-body',
+    '-T',
+    file,
+    '-H',
+    'Content-Type: video/mp4',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{time_total}',
+    p.presignedUrl,
+  ]);
+  const done = await complete(t, {
+    key: p.key,
+    fileName: 'bench-curl.mp4',
+    contentType: 'video/mp4',
+    fileSize: bytes,
+    type: 'longform',
+  });
   await remove(t, done.contentItemId); // 1 GiB a run: do not let the disk fill up
   return { transferMs: Number(r.stdout.trim()) * 1000, wallMs: r.wallMs };
 }
 
-async function contentlibOnce(t: Target, file: string, home: string, tmp: string): Promise<{ transferMs: number; wallMs: number; rssKiB: number }> {
+async function contentlibOnce(
+  t: Target,
+  file: string,
+  home: string,
+  tmp: string,
+): Promise<{ transferMs: number; wallMs: number; rssKiB: number }> {
   const r = await run('node', [BIN, 'upload', file, '--json', '--force'], {
     env: cliEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: t.url, CONTENTLIB_API_KEY: t.key }),
     rssFile: join(tmp, 'rss.txt'),
@@ -52,7 +80,10 @@ async function contentlibOnce(t: Target, file: string, home: string, tmp: string
   return { transferMs: uploaded.ms, wallMs: r.wallMs, rssKiB: r.maxRssKiB ?? NaN };
 }
 
-export async function benchLarge(t: Target, o: { dir: string; home: string; bytes: number; runs: number; log: (s: string) => void }): Promise<LargeResult> {
+export async function benchLarge(
+  t: Target,
+  o: { dir: string; home: string; bytes: number; runs: number; log: (s: string) => void },
+): Promise<LargeResult> {
   const file = join(o.dir, 'longform.mp4');
   await sparseMp4(file, o.bytes, 600);
   const curl: Array<{ transferMs: number; wallMs: number }> = [];
@@ -68,7 +99,9 @@ export async function benchLarge(t: Target, o: { dir: string; home: string; byte
       cl.push(await contentlibOnce(t, file, o.home, o.dir));
       curl.push(await curlOnce(t, file, o.bytes));
     }
-    o.log(`  large run ${i + 1}/${o.runs}: curl ${curl[i]!.transferMs.toFixed(0)} ms, contentlib ${cl[i]!.transferMs.toFixed(0)} ms (wall ${cl[i]!.wallMs.toFixed(0)} ms, ${(cl[i]!.rssKiB / 1024).toFixed(0)} MiB)`);
+    o.log(
+      `  large run ${i + 1}/${o.runs}: curl ${curl[i]!.transferMs.toFixed(0)} ms, contentlib ${cl[i]!.transferMs.toFixed(0)} ms (wall ${cl[i]!.wallMs.toFixed(0)} ms, ${(cl[i]!.rssKiB / 1024).toFixed(0)} MiB)`,
+    );
   }
   const clWallMs = median(cl.map((r) => r.wallMs));
   return {

@@ -28,7 +28,14 @@ async function seed(t: Target, count: number): Promise<void> {
       const fileName = `seed-${i}.mp4`;
       const p = await presign(t, { fileName, contentType: 'video/mp4', fileSize: bytes.length, type: 'shortform' });
       await put(p.presignedUrl, bytes, 'video/mp4');
-      await complete(t, { key: p.key, fileName, contentType: 'video/mp4', fileSize: bytes.length, type: 'shortform', durationSeconds: 5 });
+      await complete(t, {
+        key: p.key,
+        fileName,
+        contentType: 'video/mp4',
+        fileSize: bytes.length,
+        type: 'shortform',
+        durationSeconds: 5,
+      });
     }
   }
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
@@ -42,7 +49,10 @@ function countJson(stdout: string): number {
   throw new Error('ls --all --json printed neither an array nor { items }');
 }
 
-export async function benchListing(t: Target, o: { dir: string; home: string; items: number; runs: number; log: (s: string) => void }): Promise<ListingResult> {
+export async function benchListing(
+  t: Target,
+  o: { dir: string; home: string; items: number; runs: number; log: (s: string) => void },
+): Promise<ListingResult> {
   const seedStart = performance.now();
   await seed(t, o.items);
   const seedMs = performance.now() - seedStart;
@@ -56,11 +66,25 @@ export async function benchListing(t: Target, o: { dir: string; home: string; it
   const curl: number[] = [];
   for (let i = 0; i < o.runs; i++) {
     // Output to /dev/null as the figure asks: the shell does it, the CLI still writes every byte.
-    const r = await run('bash', ['-c', `exec node "${BIN}" ls --all --json > /dev/null`], { env, rssFile: join(o.dir, 'rss.txt') });
+    const r = await run('bash', ['-c', `exec node "${BIN}" ls --all --json > /dev/null`], {
+      env,
+      rssFile: join(o.dir, 'rss.txt'),
+    });
     cl.push({ ms: r.wallMs, rss: (r.maxRssKiB ?? NaN) / 1024 });
-    const loop = await run('bash', ['-c', `"${join(ROOT, 'bench/scripts/curl-list-loop.sh')}" > /dev/null`], { env: { BASE: t.url, KEY: t.key } });
+    const loop = await run('bash', ['-c', `"${join(ROOT, 'bench/scripts/curl-list-loop.sh')}" > /dev/null`], {
+      env: { BASE: t.url, KEY: t.key },
+    });
     curl.push(loop.wallMs);
-    o.log(`  listing run ${i + 1}/${o.runs}: contentlib ${r.wallMs.toFixed(0)} ms (${cl[i]!.rss.toFixed(0)} MiB), curl loop ${loop.wallMs.toFixed(0)} ms`);
+    o.log(
+      `  listing run ${i + 1}/${o.runs}: contentlib ${r.wallMs.toFixed(0)} ms (${cl[i]!.rss.toFixed(0)} MiB), curl loop ${loop.wallMs.toFixed(0)} ms`,
+    );
   }
-  return { items: o.items, runs: o.runs, seedMs, clMs: median(cl.map((c) => c.ms)), clPeakRssMiB: median(cl.map((c) => c.rss)), curlMs: median(curl) };
+  return {
+    items: o.items,
+    runs: o.runs,
+    seedMs,
+    clMs: median(cl.map((c) => c.ms)),
+    clPeakRssMiB: median(cl.map((c) => c.rss)),
+    curlMs: median(curl),
+  };
 }

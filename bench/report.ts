@@ -37,24 +37,52 @@ interface Target {
 /** "at least" targets: actual ≥ goal. */
 function atLeast(what: string, actual: number, goal: number, unit: string, digits = 2): Target {
   const met = actual >= goal;
-  return { what, goal: `≥ ${goal}${unit}`, actual: `${fixed(actual, digits)}${unit}`, met, miss: met ? '' : `short by ${fixed(goal - actual, digits)}${unit} (${fixed((1 - actual / goal) * 100, 0)} %)` };
+  return {
+    what,
+    goal: `≥ ${goal}${unit}`,
+    actual: `${fixed(actual, digits)}${unit}`,
+    met,
+    miss: met ? '' : `short by ${fixed(goal - actual, digits)}${unit} (${fixed((1 - actual / goal) * 100, 0)} %)`,
+  };
 }
 
 /** "at most" targets: actual ≤ goal. */
 function atMost(what: string, actual: number, goal: number, unit: string, digits = 0): Target {
   const met = actual <= goal;
-  return { what, goal: `≤ ${goal}${unit}`, actual: `${fixed(actual, digits)}${unit}`, met, miss: met ? '' : `over by ${fixed(actual - goal, digits)}${unit} (${fixed((actual / goal - 1) * 100, 0)} %)` };
+  return {
+    what,
+    goal: `≤ ${goal}${unit}`,
+    actual: `${fixed(actual, digits)}${unit}`,
+    met,
+    miss: met ? '' : `over by ${fixed(actual - goal, digits)}${unit} (${fixed((actual / goal - 1) * 100, 0)} %)`,
+  };
 }
 
 export function targets(r: Results): Target[] {
   const t: Target[] = [];
   if (r.large) {
     t.push(atLeast('large file: transfer speed vs curl', r.large.clTransferMBps / r.large.curlMBps, 0.95, '×'));
-    t.push(atMost(`large file: contentlib peak RSS (${fixed(r.large.bytes / MIB / 1024, 2)} GiB)`, r.large.clPeakRssMiB, 100, ' MiB'));
+    t.push(
+      atMost(
+        `large file: contentlib peak RSS (${fixed(r.large.bytes / MIB / 1024, 2)} GiB)`,
+        r.large.clPeakRssMiB,
+        100,
+        ' MiB',
+      ),
+    );
   }
   if (r.bulk) {
     const c4 = r.bulk.contentlib.find((c) => c.concurrency === 4);
-    if (c4) t.push(atLeast('bulk: items/s vs the curl loop (default --concurrency 4)', c4.itemsPerS / r.bulk.curlItemsPerS, 5, '×', 1));
+    if (c4)
+      t.push(
+        atLeast(
+          'bulk: items/s vs the curl loop (default --concurrency 4)',
+          c4.itemsPerS / r.bulk.curlItemsPerS,
+          5,
+          '×',
+          1,
+        ),
+      );
   }
   if (r.startup) {
     t.push(atMost('startup: `--version` median', r.startup.medians.version, 100, ' ms'));
@@ -93,7 +121,7 @@ export function renderResults(r: Results, notes: readonly string[]): string {
       `| contentlib upload | ${fixed(l.clTransferMBps)} | ${fixed(l.clWallMs, 0)} ms (${fixed(l.clWallMBps)} MB/s, with start-up, presign and complete) | ${fixed(l.clPeakRssMiB, 0)} MiB |`,
       `| ratio contentlib / curl | ${fixed(l.clTransferMBps / l.curlMBps, 2)} | | |`,
       '',
-      'Transfer: curl\'s own `time_total`; contentlib\'s `uploaded` event `ms` (presign + PUT, from its `--json` NDJSON). MB = 2^20 bytes.',
+      "Transfer: curl's own `time_total`; contentlib's `uploaded` event `ms` (presign + PUT, from its `--json` NDJSON). MB = 2^20 bytes.",
       '',
     );
   }
@@ -105,7 +133,10 @@ export function renderResults(r: Results, notes: readonly string[]): string {
       '| | items/s | wall time | ratio vs curl loop |',
       '|---|---|---|---|',
       `| bash loop: curl + jq, presign → PUT → complete | ${fixed(b.curlItemsPerS)} | ${fixed((b.files * 1000) / b.curlItemsPerS, 0)} ms | 1.0 |`,
-      ...b.contentlib.map((c) => `| contentlib upload DIR --force --concurrency ${c.concurrency} | ${fixed(c.itemsPerS)} | ${fixed(c.wallMs, 0)} ms | ${fixed(c.itemsPerS / b.curlItemsPerS, 1)} |`),
+      ...b.contentlib.map(
+        (c) =>
+          `| contentlib upload DIR --force --concurrency ${c.concurrency} | ${fixed(c.itemsPerS)} | ${fixed(c.wallMs, 0)} ms | ${fixed(c.itemsPerS / b.curlItemsPerS, 1)} |`,
+      ),
       '',
     );
   }
@@ -140,7 +171,8 @@ export function renderResults(r: Results, notes: readonly string[]): string {
     );
   }
   lines.push('## Targets (issue 5)', '', '| target | goal | measured | verdict |', '|---|---|---|---|');
-  for (const t of targets(r)) lines.push(`| ${t.what} | ${t.goal} | ${t.actual} | ${t.met ? 'met' : `**missed**: ${t.miss}`} |`);
+  for (const t of targets(r))
+    lines.push(`| ${t.what} | ${t.goal} | ${t.actual} | ${t.met ? 'met' : `**missed**: ${t.miss}`} |`);
   if (notes.length > 0) lines.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
   return `${lines.join('\n')}\n`;
 }

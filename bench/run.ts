@@ -31,7 +31,8 @@ function selected(): Set<Scenario> {
   if (!raw) return new Set(SCENARIOS);
   const names = raw.split(',').map((s) => s.trim());
   const bad = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
-  if (bad.length > 0) throw new Error(`BENCH_ONLY: unknown scenario ${bad.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
+  if (bad.length > 0)
+    throw new Error(`BENCH_ONLY: unknown scenario ${bad.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
   return new Set(names as Scenario[]);
 }
 
@@ -54,29 +55,61 @@ async function main(): Promise<void> {
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const work = join(ROOT, 'bench/tmp');
   await rm(work, { recursive: true, force: true });
-  const dirs = { data: join(work, 'data'), serveHome: join(work, 'serve-home'), cliHome: join(work, 'cli-home'), embeddedHome: join(work, 'embedded-home'), files: join(work, 'files') };
+  const dirs = {
+    data: join(work, 'data'),
+    serveHome: join(work, 'serve-home'),
+    cliHome: join(work, 'cli-home'),
+    embeddedHome: join(work, 'embedded-home'),
+    files: join(work, 'files'),
+  };
   for (const d of Object.values(dirs)) await mkdir(d, { recursive: true });
 
   const results: Results = { machine: machine() };
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
-    const target = async (brand: string) => ({ url: server.url, key: await createKey(dirs.data, dirs.serveHome, brand) });
+    const target = async (brand: string) => ({
+      url: server.url,
+      key: await createKey(dirs.data, dirs.serveHome, brand),
+    });
     if (only.has('large')) {
       log('large file…');
-      results.large = await benchLarge(await target('bench-large'), { dir: dirs.files, home: dirs.cliHome, bytes: envNumber('BENCH_SIZE', 1024 ** 3), runs, log });
+      results.large = await benchLarge(await target('bench-large'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        bytes: envNumber('BENCH_SIZE', 1024 ** 3),
+        runs,
+        log,
+      });
     }
     if (only.has('bulk')) {
       log('bulk…');
-      results.bulk = await benchBulk(await target('bench-bulk'), { dir: dirs.files, home: dirs.cliHome, files: envNumber('BENCH_BULK', 200), runs, log });
+      results.bulk = await benchBulk(await target('bench-bulk'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        files: envNumber('BENCH_BULK', 200),
+        runs,
+        log,
+      });
     }
     if (only.has('startup')) {
       log('startup…');
-      results.startup = await benchStartup({ dir: dirs.files, home: dirs.embeddedHome, runs: envNumber('BENCH_STARTUP_RUNS', 20), log });
+      results.startup = await benchStartup({
+        dir: dirs.files,
+        home: dirs.embeddedHome,
+        runs: envNumber('BENCH_STARTUP_RUNS', 20),
+        log,
+      });
     }
     if (only.has('listing')) {
       log('listing…');
-      results.listing = await benchListing(await target('bench-list'), { dir: dirs.files, home: dirs.cliHome, items: envNumber('BENCH_ITEMS', 10_000), runs, log });
+      results.listing = await benchListing(await target('bench-list'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        items: envNumber('BENCH_ITEMS', 10_000),
+        runs,
+        log,
+      });
     }
   } finally {
     await server.stop();
@@ -86,7 +119,12 @@ async function main(): Promise<void> {
   results.machine.load += ` / ${loadavg()[0]!.toFixed(2)} (${results.machine.cores} cores)`;
   // Hand-written analysis (profiles, causes of misses) travels with the figures.
   const notesFile = join(ROOT, 'bench/notes.md');
-  const notes = existsSync(notesFile) ? (await readFile(notesFile, 'utf8')).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2)) : [];
+  const notes = existsSync(notesFile)
+    ? (await readFile(notesFile, 'utf8'))
+        .split('\n')
+        .filter((l) => l.startsWith('- '))
+        .map((l) => l.slice(2))
+    : [];
   const text = renderResults(results, notes);
   process.stdout.write(text);
   if (only.size === SCENARIOS.length) {

@@ -23,6 +23,8 @@ await build({
   minifySyntax: true,
   // Bundled CommonJS packages call require() for Node's built-ins; ESM has no require, so each
   // chunk gets one made for it.
-  banner: { js: "import { createRequire as __contentlibRequire } from 'node:module'; const require = __contentlibRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __contentlibRequire } from 'node:module'; const require = __contentlibRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

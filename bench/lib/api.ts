@@ -17,7 +17,10 @@ export interface Presigned {
   type: string;
 }
 
-export async function presign(t: Target, body: { fileName: string; contentType: string; fileSize: number; type?: string }): Promise<Presigned> {
+export async function presign(
+  t: Target,
+  body: { fileName: string; contentType: string; fileSize: number; type?: string },
+): Promise<Presigned> {
   const res = await fetch(`${t.url}/api/v1/upload/presign`, {
     method: 'POST',
     headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
@@ -36,7 +39,10 @@ export async function complete(t: Target, body: Record<string, unknown>): Promis
 }
 
 export async function remove(t: Target, id: string): Promise<void> {
-  const res = await fetch(`${t.url}/api/v1/content/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${t.key}` } });
+  const res = await fetch(`${t.url}/api/v1/content/${id}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${t.key}` },
+  });
   await json(res, 'delete');
 }
 

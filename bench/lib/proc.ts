@@ -6,7 +6,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-export const ROOT = resolve(import.meta.dirname, '../../../..') // bench/dist/bench/lib → the repository;
+export const ROOT = resolve(import.meta.dirname, '../../../..'); // bench/dist/bench/lib → the repository;
 export const BIN = join(ROOT, 'bin/contentlib.js');
 
 export interface RunResult {
@@ -29,7 +29,11 @@ export interface RunOptions {
 export async function run(cmd: string, args: readonly string[], o: RunOptions = {}): Promise<RunResult> {
   const [file, argv] = o.rssFile ? ['/usr/bin/time', ['-f', '%M', '-o', o.rssFile, cmd, ...args]] : [cmd, [...args]];
   const started = performance.now();
-  const child = spawn(file, argv, { env: { ...process.env, ...o.env }, cwd: o.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, argv, {
+    env: { ...process.env, ...o.env },
+    cwd: o.cwd ?? ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -39,7 +43,12 @@ export async function run(cmd: string, args: readonly string[], o: RunOptions = 
     child.on('close', (c) => res(c ?? -1));
   });
   const wallMs = performance.now() - started;
-  const result: RunResult = { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), wallMs };
+  const result: RunResult = {
+    code,
+    stdout: Buffer.concat(out).toString('utf8'),
+    stderr: Buffer.concat(err).toString('utf8'),
+    wallMs,
+  };
   if (o.rssFile) {
     result.maxRssKiB = Number((await readFile(o.rssFile, 'utf8')).trim().split('\n').pop());
     await rm(o.rssFile, { force: true });
@@ -95,7 +104,9 @@ export async function serve(dataDir: string, home: string): Promise<Served> {
 
 /** A fresh API key of `brand` from `contentlib keys create`. */
 export async function createKey(dataDir: string, home: string, brand: string): Promise<string> {
-  const r = await run('node', [BIN, 'keys', 'create', '--brand', brand, '--data-dir', dataDir], { env: cliEnv({ CONTENTLIB_HOME: home }) });
+  const r = await run('node', [BIN, 'keys', 'create', '--brand', brand, '--data-dir', dataDir], {
+    env: cliEnv({ CONTENTLIB_HOME: home }),
+  });
   const key = /cl_[A-Za-z0-9_-]{20,}/.exec(r.stdout)?.[0];
   if (!key) throw new Error(`keys create printed no key: ${r.stdout} ${r.stderr}`);
   return key;

@@ -79,7 +79,12 @@ export interface ApiClient {
 
 /** One keep-alive connection pool per run: every request and the engine's PUTs share it. */
 export function createDispatcher(): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16, connect: { timeout: 10_000 } });
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    connections: 16,
+    connect: { timeout: 10_000 },
+  });
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
@@ -109,7 +114,12 @@ function queryString(q: ListParams): string {
   return s ? `?${s}` : '';
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** A thrown undici/socket failure as one of our typed errors; an abort passes through as is. */
 function errorFromThrown(err: unknown, method: string, url: string, timeoutMs: number, signal?: AbortSignal): unknown {
@@ -117,7 +127,14 @@ function errorFromThrown(err: unknown, method: string, url: string, timeoutMs: n
   const code = networkCode(err);
   if (code && TIMEOUT_CODES.has(code)) return new TimeoutError({ method, url, timeoutMs });
   if (code === 'UND_ERR_ABORTED' || (err instanceof Error && err.name === 'AbortError')) return err;
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' ? 'connection reset' : (err as Error)?.message ?? String(err);
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ENOTFOUND'
+        ? 'host not found'
+        : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
+          ? 'connection reset'
+          : ((err as Error)?.message ?? String(err));
   return new NetworkError({ message: `${method} ${url} failed: ${reason}`, code, method, url, cause: err });
 }
 
@@ -132,7 +149,13 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const trace = opts.trace;
 
   /** One try: send, read the whole body, turn a non-2xx into a typed error, parse a 2xx. */
-  async function once<S extends z.ZodType>(method: Dispatcher.HttpMethod, path: string, schema: S, body: unknown, signal?: AbortSignal): Promise<z.infer<S>> {
+  async function once<S extends z.ZodType>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    schema: S,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<z.infer<S>> {
     const url = `${baseUrl}${path}`;
     const started = Date.now();
     trace?.(`→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)})`);
@@ -158,7 +181,12 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       text = await res.body.text();
     } catch (err) {
       const typed = errorFromThrown(err, method, url, timeoutMs, signal);
-      const why = typed instanceof NetworkError ? (typed.code ?? typed.message) : typed instanceof TimeoutError ? 'timeout' : String((typed as Error)?.message ?? typed);
+      const why =
+        typed instanceof NetworkError
+          ? (typed.code ?? typed.message)
+          : typed instanceof TimeoutError
+            ? 'timeout'
+            : String((typed as Error)?.message ?? typed);
       trace?.(`← ${method} ${url} failed after ${Date.now() - started} ms: ${why}`);
       throw typed;
     }
@@ -191,7 +219,14 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     return parsed.data;
   }
 
-  function call<S extends z.ZodType>(method: Dispatcher.HttpMethod, path: string, schema: S, body: unknown, o: CallOptions | undefined, fallback?: (err: unknown) => z.infer<S> | undefined): Promise<z.infer<S>> {
+  function call<S extends z.ZodType>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    schema: S,
+    body: unknown,
+    o: CallOptions | undefined,
+    fallback?: (err: unknown) => z.infer<S> | undefined,
+  ): Promise<z.infer<S>> {
     return withRetry(
       async () => {
         try {
@@ -207,7 +242,10 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         sleep,
         signal: o?.signal,
         classify: classifyForRetry,
-        onRetry: ({ attempt, delayMs, error }) => trace?.(`  retry ${attempt}/${policy.attempts - 1} of ${method} ${path} in ${delayMs} ms (${(error as Error).name})`),
+        onRetry: ({ attempt, delayMs, error }) =>
+          trace?.(
+            `  retry ${attempt}/${policy.attempts - 1} of ${method} ${path} in ${delayMs} ms (${(error as Error).name})`,
+          ),
       },
     );
   }

@@ -13,7 +13,15 @@ export class ApiError extends Error {
   readonly url: string;
   /** Milliseconds the server asked us to wait (Retry-After on 429/503), when it said. */
   readonly retryAfterMs: number | undefined;
-  constructor(o: { status: number; code: string; message: string; details?: readonly unknown[]; method: string; url: string; retryAfterMs?: number }) {
+  constructor(o: {
+    status: number;
+    code: string;
+    message: string;
+    details?: readonly unknown[];
+    method: string;
+    url: string;
+    retryAfterMs?: number;
+  }) {
     super(o.message);
     this.name = 'ApiError';
     this.status = o.status;
@@ -32,7 +40,14 @@ export class StorageError extends Error {
   readonly method: string;
   readonly url: string;
   readonly retryAfterMs: number | undefined;
-  constructor(o: { status: number; code: string; message: string; method: string; url: string; retryAfterMs?: number }) {
+  constructor(o: {
+    status: number;
+    code: string;
+    message: string;
+    method: string;
+    url: string;
+    retryAfterMs?: number;
+  }) {
     super(o.message);
     this.name = 'StorageError';
     this.status = o.status;
@@ -78,7 +93,14 @@ export class UnexpectedResponseError extends Error {
   readonly url: string;
   /** The first bytes of the body, for --verbose; never contains our request's secrets. */
   readonly bodySnippet: string;
-  constructor(o: { status: number; message: string; method: string; url: string; bodySnippet: string; cause?: unknown }) {
+  constructor(o: {
+    status: number;
+    message: string;
+    method: string;
+    url: string;
+    bodySnippet: string;
+    cause?: unknown;
+  }) {
     super(o.message, o.cause === undefined ? undefined : { cause: o.cause });
     this.name = 'UnexpectedResponseError';
     this.status = o.status;
@@ -131,7 +153,8 @@ function xmlField(xml: string, tag: string): string | undefined {
  * describeError, stays light for `--help`.
  */
 function readErrorBody(json: unknown): { code: string; message: string; details: unknown[] } | undefined {
-  const error = (json as { error?: unknown } | null)?.error as { code?: unknown; message?: unknown; details?: unknown } | undefined;
+  const error = (json as { error?: unknown } | null)?.error as
+    { code?: unknown; message?: unknown; details?: unknown } | undefined;
   if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') return undefined;
   return { code: error.code, message: error.message, details: Array.isArray(error.details) ? error.details : [] };
 }
@@ -150,7 +173,14 @@ function isStorageUrl(url: string): boolean {
  * StorageError for the storage PUT), an S3 XML error document (StorageError), or anything else
  * — an HTML proxy page, an empty body — as UnexpectedResponseError.
  */
-export function errorFromResponse(status: number, headers: Headers, bodyText: string, method: string, url: string, now: Date = new Date()): HttpFailure {
+export function errorFromResponse(
+  status: number,
+  headers: Headers,
+  bodyText: string,
+  method: string,
+  url: string,
+  now: Date = new Date(),
+): HttpFailure {
   const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), now);
   const trimmed = bodyText.trim();
   if (trimmed.startsWith('{')) {
@@ -174,7 +204,12 @@ export function errorFromResponse(status: number, headers: Headers, bodyText: st
       return new StorageError({ status, code, message, method, url, retryAfterMs });
     }
   }
-  const what = trimmed === '' ? 'an empty body' : /^<(!doctype|html)/i.test(trimmed) ? 'an HTML page' : 'a body that is not the service’s error format';
+  const what =
+    trimmed === ''
+      ? 'an empty body'
+      : /^<(!doctype|html)/i.test(trimmed)
+        ? 'an HTML page'
+        : 'a body that is not the service’s error format';
   return new UnexpectedResponseError({
     status,
     method,

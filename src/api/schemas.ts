@@ -67,7 +67,12 @@ export const ListQuerySchema = z.strictObject({
   type: ContentTypeSchema.optional(),
   search: z.string().max(METADATA_LIMITS.titleMaxChars).optional(),
   limit: queryInt('limit')
-    .pipe(z.number().min(1, 'limit must be at least 1').max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`))
+    .pipe(
+      z
+        .number()
+        .min(1, 'limit must be at least 1')
+        .max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`),
+    )
     .optional(),
   offset: queryInt('offset').optional(),
 });

@@ -15,9 +15,13 @@ export const Agent = AgentClass;
 export type Agent = Undici.Agent;
 
 /** request(url, options) exactly as undici's index.js builds it for a URL string. */
-export function request<TOpaque = null>(url: string, opts: Parameters<RequestFn>[1] = {}): Promise<Undici.Dispatcher.ResponseData<TOpaque>> {
+export function request<TOpaque = null>(
+  url: string,
+  opts: Parameters<RequestFn>[1] = {},
+): Promise<Undici.Dispatcher.ResponseData<TOpaque>> {
   const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`unsupported URL protocol in ${target.origin}; use http or https`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new TypeError(`unsupported URL protocol in ${target.origin}; use http or https`);
   const { dispatcher = getGlobalDispatcher(), ...rest } = opts ?? {};
   return apiRequest.call(dispatcher, {
     ...rest,

@@ -55,7 +55,10 @@ async function embeddedKey(store: ConfigStore, dataDir: string): Promise<Embedde
   return key;
 }
 
-export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<{ client: ApiClient; target: ApiTarget }> {
+export async function openApi(
+  ctx: CliContext,
+  globals: GlobalOptions,
+): Promise<{ client: ApiClient; target: ApiTarget }> {
   const store = openConfig(ctx.paths.config);
   const resolved = resolveTarget(globals, ctx.env, store.read());
   const { createApiClient } = await import('../api/client.js');
@@ -93,7 +96,11 @@ export async function openApi(ctx: CliContext, globals: GlobalOptions): Promise<
  * Runs a command's body; once Ctrl-C has aborted ctx.signal, whatever the body throws (an
  * aborted request, a closed stream) is reported as an interruption (exit 130), not as a bug.
  */
-export async function interruptible<T>(ctx: CliContext, body: () => Promise<T>, message = 'Interrupted; nothing more was done.'): Promise<T> {
+export async function interruptible<T>(
+  ctx: CliContext,
+  body: () => Promise<T>,
+  message = 'Interrupted; nothing more was done.',
+): Promise<T> {
   try {
     return await body();
   } catch (err) {

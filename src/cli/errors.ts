@@ -95,7 +95,11 @@ const FOLDER_PROBLEMS: Record<string, string> = {
  * A data folder cannot be used: which one, why, and what to do (or undefined: not that kind of
  * error). `embedded`: the CLI's own library; `data-dir`: the folder of serve or keys.
  */
-export function dataDirError(dataDir: string, err: unknown, use: 'embedded' | 'data-dir' = 'embedded'): CliError | undefined {
+export function dataDirError(
+  dataDir: string,
+  err: unknown,
+  use: 'embedded' | 'data-dir' = 'embedded',
+): CliError | undefined {
   const e = err as { code?: unknown; syscall?: unknown } | null;
   // listen's EACCES (a port below 1024) is about the port, not the folder: describeError's job.
   if (e?.syscall === 'listen') return undefined;
@@ -185,11 +189,20 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
         : err.status >= 500
           ? `The service at ${base} failed; try again later, and report it if it keeps happening (run with --verbose for the trace).`
           : 'Fix the request as the message says and run the command again.';
-    return { message: `${err.message} (${err.status} ${err.code})${detailLines(err.details)}\n${hint}`, exitCode: EXIT.failure };
+    return {
+      message: `${err.message} (${err.status} ${err.code})${detailLines(err.details)}\n${hint}`,
+      exitCode: EXIT.failure,
+    };
   }
   if (err instanceof StorageError) {
-    const hint = err.code === 'expired' || err.code === 'AccessDenied' ? 'The upload URL was refused; run the upload again to get a fresh one.' : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
-    return { message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}).\n${hint}`, exitCode: EXIT.failure };
+    const hint =
+      err.code === 'expired' || err.code === 'AccessDenied'
+        ? 'The upload URL was refused; run the upload again to get a fresh one.'
+        : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
+    return {
+      message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}).\n${hint}`,
+      exitCode: EXIT.failure,
+    };
   }
   if (err instanceof NetworkError) {
     const base = baseOf(err.url);
@@ -199,7 +212,10 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
     };
   }
   if (err instanceof TimeoutError) {
-    return { message: `${err.message}.\nCheck your network and the base URL (${baseOf(err.url)}), then try again.`, exitCode: EXIT.failure };
+    return {
+      message: `${err.message}.\nCheck your network and the base URL (${baseOf(err.url)}), then try again.`,
+      exitCode: EXIT.failure,
+    };
   }
   if (err instanceof UnexpectedResponseError) {
     return {
@@ -217,7 +233,10 @@ function describeListenFailure(err: unknown): { message: string; exitCode: ExitC
   const lookup = e?.syscall === 'getaddrinfo' && typeof e.hostname === 'string';
   if ((e?.syscall !== 'listen' && !lookup) || typeof e?.code !== 'string') return undefined;
   const address = lookup ? e.hostname : e.address;
-  const where = typeof address === 'string' ? `${address}${typeof e.port === 'number' && e.port > 0 ? `:${e.port}` : ''}` : 'that address';
+  const where =
+    typeof address === 'string'
+      ? `${address}${typeof e.port === 'number' && e.port > 0 ? `:${e.port}` : ''}`
+      : 'that address';
   const why: Record<string, string> = {
     ENOTFOUND: `the host ${where} is not known`,
     EAI_AGAIN: `the host ${where} could not be looked up`,
@@ -227,7 +246,10 @@ function describeListenFailure(err: unknown): { message: string; exitCode: ExitC
   };
   const text = why[e.code];
   if (!text) return undefined;
-  return { message: `Cannot listen: ${text}.\nChoose another with --port (--port 0 takes any free port) or --host.`, exitCode: EXIT.failure };
+  return {
+    message: `Cannot listen: ${text}.\nChoose another with --port (--port 0 takes any free port) or --host.`,
+    exitCode: EXIT.failure,
+  };
 }
 
 /** The message and exit code for anything thrown, typed or not. */
@@ -239,7 +261,10 @@ export function describeError(err: unknown, verbose = false): { message: string;
   const listen = describeListenFailure(err);
   if (listen) return listen;
   const http = describeHttpFailure(err);
-  if (http) return verbose && err instanceof UnexpectedResponseError ? { ...http, message: `${http.message}\nBody: ${err.bodySnippet}` } : http;
+  if (http)
+    return verbose && err instanceof UnexpectedResponseError
+      ? { ...http, message: `${http.message}\nBody: ${err.bodySnippet}` }
+      : http;
   const e = err instanceof Error ? err : new Error(String(err));
   const detail = verbose && e.stack ? `\n${e.stack}` : '';
   return {

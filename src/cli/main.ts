@@ -26,7 +26,11 @@ function helpOfUnknown(program: ReturnType<typeof buildProgram>, argv: readonly 
 }
 
 /** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
-export async function run(argv: readonly string[], ctx: CliContext, closers: Array<() => Promise<void> | void>): Promise<number> {
+export async function run(
+  argv: readonly string[],
+  ctx: CliContext,
+  closers: Array<() => Promise<void> | void>,
+): Promise<number> {
   const program = buildProgram(ctx, packageVersion());
   try {
     await program.parseAsync(helpOfUnknown(program, argv) ?? [...argv], { from: 'user' });
@@ -88,4 +92,3 @@ export async function main(): Promise<void> {
   const code = await run(process.argv.slice(2), ctx, closers);
   process.exit(code);
 }
-

@@ -16,15 +16,24 @@ import type { CliContext } from './context.js';
 
 export function buildProgram(ctx: CliContext, version: string): Command {
   const program = new Command('contentlib')
-    .description('Upload and manage media in a Content Library Service. With no remote configured, works on an embedded library on this machine.')
+    .description(
+      'Upload and manage media in a Content Library Service. With no remote configured, works on an embedded library on this machine.',
+    )
     .version(version, '-V, --version', 'print the version')
     .addOption(new Option('--json', 'machine-readable output (JSON; NDJSON events for upload)'))
     // The environment (CONTENTLIB_PROFILE, CONTENTLIB_BASE_URL, CONTENTLIB_API_KEY) is read by
     // resolveTarget (src/config/resolve.ts), not merged here: flags must win over it, and a flag's
     // base URL must never be paired with an unrelated key.
     .addOption(new Option('--profile <name>', 'use this saved profile (see contentlib login; env: CONTENTLIB_PROFILE)'))
-    .addOption(new Option('--base-url <url>', 'service base URL, e.g. https://content.example.com (env: CONTENTLIB_BASE_URL)'))
-    .addOption(new Option('--api-key <key>', 'API key (discouraged: it lands in your shell history; use contentlib login or CONTENTLIB_API_KEY)'))
+    .addOption(
+      new Option('--base-url <url>', 'service base URL, e.g. https://content.example.com (env: CONTENTLIB_BASE_URL)'),
+    )
+    .addOption(
+      new Option(
+        '--api-key <key>',
+        'API key (discouraged: it lands in your shell history; use contentlib login or CONTENTLIB_API_KEY)',
+      ),
+    )
     .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))

@@ -8,9 +8,7 @@ import type { IO } from './io.js';
 export function askLine(io: IO, question: string, opts: { hidden?: boolean } = {}): Promise<string | undefined> {
   io.stderr.write(question);
   // With hidden input, readline writes to a sink that drops the echo of what is typed.
-  const output = opts.hidden
-    ? new Writable({ write: (_chunk, _enc, done) => done() })
-    : io.stderr;
+  const output = opts.hidden ? new Writable({ write: (_chunk, _enc, done) => done() }) : io.stderr;
   const rl = createInterface({ input: io.stdin, output, terminal: Boolean(io.stdinIsTTY) });
   return new Promise((resolve) => {
     let answered = false;

@@ -18,7 +18,14 @@ export interface TargetEnv {
 }
 
 export type Target =
-  | { kind: 'remote'; baseUrl: string; apiKey: string; source: 'flags' | 'env' | 'profile'; profile?: string; label: string }
+  | {
+      kind: 'remote';
+      baseUrl: string;
+      apiKey: string;
+      source: 'flags' | 'env' | 'profile';
+      profile?: string;
+      label: string;
+    }
   | { kind: 'embedded'; label: string };
 
 /** "example.com" or "localhost:8080" typed without a scheme: what was probably meant. */
@@ -40,7 +47,11 @@ export function normalizeBaseUrl(raw: string, from: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${from} "${raw}" must start with http:// or https://.`, schemeHint(raw));
   }
-  if (url.search || url.hash) throw new UsageError(`${from} "${raw}" must not have a query or fragment.`, 'Give the service root, e.g. https://content.example.com');
+  if (url.search || url.hash)
+    throw new UsageError(
+      `${from} "${raw}" must not have a query or fragment.`,
+      'Give the service root, e.g. https://content.example.com',
+    );
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -50,11 +61,20 @@ function fromProfile(name: string, config: ConfigData, how: string): Target {
     const known = Object.keys(config.profiles);
     throw new UsageError(
       `No profile named "${name}" (${how}).`,
-      known.length ? `Known profiles: ${known.join(', ')}. Create one with: contentlib login --profile ${name}` : `Create it with: contentlib login --profile ${name}`,
+      known.length
+        ? `Known profiles: ${known.join(', ')}. Create one with: contentlib login --profile ${name}`
+        : `Create it with: contentlib login --profile ${name}`,
     );
   }
   const baseUrl = normalizeBaseUrl(p.baseUrl, `The base URL of profile "${name}"`);
-  return { kind: 'remote', baseUrl, apiKey: p.apiKey, source: 'profile', profile: name, label: `${baseUrl} (profile ${name}, key ${redactKey(p.apiKey)})` };
+  return {
+    kind: 'remote',
+    baseUrl,
+    apiKey: p.apiKey,
+    source: 'profile',
+    profile: name,
+    label: `${baseUrl} (profile ${name}, key ${redactKey(p.apiKey)})`,
+  };
 }
 
 const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === '' ? undefined : s.trim());
@@ -62,11 +82,19 @@ const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === '' 
 export function resolveTarget(flags: TargetFlags, env: TargetEnv, config: ConfigData): Target {
   const embeddedLabel = 'the embedded library on this machine';
   if (flags.embedded) {
-    if (flags.baseUrl || flags.apiKey || flags.profile) throw new UsageError('--embedded cannot be combined with --base-url, --api-key or --profile.', 'Choose one library.');
+    if (flags.baseUrl || flags.apiKey || flags.profile)
+      throw new UsageError(
+        '--embedded cannot be combined with --base-url, --api-key or --profile.',
+        'Choose one library.',
+      );
     return { kind: 'embedded', label: embeddedLabel };
   }
   if (flags.profile !== undefined) {
-    if (flags.baseUrl || flags.apiKey) throw new UsageError('--profile cannot be combined with --base-url or --api-key.', 'Choose either a saved profile or an explicit base URL and key.');
+    if (flags.baseUrl || flags.apiKey)
+      throw new UsageError(
+        '--profile cannot be combined with --base-url or --api-key.',
+        'Choose either a saved profile or an explicit base URL and key.',
+      );
     return fromProfile(flags.profile, config, 'from --profile');
   }
   // Flags and environment are both "said on this command line": a flag fills what the
@@ -77,7 +105,13 @@ export function resolveTarget(flags: TargetFlags, env: TargetEnv, config: Config
   if (baseUrl && apiKey) {
     const source = flags.baseUrl || flags.apiKey ? 'flags' : 'env';
     const url = normalizeBaseUrl(baseUrl, flags.baseUrl ? '--base-url' : 'CONTENTLIB_BASE_URL');
-    return { kind: 'remote', baseUrl: url, apiKey, source, label: `${url} (key ${redactKey(apiKey)} from ${source === 'flags' ? 'the command line' : 'the environment'})` };
+    return {
+      kind: 'remote',
+      baseUrl: url,
+      apiKey,
+      source,
+      label: `${url} (key ${redactKey(apiKey)} from ${source === 'flags' ? 'the command line' : 'the environment'})`,
+    };
   }
   if (baseUrl) {
     throw new UsageError(

@@ -103,7 +103,10 @@ export function openConfig(dir: string): ConfigStore {
     // The folder too is owner-only when we create it (an existing one is left as the user set it).
     makeDirSync(dir);
   } catch (err) {
-    throw new CliError(`Could not create the config folder ${dir}: ${(err as Error).message}`, { hint: 'Check its permissions, or set CONTENTLIB_HOME.', cause: err });
+    throw new CliError(`Could not create the config folder ${dir}: ${(err as Error).message}`, {
+      hint: 'Check its permissions, or set CONTENTLIB_HOME.',
+      cause: err,
+    });
   }
   // Read once now, so a broken file is reported before the command does anything.
   loadOrExplain(path);

@@ -53,22 +53,34 @@ export async function readVideoDuration(path: string): Promise<number> {
 
 async function durationOfMoov(handle: FileHandle, moov: Box, fileSize: number): Promise<number> {
   const mvhd = await findBox(handle, moov.payload, moov.end, fileSize, 'mvhd');
-  if (!mvhd) throw new MediaError('no_mvhd', 'the movie header (moov) has no mvhd box, so the duration cannot be read; export the video again');
+  if (!mvhd)
+    throw new MediaError(
+      'no_mvhd',
+      'the movie header (moov) has no mvhd box, so the duration cannot be read; export the video again',
+    );
   const buf = await readAt(handle, mvhd.payload, Math.min(MVHD_BYTES, mvhd.end - mvhd.payload));
   const { timescale, duration } = parseMvhd(buf);
-  if (timescale === 0) throw new MediaError('no_duration', 'the movie header gives a timescale of 0, so the duration cannot be computed; export the video again');
+  if (timescale === 0)
+    throw new MediaError(
+      'no_duration',
+      'the movie header gives a timescale of 0, so the duration cannot be computed; export the video again',
+    );
   let units = duration;
   // Fragmented MP4 leaves mvhd's duration at 0 (or all ones) and puts the total in mvex/mehd.
   if (units === undefined || units === 0) units = await fragmentDuration(handle, moov, fileSize);
   if (units === undefined || units === 0) {
-    throw new MediaError('no_duration', 'the movie header does not say how long the video is (0 or unknown); export it again as a regular, non-streaming MP4/MOV');
+    throw new MediaError(
+      'no_duration',
+      'the movie header does not say how long the video is (0 or unknown); export it again as a regular, non-streaming MP4/MOV',
+    );
   }
   return units / timescale;
 }
 
 /** mvhd's timescale and duration; duration is undefined when the file says "unknown" (all ones). */
 function parseMvhd(buf: Buffer): { timescale: number; duration: number | undefined } {
-  if (buf.length === 0) throw new MediaError('truncated', 'the mvhd box is empty; the file is damaged — export it again');
+  if (buf.length === 0)
+    throw new MediaError('truncated', 'the mvhd box is empty; the file is damaged — export it again');
   const version = buf[0];
   if (version === 0 && buf.length >= 20) {
     const duration = buf.readUInt32BE(16);
@@ -76,12 +88,21 @@ function parseMvhd(buf: Buffer): { timescale: number; duration: number | undefin
   }
   if (version === 1 && buf.length >= 32) {
     const duration = buf.readBigUInt64BE(24);
-    return { timescale: buf.readUInt32BE(20), duration: duration === 0xffffffffffffffffn ? undefined : Number(duration) };
+    return {
+      timescale: buf.readUInt32BE(20),
+      duration: duration === 0xffffffffffffffffn ? undefined : Number(duration),
+    };
   }
   if (version !== 0 && version !== 1) {
-    throw new MediaError('malformed', `the mvhd box has version ${String(version)}, which is not 0 or 1; the file is damaged or not an MP4/MOV`);
+    throw new MediaError(
+      'malformed',
+      `the mvhd box has version ${String(version)}, which is not 0 or 1; the file is damaged or not an MP4/MOV`,
+    );
   }
-  throw new MediaError('truncated', 'the mvhd box is shorter than its version requires; the file is damaged — export it again');
+  throw new MediaError(
+    'truncated',
+    'the mvhd box is shorter than its version requires; the file is damaged — export it again',
+  );
 }
 
 /** The fragment duration from moov/mvex/mehd, in the movie timescale, if the file has one. */
@@ -104,7 +125,11 @@ async function walkTopLevel(handle: FileHandle, fileSize: number): Promise<Box |
   let moov: Box | undefined;
   let offset = 0;
   for (let count = 0; offset < fileSize; count++) {
-    if (count >= MAX_BOXES) throw new MediaError('malformed', `more than ${MAX_BOXES} top-level boxes; the file is damaged or not an MP4/MOV`);
+    if (count >= MAX_BOXES)
+      throw new MediaError(
+        'malformed',
+        `more than ${MAX_BOXES} top-level boxes; the file is damaged or not an MP4/MOV`,
+      );
     const box = await readBoxHeader(handle, offset, fileSize, fileSize, count === 0);
     if (box.type === 'moov' && !moov) moov = box;
     offset = box.end;
@@ -116,10 +141,20 @@ async function walkTopLevel(handle: FileHandle, fileSize: number): Promise<Box |
  * Walks the boxes in [from, to) and returns the first of `type`. Every box is checked: a box
  * claiming more bytes than its parent (or the file) holds means the file was cut short.
  */
-async function findBox(handle: FileHandle, from: number, to: number, fileSize: number, type: string): Promise<Box | undefined> {
+async function findBox(
+  handle: FileHandle,
+  from: number,
+  to: number,
+  fileSize: number,
+  type: string,
+): Promise<Box | undefined> {
   let offset = from;
   for (let count = 0; offset < to; count++) {
-    if (count >= MAX_BOXES) throw new MediaError('malformed', `more than ${MAX_BOXES} boxes at one level; the file is damaged or not an MP4/MOV`);
+    if (count >= MAX_BOXES)
+      throw new MediaError(
+        'malformed',
+        `more than ${MAX_BOXES} boxes at one level; the file is damaged or not an MP4/MOV`,
+      );
     const box = await readBoxHeader(handle, offset, to, fileSize, false);
     if (box.type === type) return box;
     // Each box is at least 8 bytes long (checked in readBoxHeader), so the walk always moves on.
@@ -128,17 +163,29 @@ async function findBox(handle: FileHandle, from: number, to: number, fileSize: n
   return undefined;
 }
 
-async function readBoxHeader(handle: FileHandle, offset: number, parentEnd: number, fileSize: number, first: boolean): Promise<Box> {
+async function readBoxHeader(
+  handle: FileHandle,
+  offset: number,
+  parentEnd: number,
+  fileSize: number,
+  first: boolean,
+): Promise<Box> {
   const room = parentEnd - offset;
   if (room < HEADER) throw truncated(`${room} stray byte${room === 1 ? '' : 's'} where a box header should be`);
   const head = await readAt(handle, offset, Math.min(LARGE_HEADER, room));
   if (head.length < HEADER) throw truncated('the file ends inside a box header');
   const type = head.toString('latin1', 4, 8);
   if (first && !FIRST_BOXES.has(type)) {
-    throw new MediaError('not_mp4', 'the file does not start with an MP4/MOV box (ftyp, moov, mdat…); it is not an MP4 or MOV video');
+    throw new MediaError(
+      'not_mp4',
+      'the file does not start with an MP4/MOV box (ftyp, moov, mdat…); it is not an MP4 or MOV video',
+    );
   }
   if (!isBoxType(head.subarray(4, 8))) {
-    throw new MediaError('malformed', `found bytes that are not a box type at offset ${offset}; the file is damaged — export it again`);
+    throw new MediaError(
+      'malformed',
+      `found bytes that are not a box type at offset ${offset}; the file is damaged — export it again`,
+    );
   }
   const small = head.readUInt32BE(0);
   let size: number;
@@ -146,7 +193,11 @@ async function readBoxHeader(handle: FileHandle, offset: number, parentEnd: numb
   if (small === 1) {
     if (head.length < LARGE_HEADER) throw truncated(`the file ends inside the 64-bit header of the ${type} box`);
     const large = head.readBigUInt64BE(8);
-    if (large > BigInt(Number.MAX_SAFE_INTEGER)) throw new MediaError('malformed', `the ${type} box claims ${large} bytes, which is impossible; the file is damaged`);
+    if (large > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new MediaError(
+        'malformed',
+        `the ${type} box claims ${large} bytes, which is impossible; the file is damaged`,
+      );
     size = Number(large);
     headerSize = LARGE_HEADER;
   } else if (small === 0) {
@@ -155,7 +206,11 @@ async function readBoxHeader(handle: FileHandle, offset: number, parentEnd: numb
   } else {
     size = small;
   }
-  if (size < headerSize) throw new MediaError('malformed', `the ${type} box at offset ${offset} claims ${size} bytes, less than its own header; the file is damaged`);
+  if (size < headerSize)
+    throw new MediaError(
+      'malformed',
+      `the ${type} box at offset ${offset} claims ${size} bytes, less than its own header; the file is damaged`,
+    );
   if (offset + size > parentEnd) {
     const where = parentEnd === fileSize ? 'the file' : 'its parent box';
     throw truncated(`the ${type} box at offset ${offset} claims ${size} bytes but ${where} has only ${room} left`);
@@ -173,9 +228,11 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
   let filled = 0;
   // read() may return fewer bytes than asked for; loop until full or end of file.
   while (filled < buf.length) {
-    const { bytesRead } = await handle.read(buf, filled, buf.length - filled, position + filled).catch((err: unknown) => {
-      throw unreadable(err);
-    });
+    const { bytesRead } = await handle
+      .read(buf, filled, buf.length - filled, position + filled)
+      .catch((err: unknown) => {
+        throw unreadable(err);
+      });
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
@@ -189,6 +246,14 @@ function truncated(detail: string): MediaError {
 function unreadable(err: unknown): MediaError {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const why =
-    code === 'ENOENT' ? 'it does not exist' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : (err as Error | undefined)?.message ?? String(err);
-  return new MediaError('unreadable', `the file cannot be read (${why}); check the path and its permissions`, { cause: err });
+    code === 'ENOENT'
+      ? 'it does not exist'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : ((err as Error | undefined)?.message ?? String(err));
+  return new MediaError('unreadable', `the file cannot be read (${why}); check the path and its permissions`, {
+    cause: err,
+  });
 }

@@ -58,7 +58,12 @@ export async function inspectFile(path: string, shown: string = path): Promise<I
   try {
     const st = await stat(abs);
     if (!st.isFile()) {
-      problem('readable', st.isDirectory() ? 'directory' : 'not a file', 'is not a regular file', 'name a video or image file');
+      problem(
+        'readable',
+        st.isDirectory() ? 'directory' : 'not a file',
+        'is not a regular file',
+        'name a video or image file',
+      );
       return file;
     }
     file.size = st.size;
@@ -78,13 +83,23 @@ export async function inspectFile(path: string, shown: string = path): Promise<I
   try {
     head = await readHead(abs);
   } catch (err) {
-    problem('readable', (err as NodeJS.ErrnoException).code ?? 'error', `cannot be read (${(err as Error).message})`, 'check its permissions');
+    problem(
+      'readable',
+      (err as NodeJS.ErrnoException).code ?? 'error',
+      `cannot be read (${(err as Error).message})`,
+      'check its permissions',
+    );
     return file;
   }
   const realFormat = sniff(head);
   if (!realFormat) {
     if (extFormat) {
-      problem('format', 'unrecognised data', `is named like ${describeFormat(extFormat)} but its bytes are not ${describeFormat(extFormat)} or any supported format`, 'the file is damaged or was renamed; export it again');
+      problem(
+        'format',
+        'unrecognised data',
+        `is named like ${describeFormat(extFormat)} but its bytes are not ${describeFormat(extFormat)} or any supported format`,
+        'the file is damaged or was renamed; export it again',
+      );
     } else {
       problem('format', mime.lookup(name) || 'unknown', `not a supported format (${SUPPORTED_EXTENSIONS})`);
     }
@@ -107,7 +122,10 @@ export async function inspectFile(path: string, shown: string = path): Promise<I
   return file;
 }
 
-async function addDuration(file: InspectedFile, problem: (rule: string, actual: string, message: string, hint?: string) => void): Promise<void> {
+async function addDuration(
+  file: InspectedFile,
+  problem: (rule: string, actual: string, message: string, hint?: string) => void,
+): Promise<void> {
   try {
     file.durationSeconds = await readVideoDuration(file.path);
   } catch (err) {

@@ -27,7 +27,12 @@ export interface FormatRule {
 export const FORMATS = {
   mp4: { mime: 'video/mp4', aliases: [], extensions: ['mp4', 'm4v'], media: 'video' },
   mov: { mime: 'video/quicktime', aliases: [], extensions: ['mov', 'qt'], media: 'video' },
-  jpeg: { mime: 'image/jpeg', aliases: ['image/jpg', 'image/pjpeg'], extensions: ['jpg', 'jpeg', 'jpe'], media: 'image' },
+  jpeg: {
+    mime: 'image/jpeg',
+    aliases: ['image/jpg', 'image/pjpeg'],
+    extensions: ['jpg', 'jpeg', 'jpe'],
+    media: 'image',
+  },
   png: { mime: 'image/png', aliases: [], extensions: ['png'], media: 'image' },
   webp: { mime: 'image/webp', aliases: [], extensions: ['webp'], media: 'image' },
 } as const satisfies Record<string, FormatRule>;
@@ -46,7 +51,14 @@ export interface TypeRule {
 }
 
 export const TYPE_RULES = {
-  shortform: { media: 'video', formats: ['mp4', 'mov'], maxBytes: 300 * MB, duration: { min: 3, max: 90 }, minFiles: 1, maxFiles: 1 },
+  shortform: {
+    media: 'video',
+    formats: ['mp4', 'mov'],
+    maxBytes: 300 * MB,
+    duration: { min: 3, max: 90 },
+    minFiles: 1,
+    maxFiles: 1,
+  },
   carousel: { media: 'image', formats: ['jpeg', 'png', 'webp'], maxBytes: 20 * MB, minFiles: 2, maxFiles: 10 },
   longform: { media: 'video', formats: ['mp4', 'mov'], maxBytes: 1 * GB, minFiles: 1, maxFiles: 1 },
 } as const satisfies Record<ContentType, TypeRule>;
@@ -180,14 +192,29 @@ function checkSize(what: string, fileSize: number, maxBytes: number): Violation[
 export function checkDuration(type: ContentType, durationSeconds: number): Violation[] {
   const rule: TypeRule = TYPE_RULES[type];
   if (!(durationSeconds > 0) || !Number.isFinite(durationSeconds)) {
-    return [{ code: 'invalid_duration', rule: 'duration', message: `duration ${durationSeconds} s is not a positive number`, actual: durationSeconds }];
+    return [
+      {
+        code: 'invalid_duration',
+        rule: 'duration',
+        message: `duration ${durationSeconds} s is not a positive number`,
+        actual: durationSeconds,
+      },
+    ];
   }
   if (!rule.duration) return [];
   const { min, max } = rule.duration;
   if (durationSeconds < min || durationSeconds > max) {
     const shown = Number(durationSeconds.toFixed(2));
     const side = durationSeconds < min ? `shorter than ${type}'s ${min} s` : `longer than ${type}'s ${max} s`;
-    return [{ code: 'invalid_duration', rule: 'duration', message: `${shown} s is ${side}`, actual: durationSeconds, limit: `${min}–${max} s` }];
+    return [
+      {
+        code: 'invalid_duration',
+        rule: 'duration',
+        message: `${shown} s is ${side}`,
+        actual: durationSeconds,
+        limit: `${min}–${max} s`,
+      },
+    ];
   }
   return [];
 }

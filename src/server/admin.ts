@@ -14,7 +14,10 @@ function withKeys<T>(dataDir: string, fn: (keys: ReturnType<typeof keysRepositor
 }
 
 /** A new API key (shown only now: only its hash is kept) for a new user of `brandName`. */
-export async function createApiKey(dataDir: string, brandName: string): Promise<{ id: string; key: string; brand: string; userId: string }> {
+export async function createApiKey(
+  dataDir: string,
+  brandName: string,
+): Promise<{ id: string; key: string; brand: string; userId: string }> {
   const name = brandName.trim();
   if (!name) throw new Error('the brand name is empty; pass --brand NAME');
   return withKeys(dataDir, (keys) => keys.create(name, new Date()));

@@ -14,11 +14,23 @@ declare module 'fastify' {
 /** The caller of a request, or a 401 `unauthorized` error for a missing, malformed or unknown key. */
 export function authenticate(request: FastifyRequest, keys: KeysRepository): Caller {
   const header = request.headers.authorization;
-  if (!header) throw apiError('unauthorized', 'no API key: send Authorization: Bearer <key> (create one with: contentlib keys create --brand NAME)', [], CHALLENGE);
+  if (!header)
+    throw apiError(
+      'unauthorized',
+      'no API key: send Authorization: Bearer <key> (create one with: contentlib keys create --brand NAME)',
+      [],
+      CHALLENGE,
+    );
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw apiError('unauthorized', 'the Authorization header must be "Bearer <key>"', [], CHALLENGE);
   const caller = keys.authenticate(match[1]!);
-  if (!caller) throw apiError('unauthorized', 'the API key is not valid (unknown or revoked); check it or create a new one', [], CHALLENGE);
+  if (!caller)
+    throw apiError(
+      'unauthorized',
+      'the API key is not valid (unknown or revoked); check it or create a new one',
+      [],
+      CHALLENGE,
+    );
   return caller;
 }
 
@@ -35,9 +47,14 @@ export function createRateLimiter(limit: { max: number; windowMs: number }, now:
     w.count++;
     if (w.count > limit.max) {
       const retryAfter = Math.max(1, Math.ceil((w.start + limit.windowMs - t) / 1000));
-      throw apiError('rate_limited', `too many requests: at most ${limit.max} per ${limit.windowMs} ms; retry after ${retryAfter} s`, [], {
-        'Retry-After': String(retryAfter),
-      });
+      throw apiError(
+        'rate_limited',
+        `too many requests: at most ${limit.max} per ${limit.windowMs} ms; retry after ${retryAfter} s`,
+        [],
+        {
+          'Retry-After': String(retryAfter),
+        },
+      );
     }
   };
 }

@@ -26,7 +26,12 @@ export class HttpError extends Error {
 }
 
 /** An API error whose status comes from the one code table. */
-export function apiError(code: ApiErrorCode, message: string, details: ErrorDetail[] = [], headers: Record<string, string> = {}): HttpError {
+export function apiError(
+  code: ApiErrorCode,
+  message: string,
+  details: ErrorDetail[] = [],
+  headers: Record<string, string> = {},
+): HttpError {
   return new HttpError(API_ERRORS[code], code, message, details, headers);
 }
 
@@ -47,7 +52,10 @@ export function invalidRequest(err: ZodError, what: string): HttpError {
 
 export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
-  return reply.code(err.status).type('application/json; charset=utf-8').send({ error: { code: err.code, message: err.message, details: err.details } });
+  return reply
+    .code(err.status)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code: err.code, message: err.message, details: err.details } });
 }
 
 /** Fastify's own client errors, in our words (its messages are fine but may name internals). */
@@ -56,7 +64,10 @@ function fromFastify(err: FastifyError): HttpError | null {
   if (status >= 500 || status < 400) return null;
   switch (status) {
     case 413:
-      return apiError('file_too_large', 'the request body is too large for this endpoint; file bytes go to the presigned URL, not to the API');
+      return apiError(
+        'file_too_large',
+        'the request body is too large for this endpoint; file bytes go to the presigned URL, not to the API',
+      );
     case 415:
       return apiError('unsupported_media_type', 'send the request body as JSON with Content-Type: application/json');
     case 404:
@@ -75,7 +86,10 @@ function fromFastify(err: FastifyError): HttpError | null {
 
 /** Fastify's own early refusals (a URL that is not valid percent-encoding), in our shape instead of Fastify's. */
 export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const message = err.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (a broken %-escape); percent-encode it properly' : `the request was refused (${err.code})`;
+  const message =
+    err.code === 'FST_ERR_BAD_URL'
+      ? 'the URL is not valid (a broken %-escape); percent-encode it properly'
+      : `the request was refused (${err.code})`;
   sendError(reply, apiError('invalid_request', message, [{ path: 'url', message: err.code }]));
 }
 
@@ -88,9 +102,13 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const message =
-      err.code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are too large; send fewer or shorter headers' : `the HTTP request is malformed (${err.code ?? 'parse error'}); send a well-formed HTTP/1.1 request`;
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'the request headers are too large; send fewer or shorter headers'
+        : `the HTTP request is malformed (${err.code ?? 'parse error'}); send a well-formed HTTP/1.1 request`;
     const body = JSON.stringify({ error: { code: 'invalid_request', message, details: [] } });
-    socket.write(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }
@@ -98,10 +116,14 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
 export function installErrorHandling(app: FastifyInstance, onInternalError: (err: unknown) => void): void {
   // Node would refuse a request without Host with an empty 400; this says why, in our shape.
   app.addHook('onRequest', async (request) => {
-    if (!request.headers.host) throw apiError('invalid_request', 'the request has no Host header; HTTP/1.1 requires one');
+    if (!request.headers.host)
+      throw apiError('invalid_request', 'the request has no Host header; HTTP/1.1 requires one');
   });
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, apiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}; see docs/api.md for the list`));
+    sendError(
+      reply,
+      apiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}; see docs/api.md for the list`),
+    );
   });
   app.setErrorHandler((err: FastifyError, _request, reply) => {
     if (err instanceof HttpError) return sendError(reply, err);
@@ -109,6 +131,9 @@ export function installErrorHandling(app: FastifyInstance, onInternalError: (err
     const known = fromFastify(err);
     if (known) return sendError(reply, known);
     onInternalError(err);
-    return sendError(reply, apiError('internal', 'the server failed unexpectedly; try again, and report it if it keeps happening'));
+    return sendError(
+      reply,
+      apiError('internal', 'the server failed unexpectedly; try again, and report it if it keeps happening'),
+    );
   });
 }

@@ -32,7 +32,12 @@ export interface RunningServer {
 
 export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
   const now = opts.now ?? (() => new Date());
-  const onInternalError = opts.onInternalError ?? ((err: unknown) => process.stderr.write(`contentlib server: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+  const onInternalError =
+    opts.onInternalError ??
+    ((err: unknown) =>
+      process.stderr.write(
+        `contentlib server: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      ));
   const db = openDatabase(opts.dataDir);
   try {
     const secret = await loadSecret(opts.dataDir);

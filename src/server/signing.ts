@@ -16,7 +16,13 @@ export interface SignedFields {
 }
 
 export function sign(secret: Buffer, f: SignedFields): string {
-  const text = [f.method, f.key, String(f.expires), f.contentType ?? '', f.contentLength === undefined ? '' : String(f.contentLength)].join('\n');
+  const text = [
+    f.method,
+    f.key,
+    String(f.expires),
+    f.contentType ?? '',
+    f.contentLength === undefined ? '' : String(f.contentLength),
+  ].join('\n');
   return createHmac('sha256', secret).update(text).digest('hex');
 }
 
@@ -48,7 +54,9 @@ export async function loadSecret(dataDir: string): Promise<Buffer> {
   }
   const text = (await readFile(file, 'utf8')).trim();
   if (!/^[0-9a-f]{64}$/.test(text)) {
-    throw new Error(`the signing secret in ${file} is damaged; delete it to create a new one (issued URLs then stop working)`);
+    throw new Error(
+      `the signing secret in ${file} is damaged; delete it to create a new one (issued URLs then stop working)`,
+    );
   }
   return Buffer.from(text, 'hex');
 }

@@ -26,7 +26,10 @@ export interface Storage {
 }
 
 export class LengthMismatchError extends Error {
-  constructor(readonly expected: number, readonly received: number) {
+  constructor(
+    readonly expected: number,
+    readonly received: number,
+  ) {
     super(`the body had ${received} bytes, the signed length is ${expected}`);
   }
 }

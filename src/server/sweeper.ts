@@ -34,7 +34,11 @@ export async function sweep(s: Services): Promise<SweepReport> {
 }
 
 /** Runs `sweep` now and every `intervalMs`, never keeping the process alive; returns the stopper. */
-export function startSweeper(s: Services, onError: (err: unknown) => void, intervalMs = SWEEP_INTERVAL_MS): () => Promise<void> {
+export function startSweeper(
+  s: Services,
+  onError: (err: unknown) => void,
+  intervalMs = SWEEP_INTERVAL_MS,
+): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
     running = sweep(s).catch(onError);

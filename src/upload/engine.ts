@@ -83,7 +83,11 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
   });
   const run: Run = { deps, emit, pool: createPool(deps.concurrency, deps.signal), bytesSent: 0 };
   const items = await Promise.all(
-    plan.items.map((item, index) => (item.type === 'carousel' ? uploadCarousel(run, item, index, priors[index]!) : uploadSingle(run, item, index, priors[index]!))),
+    plan.items.map((item, index) =>
+      item.type === 'carousel'
+        ? uploadCarousel(run, item, index, priors[index]!)
+        : uploadSingle(run, item, index, priors[index]!),
+    ),
   );
   await deps.journal.flush();
   return { items, interrupted: deps.signal.aborted, bytesSent: run.bytesSent, ms: Math.round(clock() - started) };
@@ -103,7 +107,8 @@ interface Run {
  * item): an item deleted since is forgotten and its files count as new.
  */
 async function readPriors(plan: EnginePlan, deps: EngineDeps): Promise<Prior[]> {
-  if (deps.force) return plan.items.map((item) => ({ done: item.files.map(() => undefined), itemId: item.contentItemId }));
+  if (deps.force)
+    return plan.items.map((item) => ({ done: item.files.map(() => undefined), itemId: item.contentItemId }));
   const entries = plan.items.map((item) => item.files.map((f) => deps.journal.findFile(f)));
   const ids = new Set(entries.flat().flatMap((e) => (e ? [e.itemId] : [])));
   const gone = new Set<string>();
@@ -177,7 +182,8 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
   outcome.filesSkipped = doneBefore;
   item.files.forEach((f, i) => {
     const entry = prior.done[i];
-    if (entry) emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: entry.itemId, reason: 'already uploaded' });
+    if (entry)
+      emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: entry.itemId, reason: 'already uploaded' });
   });
 
   const todo = item.files.map((f, i) => ({ file: f, i })).filter(({ i }) => !prior.done[i]);
@@ -186,7 +192,9 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
   const controllers = todo.map(() => new AbortController());
   const transfers = todo.map(({ file }, n) => {
     const signal = AbortSignal.any([deps.signal, controllers[n]!.signal]);
-    return settle(run.pool.run(() => transferFile(file, refOf(file, index, 'file'), { type: 'carousel' }, deps, emit, signal))).then((r) => {
+    return settle(
+      run.pool.run(() => transferFile(file, refOf(file, index, 'file'), { type: 'carousel' }, deps, emit, signal)),
+    ).then((r) => {
       if (!r.ok) controllers.slice(n + 1).forEach((c) => c.abort());
       return r;
     });
@@ -216,12 +224,18 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
   const progress = `${count} of ${item.files.length} images added`;
 
   if (deps.signal.aborted && count < item.files.length) {
-    return interrupted({ ...outcome, message: itemId ? `${progress} to ${itemId}; run the same command again to finish it (or: contentlib rm ${itemId})` : undefined });
+    return interrupted({
+      ...outcome,
+      message: itemId
+        ? `${progress} to ${itemId}; run the same command again to finish it (or: contentlib rm ${itemId})`
+        : undefined,
+    });
   }
   if (failure) {
     const why = `${failure.name}: ${failure.message}`;
     if (!itemId) return { ...outcome, status: 'failed', message: why, ...keyRejected(failure.error) };
-    if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles) return removeHalfCarousel(run, outcome, itemId, why);
+    if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles)
+      return removeHalfCarousel(run, outcome, itemId, why);
     return {
       ...outcome,
       status: 'partial',
@@ -236,7 +250,13 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
   try {
     await run.deps.api.remove(itemId);
     await run.deps.journal.forgetItem(itemId);
-    return { ...outcome, status: 'failed', itemId: undefined, deletedItemId: itemId, message: `${why}; the carousel ${itemId} it had started was deleted again` };
+    return {
+      ...outcome,
+      status: 'failed',
+      itemId: undefined,
+      deletedItemId: itemId,
+      message: `${why}; the carousel ${itemId} it had started was deleted again`,
+    };
   } catch (err) {
     return {
       ...outcome,
@@ -248,20 +268,41 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
 
 // ---- Shared steps ---------------------------------------------------------------------------
 
-async function completeFile(run: Run, item: EngineItem, file: SendableFile, ref: FileRef, key: string, contentItemId: string | undefined) {
+async function completeFile(
+  run: Run,
+  item: EngineItem,
+  file: SendableFile,
+  ref: FileRef,
+  key: string,
+  contentItemId: string | undefined,
+) {
   const body: CompleteRequest = {
     key,
     fileName: file.name,
     contentType: contentTypeOf(file),
     fileSize: file.size,
     type: item.type,
-    ...(file.durationSeconds !== undefined && item.type !== 'carousel' ? { durationSeconds: file.durationSeconds } : {}),
+    ...(file.durationSeconds !== undefined && item.type !== 'carousel'
+      ? { durationSeconds: file.durationSeconds }
+      : {}),
     ...(contentItemId ? { contentItemId } : {}),
   };
   // No abort signal: a complete already sent is let finish, so we know whether the item exists.
   const res = await run.deps.api.complete(body);
-  await run.deps.journal.recordFile(file, { itemId: res.contentItemId, key, type: item.type, sortOrder: res.file?.sortOrder });
-  run.emit({ type: 'completed', file: ref, itemId: res.contentItemId, itemType: item.type, sortOrder: res.file?.sortOrder, created: !contentItemId });
+  await run.deps.journal.recordFile(file, {
+    itemId: res.contentItemId,
+    key,
+    type: item.type,
+    sortOrder: res.file?.sortOrder,
+  });
+  run.emit({
+    type: 'completed',
+    file: ref,
+    itemId: res.contentItemId,
+    itemType: item.type,
+    sortOrder: res.file?.sortOrder,
+    created: !contentItemId,
+  });
   return res;
 }
 
@@ -299,12 +340,23 @@ async function finishItem(
       thumbFileKey = t.fileKey;
     }
     if (Object.keys(body).length === 0) return { ...outcome, status };
-    if (deps.signal.aborted) return interrupted({ ...outcome, message: `${itemId} was created; its metadata was not applied: run the same command again to apply it` });
+    if (deps.signal.aborted)
+      return interrupted({
+        ...outcome,
+        message: `${itemId} was created; its metadata was not applied: run the same command again to apply it`,
+      });
     await deps.api.patch(itemId, body);
-    await deps.journal.recordItem(itemId, { ...(hash ? { metadataHash: hash } : {}), ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}) });
+    await deps.journal.recordItem(itemId, {
+      ...(hash ? { metadataHash: hash } : {}),
+      ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}),
+    });
     return { ...outcome, status };
   } catch (err) {
-    if (deps.signal.aborted) return interrupted({ ...outcome, message: `${itemId} was created; its metadata was not applied: run the same command again to apply it` });
+    if (deps.signal.aborted)
+      return interrupted({
+        ...outcome,
+        message: `${itemId} was created; its metadata was not applied: run the same command again to apply it`,
+      });
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
     const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(err)}. Run the same command again to apply it.`;
     run.emit({ type: 'failed', item: index, message });
@@ -319,7 +371,15 @@ function refOf(file: SendableFile, item: number, role: FileRef['role']): FileRef
 }
 
 function baseOutcome(item: EngineItem, index: number): ItemOutcome {
-  return { index, type: item.type, source: item.source, status: 'created', filesCompleted: 0, filesSkipped: 0, filesTotal: item.files.length };
+  return {
+    index,
+    type: item.type,
+    source: item.source,
+    status: 'created',
+    filesCompleted: 0,
+    filesSkipped: 0,
+    filesTotal: item.files.length,
+  };
 }
 
 function interrupted(outcome: ItemOutcome, pending?: Promise<unknown>): ItemOutcome {

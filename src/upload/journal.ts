@@ -60,7 +60,10 @@ export interface Journal {
   findFile(file: FileIdentity): JournalFileEntry | undefined;
   /** Files recorded for an item, in sortOrder. */
   filesOfItem(itemId: string): JournalFileEntry[];
-  recordFile(file: FileIdentity, entry: Omit<JournalFileEntry, 'path' | 'size' | 'mtimeMs' | 'completedAt'>): Promise<void>;
+  recordFile(
+    file: FileIdentity,
+    entry: Omit<JournalFileEntry, 'path' | 'size' | 'mtimeMs' | 'completedAt'>,
+  ): Promise<void>;
   item(itemId: string): JournalItemEntry | undefined;
   recordItem(itemId: string, entry: Omit<JournalItemEntry, 'updatedAt'>): Promise<void>;
   /** Drops an item and its files (it was deleted, or is gone from the library). */
@@ -94,7 +97,11 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export async function openJournal(stateDir: string, targetId: string, now: () => Date = () => new Date()): Promise<Journal> {
+export async function openJournal(
+  stateDir: string,
+  targetId: string,
+  now: () => Date = () => new Date(),
+): Promise<Journal> {
   const dir = join(stateDir, 'journals');
   await makeDir(dir);
   const path = join(dir, `${targetId}.json`);
@@ -120,7 +127,13 @@ export async function openJournal(stateDir: string, targetId: string, now: () =>
         .filter((f) => f.itemId === itemId)
         .sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0)),
     recordFile(file, entry) {
-      data.files[fileKeyOf(file)] = { ...entry, path: file.path, size: file.size, mtimeMs: file.mtimeMs, completedAt: now().toISOString() };
+      data.files[fileKeyOf(file)] = {
+        ...entry,
+        path: file.path,
+        size: file.size,
+        mtimeMs: file.mtimeMs,
+        completedAt: now().toISOString(),
+      };
       return save();
     },
     item: (itemId) => data.items[itemId],

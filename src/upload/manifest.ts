@@ -28,7 +28,10 @@ export const ManifestItemSchema = z.strictObject({
 });
 export type ManifestItem = z.infer<typeof ManifestItemSchema>;
 
-export const ManifestSchema = z.union([z.array(ManifestItemSchema).min(1, 'list at least one item'), z.strictObject({ items: z.array(ManifestItemSchema).min(1, 'list at least one item') })]);
+export const ManifestSchema = z.union([
+  z.array(ManifestItemSchema).min(1, 'list at least one item'),
+  z.strictObject({ items: z.array(ManifestItemSchema).min(1, 'list at least one item') }),
+]);
 
 /** A manifest item with its paths made absolute and its metadata separated out. */
 export interface ResolvedManifestItem {
@@ -46,7 +49,10 @@ export type ManifestResult = { items: ResolvedManifestItem[]; problems: [] } | {
 
 /** Reads, parses and resolves the manifest at `path` (absolute); `shown` names it in problems. */
 export async function loadManifest(path: string, shown: string): Promise<ManifestResult> {
-  const fail = (actual: string, message: string, hint: string): ManifestResult => ({ items: [], problems: [{ file: shown, rule: 'manifest', actual, message, hint }] });
+  const fail = (actual: string, message: string, hint: string): ManifestResult => ({
+    items: [],
+    problems: [{ file: shown, rule: 'manifest', actual, message, hint }],
+  });
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -63,7 +69,11 @@ export async function loadManifest(path: string, shown: string): Promise<Manifes
   }
   const parsed = ManifestSchema.safeParse(json);
   if (!parsed.success) {
-    return fail('invalid manifest', `the manifest is invalid: ${describeIssues(parsed.error)}`, 'each item needs "files" (paths relative to the manifest) and may have type, to, thumbnail, title, description, hashtags, status, platformSettings');
+    return fail(
+      'invalid manifest',
+      `the manifest is invalid: ${describeIssues(parsed.error)}`,
+      'each item needs "files" (paths relative to the manifest) and may have type, to, thumbnail, title, description, hashtags, status, platformSettings',
+    );
   }
   const list = Array.isArray(parsed.data) ? parsed.data : parsed.data.items;
   const base = dirname(path);

@@ -26,7 +26,8 @@ const extensionsOf = (type: ContentType) => TYPE_RULES[type].formats.map((f) => 
 /** shortform when 3–90 s and ≤ 300 MB, else longform (DESIGN.md section 3). */
 export function autoVideoType(file: InspectedFile): ContentType {
   const d = file.durationSeconds;
-  const fits = d !== undefined && d >= shortform.duration.min && d <= shortform.duration.max && file.size <= shortform.maxBytes;
+  const fits =
+    d !== undefined && d >= shortform.duration.min && d <= shortform.duration.max && file.size <= shortform.maxBytes;
   return fits ? 'shortform' : 'longform';
 }
 
@@ -36,9 +37,25 @@ export function formatSeconds(seconds: number): string {
 }
 
 /** A video's type (the explicit one, else chosen by the rules) and what is wrong with it. */
-export function planVideo(file: InspectedFile, shown: string, explicit: ContentType | undefined, typeHint: TypeHint): { type: ContentType; problems: PlanProblem[] } {
+export function planVideo(
+  file: InspectedFile,
+  shown: string,
+  explicit: ContentType | undefined,
+  typeHint: TypeHint,
+): { type: ContentType; problems: PlanProblem[] } {
   if (explicit === 'carousel') {
-    return { type: 'carousel', problems: [{ file: shown, rule: 'type', actual: 'video', message: `is a video; carousel takes images (${extensionsOf('carousel')})`, hint: 'leave out the carousel type for videos' }] };
+    return {
+      type: 'carousel',
+      problems: [
+        {
+          file: shown,
+          rule: 'type',
+          actual: 'video',
+          message: `is a video; carousel takes images (${extensionsOf('carousel')})`,
+          hint: 'leave out the carousel type for videos',
+        },
+      ],
+    };
   }
   const type = explicit ?? autoVideoType(file);
   const violations: Violation[] = [];
@@ -48,11 +65,19 @@ export function planVideo(file: InspectedFile, shown: string, explicit: ContentT
   return { type, problems: violations.map((v) => videoProblem(v, file, shown, type, typeHint)) };
 }
 
-function videoProblem(v: Violation, file: InspectedFile, shown: string, type: ContentType, typeHint: TypeHint): PlanProblem {
+function videoProblem(
+  v: Violation,
+  file: InspectedFile,
+  shown: string,
+  type: ContentType,
+  typeHint: TypeHint,
+): PlanProblem {
   const longform = TYPE_RULES.longform;
   if (v.rule === 'size') {
     const fitsLongform = type === 'shortform' && file.size <= longform.maxBytes;
-    const hint = fitsLongform ? `${typeHint('longform')} (up to ${formatBytes(longform.maxBytes)})` : `compress or split it to ${formatBytes(TYPE_RULES[type].maxBytes)} or less`;
+    const hint = fitsLongform
+      ? `${typeHint('longform')} (up to ${formatBytes(longform.maxBytes)})`
+      : `compress or split it to ${formatBytes(TYPE_RULES[type].maxBytes)} or less`;
     return { file: shown, rule: 'size', actual: formatBytes(file.size), message: v.message, hint };
   }
   if (v.rule === 'duration') {
@@ -64,14 +89,33 @@ function videoProblem(v: Violation, file: InspectedFile, shown: string, type: Co
 }
 
 /** Problems of one image in a carousel: wrong explicit type, format, size. */
-export function checkImage(file: InspectedFile, shown: string, explicit: ContentType | undefined, typeHint: TypeHint): PlanProblem[] {
+export function checkImage(
+  file: InspectedFile,
+  shown: string,
+  explicit: ContentType | undefined,
+  typeHint: TypeHint,
+): PlanProblem[] {
   if (explicit && explicit !== 'carousel') {
-    return [{ file: shown, rule: 'type', actual: 'image', message: `is an image; ${explicit} takes videos (${extensionsOf(explicit)})`, hint: `${typeHint('carousel')}, or leave the type out` }];
+    return [
+      {
+        file: shown,
+        rule: 'type',
+        actual: 'image',
+        message: `is an image; ${explicit} takes videos (${extensionsOf(explicit)})`,
+        hint: `${typeHint('carousel')}, or leave the type out`,
+      },
+    ];
   }
   if (!file.contentType || file.size === 0) return [];
   return checkFile('carousel', file.contentType, file.size).map((v) =>
     v.rule === 'size'
-      ? { file: shown, rule: 'size', actual: formatBytes(file.size), message: v.message, hint: `resize or compress it to ${formatBytes(TYPE_RULES.carousel.maxBytes)} or less` }
+      ? {
+          file: shown,
+          rule: 'size',
+          actual: formatBytes(file.size),
+          message: v.message,
+          hint: `resize or compress it to ${formatBytes(TYPE_RULES.carousel.maxBytes)} or less`,
+        }
       : { file: shown, rule: v.rule, actual: String(v.actual), message: v.message },
   );
 }
@@ -80,12 +124,25 @@ export function checkImage(file: InspectedFile, shown: string, explicit: Content
 export type CarouselOrigin = 'folder' | 'flag' | 'to' | 'manifest';
 
 /** A carousel has 2–10 images; appending with --to needs 1–10 (the rest is checked by the engine). */
-export function checkCarouselCount(images: readonly InspectedFile[], shownFirst: string, source: string, origin: CarouselOrigin): PlanProblem[] {
+export function checkCarouselCount(
+  images: readonly InspectedFile[],
+  shownFirst: string,
+  source: string,
+  origin: CarouselOrigin,
+): PlanProblem[] {
   const { minFiles, maxFiles } = TYPE_RULES.carousel;
   const n = images.length;
   if (origin !== 'to' && n < minFiles) {
     const from = origin === 'folder' ? ` from ${source}` : '';
-    return [{ file: shownFirst, rule: 'carousel', actual: `${n} image`, message: `a carousel needs at least ${minFiles} images; got only ${n}${from}`, hint: 'add another image, or append it to an existing carousel with --to <id>' }];
+    return [
+      {
+        file: shownFirst,
+        rule: 'carousel',
+        actual: `${n} image`,
+        message: `a carousel needs at least ${minFiles} images; got only ${n}${from}`,
+        hint: 'add another image, or append it to an existing carousel with --to <id>',
+      },
+    ];
   }
   if (n > maxFiles) {
     const hint =
@@ -94,7 +151,15 @@ export function checkCarouselCount(images: readonly InspectedFile[], shownFirst:
         : origin === 'to'
           ? `append at most ${maxFiles} images, fewer if the carousel already has some`
           : `give at most ${maxFiles} images per carousel`;
-    return [{ file: source, rule: 'carousel', actual: `${n} images`, message: `${n} images is over carousel's maximum of ${maxFiles}`, hint }];
+    return [
+      {
+        file: source,
+        rule: 'carousel',
+        actual: `${n} images`,
+        message: `${n} images is over carousel's maximum of ${maxFiles}`,
+        hint,
+      },
+    ];
   }
   return [];
 }

@@ -61,7 +61,8 @@ async function expandOne(input: string, cwd: string, out: Expanded, add: (c: Can
   const st = await stat(abs).catch((err: NodeJS.ErrnoException) => err);
   if (!(st instanceof Error)) {
     if (st.isDirectory()) await walk(abs, cwd, out, add, new Set());
-    else if (extname(abs).toLowerCase() === '.json') out.skipped.push({ path: shownPath(abs, cwd), reason: SIDECAR_SKIP });
+    else if (extname(abs).toLowerCase() === '.json')
+      out.skipped.push({ path: shownPath(abs, cwd), reason: SIDECAR_SKIP });
     else add({ path: abs, shown: shownPath(abs, cwd), named: true });
     return;
   }
@@ -81,9 +82,22 @@ async function expandOne(input: string, cwd: string, out: Expanded, add: (c: Can
 
 async function expandGlob(pattern: string, cwd: string, out: Expanded, add: (c: Candidate) => void): Promise<void> {
   // Hidden files and folders are not matched (dot: false), as in a shell.
-  const matches = await fg(pattern, { cwd, absolute: true, onlyFiles: true, dot: false, followSymbolicLinks: true, unique: true });
+  const matches = await fg(pattern, {
+    cwd,
+    absolute: true,
+    onlyFiles: true,
+    dot: false,
+    followSymbolicLinks: true,
+    unique: true,
+  });
   if (matches.length === 0) {
-    out.problems.push({ file: pattern, rule: 'exists', actual: '0 matches', message: 'no files match this pattern', hint: `check the pattern (relative patterns start from ${cwd})` });
+    out.problems.push({
+      file: pattern,
+      rule: 'exists',
+      actual: '0 matches',
+      message: 'no files match this pattern',
+      hint: `check the pattern (relative patterns start from ${cwd})`,
+    });
     return;
   }
   matches.sort();
@@ -96,7 +110,13 @@ async function expandGlob(pattern: string, cwd: string, out: Expanded, add: (c: 
 }
 
 /** Walks `dir` depth-first in name order; `visited` holds real paths so that symlink loops end. */
-async function walk(dir: string, cwd: string, out: Expanded, add: (c: Candidate) => void, visited: Set<string>): Promise<void> {
+async function walk(
+  dir: string,
+  cwd: string,
+  out: Expanded,
+  add: (c: Candidate) => void,
+  visited: Set<string>,
+): Promise<void> {
   const real = await realpath(dir);
   if (visited.has(real)) {
     out.skipped.push({ path: shownPath(dir, cwd), reason: 'directory already walked (symbolic link loop)' });
@@ -107,14 +127,26 @@ async function walk(dir: string, cwd: string, out: Expanded, add: (c: Candidate)
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (err) {
-    out.problems.push({ file: shownPath(dir, cwd), rule: 'readable', actual: (err as NodeJS.ErrnoException).code ?? 'error', message: `the directory cannot be read (${(err as Error).message})`, hint: 'check its permissions' });
+    out.problems.push({
+      file: shownPath(dir, cwd),
+      rule: 'readable',
+      actual: (err as NodeJS.ErrnoException).code ?? 'error',
+      message: `the directory cannot be read (${(err as Error).message})`,
+      hint: 'check its permissions',
+    });
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const subdirs: string[] = [];
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(path).then((s) => s.isDirectory(), () => false)));
+    const isDir =
+      entry.isDirectory() ||
+      (entry.isSymbolicLink() &&
+        (await stat(path).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )));
     if (isDir) {
       if (entry.name.startsWith('.')) out.skipped.push({ path: shownPath(path, cwd), reason: 'hidden directory' });
       else subdirs.push(path);

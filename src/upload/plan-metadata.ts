@@ -51,7 +51,8 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }
 
-export type SidecarResult = { found: false } | { found: true; metadata: ItemMetadata } | { found: true; problem: PlanProblem };
+export type SidecarResult =
+  { found: false } | { found: true; metadata: ItemMetadata } | { found: true; problem: PlanProblem };
 
 /** Reads and checks the sidecar at `path`; a missing file is simply not found. */
 export async function readSidecar(path: string, shown: string): Promise<SidecarResult> {
@@ -61,19 +62,40 @@ export async function readSidecar(path: string, shown: string): Promise<SidecarR
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR') return { found: false };
-    return { found: true, problem: sidecarProblem(shown, code ?? 'error', `cannot be read (${(err as Error).message})`, 'check its permissions') };
+    return {
+      found: true,
+      problem: sidecarProblem(
+        shown,
+        code ?? 'error',
+        `cannot be read (${(err as Error).message})`,
+        'check its permissions',
+      ),
+    };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { found: true, problem: sidecarProblem(shown, 'invalid JSON', `is not valid JSON (${(err as Error).message})`, 'fix the JSON or remove the file') };
+    return {
+      found: true,
+      problem: sidecarProblem(
+        shown,
+        'invalid JSON',
+        `is not valid JSON (${(err as Error).message})`,
+        'fix the JSON or remove the file',
+      ),
+    };
   }
   const parsed = SidecarSchema.safeParse(json);
   if (!parsed.success) {
     return {
       found: true,
-      problem: sidecarProblem(shown, 'invalid metadata', `has invalid metadata: ${describeIssues(parsed.error)}`, 'allowed fields: title, description, hashtags, status, platformSettings'),
+      problem: sidecarProblem(
+        shown,
+        'invalid metadata',
+        `has invalid metadata: ${describeIssues(parsed.error)}`,
+        'allowed fields: title, description, hashtags, status, platformSettings',
+      ),
     };
   }
   return { found: true, metadata: clean(parsed.data) };
@@ -113,7 +135,15 @@ function mergePlatforms(a: PlatformSettings | undefined, b: PlatformSettings): P
 export function checkMetadata(metadata: ItemMetadata, shown: string): PlanProblem[] {
   const parsed = SidecarSchema.safeParse(metadata);
   if (parsed.success) return [];
-  return [{ file: shown, rule: 'metadata', actual: 'invalid metadata', message: `its metadata is invalid: ${describeIssues(parsed.error)}`, hint: 'fix the flag, sidecar or manifest entry' }];
+  return [
+    {
+      file: shown,
+      rule: 'metadata',
+      actual: 'invalid metadata',
+      message: `its metadata is invalid: ${describeIssues(parsed.error)}`,
+      hint: 'fix the flag, sidecar or manifest entry',
+    },
+  ];
 }
 
 /** True when any field is set. */

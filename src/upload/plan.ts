@@ -24,7 +24,16 @@ import {
   type TypeHint,
 } from './plan-checks.js';
 import { expandInputs, shownPath } from './plan-inputs.js';
-import { carouselSidecarNames, checkMetadata, clean, hasMetadata, mergeMetadata, readSidecar, videoSidecarName, type ItemMetadata } from './plan-metadata.js';
+import {
+  carouselSidecarNames,
+  checkMetadata,
+  clean,
+  hasMetadata,
+  mergeMetadata,
+  readSidecar,
+  videoSidecarName,
+  type ItemMetadata,
+} from './plan-metadata.js';
 import type { PlanProblem } from './plan-problem.js';
 
 export type { InspectedFile } from '../media/inspect.js';
@@ -101,7 +110,9 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
   const flags = clean(options.metadata ?? {});
   if (flags.hashtags) flags.hashtags = normalizeHashtags(flags.hashtags);
   plan.problems.push(...checkOptions(inputs, options, flags));
-  const groups = options.manifest ? await groupsFromManifest(options, options.manifest, deps.cwd, plan) : await groupsFromInputs(inputs, options, deps.cwd, plan);
+  const groups = options.manifest
+    ? await groupsFromManifest(options, options.manifest, deps.cwd, plan)
+    : await groupsFromInputs(inputs, options, deps.cwd, plan);
 
   let titlesFromFlags = 0;
   for (const group of groups) {
@@ -120,27 +131,70 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
   }
   if (options.thumbnail) await planThumbnailFlag(options.thumbnail, options, deps.cwd, plan);
   if (plan.items.length === 0 && plan.problems.length === 0) {
-    plan.problems.push({ file: inputs.join(' ') || '.', rule: 'usage', actual: '0 files', message: 'nothing to upload: no video or image was found', hint: 'name mp4, mov, jpg, png or webp files, folders holding them, or a glob' });
+    plan.problems.push({
+      file: inputs.join(' ') || '.',
+      rule: 'usage',
+      actual: '0 files',
+      message: 'nothing to upload: no video or image was found',
+      hint: 'name mp4, mov, jpg, png or webp files, folders holding them, or a glob',
+    });
   }
   return plan;
 }
 
 function checkOptions(inputs: readonly string[], options: PlanOptions, flags: ItemMetadata): PlanProblem[] {
   const problems: PlanProblem[] = [];
-  const usage = (file: string, actual: string, message: string, hint: string) => problems.push({ file, rule: 'usage', actual, message, hint });
-  if (!options.manifest && inputs.length === 0) usage('upload', 'no paths', 'nothing to upload', 'name files, folders or globs, or use --manifest FILE');
-  if (options.manifest && inputs.length > 0) usage('--manifest', `${inputs.length} paths`, 'a manifest lists every file; paths were given too', 'put the files in the manifest, or leave out --manifest');
-  if (options.manifest && options.thumbnail) usage('--thumbnail', options.thumbnail, 'does not combine with --manifest', 'give the video\'s "thumbnail" in its manifest item');
+  const usage = (file: string, actual: string, message: string, hint: string) =>
+    problems.push({ file, rule: 'usage', actual, message, hint });
+  if (!options.manifest && inputs.length === 0)
+    usage('upload', 'no paths', 'nothing to upload', 'name files, folders or globs, or use --manifest FILE');
+  if (options.manifest && inputs.length > 0)
+    usage(
+      '--manifest',
+      `${inputs.length} paths`,
+      'a manifest lists every file; paths were given too',
+      'put the files in the manifest, or leave out --manifest',
+    );
+  if (options.manifest && options.thumbnail)
+    usage(
+      '--thumbnail',
+      options.thumbnail,
+      'does not combine with --manifest',
+      'give the video\'s "thumbnail" in its manifest item',
+    );
   if (options.to !== undefined) {
-    if (!z.uuid().safeParse(options.to).success) usage('--to', options.to, 'is not a content item id (a UUID)', 'find the carousel\'s id with: contentlib ls --type carousel');
-    if (options.type && options.type !== 'carousel') usage('--type', options.type, '--to appends images to a carousel', 'leave out --type, or upload videos in a separate command');
-    if (hasMetadata(flags)) usage('--to', options.to, 'metadata flags do not apply when appending to an existing carousel', 'change its metadata with: contentlib edit <id>');
+    if (!z.uuid().safeParse(options.to).success)
+      usage(
+        '--to',
+        options.to,
+        'is not a content item id (a UUID)',
+        "find the carousel's id with: contentlib ls --type carousel",
+      );
+    if (options.type && options.type !== 'carousel')
+      usage(
+        '--type',
+        options.type,
+        '--to appends images to a carousel',
+        'leave out --type, or upload videos in a separate command',
+      );
+    if (hasMetadata(flags))
+      usage(
+        '--to',
+        options.to,
+        'metadata flags do not apply when appending to an existing carousel',
+        'change its metadata with: contentlib edit <id>',
+      );
   }
   if (hasMetadata(flags)) problems.push(...checkMetadata(flags, 'metadata flags'));
   return problems;
 }
 
-async function groupsFromInputs(inputs: readonly string[], options: PlanOptions, cwd: string, plan: UploadPlan): Promise<Group[]> {
+async function groupsFromInputs(
+  inputs: readonly string[],
+  options: PlanOptions,
+  cwd: string,
+  plan: UploadPlan,
+): Promise<Group[]> {
   const expanded = await expandInputs(inputs, cwd);
   plan.problems.push(...expanded.problems);
   plan.skipped.push(...expanded.skipped);
@@ -151,17 +205,40 @@ async function groupsFromInputs(inputs: readonly string[], options: PlanOptions,
     const media = placeableMedia(s.file);
     if (media === 'video') {
       if (options.to) {
-        plan.problems.push({ file: s.shown, rule: 'usage', actual: 'video', message: '--to appends images to a carousel; this is a video', hint: 'upload videos in a separate command' });
+        plan.problems.push({
+          file: s.shown,
+          rule: 'usage',
+          actual: 'video',
+          message: '--to appends images to a carousel; this is a video',
+          hint: 'upload videos in a separate command',
+        });
         continue;
       }
-      groups.push({ kind: 'video', files: [s], source: s.shown, origin: 'video', explicitType: options.type, typeHint: flagTypeHint, sidecars: [videoSidecarName(s.file.path)] });
+      groups.push({
+        kind: 'video',
+        files: [s],
+        source: s.shown,
+        origin: 'video',
+        explicitType: options.type,
+        typeHint: flagTypeHint,
+        sidecars: [videoSidecarName(s.file.path)],
+      });
     } else if (media === 'image') {
       const oneCarousel = options.to !== undefined || options.carousel === true;
       const key = oneCarousel ? '' : dirname(s.file.path);
       let group = carousels.get(key);
       if (!group) {
         const origin: CarouselOrigin = options.to !== undefined ? 'to' : oneCarousel ? 'flag' : 'folder';
-        group = { kind: 'image', files: [], source: '', origin, explicitType: options.type, typeHint: flagTypeHint, to: options.to, sidecars: [] };
+        group = {
+          kind: 'image',
+          files: [],
+          source: '',
+          origin,
+          explicitType: options.type,
+          typeHint: flagTypeHint,
+          to: options.to,
+          sidecars: [],
+        };
         carousels.set(key, group);
         groups.push(group);
       }
@@ -174,7 +251,11 @@ async function groupsFromInputs(inputs: readonly string[], options: PlanOptions,
 
 /** Natural name order, the source's name, and where its sidecar may be. */
 function finishFolderCarousel(group: Group, cwd: string, options: PlanOptions): void {
-  group.files.sort((a, b) => naturalOrder.compare(a.file.name, b.file.name) || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  group.files.sort(
+    (a, b) =>
+      naturalOrder.compare(a.file.name, b.file.name) ||
+      (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0),
+  );
   const dirs = new Set(group.files.map((s) => dirname(s.file.path)));
   const dir = dirs.size === 1 ? [...dirs][0] : undefined;
   if (dir !== undefined) group.source = shownPath(dir, cwd);
@@ -183,7 +264,12 @@ function finishFolderCarousel(group: Group, cwd: string, options: PlanOptions): 
   group.sidecars = dir !== undefined && group.origin !== 'to' ? [...new Set(carouselSidecarNames(dir))] : [];
 }
 
-async function groupsFromManifest(options: PlanOptions, manifest: string, cwd: string, plan: UploadPlan): Promise<Group[]> {
+async function groupsFromManifest(
+  options: PlanOptions,
+  manifest: string,
+  cwd: string,
+  plan: UploadPlan,
+): Promise<Group[]> {
   const loaded = await loadManifest(resolve(cwd, manifest), manifest);
   plan.problems.push(...loaded.problems);
   const groups: Group[] = [];
@@ -191,7 +277,14 @@ async function groupsFromManifest(options: PlanOptions, manifest: string, cwd: s
   for (const item of loaded.items) {
     for (const path of item.files) {
       const first = listedIn.get(path);
-      if (first) plan.problems.push({ file: item.label, rule: 'manifest', actual: shownPath(path, cwd), message: `lists ${shownPath(path, cwd)}, which ${first} lists too`, hint: 'list each file once' });
+      if (first)
+        plan.problems.push({
+          file: item.label,
+          rule: 'manifest',
+          actual: shownPath(path, cwd),
+          message: `lists ${shownPath(path, cwd)}, which ${first} lists too`,
+          hint: 'list each file once',
+        });
       else listedIn.set(path, item.label);
     }
     const seen = await inspectAll(
@@ -200,41 +293,94 @@ async function groupsFromManifest(options: PlanOptions, manifest: string, cwd: s
     );
     const placed = seen.filter((s) => placeableMedia(s.file) !== undefined);
     const videos = placed.filter((s) => placeableMedia(s.file) === 'video');
-    const manifestProblem = (actual: string, message: string, hint: string) => plan.problems.push({ file: item.label, rule: 'manifest', actual, message, hint });
+    const manifestProblem = (actual: string, message: string, hint: string) =>
+      plan.problems.push({ file: item.label, rule: 'manifest', actual, message, hint });
     if (videos.length > 0 && videos.length < placed.length) {
-      manifestProblem('videos and images', 'mixes videos and images in one item', 'give each video its own item, and the images of a carousel another');
+      manifestProblem(
+        'videos and images',
+        'mixes videos and images in one item',
+        'give each video its own item, and the images of a carousel another',
+      );
       continue;
     }
     if (videos.length > 1) {
-      manifestProblem(`${videos.length} videos`, `lists ${videos.length} videos in one item`, 'give each video its own item');
+      manifestProblem(
+        `${videos.length} videos`,
+        `lists ${videos.length} videos in one item`,
+        'give each video its own item',
+      );
       continue;
     }
     if (placed.length === 0) continue;
     const explicitType = item.type ?? options.type;
     const common = { explicitType, typeHint: manifestTypeHint, manifestMetadata: item.metadata, source: item.label };
     if (videos.length === 1) {
-      if (item.to) manifestProblem('video', '"to" appends images to a carousel; this item is a video', 'remove "to" from this item');
-      groups.push({ ...common, kind: 'video', files: videos, origin: 'video', thumbnail: item.thumbnail, sidecars: [videoSidecarName(videos[0]!.file.path)] });
+      if (item.to)
+        manifestProblem(
+          'video',
+          '"to" appends images to a carousel; this item is a video',
+          'remove "to" from this item',
+        );
+      groups.push({
+        ...common,
+        kind: 'video',
+        files: videos,
+        origin: 'video',
+        thumbnail: item.thumbnail,
+        sidecars: [videoSidecarName(videos[0]!.file.path)],
+      });
       continue;
     }
-    if (item.thumbnail) manifestProblem('thumbnail', '"thumbnail" is for video items; this item is a carousel', 'remove "thumbnail" from this item');
-    if (item.to && hasMetadata(item.metadata)) manifestProblem('metadata', 'metadata does not apply when appending to an existing carousel', 'remove the metadata, or change it with: contentlib edit <id>');
+    if (item.thumbnail)
+      manifestProblem(
+        'thumbnail',
+        '"thumbnail" is for video items; this item is a carousel',
+        'remove "thumbnail" from this item',
+      );
+    if (item.to && hasMetadata(item.metadata))
+      manifestProblem(
+        'metadata',
+        'metadata does not apply when appending to an existing carousel',
+        'remove the metadata, or change it with: contentlib edit <id>',
+      );
     const dirs = new Set(placed.map((s) => dirname(s.file.path)));
     const dir = dirs.size === 1 && !item.to ? [...dirs][0] : undefined;
-    groups.push({ ...common, kind: 'image', files: placed, origin: item.to ? 'to' : 'manifest', to: item.to, sidecars: dir ? [...new Set(carouselSidecarNames(dir))] : [] });
+    groups.push({
+      ...common,
+      kind: 'image',
+      files: placed,
+      origin: item.to ? 'to' : 'manifest',
+      to: item.to,
+      sidecars: dir ? [...new Set(carouselSidecarNames(dir))] : [],
+    });
   }
   return groups;
 }
 
 /** Applies the rules to one group and builds its item. */
-async function planGroup(group: Group, flags: ItemMetadata, cwd: string, plan: UploadPlan): Promise<{ item: PlannedItem; titleFromFlags: boolean }> {
+async function planGroup(
+  group: Group,
+  flags: ItemMetadata,
+  cwd: string,
+  plan: UploadPlan,
+): Promise<{ item: PlannedItem; titleFromFlags: boolean }> {
   const sidecar = await findSidecar(group.sidecars, cwd, plan);
   const appending = group.to !== undefined;
   const metadata = appending ? {} : mergeMetadata(flags, sidecar, group.manifestMetadata);
   if (!appending && (sidecar || group.manifestMetadata)) plan.problems.push(...checkMetadata(metadata, group.source));
-  const titleFromFlags = !appending && flags.title !== undefined && sidecar?.title === undefined && group.manifestMetadata?.title === undefined;
+  const titleFromFlags =
+    !appending &&
+    flags.title !== undefined &&
+    sidecar?.title === undefined &&
+    group.manifestMetadata?.title === undefined;
   const files = group.files.map((s) => s.file);
-  const item: PlannedItem = { type: 'carousel', files, metadata, source: group.source, ...(appending ? { contentItemId: group.to } : {}) };
+  const item: PlannedItem = {
+    type: 'carousel',
+    files,
+    metadata,
+    source: group.source,
+    ...(appending ? { contentItemId: group.to } : {}),
+  };
 
   if (group.kind === 'video') {
     const [video] = group.files as [Seen];
@@ -246,9 +392,14 @@ async function planGroup(group: Group, flags: ItemMetadata, cwd: string, plan: U
     for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
     if (!group.explicitType || group.explicitType === 'carousel') {
-      plan.problems.push(...checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin));
+      plan.problems.push(
+        ...checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin),
+      );
     }
-    if (appending) plan.notes.push(`--to ${group.to}: the carousel's current number of images is checked against the maximum of ${TYPE_RULES.carousel.maxFiles} when the upload starts`);
+    if (appending)
+      plan.notes.push(
+        `--to ${group.to}: the carousel's current number of images is checked against the maximum of ${TYPE_RULES.carousel.maxFiles} when the upload starts`,
+      );
   }
   return { item, titleFromFlags };
 }
@@ -289,7 +440,13 @@ async function findSidecar(paths: readonly string[], cwd: string, plan: UploadPl
     found.push({ shown, ...('metadata' in result ? { metadata: result.metadata } : {}) });
   }
   if (found.length > 1) {
-    plan.problems.push({ file: found[1]!.shown, rule: 'sidecar', actual: `${found.length} sidecars`, message: `a second sidecar for the same carousel (${found[0]!.shown} is the other)`, hint: 'keep one of them' });
+    plan.problems.push({
+      file: found[1]!.shown,
+      rule: 'sidecar',
+      actual: `${found.length} sidecars`,
+      message: `a second sidecar for the same carousel (${found[0]!.shown} is the other)`,
+      hint: 'keep one of them',
+    });
   }
   return found[0]?.metadata;
 }
@@ -299,12 +456,16 @@ function placeableMedia(file: InspectedFile): Media | undefined {
   if (file.realFormat) return FORMATS[file.realFormat].media;
   // A missing or unreadable file is not placed (it is only a problem); an empty or damaged one
   // is, so that the carousel count reads as the user expects.
-  if (file.extFormat && !file.problems.some((p) => p.rule === 'exists' || p.rule === 'readable')) return FORMATS[file.extFormat].media;
+  if (file.extFormat && !file.problems.some((p) => p.rule === 'exists' || p.rule === 'readable'))
+    return FORMATS[file.extFormat].media;
   return undefined;
 }
 
 /** Inspects files a few at a time, keeping their order, and collects their problems and warnings. */
-async function inspectAll(candidates: ReadonlyArray<{ path: string; shown: string }>, plan: UploadPlan): Promise<Seen[]> {
+async function inspectAll(
+  candidates: ReadonlyArray<{ path: string; shown: string }>,
+  plan: UploadPlan,
+): Promise<Seen[]> {
   const out: Seen[] = new Array<Seen>(candidates.length);
   let next = 0;
   const worker = async () => {

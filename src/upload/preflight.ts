@@ -26,19 +26,25 @@ export async function checkAppendTargets(
       current = await api.get(id, { signal });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
-        problems.push(`${item.source}: carousel ${id} is not in this library; find its id with: contentlib ls --type carousel`);
+        problems.push(
+          `${item.source}: carousel ${id} is not in this library; find its id with: contentlib ls --type carousel`,
+        );
         continue;
       }
       throw err;
     }
     if (current.item.type !== 'carousel') {
-      problems.push(`${item.source}: ${id} is a ${current.item.type}, not a carousel; images can only be appended to a carousel`);
+      problems.push(
+        `${item.source}: ${id} is a ${current.item.type}, not a carousel; images can only be appended to a carousel`,
+      );
       continue;
     }
     const max = TYPE_RULES.carousel.maxFiles;
     const have = current.files.length;
     if (have + item.newFiles > max) {
-      problems.push(`${item.source}: carousel ${id} has ${have} images; ${item.newFiles} more would be over the maximum of ${max}; append at most ${Math.max(0, max - have)}`);
+      problems.push(
+        `${item.source}: carousel ${id} has ${have} images; ${item.newFiles} more would be over the maximum of ${max}; append at most ${Math.max(0, max - have)}`,
+      );
     }
   }
   return problems;

@@ -14,7 +14,14 @@ import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { request } from '../api/undici.js';
 import type { Dispatcher } from 'undici';
-import { NetworkError, StorageError, TimeoutError, classifyForRetry, errorFromResponse, networkCode } from '../api/errors.js';
+import {
+  NetworkError,
+  StorageError,
+  TimeoutError,
+  classifyForRetry,
+  errorFromResponse,
+  networkCode,
+} from '../api/errors.js';
 import type { RetryDecision, RetryPolicy } from '../api/retry.js';
 import { withRetry } from '../api/retry.js';
 import type { PresignResponse } from '../api/schemas.js';
@@ -42,7 +49,9 @@ export interface LocalFile {
 export class FileChangedError extends Error {
   readonly path: string;
   constructor(path: string, what: string) {
-    super(`${path} changed while it was being uploaded (${what}); wait until it is finished being written, then run the upload again`);
+    super(
+      `${path} changed while it was being uploaded (${what}); wait until it is finished being written, then run the upload again`,
+    );
     this.name = 'FileChangedError';
     this.path = path;
   }
@@ -164,7 +173,8 @@ export async function* fileSlices(handle: FileHandle, file: LocalFile): AsyncGen
   const sliceBytes = Math.max(1, Math.min(READ_SLICE_BYTES, file.size));
   const ring: Buffer[] = [];
   const bufferAt = (i: number): Buffer => (ring[i % READ_RING] ??= Buffer.allocUnsafe(sliceBytes));
-  const readInto = (buf: Buffer, at: number): Promise<number> => handle.read(buf, 0, Math.min(buf.length, file.size - at), at).then((r) => r.bytesRead);
+  const readInto = (buf: Buffer, at: number): Promise<number> =>
+    handle.read(buf, 0, Math.min(buf.length, file.size - at), at).then((r) => r.bytesRead);
   let pos = 0;
   let k = 0;
   let pending: Promise<number> | null = file.size > 0 ? readInto(bufferAt(0), 0) : null;
@@ -192,8 +202,14 @@ function errorFromThrown(err: unknown, url: string, signal?: AbortSignal): unkno
   if (signal?.aborted || err instanceof FileChangedError) return err;
   if (err instanceof Error && err.name === 'AbortError') return err;
   const code = networkCode(err);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new TimeoutError({ method: 'PUT', url, timeoutMs: STALL_TIMEOUT_MS });
-  const reason = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' ? 'connection reset while sending' : (err as Error)?.message ?? String(err);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return new TimeoutError({ method: 'PUT', url, timeoutMs: STALL_TIMEOUT_MS });
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE'
+        ? 'connection reset while sending'
+        : ((err as Error)?.message ?? String(err));
   return new NetworkError({ message: `PUT ${url} failed: ${reason}`, code, method: 'PUT', url, cause: err });
 }
 
@@ -218,7 +234,11 @@ const MAX_PRESIGNS = 3;
  * failure or 5xx/429, presigns again when the URL expired or is about to. Returns the presign
  * whose PUT succeeded (its key is what complete needs).
  */
-export async function presignAndPut(file: LocalFile, contentType: string, o: PutWithRetryOptions): Promise<PresignResponse> {
+export async function presignAndPut(
+  file: LocalFile,
+  contentType: string,
+  o: PutWithRetryOptions,
+): Promise<PresignResponse> {
   let presigned = await o.presign();
   let presignedAt = o.now().getTime();
   let presigns = 1;
@@ -242,11 +262,20 @@ export async function presignAndPut(file: LocalFile, contentType: string, o: Put
       // A retry after a long wait may hold a URL that would die mid-transfer: a fresh one lives
       // longer. A URL just issued is as long-lived as this server makes them, so it is used as is.
       const now = o.now();
-      if (presigns < MAX_PRESIGNS && now.getTime() - presignedAt > 1000 && expiresTooSoon(presigned.presignedUrl, file.size, now)) {
+      if (
+        presigns < MAX_PRESIGNS &&
+        now.getTime() - presignedAt > 1000 &&
+        expiresTooSoon(presigned.presignedUrl, file.size, now)
+      ) {
         await fresh();
       }
       o.onSent?.(0);
-      await putOnce(file, presigned.presignedUrl, contentType, { dispatcher: o.dispatcher, now: o.now, signal: o.signal, onSent: o.onSent });
+      await putOnce(file, presigned.presignedUrl, contentType, {
+        dispatcher: o.dispatcher,
+        now: o.now,
+        signal: o.signal,
+        onSent: o.onSent,
+      });
     },
     {
       policy: o.policy,

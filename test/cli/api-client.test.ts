@@ -7,7 +7,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { ApiError, NetworkError, StorageError, TimeoutError, UnexpectedResponseError, classifyForRetry, errorFromResponse, redactKey } from '../../src/api/errors.js';
+import {
+  ApiError,
+  NetworkError,
+  StorageError,
+  TimeoutError,
+  UnexpectedResponseError,
+  classifyForRetry,
+  errorFromResponse,
+  redactKey,
+} from '../../src/api/errors.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { EXIT, describeError } from '../../src/cli/errors.js';
 
@@ -42,7 +51,15 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-const item = { id: 'a1', type: 'shortform', title: 't', status: 'draft', thumbnailUrl: null, createdAt: '2026-01-01T00:00:00Z', extra: 1 };
+const item = {
+  id: 'a1',
+  type: 'shortform',
+  title: 't',
+  status: 'draft',
+  thumbnailUrl: null,
+  createdAt: '2026-01-01T00:00:00Z',
+  extra: 1,
+};
 
 describe('api client', () => {
   it('sends the bearer key, parses a list and keeps extra fields', async () => {
@@ -71,7 +88,8 @@ describe('api client', () => {
   });
 
   it('maps a 401 to exit 4 naming the base URL and how to log in, never the key', async () => {
-    handler = (_req, res) => json(res, 401, { error: { code: 'unauthorized', message: 'Unknown API key' } }, { 'www-authenticate': 'Bearer' });
+    handler = (_req, res) =>
+      json(res, 401, { error: { code: 'unauthorized', message: 'Unknown API key' } }, { 'www-authenticate': 'Bearer' });
     const c = client();
     const err = await c.list({}).catch((e: unknown) => e);
     const d = describeError(err);
@@ -86,7 +104,8 @@ describe('api client', () => {
     const waits: number[] = [];
     handler = (_req, res, hit) => {
       if (hit === 0) return json(res, 503, { error: { code: 'internal', message: 'busy' } });
-      if (hit === 1) return json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '7' });
+      if (hit === 1)
+        return json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '7' });
       json(res, 200, { item, files: [] });
     };
     const c = client({ sleep: async (ms) => void waits.push(ms) });
@@ -98,7 +117,8 @@ describe('api client', () => {
   });
 
   it('reads an S3 XML error as StorageError', () => {
-    const xml = '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The signature &amp; key differ</Message></Error>';
+    const xml =
+      '<?xml version="1.0"?><Error><Code>SignatureDoesNotMatch</Code><Message>The signature &amp; key differ</Message></Error>';
     const err = errorFromResponse(403, {}, xml, 'PUT', 'https://bucket.s3.example.com/u/f/a.mp4?sig=1');
     expect(err).toBeInstanceOf(StorageError);
     expect(err).toMatchObject({ code: 'SignatureDoesNotMatch', message: 'The signature & key differ', status: 403 });
@@ -107,7 +127,13 @@ describe('api client', () => {
   });
 
   it('reads our JSON storage error on a storage URL as StorageError', () => {
-    const err = errorFromResponse(403, {}, JSON.stringify({ error: { code: 'expired', message: 'URL expired' } }), 'PUT', 'http://127.0.0.1:1/storage/u/f/a.mp4?expires=1');
+    const err = errorFromResponse(
+      403,
+      {},
+      JSON.stringify({ error: { code: 'expired', message: 'URL expired' } }),
+      'PUT',
+      'http://127.0.0.1:1/storage/u/f/a.mp4?expires=1',
+    );
     expect(err).toBeInstanceOf(StorageError);
     expect(err).toMatchObject({ code: 'expired' });
   });
@@ -148,7 +174,12 @@ describe('api client', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    const c = createApiClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, retry: NO_WAIT_RETRY, sleep: async () => {} });
+    const c = createApiClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: KEY,
+      retry: NO_WAIT_RETRY,
+      sleep: async () => {},
+    });
     const err = await c.list({}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err).toMatchObject({ code: 'ECONNREFUSED' });

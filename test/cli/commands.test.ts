@@ -7,7 +7,14 @@ import { runLs } from '../../src/cli/commands/ls.js';
 import { rmOutcome, runRm } from '../../src/cli/commands/rm.js';
 import { EXIT, InterruptedError, UsageError } from '../../src/cli/errors.js';
 
-const item = (i: number): ContentItem => ({ id: `id${i}`, type: 'shortform', title: `T${i}`, status: 'draft', thumbnailUrl: null, createdAt: '2026-01-01T00:00:00Z' });
+const item = (i: number): ContentItem => ({
+  id: `id${i}`,
+  type: 'shortform',
+  title: `T${i}`,
+  status: 'draft',
+  thumbnailUrl: null,
+  createdAt: '2026-01-01T00:00:00Z',
+});
 
 /** A library of n items served like the API: at most 100 per page. */
 function library(n: number) {
@@ -37,9 +44,16 @@ describe('runLs', () => {
   it('a --limit above 100 is served by several pages', async () => {
     const lib = library(1000);
     const seen: string[] = [];
-    const r = await runLs({ limit: 250, offset: 10, status: 'draft' }, { client: lib, onPage: async (p) => void seen.push(...p.map((i) => i.id)) });
+    const r = await runLs(
+      { limit: 250, offset: 10, status: 'draft' },
+      { client: lib, onPage: async (p) => void seen.push(...p.map((i) => i.id)) },
+    );
     expect(r.count).toBe(250);
-    expect(lib.calls.map((c) => [c.limit, c.offset])).toEqual([[100, 10], [100, 110], [50, 210]]);
+    expect(lib.calls.map((c) => [c.limit, c.offset])).toEqual([
+      [100, 10],
+      [100, 110],
+      [50, 210],
+    ]);
     expect(lib.calls.every((c) => c.status === 'draft')).toBe(true);
     expect(seen[0]).toBe('id10');
     expect(new Set(seen).size).toBe(250);
@@ -49,7 +63,16 @@ describe('runLs', () => {
     const lib = library(10_000);
     let count = 0;
     let largest = 0;
-    const r = await runLs({ all: true, limit: 5 }, { client: lib, onPage: async (p) => { count += p.length; largest = Math.max(largest, p.length); } });
+    const r = await runLs(
+      { all: true, limit: 5 },
+      {
+        client: lib,
+        onPage: async (p) => {
+          count += p.length;
+          largest = Math.max(largest, p.length);
+        },
+      },
+    );
     expect(r).toEqual({ count: 10_000, hasMore: false });
     expect(count).toBe(10_000);
     expect(largest).toBe(100);
@@ -63,7 +86,14 @@ describe('runLs', () => {
   });
 });
 
-const notFound = (id: string) => new ApiError({ status: 404, code: 'not_found', message: 'No such item', method: 'DELETE', url: `http://h/api/v1/content/${id}` });
+const notFound = (id: string) =>
+  new ApiError({
+    status: 404,
+    code: 'not_found',
+    message: 'No such item',
+    method: 'DELETE',
+    url: `http://h/api/v1/content/${id}`,
+  });
 
 function rmClient(existing: string[], failing: Record<string, Error> = {}) {
   const live = new Set(existing);
@@ -94,10 +124,18 @@ describe('runRm', () => {
   it('asks once naming every item that exists, then deletes them', async () => {
     const c = rmClient(['a', 'b']);
     const asked: string[][] = [];
-    const results = await runRm(['a', 'b', 'zz', 'a'], {}, { client: c, confirm: async (items) => (asked.push(items.map((i) => i.title)), true) });
+    const results = await runRm(
+      ['a', 'b', 'zz', 'a'],
+      {},
+      { client: c, confirm: async (items) => (asked.push(items.map((i) => i.title)), true) },
+    );
     expect(asked).toEqual([['Title of a', 'Title of b']]);
     expect(c.removed).toEqual(['a', 'b']);
-    expect(results.map((r) => [r.id, r.deleted])).toEqual([['a', true], ['b', true], ['zz', false]]);
+    expect(results.map((r) => [r.id, r.deleted])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['zz', false],
+    ]);
     expect(rmOutcome(results)?.message).toContain('Deleted 2 of 3');
     expect((rmOutcome(results) as UsageError).exitCode).toBe(EXIT.partial);
   });
@@ -109,7 +147,9 @@ describe('runRm', () => {
   });
 
   it('--yes goes on past failures and reports each; all missing → exit 5', async () => {
-    const c = rmClient(['b'], { c: new NetworkError({ message: 'reset', code: 'ECONNRESET', method: 'DELETE', url: 'http://h/api/v1/content/c' }) });
+    const c = rmClient(['b'], {
+      c: new NetworkError({ message: 'reset', code: 'ECONNRESET', method: 'DELETE', url: 'http://h/api/v1/content/c' }),
+    });
     const results = await runRm(['a', 'b', 'c'], { yes: true }, { client: c });
     expect(results.map((r) => r.deleted)).toEqual([false, true, false]);
     expect(rmOutcome(results)).toMatchObject({ exitCode: EXIT.partial });
@@ -119,7 +159,15 @@ describe('runRm', () => {
   });
 
   it('stops at a 401: the key is wrong for every id', async () => {
-    const c = rmClient(['a'], { a: new ApiError({ status: 401, code: 'unauthorized', message: 'bad key', method: 'DELETE', url: 'http://h/api/v1/content/a' }) });
+    const c = rmClient(['a'], {
+      a: new ApiError({
+        status: 401,
+        code: 'unauthorized',
+        message: 'bad key',
+        method: 'DELETE',
+        url: 'http://h/api/v1/content/a',
+      }),
+    });
     await expect(runRm(['a', 'b'], { yes: true }, { client: c })).rejects.toMatchObject({ status: 401 });
   });
 });

@@ -19,7 +19,11 @@ const mode = async (p: string) => (await stat(p)).mode & 0o777;
 describe('config store', () => {
   it('writes profiles and the embedded key, mode 0600, in a 0700 folder', async () => {
     const store = openConfig(join(dir, 'config'));
-    await store.write({ activeProfile: 'p', profiles: { p: { baseUrl: 'https://x', apiKey: 'cl_secret' } }, embedded: { dataDir: '/d', brand: 'local', keyId: 'k', apiKey: 'cl_e' } });
+    await store.write({
+      activeProfile: 'p',
+      profiles: { p: { baseUrl: 'https://x', apiKey: 'cl_secret' } },
+      embedded: { dataDir: '/d', brand: 'local', keyId: 'k', apiKey: 'cl_e' },
+    });
     expect(await mode(store.path)).toBe(0o600);
     expect(await mode(join(dir, 'config'))).toBe(0o700);
     expect(openConfig(join(dir, 'config')).read()).toEqual({

@@ -58,7 +58,10 @@ describe('embedded library (no remote configured)', () => {
     const r = await cli(home.dir, ['ls'], { env: { FORCE_COLOR: undefined } });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toBe('');
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((c) => c[3])).toEqual(['Product shots', 'Winter promo', 'Summer sale teaser']);
     expect(rows[0]).toEqual([carousel.id, 'carousel', 'draft', 'Product shots', carousel.createdAt]);
     expect(r.stdout).not.toContain('\u001b[');
@@ -118,30 +121,56 @@ describe('embedded library (no remote configured)', () => {
     expect(r.exitCode).toBe(5);
     expect(r.stdout).toBe('');
     // The embedded library's URL is a new port each run: the message names its data folder.
-    expect(r.stderr).toContain(`Item 6f1d2c3b-0000-4000-8000-000000000000 is not in the embedded library (${join(home.dir, 'data')})`);
+    expect(r.stderr).toContain(
+      `Item 6f1d2c3b-0000-4000-8000-000000000000 is not in the embedded library (${join(home.dir, 'data')})`,
+    );
     expect(r.stderr).not.toContain('127.0.0.1');
   });
 
   it('edit changes fields, merges platform settings and prints the updated item', async () => {
     const r = await cli(home.dir, [
-      'edit', clipA.id,
-      '--title', 'Summer sale final',
-      '--status', 'scheduled',
-      '--hashtags', 'summer, #sale, Summer',
-      '--platform', 'youtube.visibility=private',
-      '--platform', 'youtube.category=22',
-      '--platform', 'tiktok.duet=false',
+      'edit',
+      clipA.id,
+      '--title',
+      'Summer sale final',
+      '--status',
+      'scheduled',
+      '--hashtags',
+      'summer, #sale, Summer',
+      '--platform',
+      'youtube.visibility=private',
+      '--platform',
+      'youtube.category=22',
+      '--platform',
+      'tiktok.duet=false',
       '--json',
     ]);
     expect(r.exitCode).toBe(0);
     const item = (JSON.parse(r.stdout) as { item: ContentItem }).item;
-    expect(item).toMatchObject({ title: 'Summer sale final', status: 'scheduled', hashtags: ['summer', 'sale'], platformSettings: { youtube: { visibility: 'private', category: 22 }, tiktok: { duet: false } } });
+    expect(item).toMatchObject({
+      title: 'Summer sale final',
+      status: 'scheduled',
+      hashtags: ['summer', 'sale'],
+      platformSettings: { youtube: { visibility: 'private', category: 22 }, tiktok: { duet: false } },
+    });
     // A second edit merges into what is there, and add/remove work on the current tags.
-    const again = await cli(home.dir, ['edit', clipA.id, '--platform', 'youtube.visibility="unlisted"', '--add-hashtag', '#promo', '--remove-hashtag', 'SALE']);
+    const again = await cli(home.dir, [
+      'edit',
+      clipA.id,
+      '--platform',
+      'youtube.visibility="unlisted"',
+      '--add-hashtag',
+      '#promo',
+      '--remove-hashtag',
+      'SALE',
+    ]);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('platformSettings.youtube.visibility\tunlisted');
     const now = (await client.get(clipA.id)).item;
-    expect(now.platformSettings).toEqual({ youtube: { visibility: 'unlisted', category: 22 }, tiktok: { duet: false } });
+    expect(now.platformSettings).toEqual({
+      youtube: { visibility: 'unlisted', category: 22 },
+      tiktok: { duet: false },
+    });
     expect(now.hashtags).toEqual(['summer', 'promo']);
     // --replace-platform drops the rest.
     await cli(home.dir, ['edit', clipA.id, '--replace-platform', '--platform', 'instagram.firstComment=hi']);
@@ -149,7 +178,9 @@ describe('embedded library (no remote configured)', () => {
   });
 
   it('edit --platform-json - reads stdin', async () => {
-    const r = await cli(home.dir, ['edit', clipB.id, '--platform-json', '-'], { input: '{"youtube": {"visibility": "public"}}' });
+    const r = await cli(home.dir, ['edit', clipB.id, '--platform-json', '-'], {
+      input: '{"youtube": {"visibility": "public"}}',
+    });
     expect(r.exitCode).toBe(0);
     expect((await client.get(clipB.id)).item.platformSettings).toEqual({ youtube: { visibility: 'public' } });
   });
@@ -170,9 +201,15 @@ describe('embedded library (no remote configured)', () => {
 
   it('FORCE_COLOR colors messages in a pipe; --no-color and NO_COLOR win', async () => {
     const missing = '6f1d2c3b-0000-4000-8000-000000000000';
-    expect((await cli(home.dir, ['show', missing], { env: { FORCE_COLOR: '1' } })).stderr).toContain('\u001b[31mError:');
-    expect((await cli(home.dir, ['show', missing, '--no-color'], { env: { FORCE_COLOR: '1' } })).stderr).not.toContain('\u001b[');
-    expect((await cli(home.dir, ['show', missing], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stderr).not.toContain('\u001b[');
+    expect((await cli(home.dir, ['show', missing], { env: { FORCE_COLOR: '1' } })).stderr).toContain(
+      '\u001b[31mError:',
+    );
+    expect((await cli(home.dir, ['show', missing, '--no-color'], { env: { FORCE_COLOR: '1' } })).stderr).not.toContain(
+      '\u001b[',
+    );
+    expect((await cli(home.dir, ['show', missing], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stderr).not.toContain(
+      '\u001b[',
+    );
     // Data rows in a pipe stay plain whatever the color setting: scripts parse them.
     expect((await cli(home.dir, ['ls'], { env: { FORCE_COLOR: '1' } })).stdout).not.toContain('\u001b[');
   });
@@ -220,7 +257,8 @@ describe('embedded library (no remote configured)', () => {
     expect(check.exitCode, check.stderr).toBe(0);
     for (const shell of ['bash', 'zsh', 'fish']) {
       const r = await cli(home.dir, ['completion', shell]);
-      for (const cmd of ['ls', 'show', 'edit', 'rm', 'login', 'config']) expect(r.stdout, `${shell} ${cmd}`).toContain(cmd);
+      for (const cmd of ['ls', 'show', 'edit', 'rm', 'login', 'config'])
+        expect(r.stdout, `${shell} ${cmd}`).toContain(cmd);
       expect(r.stdout).toMatch(/(--|-l )platform/);
     }
     expect((await cli(home.dir, ['completion', 'powershell'])).exitCode).toBe(2);

@@ -26,7 +26,14 @@ export async function tempHome(): Promise<{ dir: string; remove: () => Promise<v
 export function cleanEnv(home: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('CONTENTLIB_') || k === 'NO_COLOR' || k === 'FORCE_COLOR' || k.startsWith('XDG_')) continue;
+    if (
+      v === undefined ||
+      k.startsWith('CONTENTLIB_') ||
+      k === 'NO_COLOR' ||
+      k === 'FORCE_COLOR' ||
+      k.startsWith('XDG_')
+    )
+      continue;
     env[k] = v;
   }
   Object.assign(env, { CONTENTLIB_HOME: home, CONTENTLIB_RETRY_BASE_MS: '0', NODE_NO_WARNINGS: '1' });
@@ -43,7 +50,11 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function cli(home: string, args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<CliResult> {
+export async function cli(
+  home: string,
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; input?: string } = {},
+): Promise<CliResult> {
   const r = await execa('node', [BIN, ...args], {
     env: cleanEnv(home, opts.env),
     extendEnv: false,
@@ -58,7 +69,13 @@ export async function fileMode(path: string): Promise<number> {
   return (await stat(path)).mode & 0o777;
 }
 
-export async function readConfig(home: string): Promise<{ activeProfile?: string; profiles: Record<string, { baseUrl: string; apiKey: string }>; embedded?: { apiKey: string; dataDir: string } }> {
+export async function readConfig(
+  home: string,
+): Promise<{
+  activeProfile?: string;
+  profiles: Record<string, { baseUrl: string; apiKey: string }>;
+  embedded?: { apiKey: string; dataDir: string };
+}> {
   return JSON.parse(await readFile(join(home, 'config', 'config.json'), 'utf8'));
 }
 
@@ -79,10 +96,20 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
   return createApiClient({ baseUrl, apiKey, retry: NO_WAIT_RETRY, sleep: async () => {} });
 }
 
-const MIME: Record<string, string> = { '.mp4': 'video/mp4', '.mov': 'video/quicktime', '.jpg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp' };
+const MIME: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.jpg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+};
 
 /** One real upload: presign, PUT the fixture's bytes, complete. Returns the item. */
-export async function upload(client: ApiClient, fixture: string, o: { type?: ContentType; contentItemId?: string; fileName?: string; durationSeconds?: number } = {}): Promise<ContentItem> {
+export async function upload(
+  client: ApiClient,
+  fixture: string,
+  o: { type?: ContentType; contentItemId?: string; fileName?: string; durationSeconds?: number } = {},
+): Promise<ContentItem> {
   const path = join(FIXTURES, fixture);
   const bytes = await readFile(path);
   const ext = fixture.slice(fixture.lastIndexOf('.'));
@@ -90,9 +117,14 @@ export async function upload(client: ApiClient, fixture: string, o: { type?: Con
   const fileName = o.fileName ?? fixture.split('/').pop()!;
   const type = o.type ?? (contentType.startsWith('image/') ? 'carousel' : 'shortform');
   const p = await client.presign({ fileName, contentType, fileSize: bytes.length, type });
-  const put = await request(p.presignedUrl, { method: 'PUT', body: bytes, headers: { 'content-type': contentType, 'content-length': String(bytes.length) } });
+  const put = await request(p.presignedUrl, {
+    method: 'PUT',
+    body: bytes,
+    headers: { 'content-type': contentType, 'content-length': String(bytes.length) },
+  });
   const text = await put.body.text();
-  if (put.statusCode !== 200 && put.statusCode !== 201 && put.statusCode !== 204) throw new Error(`PUT ${put.statusCode}: ${text}`);
+  if (put.statusCode !== 200 && put.statusCode !== 201 && put.statusCode !== 204)
+    throw new Error(`PUT ${put.statusCode}: ${text}`);
   const done = await client.complete({
     key: p.key,
     fileName,

@@ -5,7 +5,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem } from '../../src/api/schemas.js';
-import { apiClient, cli, createKey, fileMode, readConfig, seedShortform, startRemote, tempHome, upload } from './e2e-helpers.js';
+import {
+  apiClient,
+  cli,
+  createKey,
+  fileMode,
+  readConfig,
+  seedShortform,
+  startRemote,
+  tempHome,
+  upload,
+} from './e2e-helpers.js';
 
 let serverHome: { dir: string; remove: () => Promise<void> };
 let home: { dir: string; remove: () => Promise<void> };
@@ -33,7 +43,9 @@ beforeAll(async () => {
   // Real uploads, a few at a time: BULK small clips for paging, one named item per brand.
   for (let i = 0; i < BULK; i += 8) {
     await Promise.all(
-      Array.from({ length: Math.min(8, BULK - i) }, (_, k) => upload(client, 'video/clip-5s.mp4', { fileName: `bulk-${String(i + k).padStart(3, '0')}.mp4` })),
+      Array.from({ length: Math.min(8, BULK - i) }, (_, k) =>
+        upload(client, 'video/clip-5s.mp4', { fileName: `bulk-${String(i + k).padStart(3, '0')}.mp4` }),
+      ),
     );
   }
   mine = await seedShortform(client, 'Acme launch');
@@ -74,7 +86,9 @@ describe('remote by environment', () => {
   it('--verbose traces method, URL, status and time with the key redacted', async () => {
     const r = await run(['show', mine.id, '--verbose']);
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…\\)`));
+    expect(r.stderr).toMatch(
+      new RegExp(`→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…\\)`),
+    );
     expect(r.stderr).toMatch(/← 200 GET \S+ in \d+ ms/);
     expect(r.stderr).not.toContain(key);
     expect(r.stderr).not.toContain(key.slice(8));
@@ -146,7 +160,9 @@ describe('profiles: login, config, logout', () => {
   });
 
   it('login with a wrong key: exit 4 and nothing saved', async () => {
-    const r = await cli(home.dir, ['login', '--with-token', '--base-url', remote.url, '--profile', 'bad'], { input: `cl_${'y'.repeat(43)}` });
+    const r = await cli(home.dir, ['login', '--with-token', '--base-url', remote.url, '--profile', 'bad'], {
+      input: `cl_${'y'.repeat(43)}`,
+    });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('nothing was saved');
     expect((await readConfig(home.dir)).profiles.bad).toBeUndefined();
@@ -159,7 +175,13 @@ describe('profiles: login, config, logout', () => {
   });
 
   it('a second profile; --profile and CONTENTLIB_PROFILE pick it; config get/set/list', async () => {
-    expect((await cli(home.dir, ['login', '--with-token', '--base-url', remote.url, '--profile', 'globex'], { input: otherKey })).exitCode).toBe(0);
+    expect(
+      (
+        await cli(home.dir, ['login', '--with-token', '--base-url', remote.url, '--profile', 'globex'], {
+          input: otherKey,
+        })
+      ).exitCode,
+    ).toBe(0);
     expect((await cli(home.dir, ['config', 'get', 'active-profile'])).stdout).toBe('globex');
     expect((await cli(home.dir, ['config', 'set', 'active-profile', 'default'])).exitCode).toBe(0);
     expect((await cli(home.dir, ['show', theirs.id])).exitCode).toBe(5);
@@ -181,7 +203,9 @@ describe('profiles: login, config, logout', () => {
   });
 
   it('config set base-url to a dead port gives the refused-connection error through the profile', async () => {
-    expect((await cli(home.dir, ['config', 'set', 'base-url', 'http://127.0.0.1:9', '--profile', 'globex'])).exitCode).toBe(0);
+    expect(
+      (await cli(home.dir, ['config', 'set', 'base-url', 'http://127.0.0.1:9', '--profile', 'globex'])).exitCode,
+    ).toBe(0);
     const r = await cli(home.dir, ['ls', '--profile', 'globex']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('Could not reach http://127.0.0.1:9');

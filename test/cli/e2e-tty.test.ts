@@ -11,10 +11,12 @@ import { startServer } from '../../src/server/index.js';
 import { BIN, apiClient, cleanEnv, cli, readConfig, seedCarousel, seedShortform, tempHome } from './e2e-helpers.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-if (!hasTmux) console.warn('e2e-tty: tmux is not installed, so the pseudo-terminal tests are skipped (apt-get install tmux).');
+if (!hasTmux)
+  console.warn('e2e-tty: tmux is not installed, so the pseudo-terminal tests are skipped (apt-get install tmux).');
 
 const socket = `contentlib-test-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
 let session = 0;
 
 /** Runs a command line in a fresh 120x40 pane and returns the pane's name. */
@@ -26,7 +28,17 @@ function openPane(home: string, commandLine: string): string {
     .map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`)
     .join(' ');
   // The pane stays open after the command so its last screen can be read.
-  tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', name, `env -i ${exports} sh -c '${commandLine.replace(/'/g, `'\\''`)}; echo EXIT=$?; sleep 600'`);
+  tmux(
+    'new-session',
+    '-d',
+    '-x',
+    '120',
+    '-y',
+    '40',
+    '-s',
+    name,
+    `env -i ${exports} sh -c '${commandLine.replace(/'/g, `'\\''`)}; echo EXIT=$?; sleep 600'`,
+  );
   return name;
 }
 
@@ -59,7 +71,10 @@ describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
     apiKey = (await readConfig(home.dir)).embedded!.apiKey;
     server = await startServer({ dataDir: join(home.dir, 'data') });
     client = apiClient(server.url, apiKey);
-    clip = await seedShortform(client, 'Teaser with a title long enough to be cut at the edge of a 120 column terminal, so it goes on and on');
+    clip = await seedShortform(
+      client,
+      'Teaser with a title long enough to be cut at the edge of a 120 column terminal, so it goes on and on',
+    );
     carousel = await seedCarousel(client, 'Product shots');
   });
 
@@ -79,7 +94,9 @@ describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
     const screen = await waitFor(pane, 'EXIT=');
     expect(screen).toContain('EXIT=0');
     const lines = screen.split('\n');
-    expect(lines[0]).toBe(`Using the embedded library in ${join(home.dir, 'data')} (no remote configured; see contentlib login)`);
+    expect(lines[0]).toBe(
+      `Using the embedded library in ${join(home.dir, 'data')} (no remote configured; see contentlib login)`,
+    );
     const header = lines.findIndex((l) => /^ID\s+TYPE\s+STATUS\s+CREATED\s+TITLE/.test(l));
     expect(header).toBeGreaterThan(0);
     const rows = lines.slice(header + 1, header + 3);
@@ -96,7 +113,9 @@ describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
   it('NO_COLOR turns colors off on a terminal too', async () => {
     const pane = openPane(home.dir, `NO_COLOR=1 ${node('ls')}`);
     await waitFor(pane, 'EXIT=0');
-    const colored = capture(pane, true).split('\n').filter((l) => l.includes(clip.id));
+    const colored = capture(pane, true)
+      .split('\n')
+      .filter((l) => l.includes(clip.id));
     expect(colored.join('')).not.toContain('\u001b[');
   });
 

@@ -1,7 +1,13 @@
 // `contentlib edit` flags → PATCH body, checked before anything is sent.
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/api/schemas.js';
-import { applyPlatformSet, buildPatch, needsCurrent, parseFlagValue, parsePlatformFlag } from '../../src/cli/commands/edit-flags.js';
+import {
+  applyPlatformSet,
+  buildPatch,
+  needsCurrent,
+  parseFlagValue,
+  parsePlatformFlag,
+} from '../../src/cli/commands/edit-flags.js';
 import { UsageError } from '../../src/cli/errors.js';
 
 const current: ContentItem = {
@@ -36,12 +42,19 @@ describe('--platform values', () => {
     ['youtube={"visibility":"private"}', ['youtube'], { visibility: 'private' }],
   ])('%s', (flag, path, value) => expect(parsePlatformFlag(flag)).toEqual({ path, value }));
 
-  it.each(['youtube', '=x', 'youtube..x=1', 'youtube=private', '.x=1'])('rejects %j', (flag) => expect(() => parsePlatformFlag(flag)).toThrow(UsageError));
+  it.each(['youtube', '=x', 'youtube..x=1', 'youtube=private', '.x=1'])('rejects %j', (flag) =>
+    expect(() => parsePlatformFlag(flag)).toThrow(UsageError),
+  );
 
   it('sets nested paths without touching siblings, and null removes (empty parents too)', () => {
     const s = { youtube: { visibility: 'public', category: '22' } };
-    expect(applyPlatformSet(s, { path: ['youtube', 'visibility'], value: 'private' })).toEqual({ youtube: { visibility: 'private', category: '22' } });
-    expect(applyPlatformSet(s, { path: ['tiktok', 'duet'], value: false })).toEqual({ youtube: s.youtube, tiktok: { duet: false } });
+    expect(applyPlatformSet(s, { path: ['youtube', 'visibility'], value: 'private' })).toEqual({
+      youtube: { visibility: 'private', category: '22' },
+    });
+    expect(applyPlatformSet(s, { path: ['tiktok', 'duet'], value: false })).toEqual({
+      youtube: s.youtube,
+      tiktok: { duet: false },
+    });
     expect(applyPlatformSet({ t: { duet: true } }, { path: ['t', 'duet'], value: null })).toEqual({});
     expect(s.youtube.visibility).toBe('public'); // the input is not changed
   });
@@ -95,13 +108,22 @@ describe('buildPatch', () => {
     });
     const r = { ...f, replacePlatform: true };
     expect(needsCurrent(r)).toBe(false);
-    expect(buildPatch(r).platformSettings).toEqual({ youtube: { visibility: 'private' }, instagram: { firstComment: 'hi' } });
+    expect(buildPatch(r).platformSettings).toEqual({
+      youtube: { visibility: 'private' },
+      instagram: { firstComment: 'hi' },
+    });
   });
 
   it('merges --platform-json, then --platform on top', () => {
     const f = { platformJson: { youtube: { category: '10' }, x: { a: 1 } }, platform: ['x.a=2'] };
-    expect(buildPatch(f, current).platformSettings).toEqual({ youtube: { visibility: 'public', category: '10' }, tiktok: { duet: true }, x: { a: 2 } });
-    expect(() => buildPatch({ platformJson: [1, 2], replacePlatform: true })).toThrow(/--platform-json must hold an object/);
+    expect(buildPatch(f, current).platformSettings).toEqual({
+      youtube: { visibility: 'public', category: '10' },
+      tiktok: { duet: true },
+      x: { a: 2 },
+    });
+    expect(() => buildPatch({ platformJson: [1, 2], replacePlatform: true })).toThrow(
+      /--platform-json must hold an object/,
+    );
     expect(() => buildPatch({ platformJson: { youtube: 'private' }, replacePlatform: true })).toThrow(UsageError);
   });
 
@@ -118,7 +140,9 @@ describe('buildPatch', () => {
     expect(err!.message).toMatch(/title: .*300/);
     expect(err!.message).toMatch(/hashtags\.0: .*100/);
     expect(() => buildPatch({ title: '   ' })).toThrow(/title: must not be empty/);
-    expect(() => buildPatch({ platform: [`big.x=${'"' + 'a'.repeat(70_000) + '"'}`], replacePlatform: true })).toThrow(/65536 bytes/);
+    expect(() => buildPatch({ platform: [`big.x=${'"' + 'a'.repeat(70_000) + '"'}`], replacePlatform: true })).toThrow(
+      /65536 bytes/,
+    );
   });
 
   it('refuses an edit with nothing to change', () => {

@@ -42,7 +42,9 @@ describe('output mode', () => {
 describe('item lists', () => {
   it('plain rows are tab-separated, untruncated, with tabs/newlines in titles flattened', () => {
     const long = 'x'.repeat(500);
-    expect(plainRow(item(1, { title: `a\tb\nc ${long}` }))).toBe(`${item(1).id}\tshortform\tdraft\ta b c ${long}\t2026-11-23T11:57:00Z`);
+    expect(plainRow(item(1, { title: `a\tb\nc ${long}` }))).toBe(
+      `${item(1).id}\tshortform\tdraft\ta b c ${long}\t2026-11-23T11:57:00Z`,
+    );
   });
 
   it('--json streams one valid array over several pages, and [] for none', async () => {

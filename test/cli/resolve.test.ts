@@ -10,21 +10,72 @@ const KEY_B = 'cl_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 const KEY_C = 'cl_cccccccccccccccccccccccccccccccc';
 const config: ConfigData = {
   activeProfile: 'prod',
-  profiles: { prod: { baseUrl: 'https://prod.example.com/', apiKey: KEY_C }, staging: { baseUrl: 'https://staging.example.com', apiKey: KEY_B } },
+  profiles: {
+    prod: { baseUrl: 'https://prod.example.com/', apiKey: KEY_C },
+    staging: { baseUrl: 'https://staging.example.com', apiKey: KEY_B },
+  },
 };
 const empty: ConfigData = { profiles: {} };
 
-type Row = [string, TargetFlags, TargetEnv, ConfigData, { kind: string; baseUrl?: string; apiKey?: string; source?: string; profile?: string } | RegExp];
+type Row = [
+  string,
+  TargetFlags,
+  TargetEnv,
+  ConfigData,
+  { kind: string; baseUrl?: string; apiKey?: string; source?: string; profile?: string } | RegExp,
+];
 
 const rows: Row[] = [
   ['nothing configured → embedded', {}, {}, empty, { kind: 'embedded' }],
-  ['active profile', {}, {}, config, { kind: 'remote', baseUrl: 'https://prod.example.com', apiKey: KEY_C, source: 'profile', profile: 'prod' }],
-  ['env profile beats the active one', {}, { CONTENTLIB_PROFILE: 'staging' }, config, { kind: 'remote', profile: 'staging', apiKey: KEY_B }],
-  ['--profile beats env profile', { profile: 'prod' }, { CONTENTLIB_PROFILE: 'staging' }, config, { kind: 'remote', profile: 'prod' }],
-  ['env URL + key beat the profile', {}, { CONTENTLIB_BASE_URL: 'http://h:1', CONTENTLIB_API_KEY: KEY_A }, config, { kind: 'remote', baseUrl: 'http://h:1', apiKey: KEY_A, source: 'env' }],
-  ['flags beat env', { baseUrl: 'http://flag:2', apiKey: KEY_B }, { CONTENTLIB_BASE_URL: 'http://h:1', CONTENTLIB_API_KEY: KEY_A }, config, { kind: 'remote', baseUrl: 'http://flag:2', apiKey: KEY_B, source: 'flags' }],
-  ['flag URL + env key combine', { baseUrl: 'http://flag:2' }, { CONTENTLIB_API_KEY: KEY_A }, empty, { kind: 'remote', baseUrl: 'http://flag:2', apiKey: KEY_A, source: 'flags' }],
-  ['--embedded beats everything configured', { embedded: true }, { CONTENTLIB_BASE_URL: 'http://h:1', CONTENTLIB_API_KEY: KEY_A }, config, { kind: 'embedded' }],
+  [
+    'active profile',
+    {},
+    {},
+    config,
+    { kind: 'remote', baseUrl: 'https://prod.example.com', apiKey: KEY_C, source: 'profile', profile: 'prod' },
+  ],
+  [
+    'env profile beats the active one',
+    {},
+    { CONTENTLIB_PROFILE: 'staging' },
+    config,
+    { kind: 'remote', profile: 'staging', apiKey: KEY_B },
+  ],
+  [
+    '--profile beats env profile',
+    { profile: 'prod' },
+    { CONTENTLIB_PROFILE: 'staging' },
+    config,
+    { kind: 'remote', profile: 'prod' },
+  ],
+  [
+    'env URL + key beat the profile',
+    {},
+    { CONTENTLIB_BASE_URL: 'http://h:1', CONTENTLIB_API_KEY: KEY_A },
+    config,
+    { kind: 'remote', baseUrl: 'http://h:1', apiKey: KEY_A, source: 'env' },
+  ],
+  [
+    'flags beat env',
+    { baseUrl: 'http://flag:2', apiKey: KEY_B },
+    { CONTENTLIB_BASE_URL: 'http://h:1', CONTENTLIB_API_KEY: KEY_A },
+    config,
+    { kind: 'remote', baseUrl: 'http://flag:2', apiKey: KEY_B, source: 'flags' },
+  ],
+  [
+    'flag URL + env key combine',
+    { baseUrl: 'http://flag:2' },
+    { CONTENTLIB_API_KEY: KEY_A },
+    empty,
+    { kind: 'remote', baseUrl: 'http://flag:2', apiKey: KEY_A, source: 'flags' },
+  ],
+  [
+    '--embedded beats everything configured',
+    { embedded: true },
+    { CONTENTLIB_BASE_URL: 'http://h:1', CONTENTLIB_API_KEY: KEY_A },
+    config,
+    { kind: 'embedded' },
+  ],
   ['URL without key is a usage error', { baseUrl: 'http://h:1' }, {}, config, /without an API key/],
   ['env key without URL is a usage error', {}, { CONTENTLIB_API_KEY: KEY_A }, config, /without a base URL/],
   ['unknown profile names the known ones', { profile: 'nope' }, {}, config, /No profile named "nope"/],
@@ -33,7 +84,13 @@ const rows: Row[] = [
   ['--profile with --api-key', { profile: 'prod', apiKey: KEY_A }, {}, config, /cannot be combined/],
   ['not a URL', { baseUrl: 'content.example.com', apiKey: KEY_A }, {}, empty, /is not a URL|must start with http/],
   ['ftp URL', { baseUrl: 'ftp://h', apiKey: KEY_A }, {}, empty, /must start with http/],
-  ['blank env values are ignored', {}, { CONTENTLIB_BASE_URL: '  ', CONTENTLIB_API_KEY: '' }, empty, { kind: 'embedded' }],
+  [
+    'blank env values are ignored',
+    {},
+    { CONTENTLIB_BASE_URL: '  ', CONTENTLIB_API_KEY: '' },
+    empty,
+    { kind: 'embedded' },
+  ],
 ];
 
 describe('resolveTarget', () => {
@@ -49,7 +106,8 @@ describe('resolveTarget', () => {
       expect((err as UsageError).exitCode).toBe(EXIT.usage);
       expect((err as Error).message).toMatch(expected);
       // A key is never printed in full, not even in a usage error.
-      for (const k of [KEY_A, KEY_B, KEY_C]) expect(`${(err as Error).message} ${(err as UsageError).hint}`).not.toContain(k);
+      for (const k of [KEY_A, KEY_B, KEY_C])
+        expect(`${(err as Error).message} ${(err as UsageError).hint}`).not.toContain(k);
     } else {
       expect(resolveTarget(flags, env, cfg)).toMatchObject(expected);
     }

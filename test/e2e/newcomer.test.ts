@@ -36,23 +36,28 @@ describe('the embedded data folder cannot be used', () => {
     await writeFile(join(h, 'data'), 'not a folder');
     const r = await cli(h, ['ls']);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain(`Cannot use ${join(h, 'data')} for the embedded library: a file is in the way where a folder should be`);
+    expect(r.stderr).toContain(
+      `Cannot use ${join(h, 'data')} for the embedded library: a file is in the way where a folder should be`,
+    );
     expect(r.stderr).toContain('CONTENTLIB_HOME');
     expectNoLeak(r.stderr);
   });
 
   // Node's own recursive mkdir spins forever there (ENOENT under an existing /proc/1), deaf to
   // Ctrl-C: contentlib must answer, at once.
-  it.runIf(existsSync('/proc/1'))('CONTENTLIB_HOME where no folder can be made (/proc/1/…) is an error, not a hang', async () => {
-    const h = await home();
-    const started = Date.now();
-    const r = await cli(h, ['ls'], { env: { CONTENTLIB_HOME: '/proc/1/contentlib-nope' } });
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain('Could not create the config folder /proc/1/contentlib-nope');
-    expect(r.stderr).toContain('set CONTENTLIB_HOME');
-    expect(Date.now() - started).toBeLessThan(30_000);
-    expectNoLeak(r.stderr);
-  });
+  it.runIf(existsSync('/proc/1'))(
+    'CONTENTLIB_HOME where no folder can be made (/proc/1/…) is an error, not a hang',
+    async () => {
+      const h = await home();
+      const started = Date.now();
+      const r = await cli(h, ['ls'], { env: { CONTENTLIB_HOME: '/proc/1/contentlib-nope' } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain('Could not create the config folder /proc/1/contentlib-nope');
+      expect(r.stderr).toContain('set CONTENTLIB_HOME');
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expectNoLeak(r.stderr);
+    },
+  );
 
   it('serve and keys with a --data-dir that cannot be a folder say which and why (exit 1, not "a bug")', async () => {
     const h = await home();
@@ -60,13 +65,21 @@ describe('the embedded data folder cannot be used', () => {
     await writeFile(file, 'x');
     const serve = await cli(h, ['serve', '--data-dir', join(file, 'sub')]);
     expect(serve.exitCode).toBe(1);
-    expect(serve.stderr).toContain(`Cannot use ${join(file, 'sub')} as the data folder: a file is in the way where a folder should be (ENOTDIR).`);
+    expect(serve.stderr).toContain(
+      `Cannot use ${join(file, 'sub')} as the data folder: a file is in the way where a folder should be (ENOTDIR).`,
+    );
     expect(serve.stderr).toContain('choose another folder with --data-dir');
     expectNoLeak(serve.stderr);
-    for (const args of [['keys', 'list'], ['keys', 'create', '--brand', 'acme'], ['keys', 'revoke', 'some-id']]) {
+    for (const args of [
+      ['keys', 'list'],
+      ['keys', 'create', '--brand', 'acme'],
+      ['keys', 'revoke', 'some-id'],
+    ]) {
       const r = await cli(h, [...args, '--data-dir', file]);
       expect(r.exitCode, args.join(' ')).toBe(1);
-      expect(r.stderr).toContain(`Cannot use ${file} as the data folder: a file is in the way where a folder should be (EEXIST).`);
+      expect(r.stderr).toContain(
+        `Cannot use ${file} as the data folder: a file is in the way where a folder should be (EEXIST).`,
+      );
       expectNoLeak(r.stderr);
     }
   });
@@ -108,7 +121,10 @@ describe('against a remote (contentlib serve)', () => {
   it('upload with a revoked key exits 4 and says to log in again, like every other command', async () => {
     const key = await createKey(serverHome, 'acme');
     const list = await cli(serverHome, ['keys', 'list']);
-    const id = list.stdout.split('\n').find((l) => l.includes('acme'))!.split('\t')[0]!;
+    const id = list.stdout
+      .split('\n')
+      .find((l) => l.includes('acme'))!
+      .split('\t')[0]!;
     expect((await cli(serverHome, ['keys', 'revoke', id])).exitCode).toBe(0);
 
     const h = await home();
@@ -137,7 +153,9 @@ describe('ids and flags a newcomer gets wrong', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     const r = await cli(h, ['upload', '--to', id, join(FIXTURES, 'image/photo.jpg')]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(`carousel ${id} is not in this library; find its id with: contentlib ls --type carousel`);
+    expect(r.stderr).toContain(
+      `carousel ${id} is not in this library; find its id with: contentlib ls --type carousel`,
+    );
     expect(r.stderr).toContain('Fix the carousel id (--to');
     expect(r.stderr.match(/nothing was uploaded/gi)).toHaveLength(1);
     expect((await cli(h, ['ls', '--json'])).stdout.trim()).toBe('[]');
@@ -167,7 +185,9 @@ describe('ids and flags a newcomer gets wrong', () => {
   it('upload with no paths says what to type, not "1 problem found" (exit 2)', async () => {
     const r = await cli(await home(), ['upload']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toBe('Error: Nothing to upload: name files, folders or globs (or --manifest FILE).\nFor example: contentlib upload fixtures/demo   (more in contentlib upload --help)');
+    expect(r.stderr).toBe(
+      'Error: Nothing to upload: name files, folders or globs (or --manifest FILE).\nFor example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
+    );
   });
 
   it('edit with no change lists every flag that changes something, --thumbnail too (exit 2)', async () => {
@@ -199,7 +219,8 @@ describe('second round of trying every command (issue 6)', () => {
     const h = await home();
     const up = await cli(h, ['upload', join(FIXTURES, 'video/clip-5s.mp4'), '--hashtags', 'summer', '--json']);
     expect(up.exitCode).toBe(0);
-    const id = (JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { items: Array<{ itemId: string }> }).items[0]!.itemId;
+    const id = (JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { items: Array<{ itemId: string }> }).items[0]!
+      .itemId;
     const r = await cli(h, ['edit', id, '--hashtags', '###']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--hashtags "###" holds no hashtag.');
@@ -215,7 +236,12 @@ describe('second round of trying every command (issue 6)', () => {
 
   it('edit --thumbnail with a video says the item was not changed, not "nothing was uploaded" (exit 2)', async () => {
     const h = await home();
-    const r = await cli(h, ['edit', '00000000-0000-4000-8000-000000000000', '--thumbnail', join(FIXTURES, 'video/clip-2s.mp4')]);
+    const r = await cli(h, [
+      'edit',
+      '00000000-0000-4000-8000-000000000000',
+      '--thumbnail',
+      join(FIXTURES, 'video/clip-2s.mp4'),
+    ]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('1 problem found; the item was not changed:');
     expect(r.stderr).toContain('Choose a jpeg, png or webp image of at most 20 MB for --thumbnail.');
@@ -250,9 +276,18 @@ describe('contentlib serve where it cannot listen', () => {
   });
 
   it.each([
-    [{ syscall: 'listen', code: 'EADDRNOTAVAIL', address: '10.9.9.9', port: 0 }, 'Cannot listen: 10.9.9.9 is not an address of this machine.'],
-    [{ syscall: 'listen', code: 'EACCES', address: '0.0.0.0', port: 80 }, 'Cannot listen: no permission to listen on 0.0.0.0:80'],
-    [{ syscall: 'getaddrinfo', code: 'ENOTFOUND', hostname: 'nosuch.invalid' }, 'Cannot listen: the host nosuch.invalid is not known.'],
+    [
+      { syscall: 'listen', code: 'EADDRNOTAVAIL', address: '10.9.9.9', port: 0 },
+      'Cannot listen: 10.9.9.9 is not an address of this machine.',
+    ],
+    [
+      { syscall: 'listen', code: 'EACCES', address: '0.0.0.0', port: 80 },
+      'Cannot listen: no permission to listen on 0.0.0.0:80',
+    ],
+    [
+      { syscall: 'getaddrinfo', code: 'ENOTFOUND', hostname: 'nosuch.invalid' },
+      'Cannot listen: the host nosuch.invalid is not known.',
+    ],
   ])('%j → "%s"', (fields, expected) => {
     const { message, exitCode } = describeError(Object.assign(new Error('raw'), fields));
     expect(message).toContain(expected);
@@ -264,7 +299,11 @@ describe('two commands at once on the embedded library', () => {
   it('two uploads of the same folder and an ls at the same time: every item once, nothing fails', async () => {
     const h = await home();
     const demo = join(FIXTURES, 'demo');
-    const [a, b, list] = await Promise.all([cli(h, ['upload', demo]), cli(h, ['upload', demo]), cli(h, ['ls', '--json'])]);
+    const [a, b, list] = await Promise.all([
+      cli(h, ['upload', demo]),
+      cli(h, ['upload', demo]),
+      cli(h, ['ls', '--json']),
+    ]);
     expect([a.exitCode, b.exitCode, list.exitCode]).toEqual([0, 0, 0]);
     const items = JSON.parse((await cli(h, ['ls', '--json'])).stdout) as Array<{ type: string }>;
     expect(items.map((i) => i.type).sort()).toEqual(['carousel', 'shortform', 'shortform']);
@@ -283,7 +322,15 @@ describe('Ctrl-C or Ctrl-D at a login question', () => {
     // A terminal whose input ends at once: what readline sees on Ctrl-D, and on Ctrl-C after its SIGINT closes it.
     const io = bufferIO({ stdinIsTTY: true, stderrIsTTY: true });
     (io.stdin as PassThrough).end();
-    const ctx: CliContext = { io, env: {}, paths: resolvePaths({ CONTENTLIB_HOME: h }), now: () => new Date(), sleep: async () => {}, signal: new AbortController().signal, onClose: () => {} };
+    const ctx: CliContext = {
+      io,
+      env: {},
+      paths: resolvePaths({ CONTENTLIB_HOME: h }),
+      now: () => new Date(),
+      sleep: async () => {},
+      signal: new AbortController().signal,
+      onClose: () => {},
+    };
     expect(await run(args, ctx, [])).toBe(130);
     expect(io.err()).toContain('Interrupted; nothing was saved.');
     expect(io.err()).not.toContain('empty');

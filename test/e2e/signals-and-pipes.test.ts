@@ -10,7 +10,10 @@ import { execa } from 'execa';
 import { BIN, cleanEnv, cli, tempHome } from '../cli/e2e-helpers.js';
 
 /** Runs the CLI with its stdout closed before it writes a byte, so every write fails with EPIPE. */
-function runWithClosedStdout(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+function runWithClosedStdout(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('node', [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();
@@ -30,12 +33,15 @@ describe('a reader that goes away', () => {
   });
   afterAll(() => home.remove());
 
-  it.each([['ls'], ['ls', '--json'], ['show', '--json', 'x'], ['ls', '--all']])('contentlib %s | (closed) ends quietly', async (...args) => {
-    const r = await runWithClosedStdout(args, cleanEnv(home.dir));
-    expect(r.stderr).not.toMatch(/Unexpected|EPIPE/);
-    // show of an unknown id still reports its own outcome (5); listing ends as a success.
-    expect(r.code).toBe(args[0] === 'show' ? 5 : 0);
-  });
+  it.each([['ls'], ['ls', '--json'], ['show', '--json', 'x'], ['ls', '--all']])(
+    'contentlib %s | (closed) ends quietly',
+    async (...args) => {
+      const r = await runWithClosedStdout(args, cleanEnv(home.dir));
+      expect(r.stderr).not.toMatch(/Unexpected|EPIPE/);
+      // show of an unknown id still reports its own outcome (5); listing ends as a success.
+      expect(r.code).toBe(args[0] === 'show' ? 5 : 0);
+    },
+  );
 });
 
 describe('Ctrl-C during a command that waits on the service', () => {
@@ -56,26 +62,27 @@ describe('Ctrl-C during a command that waits on the service', () => {
     await home.remove();
   });
 
-  it.each([['ls'], ['show', '3c498874-27ab-421b-828d-4868bf1c92fe'], ['rm', '--yes', '3c498874-27ab-421b-828d-4868bf1c92fe']])(
-    'contentlib %s exits 130 with its own message, not an unexpected error',
-    async (...args) => {
-      const child = execa('node', [BIN, '--verbose', ...args], {
-        env: cleanEnv(home.dir, { CONTENTLIB_BASE_URL: url, CONTENTLIB_API_KEY: `cl_${'a'.repeat(43)}` }),
-        extendEnv: false,
-        reject: false,
-      });
-      let stderr = '';
-      await new Promise<void>((resolve) =>
-        child.stderr!.on('data', (c: Buffer) => {
-          stderr += c.toString('utf8');
-          if (/→ (GET|DELETE)/.test(stderr)) resolve();
-        }),
-      );
-      child.kill('SIGINT');
-      const r = await child;
-      expect(r.exitCode).toBe(130);
-      expect(String(r.stderr)).toMatch(/Interrupted/);
-      expect(String(r.stderr)).not.toMatch(/Unexpected/);
-    },
-  );
+  it.each([
+    ['ls'],
+    ['show', '3c498874-27ab-421b-828d-4868bf1c92fe'],
+    ['rm', '--yes', '3c498874-27ab-421b-828d-4868bf1c92fe'],
+  ])('contentlib %s exits 130 with its own message, not an unexpected error', async (...args) => {
+    const child = execa('node', [BIN, '--verbose', ...args], {
+      env: cleanEnv(home.dir, { CONTENTLIB_BASE_URL: url, CONTENTLIB_API_KEY: `cl_${'a'.repeat(43)}` }),
+      extendEnv: false,
+      reject: false,
+    });
+    let stderr = '';
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (c: Buffer) => {
+        stderr += c.toString('utf8');
+        if (/→ (GET|DELETE)/.test(stderr)) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    expect(String(r.stderr)).toMatch(/Interrupted/);
+    expect(String(r.stderr)).not.toMatch(/Unexpected/);
+  });
 });

@@ -39,7 +39,12 @@ describe('contentlib upload against contentlib serve', () => {
     const dataDir = join(dir, 'server');
     const url = await serve(dataDir, ['--fault-drop-put-after', '1000', '--fault-count', '3']);
     const { key } = await createApiKey(dataDir, 'ci');
-    const env = { CONTENTLIB_HOME: join(dir, 'home'), CONTENTLIB_BASE_URL: url, CONTENTLIB_API_KEY: key, NO_COLOR: '1' };
+    const env = {
+      CONTENTLIB_HOME: join(dir, 'home'),
+      CONTENTLIB_BASE_URL: url,
+      CONTENTLIB_API_KEY: key,
+      NO_COLOR: '1',
+    };
     const r = await execa('node', [BIN, 'upload', 'fixtures/demo'], { cwd: ROOT, reject: false, env });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr.match(/^retry .*connection reset/gm)?.length).toBeGreaterThanOrEqual(3);

@@ -23,7 +23,12 @@ afterEach(async () => {
 });
 
 function cli(args: string[], extraEnv: Record<string, string> = {}) {
-  return execa('node', [BIN, ...args], { cwd: ROOT, reject: false, env: { CONTENTLIB_HOME: home, NO_COLOR: '1', ...extraEnv }, extendEnv: true });
+  return execa('node', [BIN, ...args], {
+    cwd: ROOT,
+    reject: false,
+    env: { CONTENTLIB_HOME: home, NO_COLOR: '1', ...extraEnv },
+    extendEnv: true,
+  });
 }
 
 interface Listed {
@@ -71,16 +76,29 @@ describe('contentlib upload (built CLI, embedded library)', () => {
     const again = await cli(['upload', 'fixtures/demo']);
     expect(again.exitCode, again.stderr).toBe(0);
     // Said once: no header, no line per file, one summary line (the items are on stdout).
-    expect(again.stderr.trim()).toBe('Nothing new to upload: 3 items (5 files) already uploaded; --force uploads them again.');
+    expect(again.stderr.trim()).toBe(
+      'Nothing new to upload: 3 items (5 files) already uploaded; --force uploads them again.',
+    );
     expect(again.stdout.match(/\tskipped\t/g)).toHaveLength(3);
     expect(await ls()).toHaveLength(3);
   });
 
   it('reports every rejected file at once with exit 2 and creates nothing', async () => {
-    const r = await cli(['upload', '--type', 'shortform', 'fixtures/video/clip-95s.mp4', 'fixtures/video/clip-2s.mp4', 'fixtures/video/empty.mp4', 'fixtures/video/truncated.mp4', 'fixtures/other/notes.txt', 'fixtures/video/clip-5s.mp4']);
+    const r = await cli([
+      'upload',
+      '--type',
+      'shortform',
+      'fixtures/video/clip-95s.mp4',
+      'fixtures/video/clip-2s.mp4',
+      'fixtures/video/empty.mp4',
+      'fixtures/video/truncated.mp4',
+      'fixtures/other/notes.txt',
+      'fixtures/video/clip-5s.mp4',
+    ]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/problems found; nothing was uploaded/);
-    for (const name of ['clip-95s.mp4', 'clip-2s.mp4', 'empty.mp4', 'truncated.mp4', 'notes.txt']) expect(r.stderr).toContain(name);
+    for (const name of ['clip-95s.mp4', 'clip-2s.mp4', 'empty.mp4', 'truncated.mp4', 'notes.txt'])
+      expect(r.stderr).toContain(name);
     expect(r.stderr).toMatch(/clip-95s\.mp4: .*longer than shortform's 90 s/);
     expect(r.stderr).not.toMatch(/clip-5s\.mp4:/);
     expect(await ls()).toHaveLength(0);
@@ -93,20 +111,40 @@ describe('contentlib upload (built CLI, embedded library)', () => {
     const json = await cli(['--json', 'upload', 'fixtures/demo', '--dry-run']);
     const plan = JSON.parse(json.stdout) as { items: Array<{ type: string; files: Array<{ name: string }> }> };
     expect(plan.items.map((i) => i.type).sort()).toEqual(['carousel', 'shortform', 'shortform']);
-    expect(plan.items.find((i) => i.type === 'carousel')!.files.map((f) => f.name)).toEqual(['1.jpg', '2.png', '10.webp']);
+    expect(plan.items.find((i) => i.type === 'carousel')!.files.map((f) => f.name)).toEqual([
+      '1.jpg',
+      '2.png',
+      '10.webp',
+    ]);
     expect(await ls()).toHaveLength(0);
   });
 
   it('--json writes NDJSON events and a summary on stdout', async () => {
-    const r = await cli(['--json', 'upload', 'fixtures/video/clip-5s.mp4', '--title', 'Five', '--hashtags', 'a, #b', '--platform', 'youtube.visibility=private']);
+    const r = await cli([
+      '--json',
+      'upload',
+      'fixtures/video/clip-5s.mp4',
+      '--title',
+      'Five',
+      '--hashtags',
+      'a, #b',
+      '--platform',
+      'youtube.visibility=private',
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
     const events = r.stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string; itemId?: string });
     expect(events.map((e) => e.type)).toEqual(['planned', 'started', 'uploaded', 'completed', 'summary']);
-    const shown = JSON.parse((await cli(['--json', 'show', events[3]!.itemId!])).stdout) as { item: { title: string; hashtags: string[]; platformSettings: unknown } };
-    expect(shown.item).toMatchObject({ title: 'Five', hashtags: ['a', 'b'], platformSettings: { youtube: { visibility: 'private' } } });
+    const shown = JSON.parse((await cli(['--json', 'show', events[3]!.itemId!])).stdout) as {
+      item: { title: string; hashtags: string[]; platformSettings: unknown };
+    };
+    expect(shown.item).toMatchObject({
+      title: 'Five',
+      hashtags: ['a', 'b'],
+      platformSettings: { youtube: { visibility: 'private' } },
+    });
   });
 
   it('streams a 200 MB file without holding it: peak RSS stays far below the file size', async () => {
@@ -125,11 +163,15 @@ describe('contentlib upload (built CLI, embedded library)', () => {
 
   it('SIGINT mid-upload exits 130, says what was created, leaves no item without its bytes; the re-run finishes', async () => {
     const big = await sparseVideo(join(home, 'in', 'big.mp4'), 200 * 1024 * 1024);
-    const child: ResultPromise = execa('node', [BIN, 'upload', '--type', 'longform', '--concurrency', '1', 'fixtures/video/clip-5s.mp4', big], {
-      cwd: ROOT,
-      reject: false,
-      env: { CONTENTLIB_HOME: home, NO_COLOR: '1' },
-    });
+    const child: ResultPromise = execa(
+      'node',
+      [BIN, 'upload', '--type', 'longform', '--concurrency', '1', 'fixtures/video/clip-5s.mp4', big],
+      {
+        cwd: ROOT,
+        reject: false,
+        env: { CONTENTLIB_HOME: home, NO_COLOR: '1' },
+      },
+    );
     let err = '';
     child.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
@@ -143,7 +185,10 @@ describe('contentlib upload (built CLI, embedded library)', () => {
     const items = await ls();
     // Whatever exists has all its bytes: the small video surely; the big one only if its PUT had
     // finished before the signal (then complete was already under way).
-    const expected: Record<string, number> = { 'clip-5s.mp4': (await stat(join(ROOT, 'fixtures/video/clip-5s.mp4'))).size, 'big.mp4': 200 * 1024 * 1024 };
+    const expected: Record<string, number> = {
+      'clip-5s.mp4': (await stat(join(ROOT, 'fixtures/video/clip-5s.mp4'))).size,
+      'big.mp4': 200 * 1024 * 1024,
+    };
     for (const i of items) expect(i.fileSize).toBe(expected[i.fileName!]);
     expect(items.some((i) => i.fileName === 'clip-5s.mp4')).toBe(true);
 
@@ -161,7 +206,9 @@ describe('contentlib upload (built CLI, embedded library)', () => {
     expect(bad.stderr).toMatch(/notes\.txt: not a supported format/);
     const r = await cli(['--json', 'edit', id, '--thumbnail', 'fixtures/image/photo.png', '--title', 'Covered']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const shown = JSON.parse((await cli(['--json', 'show', id])).stdout) as { item: { title: string; thumbnailUrl: string | null } };
+    const shown = JSON.parse((await cli(['--json', 'show', id])).stdout) as {
+      item: { title: string; thumbnailUrl: string | null };
+    };
     expect(shown.item.title).toBe('Covered');
     expect(shown.item.thumbnailUrl).toMatch(/photo\.png\?expires=/);
   });

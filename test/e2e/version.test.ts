@@ -7,13 +7,16 @@ import { ROOT, cli, tempHome } from '../cli/e2e-helpers.js';
 const version = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string }).version;
 
 describe('--version', () => {
-  it.each([[['--version']], [['-V']], [['--no-color', '--version']]])('contentlib %j prints package.json\'s version', async (args) => {
-    const home = await tempHome();
-    try {
-      const r = await cli(home.dir, args);
-      expect(r).toMatchObject({ exitCode: 0, stdout: `${version}\n`.trimEnd(), stderr: '' });
-    } finally {
-      await home.remove();
-    }
-  });
+  it.each([[['--version']], [['-V']], [['--no-color', '--version']]])(
+    "contentlib %j prints package.json's version",
+    async (args) => {
+      const home = await tempHome();
+      try {
+        const r = await cli(home.dir, args);
+        expect(r).toMatchObject({ exitCode: 0, stdout: `${version}\n`.trimEnd(), stderr: '' });
+      } finally {
+        await home.remove();
+      }
+    },
+  );
 });

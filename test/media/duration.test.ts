@@ -87,14 +87,30 @@ describe('readVideoDuration', () => {
     ['a zero timescale', () => file(ftyp, box('moov', mvhd0(0, 100))), 'no_duration'],
     ['an unknown duration (all ones)', () => file(ftyp, box('moov', mvhd0(1000, 0xffffffff))), 'no_duration'],
     ['a zero duration without mehd', () => file(ftyp, box('moov', mvhd0(1000, 0))), 'no_duration'],
-    ['an mvhd of version 7', () => file(ftyp, box('moov', box('mvhd', Buffer.from([7, 0, 0, 0]), Buffer.alloc(96)))), 'malformed'],
-    ['an mvhd too short for version 1', () => file(ftyp, box('moov', box('mvhd', Buffer.from([1, 0, 0, 0]), Buffer.alloc(10)))), 'truncated'],
+    [
+      'an mvhd of version 7',
+      () => file(ftyp, box('moov', box('mvhd', Buffer.from([7, 0, 0, 0]), Buffer.alloc(96)))),
+      'malformed',
+    ],
+    [
+      'an mvhd too short for version 1',
+      () => file(ftyp, box('moov', box('mvhd', Buffer.from([1, 0, 0, 0]), Buffer.alloc(10)))),
+      'truncated',
+    ],
     ['a box smaller than its header', () => file(ftyp, u32(4), Buffer.from('moov'), Buffer.alloc(20)), 'malformed'],
-    ['a 64-bit size smaller than 16', () => file(ftyp, u32(1), Buffer.from('mdat'), u64(8n), Buffer.alloc(20)), 'malformed'],
+    [
+      'a 64-bit size smaller than 16',
+      () => file(ftyp, u32(1), Buffer.from('mdat'), u64(8n), Buffer.alloc(20)),
+      'malformed',
+    ],
     ['a 64-bit size beyond 2^53', () => file(ftyp, u32(1), Buffer.from('mdat'), u64(2n ** 60n)), 'malformed'],
     ['text', () => file(Buffer.from('hello, this is not a video at all')), 'not_mp4'],
     ['a PNG', () => file(Buffer.from('\x89PNG\r\n\x1a\n\0\0\0\rIHDR', 'latin1')), 'not_mp4'],
-    ['garbage after the first box', () => file(ftyp, Buffer.from([0, 0, 0, 16, 1, 2, 3, 4]), Buffer.alloc(8)), 'malformed'],
+    [
+      'garbage after the first box',
+      () => file(ftyp, Buffer.from([0, 0, 0, 16, 1, 2, 3, 4]), Buffer.alloc(8)),
+      'malformed',
+    ],
   ])('rejects %s', async (_name, make, expected) => {
     expect(await reason(await make())).toBe(expected);
   });
@@ -161,22 +177,31 @@ describe('readVideoDuration', () => {
     const valid = Buffer.concat([ftyp, box('moov', mvhd1(1000, 5000n), trak), mdat(40)]);
     // Random bytes, and a valid file with a few bytes overwritten or cut short.
     const damaged = fc
-      .tuple(fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }), fc.nat(valid.length))
+      .tuple(
+        fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }),
+        fc.nat(valid.length),
+      )
       .map(([edits, cut]) => {
         const copy = Buffer.from(valid);
         for (const [at, byte] of edits) copy[at] = byte;
         return copy.subarray(0, Math.max(cut, 1));
       });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)), damaged), async (bytes) => {
-        const path = await file(bytes);
-        const outcome = await readVideoDuration(path).then(
-          (seconds) => seconds,
-          (err: unknown) => err,
-        );
-        if (typeof outcome === 'number') expect(outcome).toBeGreaterThan(0);
-        else expect(outcome).toBeInstanceOf(MediaError);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }).map((a) => Buffer.from(a)),
+          damaged,
+        ),
+        async (bytes) => {
+          const path = await file(bytes);
+          const outcome = await readVideoDuration(path).then(
+            (seconds) => seconds,
+            (err: unknown) => err,
+          );
+          if (typeof outcome === 'number') expect(outcome).toBeGreaterThan(0);
+          else expect(outcome).toBeInstanceOf(MediaError);
+        },
+      ),
       { numRuns: 300, seed: 42 },
     );
   });

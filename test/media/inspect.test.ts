@@ -31,7 +31,15 @@ describe('inspectFile', () => {
     const path = fixture(name);
     const file = await inspectFile(path, name);
     const st = await stat(path);
-    expect(file).toMatchObject({ path, name: name.split('/')[1], size: st.size, mtimeMs: st.mtimeMs, extFormat: format, realFormat: format, contentType });
+    expect(file).toMatchObject({
+      path,
+      name: name.split('/')[1],
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      extFormat: format,
+      realFormat: format,
+      contentType,
+    });
     expect(file.durationSeconds).toBe(duration);
     expect(file.problems).toEqual([]);
     expect(file.warnings).toEqual([]);
@@ -51,7 +59,9 @@ describe('inspectFile', () => {
     const file = await inspectFile(path, 'scan');
     expect(file).toMatchObject({ realFormat: 'png', contentType: 'image/png', problems: [] });
     expect(file.extFormat).toBeUndefined();
-    expect(file.warnings.map(formatProblem)).toEqual(['scan: the name has no media extension but the file contains PNG data; it is sent as image/png; rename it to .png to match']);
+    expect(file.warnings.map(formatProblem)).toEqual([
+      'scan: the name has no media extension but the file contains PNG data; it is sent as image/png; rename it to .png to match',
+    ]);
   });
 
   it('reports a truncated video with the reason', async () => {
@@ -60,7 +70,9 @@ describe('inspectFile', () => {
     expect(file.durationSeconds).toBeUndefined();
     expect(file.problems).toHaveLength(1);
     expect(file.problems[0]).toMatchObject({ file: 'truncated.mp4', rule: 'video', actual: 'truncated' });
-    expect(formatProblem(file.problems[0]!)).toMatch(/^truncated\.mp4: the video is cut short \(.*\); copy or export it again$/);
+    expect(formatProblem(file.problems[0]!)).toMatch(
+      /^truncated\.mp4: the video is cut short \(.*\); copy or export it again$/,
+    );
   });
 
   it('reports a video without a movie header', async () => {
@@ -74,7 +86,9 @@ describe('inspectFile', () => {
     const file = await inspectFile(fixture('video/empty.mp4'), 'empty.mp4');
     expect(file).toMatchObject({ size: 0, extFormat: 'mp4' });
     expect(file.realFormat).toBeUndefined();
-    expect(file.problems.map(formatProblem)).toEqual(['empty.mp4: the file is empty (0 bytes); export or copy it again']);
+    expect(file.problems.map(formatProblem)).toEqual([
+      'empty.mp4: the file is empty (0 bytes); export or copy it again',
+    ]);
   });
 
   it('reports an unsupported format with the supported list', async () => {

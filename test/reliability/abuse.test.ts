@@ -64,7 +64,10 @@ beforeAll(async () => {
     stderrLines.push(String(chunk));
     return (realStderrWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
-  server = await startServer({ dataDir, onInternalError: (e) => internal.push(e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e)) });
+  server = await startServer({
+    dataDir,
+    onInternalError: (e) => internal.push(e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e)),
+  });
   port = Number(new URL(server.url).port);
   keys.a = (await createApiKey(dataDir, 'brand-a')).key;
   keys.b = (await createApiKey(dataDir, 'brand-b')).key;
@@ -76,15 +79,31 @@ beforeAll(async () => {
   };
   const item = await done(await uploadFlow(server.url, keys.a, clip, 'a-video.mp4'));
   const carousel = await done(await uploadFlow(server.url, keys.a, photo, 'a-photo-1.jpg'));
-  const second = await http('POST', `${server.url}/api/v1/upload/presign`, { key: keys.a, json: { fileName: 'a-photo-2.jpg', contentType: 'image/jpeg', fileSize: photo.bytes.length, type: 'carousel' } });
+  const second = await http('POST', `${server.url}/api/v1/upload/presign`, {
+    key: keys.a,
+    json: { fileName: 'a-photo-2.jpg', contentType: 'image/jpeg', fileSize: photo.bytes.length, type: 'carousel' },
+  });
   const p2 = second.json as { presignedUrl: string; key: string };
   await http('PUT', p2.presignedUrl, { body: photo.bytes, headers: { 'content-type': 'image/jpeg' } });
-  await http('POST', `${server.url}/api/v1/upload/complete`, { key: keys.a, json: { key: p2.key, fileName: 'a-photo-2.jpg', contentType: 'image/jpeg', fileSize: photo.bytes.length, type: 'carousel', contentItemId: carousel } });
+  await http('POST', `${server.url}/api/v1/upload/complete`, {
+    key: keys.a,
+    json: {
+      key: p2.key,
+      fileName: 'a-photo-2.jpg',
+      contentType: 'image/jpeg',
+      fileSize: photo.bytes.length,
+      type: 'carousel',
+      contentItemId: carousel,
+    },
+  });
   const pending = await stored(keys.a, clip.bytes, 'a-pending.mp4', 'video/mp4', { type: 'shortform' });
   const thumb = await stored(keys.a, photo.bytes, 'a-thumb.jpg', 'image/jpeg', { thumbnail: true });
   a = { item, carousel, pendingKey: pending, thumbnailKey: thumb };
   bItem = await done(await uploadFlow(server.url, keys.b, clip, 'b-video.mp4'));
-  bPending = { key: await stored(keys.b, photo.bytes, 'b-photo.jpg', 'image/jpeg', { type: 'carousel' }), size: photo.bytes.length };
+  bPending = {
+    key: await stored(keys.b, photo.bytes, 'b-photo.jpg', 'image/jpeg', { type: 'carousel' }),
+    size: photo.bytes.length,
+  };
 });
 
 afterAll(async () => {
@@ -94,8 +113,17 @@ afterAll(async () => {
 });
 
 /** presign + PUT, no complete; returns the storage key. */
-async function stored(key: string, bytes: Buffer, fileName: string, contentType: string, extra: Record<string, unknown>): Promise<string> {
-  const p = await http('POST', `${server.url}/api/v1/upload/presign`, { key, json: { fileName, contentType, fileSize: bytes.length, ...extra } });
+async function stored(
+  key: string,
+  bytes: Buffer,
+  fileName: string,
+  contentType: string,
+  extra: Record<string, unknown>,
+): Promise<string> {
+  const p = await http('POST', `${server.url}/api/v1/upload/presign`, {
+    key,
+    json: { fileName, contentType, fileSize: bytes.length, ...extra },
+  });
   const body = p.json as { presignedUrl: string; key: string };
   const put = await http('PUT', body.presignedUrl, { body: bytes, headers: { 'content-type': contentType } });
   if (put.status !== 200) throw new Error(`seeding PUT failed: ${put.status} ${put.text}`);
@@ -116,8 +144,21 @@ const CONTENT_TYPES = [
 ];
 
 const validPresign = { fileName: 'clip.mp4', contentType: 'video/mp4', fileSize: 3119, type: 'shortform' };
-const validComplete = { key: 'u/f/clip.mp4', fileName: 'clip.mp4', contentType: 'video/mp4', fileSize: 3119, type: 'shortform', durationSeconds: 5 };
-const validPatch = { title: 'T', description: 'd', hashtags: ['a'], status: 'draft', platformSettings: { youtube: { visibility: 'private' } } };
+const validComplete = {
+  key: 'u/f/clip.mp4',
+  fileName: 'clip.mp4',
+  contentType: 'video/mp4',
+  fileSize: 3119,
+  type: 'shortform',
+  durationSeconds: 5,
+};
+const validPatch = {
+  title: 'T',
+  description: 'd',
+  hashtags: ['a'],
+  status: 'draft',
+  platformSettings: { youtube: { visibility: 'private' } },
+};
 
 /** A valid body with one field replaced by anything, removed, or an unknown field added. */
 function mutated(base: Record<string, unknown>) {
@@ -126,7 +167,10 @@ function mutated(base: Record<string, unknown>) {
     fc.tuple(fc.constantFrom(...fields), fc.jsonValue()).map(([k, v]) => ({ ...base, [k]: v })),
     fc.constantFrom(...fields).map((k) => Object.fromEntries(Object.entries(base).filter(([f]) => f !== k))),
     fc.tuple(fc.string({ minLength: 1 }), fc.jsonValue()).map(([k, v]) => ({ ...base, [k]: v })),
-    fc.constantFrom({ ...base, __proto__: { polluted: true } }, JSON.parse(`{"__proto__": {"x": 1}, "constructor": {"prototype": {"y": 2}}}`)),
+    fc.constantFrom(
+      { ...base, __proto__: { polluted: true } },
+      JSON.parse(`{"__proto__": {"x": 1}, "constructor": {"prototype": {"y": 2}}}`),
+    ),
   );
 }
 
@@ -136,19 +180,55 @@ function bodyFor(base: Record<string, unknown>) {
     fc.jsonValue().map((v) => JSON.stringify(v) ?? ''),
     mutated(base).map((v) => JSON.stringify(v)),
     fc.string({ unit: 'binary' }),
-    fc.constantFrom('', '{', '{"a":', 'null', '[]', '"x"', '1e999', '{"fileSize": 1e400}', '\u0000', '{}'.repeat(1000), `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`),
+    fc.constantFrom(
+      '',
+      '{',
+      '{"a":',
+      'null',
+      '[]',
+      '"x"',
+      '1e999',
+      '{"fileSize": 1e400}',
+      '\u0000',
+      '{}'.repeat(1000),
+      `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    ),
   );
 }
 
 /** Anything outside visible ASCII (and space) percent-encoded; '%' itself left raw, so bad escapes stay bad. */
 function wireSafe(s: string): string {
   return Array.from(Buffer.from(s, 'utf8'))
-    .map((b) => (b > 0x20 && b < 0x7f && b !== 0x23 ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`))
+    .map((b) =>
+      b > 0x20 && b < 0x7f && b !== 0x23 ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0').toUpperCase()}`,
+    )
     .join('');
 }
 
-const queryValue = fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('%', '%zz', '%00', '-1', '1e3', '101', '100', '0x10', ' 5', '', '9007199254740993', 'draft', 'carousel', '%25_%'));
-const queryKey = fc.oneof(fc.constantFrom('limit', 'offset', 'status', 'type', 'search', 'search[]', 'limit[a]', '__proto__'), fc.string());
+const queryValue = fc.oneof(
+  fc.string(),
+  fc.integer().map(String),
+  fc.constantFrom(
+    '%',
+    '%zz',
+    '%00',
+    '-1',
+    '1e3',
+    '101',
+    '100',
+    '0x10',
+    ' 5',
+    '',
+    '9007199254740993',
+    'draft',
+    'carousel',
+    '%25_%',
+  ),
+);
+const queryKey = fc.oneof(
+  fc.constantFrom('limit', 'offset', 'status', 'type', 'search', 'search[]', 'limit[a]', '__proto__'),
+  fc.string(),
+);
 
 // ---- properties ---------------------------------------------------------------------------
 
@@ -160,46 +240,85 @@ describe('abuse: malformed requests to every endpoint', () => {
       { method: 'PATCH', path: '/api/v1/content/ITEM', base: validPatch },
     ] as const;
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...endpoints), fc.nat(), fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined }), fc.boolean(), async (ep, seed, contentType, withKey) => {
-        const text = fc.sample(bodyFor(ep.base), { seed, numRuns: 1 })[0]!;
-        const body = Buffer.from(text, 'utf8');
-        const path = ep.path.replace('ITEM', a.item);
-        const head = [`${ep.method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', `Content-Length: ${body.length}`];
-        if (contentType) head.push(`Content-Type: ${contentType}`);
-        if (withKey) head.push(`Authorization: Bearer ${keys.a}`);
-        const ans = await rawRequest(port, head.join('\r\n'), body);
-        note(`${head.join('\n')}\n${text}`, ans);
-        expect(acceptable(ans, ep.method), `${ep.method} ${path} ${contentType} ${text.slice(0, 100)}`).toBeNull();
-        if (!withKey) expect(ans.status).toBe(401);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...endpoints),
+        fc.nat(),
+        fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined }),
+        fc.boolean(),
+        async (ep, seed, contentType, withKey) => {
+          const text = fc.sample(bodyFor(ep.base), { seed, numRuns: 1 })[0]!;
+          const body = Buffer.from(text, 'utf8');
+          const path = ep.path.replace('ITEM', a.item);
+          const head = [`${ep.method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', `Content-Length: ${body.length}`];
+          if (contentType) head.push(`Content-Type: ${contentType}`);
+          if (withKey) head.push(`Authorization: Bearer ${keys.a}`);
+          const ans = await rawRequest(port, head.join('\r\n'), body);
+          note(`${head.join('\n')}\n${text}`, ans);
+          expect(acceptable(ans, ep.method), `${ep.method} ${path} ${contentType} ${text.slice(0, 100)}`).toBeNull();
+          if (!withKey) expect(ans.status).toBe(401);
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
 
   it('random query strings on the list: 200 or a documented 400', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(queryKey, queryValue), { maxLength: 5 }), fc.boolean(), async (pairs, encode) => {
-        const qs = pairs.map(([k, v]) => (encode ? `${encodeURIComponent(k)}=${encodeURIComponent(v)}` : `${wireSafe(k)}=${wireSafe(v)}`)).join('&');
-        const head = `GET /api/v1/content?${qs} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${keys.a}`;
-        const ans = await rawRequest(port, head);
-        note(head, ans);
-        expect([200, 400], `?${qs}: ${ans.text.slice(0, 200)}`).toContain(ans.status);
-        expect(acceptable(ans)).toBeNull();
-        if (ans.status === 200) expect(Array.isArray((ans.json as { items: unknown }).items)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(queryKey, queryValue), { maxLength: 5 }),
+        fc.boolean(),
+        async (pairs, encode) => {
+          const qs = pairs
+            .map(([k, v]) =>
+              encode ? `${encodeURIComponent(k)}=${encodeURIComponent(v)}` : `${wireSafe(k)}=${wireSafe(v)}`,
+            )
+            .join('&');
+          const head = `GET /api/v1/content?${qs} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${keys.a}`;
+          const ans = await rawRequest(port, head);
+          note(head, ans);
+          expect([200, 400], `?${qs}: ${ans.text.slice(0, 200)}`).toContain(ans.status);
+          expect(acceptable(ans)).toBeNull();
+          if (ans.status === 200) expect(Array.isArray((ans.json as { items: unknown }).items)).toBe(true);
+        },
+      ),
       { numRuns: RUNS * 2 },
     );
   });
 
   it('random methods, paths and Authorization headers: never a 500, errors in the documented shape', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('api', 'v1', 'content', 'upload', 'presign', 'complete', 'storage', '..', '.', '', '%', '%zz', '%2F', '%00', '%2e%2e', 'ITEM', 'PENDING'),
+      fc.constantFrom(
+        'api',
+        'v1',
+        'content',
+        'upload',
+        'presign',
+        'complete',
+        'storage',
+        '..',
+        '.',
+        '',
+        '%',
+        '%zz',
+        '%2F',
+        '%00',
+        '%2e%2e',
+        'ITEM',
+        'PENDING',
+      ),
       fc.string().map(wireSafe),
     );
     const auth = fc.oneof(
       fc.constant(undefined),
       fc.constant('A'),
-      fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer cl_', 'Bearer cl_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'Bearer A A'),
+      fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        'Basic dXNlcjpwYXNz',
+        'bearer cl_',
+        'Bearer cl_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        'Bearer A A',
+      ),
       fc.string().map((s) => `Bearer ${wireSafe(s)}`),
     );
     await fc.assert(
@@ -242,7 +361,9 @@ describe('abuse: malformed requests to every endpoint', () => {
       expect(problemOf(ans), head.slice(0, 80)).toBeNull();
     }
     // A JSON body far over the API's body limit: refused in the documented shape, not buffered whole.
-    const big = Buffer.from(JSON.stringify({ fileName: 'x'.repeat(3 * 1024 * 1024), contentType: 'video/mp4', fileSize: 1 }));
+    const big = Buffer.from(
+      JSON.stringify({ fileName: 'x'.repeat(3 * 1024 * 1024), contentType: 'video/mp4', fileSize: 1 }),
+    );
     const head = `POST /api/v1/upload/presign HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.a}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}`;
     const ans = await rawRequest(port, head, big);
     note(head, ans);
@@ -254,7 +375,11 @@ describe('abuse: malformed requests to every endpoint', () => {
 describe('abuse: the storage PUT', () => {
   it('a tampered URL, wrong headers or a wrong body length: a documented 4xx and nothing stored', async () => {
     const { clip } = fixtureMedia();
-    type Mutation = (r: { path: string; headers: Record<string, string>; body: Buffer }) => { halfClose?: boolean } | void;
+    type Mutation = (r: {
+      path: string;
+      headers: Record<string, string>;
+      body: Buffer;
+    }) => { halfClose?: boolean } | void;
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'a' ? 'b' : 'a') + s.slice(i + 1);
     const mutations = fc.oneof(
       fc.nat().map((i): Mutation => (r) => {
@@ -293,18 +418,35 @@ describe('abuse: the storage PUT', () => {
     );
     await fc.assert(
       fc.asyncProperty(mutations, async (mutate) => {
-        const p = await http('POST', `${server.url}/api/v1/upload/presign`, { key: keys.a, json: { fileName: 'tamper.mp4', contentType: 'video/mp4', fileSize: clip.bytes.length, type: 'shortform' } });
+        const p = await http('POST', `${server.url}/api/v1/upload/presign`, {
+          key: keys.a,
+          json: { fileName: 'tamper.mp4', contentType: 'video/mp4', fileSize: clip.bytes.length, type: 'shortform' },
+        });
         const { presignedUrl, key } = p.json as { presignedUrl: string; key: string };
         const url = new URL(presignedUrl);
-        const r = { path: `${url.pathname}${url.search}`, headers: { 'content-type': 'video/mp4', 'content-length': String(clip.bytes.length) } as Record<string, string>, body: clip.bytes };
+        const r = {
+          path: `${url.pathname}${url.search}`,
+          headers: { 'content-type': 'video/mp4', 'content-length': String(clip.bytes.length) } as Record<
+            string,
+            string
+          >,
+          body: clip.bytes,
+        };
         const o = mutate(r) ?? {};
-        const head = [`PUT ${r.path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+        const head = [
+          `PUT ${r.path} HTTP/1.1`,
+          'Host: 127.0.0.1',
+          ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`),
+        ].join('\r\n');
         const ans = await rawRequest(port, head, r.body, o);
         note(head, ans);
         if (!o.halfClose) expect(problemOf(ans), `${head}\n${ans.text}`).toBeNull();
         else if (ans.status !== 0) expect(problemOf(ans), `${head}\n${ans.text}`).toBeNull();
         expect(await server.storage.size(key), 'an object was stored by a bad PUT').toBeNull();
-        expect(query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', key)[0]?.stored_at).toBeNull();
+        expect(
+          query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', key)[0]
+            ?.stored_at,
+        ).toBeNull();
       }),
       { numRuns: RUNS },
     );
@@ -328,33 +470,66 @@ describe('abuse: brands are sealed from each other', () => {
     const before = await snapshot();
     const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
     const ops = fc.oneof(
-      fc.constantFrom(a.item, a.carousel).map((id) => ({ method: 'GET', path: `/api/v1/content/${id}`, expect: [404] })),
-      fc.tuple(fc.constantFrom(a.item, a.carousel), text, fc.constantFrom('draft', 'published', 'failed')).map(([id, title, status]) => ({
-        method: 'PATCH',
-        path: `/api/v1/content/${id}`,
-        json: { title, status } as unknown,
-        expect: [404],
-      })),
-      fc.constantFrom(a.item, a.carousel).map((id) => ({ method: 'DELETE', path: `/api/v1/content/${id}`, expect: [404] })),
+      fc
+        .constantFrom(a.item, a.carousel)
+        .map((id) => ({ method: 'GET', path: `/api/v1/content/${id}`, expect: [404] })),
+      fc
+        .tuple(fc.constantFrom(a.item, a.carousel), text, fc.constantFrom('draft', 'published', 'failed'))
+        .map(([id, title, status]) => ({
+          method: 'PATCH',
+          path: `/api/v1/content/${id}`,
+          json: { title, status } as unknown,
+          expect: [404],
+        })),
+      fc
+        .constantFrom(a.item, a.carousel)
+        .map((id) => ({ method: 'DELETE', path: `/api/v1/content/${id}`, expect: [404] })),
       fc.constant({
         method: 'POST',
         path: '/api/v1/upload/complete',
-        json: { key: a.pendingKey, fileName: 'a-pending.mp4', contentType: 'video/mp4', fileSize: fixtureMedia().clip.bytes.length, type: 'shortform' } as unknown,
+        json: {
+          key: a.pendingKey,
+          fileName: 'a-pending.mp4',
+          contentType: 'video/mp4',
+          fileSize: fixtureMedia().clip.bytes.length,
+          type: 'shortform',
+        } as unknown,
         expect: [400],
       }),
       fc.constant({
         method: 'POST',
         path: '/api/v1/upload/complete',
-        json: { key: bPending.key, fileName: 'b-photo.jpg', contentType: 'image/jpeg', fileSize: bPending.size, type: 'carousel', contentItemId: a.carousel } as unknown,
+        json: {
+          key: bPending.key,
+          fileName: 'b-photo.jpg',
+          contentType: 'image/jpeg',
+          fileSize: bPending.size,
+          type: 'carousel',
+          contentItemId: a.carousel,
+        } as unknown,
         expect: [404],
       }),
-      fc.constant({ method: 'PATCH', path: `/api/v1/content/${bItem}`, json: { thumbnailKey: a.thumbnailKey } as unknown, expect: [400] }),
-      fc.constantFrom('a-video', 'a-photo', 'a-', '').map((search) => ({ method: 'GET', path: `/api/v1/content?search=${encodeURIComponent(search)}&limit=100`, expect: [200] })),
+      fc.constant({
+        method: 'PATCH',
+        path: `/api/v1/content/${bItem}`,
+        json: { thumbnailKey: a.thumbnailKey } as unknown,
+        expect: [400],
+      }),
+      fc
+        .constantFrom('a-video', 'a-photo', 'a-', '')
+        .map((search) => ({
+          method: 'GET',
+          path: `/api/v1/content?search=${encodeURIComponent(search)}&limit=100`,
+          expect: [200],
+        })),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(ops, { minLength: 1, maxLength: 8 }), async (list) => {
         for (const op of list) {
-          const ans = await http(op.method, `${server.url}${op.path}`, { key: keys.b, ...('json' in op ? { json: op.json } : {}) });
+          const ans = await http(op.method, `${server.url}${op.path}`, {
+            key: keys.b,
+            ...('json' in op ? { json: op.json } : {}),
+          });
           note(`${op.method} ${op.path} ${JSON.stringify('json' in op ? op.json : '')}`, ans);
           expect(op.expect, `${op.method} ${op.path}: ${ans.status} ${ans.text.slice(0, 200)}`).toContain(ans.status);
           if (ans.status === 200) {
@@ -370,9 +545,16 @@ describe('abuse: brands are sealed from each other', () => {
     );
     expect(await snapshot()).toEqual(before);
     // A's pending upload is still A's to complete, and A's thumbnail is still free.
-    const row = query<{ completed_at: string | null; item_id: string | null }>(dataDir, 'SELECT completed_at, item_id FROM uploads WHERE key = ?', a.pendingKey)[0];
+    const row = query<{ completed_at: string | null; item_id: string | null }>(
+      dataDir,
+      'SELECT completed_at, item_id FROM uploads WHERE key = ?',
+      a.pendingKey,
+    )[0];
     expect(row).toEqual({ completed_at: null, item_id: null });
-    expect(query<{ item_id: string | null }>(dataDir, 'SELECT item_id FROM uploads WHERE key = ?', a.thumbnailKey)[0]?.item_id).toBeNull();
+    expect(
+      query<{ item_id: string | null }>(dataDir, 'SELECT item_id FROM uploads WHERE key = ?', a.thumbnailKey)[0]
+        ?.item_id,
+    ).toBeNull();
   });
 });
 
@@ -386,7 +568,10 @@ describe('abuse: afterwards', () => {
     for (const secret of secrets) {
       // Echoing what the client itself sent is not a leak; anything else is.
       const leaks = exchanges.filter((e) => e.got.includes(secret) && !e.sent.includes(secret));
-      expect(leaks.map((l) => `${l.sent.slice(0, 120)} → ${l.got.slice(0, 300)}`), `responses containing ${secret}`).toEqual([]);
+      expect(
+        leaks.map((l) => `${l.sent.slice(0, 120)} → ${l.got.slice(0, 300)}`),
+        `responses containing ${secret}`,
+      ).toEqual([]);
       const logged = stderrLines.filter((l) => l.includes(secret));
       expect(logged, `stderr lines containing ${secret}`).toEqual([]);
     }

@@ -60,7 +60,10 @@ function slowPut(url: string, progress: { sent: number }): Promise<unknown> {
 }
 
 async function presignOne(base: string, key: string, fileName: string, contentType: string, fileSize: number) {
-  const a = await http('POST', `${base}/api/v1/upload/presign`, { key, json: { fileName, contentType, fileSize, type: 'shortform' } });
+  const a = await http('POST', `${base}/api/v1/upload/presign`, {
+    key,
+    json: { fileName, contentType, fileSize, type: 'shortform' },
+  });
   expect(a.status, a.text).toBe(200);
   return a.json as { presignedUrl: string; key: string };
 }
@@ -77,15 +80,22 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     for (let i = 0; i < 8; i++) {
       const fileName = `ready-${i}.mp4`;
       const p = await presignOne(server.url, apiKey, fileName, clip.contentType, clip.bytes.length);
-      expect((await http('PUT', p.presignedUrl, { body: clip.bytes, headers: { 'content-type': clip.contentType } })).status).toBe(200);
+      expect(
+        (await http('PUT', p.presignedUrl, { body: clip.bytes, headers: { 'content-type': clip.contentType } })).status,
+      ).toBe(200);
       ready.push({ fileName, storageKey: p.key });
     }
     // One upload stored and never completed: the sweeper must reclaim it once it expired.
     const orphan = await presignOne(server.url, apiKey, 'orphan.mp4', clip.contentType, clip.bytes.length);
-    expect((await http('PUT', orphan.presignedUrl, { body: clip.bytes, headers: { 'content-type': clip.contentType } })).status).toBe(200);
+    expect(
+      (await http('PUT', orphan.presignedUrl, { body: clip.bytes, headers: { 'content-type': clip.contentType } }))
+        .status,
+    ).toBe(200);
 
     // Slow PUTs, each well into its body when the server dies.
-    const slow = await Promise.all(Array.from({ length: 4 }, (_, i) => presignOne(server.url, apiKey, `slow-${i}.mp4`, 'video/mp4', SLOW_PUT_BYTES)));
+    const slow = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => presignOne(server.url, apiKey, `slow-${i}.mp4`, 'video/mp4', SLOW_PUT_BYTES)),
+    );
     const progress = slow.map(() => ({ sent: 0 }));
     const puts = slow.map((p, i) => slowPut(p.presignedUrl, progress[i]!));
     while (progress.some((p) => p.sent < SLOW_PUT_BYTES / 4)) await delay(10);
@@ -94,33 +104,57 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     const completes = ready.map((r) =>
       http('POST', `${server.url}/api/v1/upload/complete`, {
         key: apiKey,
-        json: { key: r.storageKey, fileName: r.fileName, contentType: clip.contentType, fileSize: clip.bytes.length, type: 'shortform' },
+        json: {
+          key: r.storageKey,
+          fileName: r.fileName,
+          contentType: clip.contentType,
+          fileSize: clip.bytes.length,
+          type: 'shortform',
+        },
       }).catch((err: Error) => err),
     );
     await delay(5);
     await server.kill9();
     const putOutcomes = await Promise.all(puts);
     const completeOutcomes = await Promise.all(completes);
-    expect(putOutcomes.every((o) => o instanceof Error), 'no slow PUT can have succeeded').toBe(true);
+    expect(
+      putOutcomes.every((o) => o instanceof Error),
+      'no slow PUT can have succeeded',
+    ).toBe(true);
 
     server = await serve(dataDir);
     const storage = createStorage(dataDir);
     expect(integrityCheck(dataDir)).toBe('ok');
 
     // Every item's object (and every carousel image) is whole on disk.
-    const items = query<{ id: string; file_key: string; file_size: number }>(dataDir, 'SELECT id, file_key, file_size FROM items');
-    for (const item of items) expect(await storage.size(item.file_key), `object of item ${item.id}`).toBe(item.file_size);
+    const items = query<{ id: string; file_key: string; file_size: number }>(
+      dataDir,
+      'SELECT id, file_key, file_size FROM items',
+    );
+    for (const item of items)
+      expect(await storage.size(item.file_key), `object of item ${item.id}`).toBe(item.file_size);
     // A complete that answered before the crash survived it.
-    const answered = completeOutcomes.filter((o): o is Exclude<typeof o, Error> => !(o instanceof Error) && o.status === 200);
+    const answered = completeOutcomes.filter(
+      (o): o is Exclude<typeof o, Error> => !(o instanceof Error) && o.status === 200,
+    );
     const listedIds = new Set((await listAll(server.url, apiKey)).map((x) => x.id));
     for (const a of answered) expect(listedIds.has((a.json as { contentItemId: string }).contentItemId)).toBe(true);
     // No partial object: the interrupted PUTs stored nothing, and their URLs still lead nowhere.
     for (const p of slow) {
       expect(await storage.size(p.key)).toBeNull();
-      expect(query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', p.key)[0]?.stored_at).toBeNull();
+      expect(
+        query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', p.key)[0]
+          ?.stored_at,
+      ).toBeNull();
       const done = await http('POST', `${server.url}/api/v1/upload/complete`, {
         key: apiKey,
-        json: { key: p.key, fileName: 'slow.mp4', contentType: 'video/mp4', fileSize: SLOW_PUT_BYTES, type: 'shortform' },
+        json: {
+          key: p.key,
+          fileName: 'slow.mp4',
+          contentType: 'video/mp4',
+          fileSize: SLOW_PUT_BYTES,
+          type: 'shortform',
+        },
       });
       expect(done.status).toBe(400);
     }
@@ -129,7 +163,13 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     for (const r of ready) {
       const again = await http('POST', `${server.url}/api/v1/upload/complete`, {
         key: apiKey,
-        json: { key: r.storageKey, fileName: r.fileName, contentType: clip.contentType, fileSize: clip.bytes.length, type: 'shortform' },
+        json: {
+          key: r.storageKey,
+          fileName: r.fileName,
+          contentType: clip.contentType,
+          fileSize: clip.bytes.length,
+          type: 'shortform',
+        },
       });
       expect(again.status, again.text).toBe(200);
     }
@@ -141,7 +181,12 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     const later = Date.now() + (URL_TTL_SECONDS * 1000 + COMPLETE_GRACE_MS + TEMP_MAX_AGE_MS) * 2;
     const swept = await startServer({ dataDir, now: () => new Date(later) });
     try {
-      for (let i = 0; i < 100 && ((await readdir(join(dataDir, 'tmp'))).length > 0 || (await storage.size(orphan.key)) !== null); i++) await delay(50);
+      for (
+        let i = 0;
+        i < 100 && ((await readdir(join(dataDir, 'tmp'))).length > 0 || (await storage.size(orphan.key)) !== null);
+        i++
+      )
+        await delay(50);
       expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
       expect(await storage.size(orphan.key)).toBeNull();
       const left = query<{ key: string }>(dataDir, 'SELECT key FROM uploads WHERE completed_at IS NULL');
@@ -162,14 +207,23 @@ describe('crash: contentlib upload while the server is killed and restarted', ()
     const home = join(root, 'cli-home');
     await mkdir(folder, { recursive: true });
     const FILES = 24;
-    for (let i = 0; i < FILES; i++) await copyFile(join(ROOT, 'fixtures/video/clip-5s.mp4'), join(folder, `clip-${String(i).padStart(2, '0')}.mp4`));
+    for (let i = 0; i < FILES; i++)
+      await copyFile(join(ROOT, 'fixtures/video/clip-5s.mp4'), join(folder, `clip-${String(i).padStart(2, '0')}.mp4`));
     const apiKey = (await createApiKey(dataDir, 'acme')).key;
     let server = await serve(dataDir);
     const port = server.port;
     // Long backoff (full jitter up to 2, 4, 8, 16 s) so the retries outlast the restart.
-    const env = childEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: server.url, CONTENTLIB_API_KEY: apiKey, CONTENTLIB_RETRY_BASE_MS: '2000' });
+    const env = childEnv({
+      CONTENTLIB_HOME: home,
+      CONTENTLIB_BASE_URL: server.url,
+      CONTENTLIB_API_KEY: apiKey,
+      CONTENTLIB_RETRY_BASE_MS: '2000',
+    });
 
-    const cli = spawn('node', [BIN, 'upload', folder, '--json', '--concurrency', '4'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const cli = spawn('node', [BIN, 'upload', folder, '--json', '--concurrency', '4'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let killed = false;
     const restarted = new Promise<void>((resolve, reject) => {
@@ -195,7 +249,10 @@ describe('crash: contentlib upload while the server is killed and restarted', ()
     expect([0, 1, 3]).toContain(firstExit);
 
     const rerun = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      const c = spawn('node', [BIN, 'upload', folder, '--json', '--concurrency', '4'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = spawn('node', [BIN, 'upload', folder, '--json', '--concurrency', '4'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let text = '';
       c.stdout!.on('data', (b: Buffer) => (text += b.toString('utf8')));
       c.once('exit', (code) => resolve({ code: code ?? -1, stdout: text }));
@@ -206,7 +263,10 @@ describe('crash: contentlib upload while the server is killed and restarted', ()
     const titles = listed.map((x) => x.title).sort();
     expect(titles).toEqual(Array.from({ length: FILES }, (_, i) => `clip-${String(i).padStart(2, '0')}`));
     const storage = createStorage(dataDir);
-    for (const item of query<{ file_key: string; file_size: number }>(dataDir, 'SELECT file_key, file_size FROM items')) {
+    for (const item of query<{ file_key: string; file_size: number }>(
+      dataDir,
+      'SELECT file_key, file_size FROM items',
+    )) {
       expect(await storage.size(item.file_key)).toBe(item.file_size);
     }
     expect(integrityCheck(dataDir)).toBe('ok');

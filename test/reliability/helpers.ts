@@ -20,8 +20,18 @@ export interface Media {
 /** Real small media from fixtures/: a 5 s H.264 clip and a JPEG photo. */
 export function fixtureMedia(): { clip: Media; photo: Media } {
   return {
-    clip: { fileName: 'clip-5s.mp4', contentType: 'video/mp4', bytes: readFileSync(join(ROOT, 'fixtures/video/clip-5s.mp4')), type: 'shortform' },
-    photo: { fileName: 'photo.jpg', contentType: 'image/jpeg', bytes: readFileSync(join(ROOT, 'fixtures/image/photo.jpg')), type: 'carousel' },
+    clip: {
+      fileName: 'clip-5s.mp4',
+      contentType: 'video/mp4',
+      bytes: readFileSync(join(ROOT, 'fixtures/video/clip-5s.mp4')),
+      type: 'shortform',
+    },
+    photo: {
+      fileName: 'photo.jpg',
+      contentType: 'image/jpeg',
+      bytes: readFileSync(join(ROOT, 'fixtures/image/photo.jpg')),
+      type: 'carousel',
+    },
   };
 }
 
@@ -40,7 +50,13 @@ export function wideAgent(): Agent {
 export async function http(
   method: string,
   url: string,
-  o: { key?: string; json?: unknown; body?: Buffer | string; headers?: Record<string, string>; dispatcher?: Agent } = {},
+  o: {
+    key?: string;
+    json?: unknown;
+    body?: Buffer | string;
+    headers?: Record<string, string>;
+    dispatcher?: Agent;
+  } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...o.headers };
   if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`;
@@ -112,10 +128,18 @@ export async function listAll(baseUrl: string, key: string, dispatcher?: Agent):
 
 /** presign → PUT → complete of real media; returns every answer so callers can assert on each. */
 export async function uploadFlow(baseUrl: string, key: string, m: Media, fileName: string, dispatcher?: Agent) {
-  const presign = await http('POST', `${baseUrl}/api/v1/upload/presign`, { key, dispatcher, json: { fileName, contentType: m.contentType, fileSize: m.bytes.length, type: m.type } });
+  const presign = await http('POST', `${baseUrl}/api/v1/upload/presign`, {
+    key,
+    dispatcher,
+    json: { fileName, contentType: m.contentType, fileSize: m.bytes.length, type: m.type },
+  });
   if (presign.status !== 200) return { presign };
   const p = presign.json as { presignedUrl: string; key: string };
-  const put = await http('PUT', p.presignedUrl, { body: m.bytes, headers: { 'content-type': m.contentType }, dispatcher });
+  const put = await http('PUT', p.presignedUrl, {
+    body: m.bytes,
+    headers: { 'content-type': m.contentType },
+    dispatcher,
+  });
   if (put.status !== 200) return { presign, put, storageKey: p.key };
   const complete = await http('POST', `${baseUrl}/api/v1/upload/complete`, {
     key,

@@ -45,7 +45,12 @@ export function parseResponse(raw: string): RawAnswer {
 }
 
 /** Sends `head` (request line and headers, CRLF-separated, without the blank line) and `body`; reads until the server closes. */
-export function rawRequest(port: number, head: string, body: Buffer | string = '', o: { halfClose?: boolean; timeoutMs?: number } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  port: number,
+  head: string,
+  body: Buffer | string = '',
+  o: { halfClose?: boolean; timeoutMs?: number } = {},
+): Promise<RawAnswer> {
   const timeoutMs = o.timeoutMs ?? 5_000;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');

@@ -19,11 +19,13 @@ afterEach(async () => rm(home, { recursive: true, force: true }));
 
 function env(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CONTENTLIB_') && !k.startsWith('XDG_')) out[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('CONTENTLIB_') && !k.startsWith('XDG_')) out[k] = v;
   return { ...out, CONTENTLIB_HOME: home, NODE_NO_WARNINGS: '1', NO_COLOR: '1' };
 }
 
-const run = (args: string[]) => execa('node', [BIN, ...args], { env: env(), extendEnv: false, reject: false, input: '' });
+const run = (args: string[]) =>
+  execa('node', [BIN, ...args], { env: env(), extendEnv: false, reject: false, input: '' });
 
 /** `contentlib serve` on this test's home, with these flags (the first must be --data-dir DIR). */
 function serve(args: [string, string, ...string[]]): Promise<ServeProcess> {
@@ -42,7 +44,12 @@ describe('contentlib keys', () => {
     const listed = await run(['keys', 'list', '--json']);
     expect(listed.exitCode).toBe(0);
     expect(String(listed.stdout)).not.toContain(key);
-    const rows = JSON.parse(String(listed.stdout)) as Array<{ id: string; brand: string; prefix: string; revokedAt: string | null }>;
+    const rows = JSON.parse(String(listed.stdout)) as Array<{
+      id: string;
+      brand: string;
+      prefix: string;
+      revokedAt: string | null;
+    }>;
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ brand: 'acme', prefix: key.slice(0, 7), revokedAt: null });
 
@@ -89,7 +96,10 @@ describe('contentlib serve', () => {
     const { url } = server;
     try {
       const key = String((await run(['keys', 'create', '--brand', 'acme', '--data-dir', dataDir])).stdout).trim();
-      const over = await call('POST', `${url}/api/v1/upload/presign`, { key, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 101 } });
+      const over = await call('POST', `${url}/api/v1/upload/presign`, {
+        key,
+        json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 101 },
+      });
       expect(over.status).toBe(403);
       const ok = await presign({ url }, key, image('a.jpg', 100));
       const expires = Number(new URL(ok.body.presignedUrl).searchParams.get('expires'));
@@ -110,8 +120,14 @@ describe('serveOptions (flags → server options)', () => {
   const base = { host: '127.0.0.1', port: '0' };
   it.each([
     [{}, { dataDir: '/d', host: '127.0.0.1', port: 0 }],
-    [{ port: '8080', dataDir: '/x' }, { dataDir: '/x', port: 8080 }],
-    [{ urlTtl: '5', quota: '0' }, { urlLifetimeSeconds: 5, quotaBytes: 0 }],
+    [
+      { port: '8080', dataDir: '/x' },
+      { dataDir: '/x', port: 8080 },
+    ],
+    [
+      { urlTtl: '5', quota: '0' },
+      { urlLifetimeSeconds: 5, quotaBytes: 0 },
+    ],
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
@@ -119,10 +135,16 @@ describe('serveOptions (flags → server options)', () => {
     expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
   });
 
-  it.each([{ port: '-1' }, { port: 'http' }, { port: '65536' }, { urlTtl: '0' }, { rateLimit: '10' }, { rateLimit: '0/10' }, { faultCount: '2' }, { quota: '1e9' }])(
-    '%j is a usage error',
-    (flags) => {
-      expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
-    },
-  );
+  it.each([
+    { port: '-1' },
+    { port: 'http' },
+    { port: '65536' },
+    { urlTtl: '0' },
+    { rateLimit: '10' },
+    { rateLimit: '0/10' },
+    { faultCount: '2' },
+    { quota: '1e9' },
+  ])('%j is a usage error', (flags) => {
+    expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+  });
 });

@@ -1,7 +1,17 @@
 // Conformance: list, get, PATCH and DELETE (spec 4.4–4.7), brand scoping, and a restart.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Item, type TestServer, call, image, presign, put, startTestServer, uploadItem, video } from './helpers.js';
+import {
+  type Item,
+  type TestServer,
+  call,
+  image,
+  presign,
+  put,
+  startTestServer,
+  uploadItem,
+  video,
+} from './helpers.js';
 
 let s: TestServer;
 let key: string;
@@ -13,10 +23,17 @@ afterAll(async () => s.dispose());
 
 type ListBody = { items: Item[]; limit: number; offset: number; hasMore: boolean };
 const list = (query = '', k = key) => call<ListBody>('GET', `${s.url}/api/v1/content${query}`, { key: k });
-const get = (id: string, k = key) => call<{ item: Item; files: Array<{ id: string; fileKey: string; sortOrder: number; fileUrl: string }> }>('GET', `${s.url}/api/v1/content/${id}`, { key: k });
-const patch = (id: string, json: unknown, k = key) => call<{ item: Item }>('PATCH', `${s.url}/api/v1/content/${id}`, { key: k, json });
+const get = (id: string, k = key) =>
+  call<{ item: Item; files: Array<{ id: string; fileKey: string; sortOrder: number; fileUrl: string }> }>(
+    'GET',
+    `${s.url}/api/v1/content/${id}`,
+    { key: k },
+  );
+const patch = (id: string, json: unknown, k = key) =>
+  call<{ item: Item }>('PATCH', `${s.url}/api/v1/content/${id}`, { key: k, json });
 const del = (id: string, k = key) => call('DELETE', `${s.url}/api/v1/content/${id}`, { key: k });
-const errorOf = (r: { body: unknown }) => (r.body as { error: { code: string; details: Array<{ path?: string }> } }).error;
+const errorOf = (r: { body: unknown }) =>
+  (r.body as { error: { code: string; details: Array<{ path?: string }> } }).error;
 
 describe('list', () => {
   let l: TestServer;
@@ -41,7 +58,9 @@ describe('list', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ limit: 50, offset: 0, hasMore: true });
     expect(r.body.items.map((i) => i.id)).toEqual([...ids].reverse().slice(0, 50));
-    expect(Object.keys(r.body.items[0]!)).toEqual(expect.arrayContaining(['id', 'type', 'title', 'status', 'thumbnailUrl', 'createdAt']));
+    expect(Object.keys(r.body.items[0]!)).toEqual(
+      expect.arrayContaining(['id', 'type', 'title', 'status', 'thumbnailUrl', 'createdAt']),
+    );
   });
 
   it('limit 100 is accepted, 101 and 0 are 400', async () => {
@@ -100,7 +119,7 @@ describe('get', () => {
     expect(r.body.files).toEqual([]);
   });
 
-  it('returns a carousel\'s files by sortOrder, each with a working signed fileUrl', async () => {
+  it("returns a carousel's files by sortOrder, each with a working signed fileUrl", async () => {
     const first = await uploadItem(s, key, image('a.jpg', 300));
     await uploadItem(s, key, image('b.jpg', 400), { contentItemId: first.item.id });
     const r = await get(first.item.id);
@@ -113,7 +132,14 @@ describe('get', () => {
 
   it('signed GET URLs expire after an hour and refuse tampering', async () => {
     const v = await uploadItem(s, key, image('g.jpg'));
-    expect((await call('GET', v.item.fileUrl.replace(/signature=(.)/, (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`))).status).toBe(403);
+    expect(
+      (
+        await call(
+          'GET',
+          v.item.fileUrl.replace(/signature=(.)/, (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`),
+        )
+      ).status,
+    ).toBe(403);
     s.clock.advance(3601_000);
     try {
       const r = await call('GET', v.item.fileUrl);
@@ -161,7 +187,15 @@ describe('patch', () => {
 
   it('an empty body, an unknown field or a bad value is 400 and changes nothing', async () => {
     const before = (await get(item.id)).body.item;
-    for (const json of [{}, { color: 'red' }, { status: 'archived' }, { title: '' }, { hashtags: 'a,b' }, { platformSettings: { youtube: 'x' } }, { thumbnailKey: 5 }]) {
+    for (const json of [
+      {},
+      { color: 'red' },
+      { status: 'archived' },
+      { title: '' },
+      { hashtags: 'a,b' },
+      { platformSettings: { youtube: 'x' } },
+      { thumbnailKey: 5 },
+    ]) {
       const r = await patch(item.id, json);
       expect(r.status, JSON.stringify(json)).toBe(400);
       expect(errorOf(r).code).toBe('invalid_request');
@@ -191,7 +225,7 @@ describe('patch', () => {
     expect((await call('GET', r1.body.item.thumbnailUrl!)).status).toBe(404);
   });
 
-  it('thumbnailKey must be a PUT thumbnail upload of this brand, not another item\'s: else 400 invalid_upload', async () => {
+  it("thumbnailKey must be a PUT thumbnail upload of this brand, not another item's: else 400 invalid_upload", async () => {
     const notThumb = image('n.jpg');
     const pn = await presign(s, key, notThumb);
     await put(pn.body.presignedUrl, notThumb);
@@ -258,7 +292,7 @@ describe('delete', () => {
 });
 
 describe('brands', () => {
-  it('another brand\'s key gets 404 on get/patch/delete and an empty list', async () => {
+  it("another brand's key gets 404 on get/patch/delete and an empty list", async () => {
     const mine = await uploadItem(s, key, video('private.mp4', 10));
     const other = await s.key('initech');
     expect((await get(mine.item.id, other)).status).toBe(404);
@@ -289,7 +323,13 @@ describe('uploads never completed', () => {
     expect(existsSync(s.storage.pathOf(p.body.key))).toBe(false);
     const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
       key,
-      json: { key: p.body.key, fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length, type: 'carousel' },
+      json: {
+        key: p.body.key,
+        fileName: f.fileName,
+        contentType: f.contentType,
+        fileSize: f.bytes.length,
+        type: 'carousel',
+      },
     });
     expect(c.status).toBe(400);
   });

@@ -83,33 +83,52 @@ describe('error bodies', () => {
   });
 
   it('malformed JSON: 400 invalid_request', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, body: '{"fileName":', headers: { 'content-type': 'application/json' } });
+    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+      key,
+      body: '{"fileName":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('invalid_request');
   });
 
   it('a JSON array or a JSON string instead of an object: 400', async () => {
     for (const body of ['[]', '"x"', 'null']) {
-      const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, body, headers: { 'content-type': 'application/json' } });
+      const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+        key,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(r.status, body).toBe(400);
       expect(errorOf(r).code).toBe('invalid_request');
     }
   });
 
   it('empty body with a JSON content type: 400', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, body: '', headers: { 'content-type': 'application/json' } });
+    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+      key,
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('invalid_request');
   });
 
   it('a non-JSON content type: 415 in our shape', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, body: 'fileName=a', headers: { 'content-type': 'text/plain' } });
+    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+      key,
+      body: 'fileName=a',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(r.status).toBe(415);
     expect(errorOf(r).code).toBe('unsupported_media_type');
   });
 
   it('a body over 1 MiB: 413 in our shape', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, json: { fileName: 'x'.repeat(2 * 1024 * 1024) } });
+    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+      key,
+      json: { fileName: 'x'.repeat(2 * 1024 * 1024) },
+    });
     expect(r.status).toBe(413);
     expect(errorOf(r).code).toBe('file_too_large');
   });
@@ -152,8 +171,19 @@ describe('unexpected failures', () => {
     const storage = createStorage(dataDir);
     const reported: unknown[] = [];
     // A disk that fails on read: complete needs the object's first bytes.
-    const broken = { ...storage, head: async () => Promise.reject(new Error(`EIO: i/o error, open '${dataDir}/objects/secret'`)) };
-    const { app } = buildApp({ db, storage: broken, secret: Buffer.alloc(32, 7), now: () => new Date(), quotaBytes: 1e9, urlLifetimeSeconds: 3600, onInternalError: (e) => reported.push(e) });
+    const broken = {
+      ...storage,
+      head: async () => Promise.reject(new Error(`EIO: i/o error, open '${dataDir}/objects/secret'`)),
+    };
+    const { app } = buildApp({
+      db,
+      storage: broken,
+      secret: Buffer.alloc(32, 7),
+      now: () => new Date(),
+      quotaBytes: 1e9,
+      urlLifetimeSeconds: 3600,
+      onInternalError: (e) => reported.push(e),
+    });
     try {
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       const k = (await createApiKey(dataDir, 'acme')).key;
@@ -162,7 +192,13 @@ describe('unexpected failures', () => {
       expect((await put(p.body.presignedUrl, f)).status).toBe(200);
       const c = await call('POST', `${base}/api/v1/upload/complete`, {
         key: k,
-        json: { key: p.body.key, fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length, type: 'carousel' },
+        json: {
+          key: p.body.key,
+          fileName: f.fileName,
+          contentType: f.contentType,
+          fileSize: f.bytes.length,
+          type: 'carousel',
+        },
       });
       expect(c.status).toBe(500);
       expect(errorOf(c).code).toBe('internal');

@@ -24,7 +24,14 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     },
   };
   const internal: unknown[] = [];
-  const start = (port?: number) => startServer({ dataDir, now: () => clock.now, onInternalError: (e) => internal.push(e), ...opts, ...(port ? { port } : {}) });
+  const start = (port?: number) =>
+    startServer({
+      dataDir,
+      now: () => clock.now,
+      onInternalError: (e) => internal.push(e),
+      ...opts,
+      ...(port ? { port } : {}),
+    });
   let server = await start();
   const t: TestServer = {
     dataDir,
@@ -47,7 +54,10 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     dispose: async () => {
       await server.close();
       await rm(dataDir, { recursive: true, force: true });
-      if (internal.length > 0) throw new Error(`server reported internal errors: ${internal.map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join("; ")}`);
+      if (internal.length > 0)
+        throw new Error(
+          `server reported internal errors: ${internal.map((e) => (e instanceof Error ? (e.stack ?? e.message) : String(e))).join('; ')}`,
+        );
     },
   };
   return t;
@@ -92,7 +102,11 @@ function pad(head: Buffer, size: number, tail = Buffer.alloc(0)): Buffer {
 }
 
 export function jpeg(size = 256): Buffer {
-  return pad(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]), size, Buffer.from([0xff, 0xd9]));
+  return pad(
+    Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]),
+    size,
+    Buffer.from([0xff, 0xd9]),
+  );
 }
 
 export function png(size = 256): Buffer {
@@ -114,7 +128,14 @@ function box(type: string, payload: Buffer): Buffer {
 
 /** A minimal MP4 (or MOV with brand 'qt  '): ftyp + moov/mvhd with the given duration + mdat. */
 export function mp4(durationSeconds: number, opts: { size?: number; brand?: string } = {}): Buffer {
-  const ftyp = box('ftyp', Buffer.concat([Buffer.from(opts.brand ?? 'isom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isommp41', 'latin1')]));
+  const ftyp = box(
+    'ftyp',
+    Buffer.concat([
+      Buffer.from(opts.brand ?? 'isom', 'latin1'),
+      Buffer.from([0, 0, 2, 0]),
+      Buffer.from('isommp41', 'latin1'),
+    ]),
+  );
   const mvhd = Buffer.alloc(100);
   mvhd.writeUInt32BE(1000, 12); // timescale
   mvhd.writeUInt32BE(Math.round(durationSeconds * 1000), 16); // duration
@@ -136,21 +157,43 @@ export interface FileSpec {
 }
 
 export async function presign(server: { url: string }, key: string, f: FileSpec, extra: Record<string, unknown> = {}) {
-  return call<{ presignedUrl: string; key: string; fileId: string; type: string }>('POST', `${server.url}/api/v1/upload/presign`, {
-    key,
-    json: { fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length, ...extra },
-  });
+  return call<{ presignedUrl: string; key: string; fileId: string; type: string }>(
+    'POST',
+    `${server.url}/api/v1/upload/presign`,
+    {
+      key,
+      json: { fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length, ...extra },
+    },
+  );
 }
 
 export async function put(url: string, f: FileSpec, headers: Record<string, string> = {}) {
   return call('PUT', url, { body: f.bytes, headers: { 'content-type': f.contentType, ...headers } });
 }
 
-export async function complete(server: { url: string }, key: string, storageKey: string, f: FileSpec, type: string, extra: Record<string, unknown> = {}) {
-  return call<{ item: Item; contentItemId: string; file?: FileRecord }>('POST', `${server.url}/api/v1/upload/complete`, {
-    key,
-    json: { key: storageKey, fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length, type, ...extra },
-  });
+export async function complete(
+  server: { url: string },
+  key: string,
+  storageKey: string,
+  f: FileSpec,
+  type: string,
+  extra: Record<string, unknown> = {},
+) {
+  return call<{ item: Item; contentItemId: string; file?: FileRecord }>(
+    'POST',
+    `${server.url}/api/v1/upload/complete`,
+    {
+      key,
+      json: {
+        key: storageKey,
+        fileName: f.fileName,
+        contentType: f.contentType,
+        fileSize: f.bytes.length,
+        type,
+        ...extra,
+      },
+    },
+  );
 }
 
 export interface Item {
@@ -180,7 +223,12 @@ export interface FileRecord {
 }
 
 /** presign → PUT → complete, each step asserted to succeed; returns the complete body and the storage key. */
-export async function uploadItem(server: { url: string }, key: string, f: FileSpec, extra: { type?: string; contentItemId?: string; durationSeconds?: number } = {}) {
+export async function uploadItem(
+  server: { url: string },
+  key: string,
+  f: FileSpec,
+  extra: { type?: string; contentItemId?: string; durationSeconds?: number } = {},
+) {
   const p = await presign(server, key, f, extra.type ? { type: extra.type } : {});
   if (p.status !== 200) throw new Error(`presign failed: ${p.status} ${p.text}`);
   const u = await put(p.body.presignedUrl, f);
@@ -193,5 +241,13 @@ export async function uploadItem(server: { url: string }, key: string, f: FileSp
   return { ...c.body, storageKey: p.body.key };
 }
 
-export const image = (name = 'photo.jpg', size = 256): FileSpec => ({ fileName: name, contentType: 'image/jpeg', bytes: jpeg(size) });
-export const video = (name = 'clip.mp4', seconds = 10): FileSpec => ({ fileName: name, contentType: 'video/mp4', bytes: mp4(seconds) });
+export const image = (name = 'photo.jpg', size = 256): FileSpec => ({
+  fileName: name,
+  contentType: 'image/jpeg',
+  bytes: jpeg(size),
+});
+export const video = (name = 'clip.mp4', seconds = 10): FileSpec => ({
+  fileName: name,
+  contentType: 'video/mp4',
+  bytes: mp4(seconds),
+});

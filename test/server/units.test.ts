@@ -58,13 +58,25 @@ describe('likeLiteral', () => {
 
 describe('signing', () => {
   const secret = Buffer.alloc(32, 1);
-  const fields = { method: 'PUT' as const, key: 'u/f/a.jpg', expires: 100, contentType: 'image/jpeg', contentLength: 10 };
+  const fields = {
+    method: 'PUT' as const,
+    key: 'u/f/a.jpg',
+    expires: 100,
+    contentType: 'image/jpeg',
+    contentLength: 10,
+  };
 
   it('verifies its own signature and nothing else', () => {
     const sig = sign(secret, fields);
     expect(verify(secret, fields, sig)).toBe(true);
     expect(verify(Buffer.alloc(32, 2), fields, sig)).toBe(false);
-    for (const change of [{ method: 'GET' as const }, { key: 'u/f/b.jpg' }, { expires: 101 }, { contentType: 'image/png' }, { contentLength: 11 }]) {
+    for (const change of [
+      { method: 'GET' as const },
+      { key: 'u/f/b.jpg' },
+      { expires: 101 },
+      { contentType: 'image/png' },
+      { contentLength: 11 },
+    ]) {
       expect(verify(secret, { ...fields, ...change }, sig)).toBe(false);
     }
     expect(verify(secret, fields, 'zz')).toBe(false);
@@ -80,18 +92,35 @@ describe('signing', () => {
     expect(verify(secret, { ...fields, key }, parsed.signature)).toBe(true);
   });
 
-  it.each(['/storage/', '/storage/a?expires=1', '/storage/a?signature=ab', '/storage/%E0%A4%A?expires=1&signature=ab', '/other/a?expires=1&signature=ab'])(
-    'rejects the malformed storage URL %s',
-    (raw) => {
-      expect(parseStorageUrl(raw)).toBeNull();
-    },
-  );
+  it.each([
+    '/storage/',
+    '/storage/a?expires=1',
+    '/storage/a?signature=ab',
+    '/storage/%E0%A4%A?expires=1&signature=ab',
+    '/other/a?expires=1&signature=ab',
+  ])('rejects the malformed storage URL %s', (raw) => {
+    expect(parseStorageUrl(raw)).toBeNull();
+  });
 });
 
 describe('keys list output', () => {
   const rows = [
-    { id: '62922a20-4866-4238-af64-d3b7e6a5ef19', brand: 'acme', userId: 'u1', createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null, prefix: 'cl_abcd' },
-    { id: '7a1e0c55-1111-4222-8333-944455556666', brand: 'globex', userId: 'u2', createdAt: '2026-01-02T00:00:00.000Z', revokedAt: '2026-01-03T00:00:00.000Z', prefix: 'cl_wxyz' },
+    {
+      id: '62922a20-4866-4238-af64-d3b7e6a5ef19',
+      brand: 'acme',
+      userId: 'u1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+      prefix: 'cl_abcd',
+    },
+    {
+      id: '7a1e0c55-1111-4222-8333-944455556666',
+      brand: 'globex',
+      userId: 'u2',
+      createdAt: '2026-01-02T00:00:00.000Z',
+      revokedAt: '2026-01-03T00:00:00.000Z',
+      prefix: 'cl_wxyz',
+    },
   ];
 
   it('plain: one tab-separated row per key, prefix only', () => {

@@ -6,7 +6,22 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GB, MB } from '../../src/rules/rules.js';
-import { type FileSpec, type TestServer, call, complete, image, jpeg, mp4, png, presign, put, startTestServer, uploadItem, video, webp } from './helpers.js';
+import {
+  type FileSpec,
+  type TestServer,
+  call,
+  complete,
+  image,
+  jpeg,
+  mp4,
+  png,
+  presign,
+  put,
+  startTestServer,
+  uploadItem,
+  video,
+  webp,
+} from './helpers.js';
 
 let s: TestServer;
 let key: string;
@@ -16,12 +31,15 @@ beforeAll(async () => {
 });
 afterAll(async () => s.dispose());
 
-const presignJson = (json: Record<string, unknown>, k = key) => call('POST', `${s.url}/api/v1/upload/presign`, { key: k, json });
-const errorOf = (r: { body: unknown }) => (r.body as { error: { code: string; message: string; details: Array<{ path?: string }> } }).error;
+const presignJson = (json: Record<string, unknown>, k = key) =>
+  call('POST', `${s.url}/api/v1/upload/presign`, { key: k, json });
+const errorOf = (r: { body: unknown }) =>
+  (r.body as { error: { code: string; message: string; details: Array<{ path?: string }> } }).error;
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) out.push(join(entry.parentPath, entry.name));
   return out;
 }
 
@@ -140,7 +158,12 @@ describe('thumbnail presign', () => {
     const v = await presignJson({ fileName: 't.mp4', contentType: 'video/mp4', fileSize: 1000, thumbnail: true });
     expect(v.status).toBe(415);
     expect(errorOf(v).code).toBe('unsupported_media_type');
-    const big = await presignJson({ fileName: 't.jpg', contentType: 'image/jpeg', fileSize: 20 * MB + 1, thumbnail: true });
+    const big = await presignJson({
+      fileName: 't.jpg',
+      contentType: 'image/jpeg',
+      fileSize: 20 * MB + 1,
+      thumbnail: true,
+    });
     expect(big.status).toBe(413);
   });
 });
@@ -154,7 +177,10 @@ describe('quota', () => {
   });
   afterAll(async () => q.dispose());
   const ask = (fileSize: number, extra: Record<string, unknown> = {}) =>
-    call('POST', `${q.url}/api/v1/upload/presign`, { key: qKey, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize, ...extra } });
+    call('POST', `${q.url}/api/v1/upload/presign`, {
+      key: qKey,
+      json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize, ...extra },
+    });
 
   it('counts pending uploads, skips thumbnails, frees expired ones and counts stored ones', async () => {
     expect((await ask(600)).status).toBe(200);
@@ -164,7 +190,10 @@ describe('quota', () => {
     expect((await ask(600, { thumbnail: true })).status).toBe(200);
     // Store 400 bytes for real, then let the pending 600 expire.
     const f = image('a.jpg', 400);
-    const p = await call<{ presignedUrl: string }>('POST', `${q.url}/api/v1/upload/presign`, { key: qKey, json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 400 } });
+    const p = await call<{ presignedUrl: string }>('POST', `${q.url}/api/v1/upload/presign`, {
+      key: qKey,
+      json: { fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 400 },
+    });
     expect((await put(p.body.presignedUrl, f)).status).toBe(200);
     q.clock.advance(3601_000);
     expect((await ask(600)).status).toBe(200);
@@ -253,7 +282,10 @@ describe('storage PUT', () => {
   it('411 missing_content_length for a chunked body', async () => {
     const f = image();
     const p = await presigned(f);
-    const r = await call('PUT', p.presignedUrl, { body: Readable.from([f.bytes]) as never, headers: { 'content-type': 'image/jpeg' } });
+    const r = await call('PUT', p.presignedUrl, {
+      body: Readable.from([f.bytes]) as never,
+      headers: { 'content-type': 'image/jpeg' },
+    });
     expect(r.status).toBe(411);
     expect(errorOf(r).code).toBe('missing_content_length');
   });
@@ -264,7 +296,9 @@ describe('storage PUT', () => {
     const url = new URL(p.presignedUrl);
     await new Promise<void>((resolve, reject) => {
       const sock = connect(Number(url.port), url.hostname, () => {
-        sock.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\n\r\n`);
+        sock.write(
+          `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\n\r\n`,
+        );
         sock.end(f.bytes.subarray(0, 1000));
       });
       sock.on('error', reject);
@@ -304,7 +338,9 @@ describe('shutdown', () => {
         sock.on('data', (d: Buffer) => (text += d.toString('latin1')));
         sock.on('close', () => resolve(text));
       });
-      sock.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\nConnection: close\r\n\r\n`);
+      sock.write(
+        `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\nConnection: close\r\n\r\n`,
+      );
       sock.write(f.bytes.subarray(0, 1000));
       // The body has started streaming once its temp file exists.
       while ((await readdir(join(g.dataDir, 'tmp'))).length === 0) await new Promise((r) => setImmediate(r));
@@ -330,7 +366,9 @@ describe('shutdown with a half-closing client', () => {
       const sock = connect(Number(url.port), url.hostname);
       const gone = new Promise<void>((resolve) => sock.on('close', () => resolve()));
       sock.resume();
-      sock.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\n\r\n`);
+      sock.write(
+        `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4000\r\n\r\n`,
+      );
       sock.write(f.bytes.subarray(0, 1000));
       while ((await readdir(join(g.dataDir, 'tmp'))).length === 0) await new Promise((r) => setImmediate(r));
       const closing = g.close();
@@ -423,7 +461,11 @@ describe('complete', () => {
   });
 
   it('a video without a readable header: shortform 422, longform created without a duration', async () => {
-    const bare: FileSpec = { fileName: 'raw.mp4', contentType: 'video/mp4', bytes: Buffer.concat([mp4(5).subarray(0, 24), Buffer.alloc(200, 1)]) };
+    const bare: FileSpec = {
+      fileName: 'raw.mp4',
+      contentType: 'video/mp4',
+      bytes: Buffer.concat([mp4(5).subarray(0, 24), Buffer.alloc(200, 1)]),
+    };
     bare.bytes.writeUInt32BE(24, 0);
     // ftyp (24 bytes) followed by junk that is no box: sniffs as MP4, has no moov.
     const p = await presign(s, key, bare, { type: 'shortform' });
@@ -460,7 +502,13 @@ describe('complete', () => {
     await put(p.body.presignedUrl, f);
     const size = await call('POST', `${s.url}/api/v1/upload/complete`, {
       key,
-      json: { key: p.body.key, fileName: 'u.jpg', contentType: 'image/jpeg', fileSize: f.bytes.length + 1, type: 'carousel' },
+      json: {
+        key: p.body.key,
+        fileName: 'u.jpg',
+        contentType: 'image/jpeg',
+        fileSize: f.bytes.length + 1,
+        type: 'carousel',
+      },
     });
     expect(size.status).toBe(400);
     expect(errorOf(size).code).toBe('invalid_upload');
@@ -495,10 +543,16 @@ describe('complete', () => {
   });
 
   it('400 invalid_request on unknown fields and bad types', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/complete`, { key, json: { key: 'a', fileName: 'a', contentType: 'image/jpeg', fileSize: 1, type: 'carousel', extra: 1 } });
+    const r = await call('POST', `${s.url}/api/v1/upload/complete`, {
+      key,
+      json: { key: 'a', fileName: 'a', contentType: 'image/jpeg', fileSize: 1, type: 'carousel', extra: 1 },
+    });
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('invalid_request');
-    const d = await call('POST', `${s.url}/api/v1/upload/complete`, { key, json: { key: 'a', fileName: 'a', contentType: 'video/mp4', fileSize: 1, type: 'shortform', durationSeconds: -3 } });
+    const d = await call('POST', `${s.url}/api/v1/upload/complete`, {
+      key,
+      json: { key: 'a', fileName: 'a', contentType: 'video/mp4', fileSize: 1, type: 'shortform', durationSeconds: -3 },
+    });
     expect(d.status).toBe(400);
   });
 });
@@ -524,7 +578,11 @@ describe('carousels', () => {
     const full = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: id });
     expect(full.status).toBe(409);
     expect(errorOf(full).code).toBe('carousel_full');
-    const got = await call<{ files: Array<{ sortOrder: number; fileKey: string }> }>('GET', `${s.url}/api/v1/content/${id}`, { key });
+    const got = await call<{ files: Array<{ sortOrder: number; fileKey: string }> }>(
+      'GET',
+      `${s.url}/api/v1/content/${id}`,
+      { key },
+    );
     expect(got.body.files.map((x) => x.sortOrder)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
@@ -538,12 +596,16 @@ describe('carousels', () => {
         return { f, storageKey: p.body.key };
       }),
     );
-    const done = await Promise.all(ready.map(({ f, storageKey }) => complete(s, key, storageKey, f, 'carousel', { contentItemId: first.contentItemId })));
+    const done = await Promise.all(
+      ready.map(({ f, storageKey }) =>
+        complete(s, key, storageKey, f, 'carousel', { contentItemId: first.contentItemId }),
+      ),
+    );
     expect(done.map((d) => d.status)).toEqual(files.map(() => 200));
     expect(done.map((d) => d.body.file!.sortOrder).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
-  it('409 not_a_carousel for a video item, 404 for an unknown or another brand\'s item', async () => {
+  it("409 not_a_carousel for a video item, 404 for an unknown or another brand's item", async () => {
     const v = await uploadItem(s, key, video('v.mp4', 10));
     const other = await s.key('globex');
     const theirs = await uploadItem(s, other, image('theirs.jpg'));
@@ -553,7 +615,9 @@ describe('carousels', () => {
     const notCarousel = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: v.contentItemId });
     expect(notCarousel.status).toBe(409);
     expect(errorOf(notCarousel).code).toBe('not_a_carousel');
-    const unknown = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: '00000000-0000-4000-8000-000000000000' });
+    const unknown = await complete(s, key, p.body.key, f, 'carousel', {
+      contentItemId: '00000000-0000-4000-8000-000000000000',
+    });
     expect(unknown.status).toBe(404);
     const foreign = await complete(s, key, p.body.key, f, 'carousel', { contentItemId: theirs.contentItemId });
     expect(foreign.status).toBe(404);
@@ -562,4 +626,3 @@ describe('carousels', () => {
     expect((await complete(s, key, p.body.key, f, 'carousel')).status).toBe(200);
   });
 });
-

@@ -22,11 +22,16 @@ export interface ServeProcess {
 /** A clean environment: no CONTENTLIB_* or XDG_* of the caller, no colour. */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('CONTENTLIB_') && !k.startsWith('XDG_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('CONTENTLIB_') && !k.startsWith('XDG_')) env[k] = v;
   return { ...env, NODE_NO_WARNINGS: '1', NO_COLOR: '1', ...extra };
 }
 
-export async function startServe(dataDir: string, home: string, o: { port?: number; args?: string[] } = {}): Promise<ServeProcess> {
+export async function startServe(
+  dataDir: string,
+  home: string,
+  o: { port?: number; args?: string[] } = {},
+): Promise<ServeProcess> {
   const child = spawn('node', [BIN, 'serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, ...(o.args ?? [])], {
     env: childEnv({ CONTENTLIB_HOME: home }),
     stdio: ['ignore', 'pipe', 'pipe'],

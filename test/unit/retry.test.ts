@@ -31,7 +31,13 @@ describe('withRetry', () => {
         if (calls < 3) throw new Error('flaky');
         return 'ok';
       },
-      { policy: DEFAULT_RETRY, sleep: noSleep, classify: () => ({ retry: true }), onRetry: (i) => waits.push(i.attempt), random: () => 0 },
+      {
+        policy: DEFAULT_RETRY,
+        sleep: noSleep,
+        classify: () => ({ retry: true }),
+        onRetry: (i) => waits.push(i.attempt),
+        random: () => 0,
+      },
     );
     expect(result).toBe('ok');
     expect(waits).toEqual([1, 2]);

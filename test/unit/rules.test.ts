@@ -51,7 +51,10 @@ describe('rules table', () => {
     expect(checkFile('carousel', 'video/mp4', 10).map((v) => v.code)).toEqual(['unsupported_media_type']);
     expect(checkFile('carousel', 'image/png', 0).map((v) => v.rule)).toEqual(['empty']);
     expect(checkThumbnail('image/webp', 20 * MB)).toEqual([]);
-    expect(checkThumbnail('video/mp4', 20 * MB + 1).map((v) => v.code)).toEqual(['unsupported_media_type', 'file_too_large']);
+    expect(checkThumbnail('video/mp4', 20 * MB + 1).map((v) => v.code)).toEqual([
+      'unsupported_media_type',
+      'file_too_large',
+    ]);
   });
 
   it('checks shortform duration 3–90 s inclusive and any positive longform duration', () => {

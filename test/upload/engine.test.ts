@@ -39,8 +39,14 @@ describe('upload engine', () => {
       expect(mine.indexOf('uploaded')).toBeLessThan(mine.indexOf('completed'));
     }
     expect(ofType(events, 'completed').filter((e) => e.created)).toHaveLength(3);
-    const sortOrders = ofType(events, 'completed').filter((e) => e.itemType === 'carousel').map((e) => [e.file.name, e.sortOrder]);
-    expect(sortOrders).toEqual([['1.jpg', 0], ['2.png', 1], ['10.webp', 2]]);
+    const sortOrders = ofType(events, 'completed')
+      .filter((e) => e.itemType === 'carousel')
+      .map((e) => [e.file.name, e.sortOrder]);
+    expect(sortOrders).toEqual([
+      ['1.jpg', 0],
+      ['2.png', 1],
+      ['10.webp', 2],
+    ]);
   });
 
   it('a re-run creates nothing new and says what it skipped; --force uploads again', async () => {
@@ -117,7 +123,13 @@ describe('upload engine', () => {
         const res = await l.client.presign(body, o);
         // Change the signature's first digit (to another digit: a "0" made "0" would be no change,
         // and this test failed once in 16 runs).
-        return { ...res, presignedUrl: res.presignedUrl.replace(/signature=([0-9a-f])/, (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`) };
+        return {
+          ...res,
+          presignedUrl: res.presignedUrl.replace(
+            /signature=([0-9a-f])/,
+            (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`,
+          ),
+        };
       },
     };
     // 32 MB: storage answers 403 before the body is sent, and that answer is what is reported.
@@ -161,7 +173,9 @@ describe('upload engine', () => {
     expect(files.map((f) => f.name)).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
 
     // Image 2 claims to be a JPEG: the server's magic-byte check refuses it at complete (final).
-    const lying: EnginePlan = { items: [{ ...p.items[0]!, files: [files[0]!, { ...files[1]!, contentType: 'image/jpeg' }, files[2]!] }] };
+    const lying: EnginePlan = {
+      items: [{ ...p.items[0]!, files: [files[0]!, { ...files[1]!, contentType: 'image/jpeg' }, files[2]!] }],
+    };
     const bad = await lib.upload(lying);
     expect(bad.summary.items[0]).toMatchObject({ status: 'failed' });
     expect(bad.summary.items[0]!.deletedItemId).toBeDefined();
@@ -169,7 +183,9 @@ describe('upload engine', () => {
     expect(await lib.items()).toHaveLength(0);
 
     // Image 3 lies: 2 images are in, the carousel stays and the journal remembers it.
-    const third: EnginePlan = { items: [{ ...p.items[0]!, files: [files[0]!, files[1]!, { ...files[2]!, contentType: 'image/png' }] }] };
+    const third: EnginePlan = {
+      items: [{ ...p.items[0]!, files: [files[0]!, files[1]!, { ...files[2]!, contentType: 'image/png' }] }],
+    };
     const partial = await lib.upload(third);
     expect(partial.summary.items[0]).toMatchObject({ status: 'partial', filesCompleted: 2 });
     const id = partial.summary.items[0]!.itemId!;
@@ -243,12 +259,20 @@ describe('upload engine', () => {
     const failing = {
       ...l.client,
       patch: async () => {
-        throw new ApiError({ status: 503, code: 'unavailable', message: 'the service is down', method: 'PATCH', url: `${l.url}/api/v1/content/x` });
+        throw new ApiError({
+          status: 503,
+          code: 'unavailable',
+          message: 'the service is down',
+          method: 'PATCH',
+          url: `${l.url}/api/v1/content/x`,
+        });
       },
     };
     const bad = await l.upload(p, { api: failing });
     expect(bad.summary.items[0]).toMatchObject({ status: 'partial' });
-    expect(bad.summary.items[0]!.message).toMatch(/was created, but its metadata could not be applied: the service is down \(503 unavailable\)\. Run the same command again/);
+    expect(bad.summary.items[0]!.message).toMatch(
+      /was created, but its metadata could not be applied: the service is down \(503 unavailable\)\. Run the same command again/,
+    );
     expect((await l.items())[0]!.title).toBe('clip-5s');
 
     const again = await l.upload(p);
@@ -264,7 +288,11 @@ describe('upload engine', () => {
     const p = await plan(['video/clip-5s.mp4'], { thumbnail: 'image/photo.webp', metadata: { title: 'With cover' } });
     const { summary, events } = await lib.upload(p);
     expect(summary.items[0]).toMatchObject({ status: 'created' });
-    expect(ofType(events, 'uploaded').map((e) => e.file.role).sort()).toEqual(['file', 'thumbnail']);
+    expect(
+      ofType(events, 'uploaded')
+        .map((e) => e.file.role)
+        .sort(),
+    ).toEqual(['file', 'thumbnail']);
     const { item } = await lib.client.get(summary.items[0]!.itemId!);
     expect(item.title).toBe('With cover');
     expect(item.thumbnailUrl).toMatch(/photo\.webp\?/);

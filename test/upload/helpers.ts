@@ -26,9 +26,15 @@ export interface Library {
   /** Server clock offset in ms (added to real time). */
   clock: { offsetMs: number };
   journal(): Promise<Journal>;
-  upload(plan: EnginePlan, overrides?: Partial<EngineDeps>, onEvent?: (e: UploadEvent) => void): Promise<{ summary: UploadSummary; events: UploadEvent[] }>;
+  upload(
+    plan: EnginePlan,
+    overrides?: Partial<EngineDeps>,
+    onEvent?: (e: UploadEvent) => void,
+  ): Promise<{ summary: UploadSummary; events: UploadEvent[] }>;
   /** Every item in the library, oldest first, with its files. */
-  items(): Promise<Array<{ id: string; type: string; title: string; durationSeconds?: number | null; files: string[] }>>;
+  items(): Promise<
+    Array<{ id: string; type: string; title: string; durationSeconds?: number | null; files: string[] }>
+  >;
   dispose(): Promise<void>;
 }
 
@@ -37,7 +43,12 @@ export async function startLibrary(opts: Partial<StartServerOptions> = {}): Prom
   const dataDir = join(dir, 'data');
   await mkdir(dataDir);
   const clock = { offsetMs: 0 };
-  const server = await startServer({ dataDir, now: () => new Date(Date.now() + clock.offsetMs), onInternalError: (e) => console.error(e), ...opts });
+  const server = await startServer({
+    dataDir,
+    now: () => new Date(Date.now() + clock.offsetMs),
+    onInternalError: (e) => console.error(e),
+    ...opts,
+  });
   const { key } = await createApiKey(dataDir, 'acme');
   const client = createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY });
   let journal: Journal | undefined;
@@ -75,7 +86,13 @@ export async function startLibrary(opts: Partial<StartServerOptions> = {}): Prom
       const out = [];
       for (const it of [...list.items].reverse()) {
         const { item, files } = await client.get(it.id);
-        out.push({ id: item.id, type: item.type, title: item.title, durationSeconds: item.durationSeconds, files: files.map((f) => f.fileName ?? f.fileKey.split('/').pop()!) });
+        out.push({
+          id: item.id,
+          type: item.type,
+          title: item.title,
+          durationSeconds: item.durationSeconds,
+          files: files.map((f) => f.fileName ?? f.fileKey.split('/').pop()!),
+        });
       }
       return out;
     },
@@ -107,7 +124,10 @@ export async function copyFixtures(names: string[], into: string): Promise<strin
   return out;
 }
 
-export function ofType<T extends UploadEvent['type']>(events: UploadEvent[], type: T): Array<Extract<UploadEvent, { type: T }>> {
+export function ofType<T extends UploadEvent['type']>(
+  events: UploadEvent[],
+  type: T,
+): Array<Extract<UploadEvent, { type: T }>> {
   return events.filter((e): e is Extract<UploadEvent, { type: T }> => e.type === type);
 }
 
@@ -122,7 +142,7 @@ export async function sparseVideo(dest: string, size: number): Promise<string> {
   try {
     const { size: original } = await handle.stat();
     const header = Buffer.alloc(8);
-    for (let offset = 0; offset < original; ) {
+    for (let offset = 0; offset < original;) {
       await handle.read(header, 0, 8, offset);
       const boxSize = header.readUInt32BE(0);
       if (header.toString('latin1', 4, 8) === 'mdat') {

@@ -54,7 +54,10 @@ describe('lockJournal', () => {
     const path = lockPathOf(dir, 't1');
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);
-    const lock = await lockJournal(dir, 't1', { sleep: () => Promise.reject(new Error('must not wait')), isAlive: (pid) => pid === process.pid });
+    const lock = await lockJournal(dir, 't1', {
+      sleep: () => Promise.reject(new Error('must not wait')),
+      isAlive: (pid) => pid === process.pid,
+    });
     expect(await readFile(path, 'utf8')).toBe(`${process.pid}\n`);
     await lock.release();
   });
@@ -64,7 +67,10 @@ describe('lockJournal', () => {
   it('two takers of the same stale lock: one takes it over, the other waits for it', async () => {
     const path = lockPathOf(dir, 't1');
     await mkdir(dirname(path), { recursive: true });
-    const opts = { sleep: () => new Promise<void>((r) => setTimeout(r, 2)), isAlive: (pid: number) => pid === process.pid };
+    const opts = {
+      sleep: () => new Promise<void>((r) => setTimeout(r, 2)),
+      isAlive: (pid: number) => pid === process.pid,
+    };
     const holding = new Set<string>();
     let most = 0;
     const run = async (name: string) => {

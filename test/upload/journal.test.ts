@@ -29,10 +29,19 @@ describe('journal', () => {
 
   it('writes atomically: no temp files are left, and the file is always whole JSON', async () => {
     const j = await openJournal(dir, 't1');
-    await Promise.all(Array.from({ length: 20 }, (_, i) => j.recordFile({ ...file, path: `/v/${i}.mp4` }, { itemId: `i${i}`, key: `k${i}`, type: 'carousel', sortOrder: i })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        j.recordFile(
+          { ...file, path: `/v/${i}.mp4` },
+          { itemId: `i${i}`, key: `k${i}`, type: 'carousel', sortOrder: i },
+        ),
+      ),
+    );
     const files = await readdir(join(dir, 'journals'));
     expect(files).toEqual(['t1.json']);
-    const data = JSON.parse(await readFile(join(dir, 'journals', 't1.json'), 'utf8')) as { files: Record<string, unknown> };
+    const data = JSON.parse(await readFile(join(dir, 'journals', 't1.json'), 'utf8')) as {
+      files: Record<string, unknown>;
+    };
     expect(Object.keys(data.files)).toHaveLength(20);
   });
 

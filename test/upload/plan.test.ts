@@ -34,12 +34,16 @@ const plan = (inputs: string[], options: PlanOptions = {}) => buildPlan(inputs, 
 const lines = (p: UploadPlan) => p.problems.map(formatProblem);
 const summary = (p: UploadPlan) => p.items.map((i) => `${i.type} ${i.source}: ${i.files.map((f) => f.name).join(' ')}`);
 
-describe('the demo folder (the README\'s first command)', () => {
+describe("the demo folder (the README's first command)", () => {
   it('plans two shortforms and one carousel in natural order, with sidecar metadata', async () => {
     const p = await buildPlan(['fixtures/demo'], {}, { cwd: ROOT });
     expect(p.problems).toEqual([]);
     expect(p.warnings).toEqual([]);
-    expect(summary(p)).toEqual(['shortform fixtures/demo/intro.mp4: intro.mp4', 'shortform fixtures/demo/teaser.mov: teaser.mov', 'carousel fixtures/demo/carousel: 1.jpg 2.png 10.webp']);
+    expect(summary(p)).toEqual([
+      'shortform fixtures/demo/intro.mp4: intro.mp4',
+      'shortform fixtures/demo/teaser.mov: teaser.mov',
+      'carousel fixtures/demo/carousel: 1.jpg 2.png 10.webp',
+    ]);
     const [intro, teaser, carousel] = p.items;
     expect(intro!.metadata).toEqual({
       title: 'Intro to the demo library',
@@ -47,12 +51,19 @@ describe('the demo folder (the README\'s first command)', () => {
       hashtags: ['demo', 'contentlib'],
       status: 'draft',
     });
-    expect(intro!.files[0]).toMatchObject({ durationSeconds: 6, contentType: 'video/mp4', path: join(ROOT, 'fixtures/demo/intro.mp4') });
+    expect(intro!.files[0]).toMatchObject({
+      durationSeconds: 6,
+      contentType: 'video/mp4',
+      path: join(ROOT, 'fixtures/demo/intro.mp4'),
+    });
     expect(teaser!.metadata).toEqual({});
     expect(teaser!.files[0]).toMatchObject({ durationSeconds: 4, contentType: 'video/quicktime' });
     expect(carousel!.metadata).toEqual({ title: 'Demo carousel', hashtags: ['demo'] });
     expect(carousel!.files.map((f) => f.contentType)).toEqual(['image/jpeg', 'image/png', 'image/webp']);
-    expect(p.skipped.map((s) => s.path)).toEqual(['fixtures/demo/intro.mp4.json', 'fixtures/demo/carousel/carousel.json']);
+    expect(p.skipped.map((s) => s.path)).toEqual([
+      'fixtures/demo/intro.mp4.json',
+      'fixtures/demo/carousel/carousel.json',
+    ]);
   });
 });
 
@@ -77,13 +88,20 @@ describe('videos', () => {
     await sparseMp4(join(cwd, 'long.mp4'), 1 * GB, 3600);
     const p = await plan(['edge.mp4', 'short3.mp4', 'over.mp4', 'long.mp4']);
     expect(p.problems).toEqual([]);
-    expect(summary(p)).toEqual(['shortform edge.mp4: edge.mp4', 'shortform short3.mp4: short3.mp4', 'longform over.mp4: over.mp4', 'longform long.mp4: long.mp4']);
+    expect(summary(p)).toEqual([
+      'shortform edge.mp4: edge.mp4',
+      'shortform short3.mp4: short3.mp4',
+      'longform over.mp4: over.mp4',
+      'longform long.mp4: long.mp4',
+    ]);
   });
 
-  it('rejects a video over longform\'s 1 GB', async () => {
+  it("rejects a video over longform's 1 GB", async () => {
     await sparseMp4(join(cwd, 'big.mov'), Math.round(1.2 * GB), 600);
     const p = await plan(['big.mov']);
-    expect(lines(p)).toEqual(["big.mov: 1.2 GB is over longform's limit of 1 GB; compress or split it to 1 GB or less"]);
+    expect(lines(p)).toEqual([
+      "big.mov: 1.2 GB is over longform's limit of 1 GB; compress or split it to 1 GB or less",
+    ]);
     expect(p.problems[0]).toMatchObject({ rule: 'size', actual: '1.2 GB' });
   });
 
@@ -117,7 +135,9 @@ describe('videos', () => {
 
   it('rejects videos with --type carousel and images with --type shortform', async () => {
     await layout({ 'v.mp4': 'video/clip-5s.mp4', 'a.jpg': 'image/photo.jpg', 'b.png': 'image/photo.png' });
-    expect(lines(await plan(['v.mp4'], { type: 'carousel' }))).toEqual(['v.mp4: is a video; carousel takes images (jpg, png, webp); leave out the carousel type for videos']);
+    expect(lines(await plan(['v.mp4'], { type: 'carousel' }))).toEqual([
+      'v.mp4: is a video; carousel takes images (jpg, png, webp); leave out the carousel type for videos',
+    ]);
     expect(lines(await plan(['a.jpg', 'b.png'], { type: 'shortform' }))).toEqual([
       'a.jpg: is an image; shortform takes videos (mp4, mov); use --type carousel, or leave the type out',
       'b.png: is an image; shortform takes videos (mp4, mov); use --type carousel, or leave the type out',
@@ -136,8 +156,14 @@ describe('videos', () => {
 });
 
 describe('carousels', () => {
-  it('orders a folder\'s images naturally, whatever their format', async () => {
-    await layout({ 'set/10.webp': 'image/photo.webp', 'set/2.png': 'image/photo.png', 'set/1.jpg': 'image/photo.jpg', 'set/Img3.jpg': 'image/photo.jpg', 'set/img20.jpg': 'image/photo.jpg' });
+  it("orders a folder's images naturally, whatever their format", async () => {
+    await layout({
+      'set/10.webp': 'image/photo.webp',
+      'set/2.png': 'image/photo.png',
+      'set/1.jpg': 'image/photo.jpg',
+      'set/Img3.jpg': 'image/photo.jpg',
+      'set/img20.jpg': 'image/photo.jpg',
+    });
     const p = await plan(['set']);
     expect(p.problems).toEqual([]);
     expect(summary(p)).toEqual(['carousel set: 1.jpg 2.png 10.webp Img3.jpg img20.jpg']);
@@ -158,7 +184,11 @@ describe('carousels', () => {
     });
     const p = await plan(['trip']);
     expect(p.problems).toEqual([]);
-    expect(summary(p)).toEqual(['shortform trip/a.mp4: a.mp4', 'carousel trip/day1: 1.jpg 2.jpg', 'carousel trip/day2: 1.png 2.webp']);
+    expect(summary(p)).toEqual([
+      'shortform trip/a.mp4: a.mp4',
+      'carousel trip/day1: 1.jpg 2.jpg',
+      'carousel trip/day2: 1.png 2.webp',
+    ]);
     expect(p.skipped).toEqual([
       { path: 'trip/.git', reason: 'hidden directory' },
       { path: 'trip/.hidden.jpg', reason: 'hidden file' },
@@ -169,7 +199,12 @@ describe('carousels', () => {
   });
 
   it('groups images named one by one by their folder', async () => {
-    await layout({ 'a/1.jpg': 'image/photo.jpg', 'a/2.jpg': 'image/photo.jpg', 'b/1.png': 'image/photo.png', 'b/2.png': 'image/photo.png' });
+    await layout({
+      'a/1.jpg': 'image/photo.jpg',
+      'a/2.jpg': 'image/photo.jpg',
+      'b/1.png': 'image/photo.png',
+      'b/2.png': 'image/photo.png',
+    });
     const p = await plan(['a/2.jpg', 'b/1.png', 'a/1.jpg', 'b/2.png']);
     expect(summary(p)).toEqual(['carousel a: 1.jpg 2.jpg', 'carousel b: 1.png 2.png']);
   });
@@ -205,7 +240,9 @@ describe('carousels', () => {
   it('rejects an image over 20 MB', async () => {
     await layout({ 'set/a.jpg': 'image/photo.jpg' });
     await sparseFile(join(cwd, 'set/b.png'), 21 * MB, PNG_HEAD);
-    expect(lines(await plan(['set']))).toEqual(["set/b.png: 21 MB is over carousel's limit of 20 MB; resize or compress it to 20 MB or less"]);
+    expect(lines(await plan(['set']))).toEqual([
+      "set/b.png: 21 MB is over carousel's limit of 20 MB; resize or compress it to 20 MB or less",
+    ]);
   });
 
   it('sends a PNG named .jpg as PNG, with a warning, not a problem', async () => {
@@ -213,7 +250,9 @@ describe('carousels', () => {
     const p = await plan(['set']);
     expect(p.problems).toEqual([]);
     expect(p.items[0]!.files.map((f) => f.contentType)).toEqual(['image/jpeg', 'image/png']);
-    expect(p.warnings.map(formatProblem)).toEqual(['set/b.jpg: the name says JPEG but the file contains PNG data; it is sent as image/png; rename it to .png to match']);
+    expect(p.warnings.map(formatProblem)).toEqual([
+      'set/b.jpg: the name says JPEG but the file contains PNG data; it is sent as image/png; rename it to .png to match',
+    ]);
   });
 
   it('reports a damaged image but still counts it in its carousel', async () => {
@@ -231,18 +270,26 @@ describe('--to <id>', () => {
     expect(p.problems).toEqual([]);
     expect(p.items).toHaveLength(1);
     expect(p.items[0]).toMatchObject({ type: 'carousel', contentItemId: CAROUSEL_ID, metadata: {}, source: 'x' });
-    expect(p.notes).toEqual([`--to ${CAROUSEL_ID}: the carousel's current number of images is checked against the maximum of 10 when the upload starts`]);
+    expect(p.notes).toEqual([
+      `--to ${CAROUSEL_ID}: the carousel's current number of images is checked against the maximum of 10 when the upload starts`,
+    ]);
   });
 
   it('rejects a bad id, videos, metadata flags, a video type and more than 10 images', async () => {
     await layout({ 'v.mp4': 'video/clip-5s.mp4' });
     for (let i = 1; i <= 11; i++) await layout({ [`imgs/${i}.jpg`]: 'image/photo.jpg' });
-    expect(lines(await plan(['imgs/1.jpg'], { to: 'abc' }))).toEqual(["--to: is not a content item id (a UUID); find the carousel's id with: contentlib ls --type carousel"]);
-    expect(lines(await plan(['v.mp4', 'imgs/1.jpg'], { to: CAROUSEL_ID }))).toEqual(['v.mp4: --to appends images to a carousel; this is a video; upload videos in a separate command']);
+    expect(lines(await plan(['imgs/1.jpg'], { to: 'abc' }))).toEqual([
+      "--to: is not a content item id (a UUID); find the carousel's id with: contentlib ls --type carousel",
+    ]);
+    expect(lines(await plan(['v.mp4', 'imgs/1.jpg'], { to: CAROUSEL_ID }))).toEqual([
+      'v.mp4: --to appends images to a carousel; this is a video; upload videos in a separate command',
+    ]);
     expect(lines(await plan(['imgs/1.jpg'], { to: CAROUSEL_ID, metadata: { title: 'x' } }))).toEqual([
       `--to: metadata flags do not apply when appending to an existing carousel; change its metadata with: contentlib edit <id>`,
     ]);
-    expect(lines(await plan(['imgs/1.jpg'], { to: CAROUSEL_ID, type: 'longform' }))[0]).toBe('--type: --to appends images to a carousel; leave out --type, or upload videos in a separate command');
+    expect(lines(await plan(['imgs/1.jpg'], { to: CAROUSEL_ID, type: 'longform' }))[0]).toBe(
+      '--type: --to appends images to a carousel; leave out --type, or upload videos in a separate command',
+    );
     expect(lines(await plan(['imgs'], { to: CAROUSEL_ID }))).toEqual([
       "imgs: 11 images is over carousel's maximum of 10; append at most 10 images, fewer if the carousel already has some",
     ]);
@@ -256,10 +303,21 @@ describe('metadata', () => {
       'a.mp4.json': json({ title: 'A', hashtags: '#one, two', platformSettings: { youtube: { category: 'music' } } }),
       'b.mov': 'video/clip-5s.mov',
     });
-    const flags = { description: 'shared', status: 'draft' as const, hashtags: ['flag'], platformSettings: { youtube: { visibility: 'private' } } };
+    const flags = {
+      description: 'shared',
+      status: 'draft' as const,
+      hashtags: ['flag'],
+      platformSettings: { youtube: { visibility: 'private' } },
+    };
     const p = await plan(['a.mp4', 'b.mov'], { metadata: { ...flags, hashtags: ['#flag', ' FLAG '] } });
     expect(p.problems).toEqual([]);
-    expect(p.items[0]!.metadata).toEqual({ title: 'A', description: 'shared', status: 'draft', hashtags: ['one', 'two'], platformSettings: { youtube: { visibility: 'private', category: 'music' } } });
+    expect(p.items[0]!.metadata).toEqual({
+      title: 'A',
+      description: 'shared',
+      status: 'draft',
+      hashtags: ['one', 'two'],
+      platformSettings: { youtube: { visibility: 'private', category: 'music' } },
+    });
     expect(p.items[1]!.metadata).toEqual(flags);
   });
 
@@ -275,19 +333,38 @@ describe('metadata', () => {
   });
 
   it('reads a carousel sidecar named after its folder', async () => {
-    await layout({ 'summer/1.jpg': 'image/photo.jpg', 'summer/2.jpg': 'image/photo.jpg', 'summer/summer.json': json({ title: 'Summer' }) });
+    await layout({
+      'summer/1.jpg': 'image/photo.jpg',
+      'summer/2.jpg': 'image/photo.jpg',
+      'summer/summer.json': json({ title: 'Summer' }),
+    });
     const p = await plan(['summer']);
     expect(p.items[0]!.metadata).toEqual({ title: 'Summer' });
   });
 
   it('rejects two sidecars for one carousel', async () => {
-    await layout({ 'summer/1.jpg': 'image/photo.jpg', 'summer/2.jpg': 'image/photo.jpg', 'summer/summer.json': json({ title: 'S' }), 'summer/carousel.json': json({ title: 'C' }) });
-    expect(lines(await plan(['summer']))).toEqual(['summer/summer.json: a second sidecar for the same carousel (summer/carousel.json is the other); keep one of them']);
+    await layout({
+      'summer/1.jpg': 'image/photo.jpg',
+      'summer/2.jpg': 'image/photo.jpg',
+      'summer/summer.json': json({ title: 'S' }),
+      'summer/carousel.json': json({ title: 'C' }),
+    });
+    expect(lines(await plan(['summer']))).toEqual([
+      'summer/summer.json: a second sidecar for the same carousel (summer/carousel.json is the other); keep one of them',
+    ]);
   });
 
   it.each([
-    ['invalid JSON', Buffer.from('{ title: nope'), /^a\.mp4\.json: is not valid JSON \(.+\); fix the JSON or remove the file$/],
-    ['an unknown field', json({ titel: 'typo' }), /^a\.mp4\.json: has invalid metadata: .*titel.*; allowed fields: title, description, hashtags, status, platformSettings$/],
+    [
+      'invalid JSON',
+      Buffer.from('{ title: nope'),
+      /^a\.mp4\.json: is not valid JSON \(.+\); fix the JSON or remove the file$/,
+    ],
+    [
+      'an unknown field',
+      json({ titel: 'typo' }),
+      /^a\.mp4\.json: has invalid metadata: .*titel.*; allowed fields: title, description, hashtags, status, platformSettings$/,
+    ],
     ['a bad status', json({ status: 'live' }), /^a\.mp4\.json: has invalid metadata: status: .+/],
     ['a title too long', json({ title: 'x'.repeat(301) }), /^a\.mp4\.json: has invalid metadata: title: .+/],
   ])('reports a sidecar with %s', async (_name, content, expected) => {
@@ -305,7 +382,10 @@ describe('metadata', () => {
 
   it('checks merged metadata: platformSettings grown past 64 KB by a sidecar', async () => {
     const half = 'x'.repeat(40 * 1024);
-    await layout({ 'a.mp4': 'video/clip-5s.mp4', 'a.mp4.json': json({ platformSettings: { tiktok: { note: half } } }) });
+    await layout({
+      'a.mp4': 'video/clip-5s.mp4',
+      'a.mp4.json': json({ platformSettings: { tiktok: { note: half } } }),
+    });
     const p = await plan(['a.mp4'], { metadata: { platformSettings: { youtube: { note: half } } } });
     expect(p.problems.map((x) => [x.file, x.rule])).toEqual([['a.mp4', 'metadata']]);
   });
@@ -320,23 +400,42 @@ describe('--thumbnail', () => {
   });
 
   it('refuses several items, a carousel, a video thumbnail, a missing or too big image', async () => {
-    await layout({ 'v.mp4': 'video/clip-5s.mp4', 'w.mp4': 'video/clip-5s.mp4', 'thumb.jpg': 'image/photo.jpg', 's/1.jpg': 'image/photo.jpg', 's/2.jpg': 'image/photo.jpg', 'other.mp4': 'video/clip-2s.mp4' });
+    await layout({
+      'v.mp4': 'video/clip-5s.mp4',
+      'w.mp4': 'video/clip-5s.mp4',
+      'thumb.jpg': 'image/photo.jpg',
+      's/1.jpg': 'image/photo.jpg',
+      's/2.jpg': 'image/photo.jpg',
+      'other.mp4': 'video/clip-2s.mp4',
+    });
     await sparseFile(join(cwd, 'big.png'), 21 * MB, PNG_HEAD);
     expect(lines(await plan(['v.mp4', 'w.mp4'], { thumbnail: 'thumb.jpg' }))).toEqual([
       '--thumbnail: needs exactly one video to upload; the plan has 2 items; upload the video on its own, or set a thumbnail later with: contentlib edit <id> --thumbnail IMG',
     ]);
-    expect(lines(await plan(['s'], { thumbnail: 'thumb.jpg' }))[0]).toMatch(/^--thumbnail: needs exactly one video to upload; the plan has a carousel;/);
+    expect(lines(await plan(['s'], { thumbnail: 'thumb.jpg' }))[0]).toMatch(
+      /^--thumbnail: needs exactly one video to upload; the plan has a carousel;/,
+    );
     expect(lines(await plan(['v.mp4'], { thumbnail: 'other.mp4' }))).toEqual([
       'other.mp4: video/mp4 is not allowed for a thumbnail; allowed: image/jpeg, image/png, image/webp; use a jpg, png, webp image of 20 MB or less',
     ]);
-    expect(lines(await plan(['v.mp4'], { thumbnail: 'nope.jpg' }))).toEqual(['nope.jpg: does not exist; check the path']);
-    expect(lines(await plan(['v.mp4'], { thumbnail: 'big.png' }))).toEqual(["big.png: 21 MB is over thumbnail's limit of 20 MB; use a jpg, png, webp image of 20 MB or less"]);
+    expect(lines(await plan(['v.mp4'], { thumbnail: 'nope.jpg' }))).toEqual([
+      'nope.jpg: does not exist; check the path',
+    ]);
+    expect(lines(await plan(['v.mp4'], { thumbnail: 'big.png' }))).toEqual([
+      "big.png: 21 MB is over thumbnail's limit of 20 MB; use a jpg, png, webp image of 20 MB or less",
+    ]);
   });
 });
 
 describe('inputs', () => {
   it('expands globs, skipping hidden and non-media matches', async () => {
-    await layout({ 'm/a.mp4': 'video/clip-5s.mp4', 'm/b.mov': 'video/clip-5s.mov', 'm/notes.txt': 'other/notes.txt', 'm/.c.mp4': 'video/clip-5s.mp4', 'm/a.mp4.json': json({ title: 'A' }) });
+    await layout({
+      'm/a.mp4': 'video/clip-5s.mp4',
+      'm/b.mov': 'video/clip-5s.mov',
+      'm/notes.txt': 'other/notes.txt',
+      'm/.c.mp4': 'video/clip-5s.mp4',
+      'm/a.mp4.json': json({ title: 'A' }),
+    });
     const p = await plan(['m/*']);
     expect(p.problems).toEqual([]);
     expect(summary(p)).toEqual(['shortform m/a.mp4: a.mp4', 'shortform m/b.mov: b.mov']);
@@ -348,7 +447,13 @@ describe('inputs', () => {
     await layout({ 'ok.mp4': 'video/clip-5s.mp4', 'notes.txt': 'other/notes.txt', 'cut.mp4': 'video/truncated.mp4' });
     await sparseMp4(join(cwd, 'big.mov'), Math.round(1.2 * GB), 600);
     const p = await plan(['ok.mp4', 'missing.mp4', 'nothing/*.jpg', 'notes.txt', 'cut.mp4', 'big.mov']);
-    expect(p.problems.map((x) => `${x.file} ${x.rule}`)).toEqual(['missing.mp4 exists', 'nothing/*.jpg exists', 'notes.txt format', 'cut.mp4 video', 'big.mov size']);
+    expect(p.problems.map((x) => `${x.file} ${x.rule}`)).toEqual([
+      'missing.mp4 exists',
+      'nothing/*.jpg exists',
+      'notes.txt format',
+      'cut.mp4 video',
+      'big.mov size',
+    ]);
     expect(lines(p).slice(0, 3)).toEqual([
       `missing.mp4: does not exist; check the path (relative paths start from ${cwd})`,
       `nothing/*.jpg: no files match this pattern; check the pattern (relative patterns start from ${cwd})`,
@@ -378,13 +483,17 @@ describe('inputs', () => {
 
   it('says when there is nothing to upload', async () => {
     await layout({ 'd/notes.txt': 'other/notes.txt' });
-    expect(lines(await plan(['d']))).toEqual(['d: nothing to upload: no video or image was found; name mp4, mov, jpg, png or webp files, folders holding them, or a glob']);
-    expect(lines(await plan([]))).toEqual(['upload: nothing to upload; name files, folders or globs, or use --manifest FILE']);
+    expect(lines(await plan(['d']))).toEqual([
+      'd: nothing to upload: no video or image was found; name mp4, mov, jpg, png or webp files, folders holding them, or a glob',
+    ]);
+    expect(lines(await plan([]))).toEqual([
+      'upload: nothing to upload; name files, folders or globs, or use --manifest FILE',
+    ]);
   });
 });
 
 describe('--manifest', () => {
-  it('plans items in the manifest\'s order with their metadata over flags and sidecars', async () => {
+  it("plans items in the manifest's order with their metadata over flags and sidecars", async () => {
     await layout({
       'rel/v.mp4': 'video/clip-95s.mp4',
       'rel/v.mp4.json': json({ title: 'from sidecar', description: 'sidecar description' }),
@@ -393,15 +502,29 @@ describe('--manifest', () => {
       'rel/s/2.jpg': 'image/photo.jpg',
       'rel/more.webp': 'image/photo.webp',
       'rel/release.json': json([
-        { files: ['v.mp4'], title: 'Launch', thumbnail: 'thumb.png', platformSettings: { youtube: { visibility: 'unlisted' } } },
+        {
+          files: ['v.mp4'],
+          title: 'Launch',
+          thumbnail: 'thumb.png',
+          platformSettings: { youtube: { visibility: 'unlisted' } },
+        },
         { files: ['s/10.jpg', 's/2.jpg'], type: 'carousel', title: 'Stills', hashtags: ['a', '#a', 'b'] },
         { files: ['more.webp'], to: CAROUSEL_ID },
       ]),
     });
     const p = await plan([], { manifest: 'rel/release.json', metadata: { status: 'draft' } });
     expect(p.problems).toEqual([]);
-    expect(summary(p)).toEqual(['longform rel/release.json item 1: v.mp4', 'carousel rel/release.json item 2: 10.jpg 2.jpg', 'carousel rel/release.json item 3: more.webp']);
-    expect(p.items[0]!.metadata).toEqual({ status: 'draft', title: 'Launch', description: 'sidecar description', platformSettings: { youtube: { visibility: 'unlisted' } } });
+    expect(summary(p)).toEqual([
+      'longform rel/release.json item 1: v.mp4',
+      'carousel rel/release.json item 2: 10.jpg 2.jpg',
+      'carousel rel/release.json item 3: more.webp',
+    ]);
+    expect(p.items[0]!.metadata).toEqual({
+      status: 'draft',
+      title: 'Launch',
+      description: 'sidecar description',
+      platformSettings: { youtube: { visibility: 'unlisted' } },
+    });
     expect(p.items[0]!.thumbnail).toMatchObject({ name: 'thumb.png', contentType: 'image/png' });
     expect(p.items[1]!.metadata).toEqual({ status: 'draft', title: 'Stills', hashtags: ['a', 'b'] });
     expect(p.items[2]).toMatchObject({ contentItemId: CAROUSEL_ID, metadata: {} });
@@ -414,7 +537,9 @@ describe('--manifest', () => {
 
   it('checks a manifest type strictly, with a hint in manifest words', async () => {
     await layout({ 'v.mp4': 'video/clip-95s.mp4', 'm.json': json([{ files: ['v.mp4'], type: 'shortform' }]) });
-    expect(lines(await plan([], { manifest: 'm.json' }))).toEqual(["v.mp4: 95 s is longer than shortform's 90 s; set \"type\": \"longform\" in the manifest"]);
+    expect(lines(await plan([], { manifest: 'm.json' }))).toEqual([
+      'v.mp4: 95 s is longer than shortform\'s 90 s; set "type": "longform" in the manifest',
+    ]);
   });
 
   it.each([
@@ -432,7 +557,9 @@ describe('--manifest', () => {
   });
 
   it('reports a missing manifest, missing files, mixed and double-video items, misplaced fields, files listed twice', async () => {
-    expect(lines(await plan([], { manifest: 'none.json' }))).toEqual(['none.json: the manifest does not exist; check the --manifest path']);
+    expect(lines(await plan([], { manifest: 'none.json' }))).toEqual([
+      'none.json: the manifest does not exist; check the --manifest path',
+    ]);
     const files: Record<string, string> = {};
     for (const n of [1, 2, 3, 4]) files[`v${n}.mp4`] = 'video/clip-5s.mp4';
     for (const n of [1, 2, 3, 4, 5]) files[`i${n}.jpg`] = 'image/photo.jpg';

@@ -11,7 +11,19 @@ import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/event
 
 function memoryIO(tty = false): IO & { out: () => string; err: () => string } {
   const stdout = new PassThrough();
-  const stderr = Object.assign(new PassThrough(), tty ? { isTTY: true, columns: 100, cursorTo: () => true, moveCursor: () => true, clearLine: () => true, clearScreenDown: () => true } : {});
+  const stderr = Object.assign(
+    new PassThrough(),
+    tty
+      ? {
+          isTTY: true,
+          columns: 100,
+          cursorTo: () => true,
+          moveCursor: () => true,
+          clearLine: () => true,
+          clearScreenDown: () => true,
+        }
+      : {},
+  );
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   stdout.on('data', (c: Buffer) => out.push(c));
@@ -37,7 +49,13 @@ const events: UploadEvent[] = [
   { type: 'started', file: clip },
   { type: 'started', file: bad },
   { type: 'progress', file: clip, sent: 2_000_000 },
-  { type: 'retrying', file: bad, attempt: 1, delayMs: 250, reason: 'PUT http://x/storage/k?[signed] failed: connection reset while sending' },
+  {
+    type: 'retrying',
+    file: bad,
+    attempt: 1,
+    delayMs: 250,
+    reason: 'PUT http://x/storage/k?[signed] failed: connection reset while sending',
+  },
   { type: 'progress', file: clip, sent: 4_000_000 },
   { type: 'uploaded', file: clip, ms: 1200 },
   { type: 'completed', file: clip, itemId: 'id-1', itemType: 'shortform', created: true },
@@ -45,9 +63,36 @@ const events: UploadEvent[] = [
 ];
 const summary: UploadSummary = {
   items: [
-    { index: 0, type: 'shortform', source: 'v/clip.mp4', status: 'created', itemId: 'id-1', filesCompleted: 1, filesSkipped: 0, filesTotal: 1 },
-    { index: 1, type: 'shortform', source: 'v/bad.mp4', status: 'failed', filesCompleted: 0, filesSkipped: 0, filesTotal: 1, message: 'bad.mp4: storage refused the upload' },
-    { index: 2, type: 'carousel', source: 'v/pics', status: 'skipped', itemId: 'id-0', filesCompleted: 0, filesSkipped: 3, filesTotal: 3 },
+    {
+      index: 0,
+      type: 'shortform',
+      source: 'v/clip.mp4',
+      status: 'created',
+      itemId: 'id-1',
+      filesCompleted: 1,
+      filesSkipped: 0,
+      filesTotal: 1,
+    },
+    {
+      index: 1,
+      type: 'shortform',
+      source: 'v/bad.mp4',
+      status: 'failed',
+      filesCompleted: 0,
+      filesSkipped: 0,
+      filesTotal: 1,
+      message: 'bad.mp4: storage refused the upload',
+    },
+    {
+      index: 2,
+      type: 'carousel',
+      source: 'v/pics',
+      status: 'skipped',
+      itemId: 'id-0',
+      filesCompleted: 0,
+      filesSkipped: 3,
+      filesTotal: 3,
+    },
   ],
   interrupted: false,
   bytesSent: 4_000_000,
@@ -82,7 +127,12 @@ describe('progress listeners', () => {
     const pics: FileRef = { path: '/v/pics/1.jpg', name: '1.jpg', size: 10, item: 0, role: 'file' };
     p.onEvent({ type: 'planned', items: 0, files: 0, bytes: 0, alreadyDone: 2 });
     p.onEvent({ type: 'skipped', file: pics, itemId: 'id-0', reason: 'already uploaded' });
-    p.onEvent({ type: 'skipped', file: { ...pics, path: '/v/pics/2.jpg', name: '2.jpg' }, itemId: 'id-0', reason: 'already uploaded' });
+    p.onEvent({
+      type: 'skipped',
+      file: { ...pics, path: '/v/pics/2.jpg', name: '2.jpg' },
+      itemId: 'id-0',
+      reason: 'already uploaded',
+    });
     await p.finish({ items: [summary.items[2]!], interrupted: false, bytesSent: 0, ms: 40 });
     expect(io.err()).toBe('Nothing new to upload: 1 item (3 files) already uploaded; --force uploads them again.\n');
     expect(io.out()).toBe('id-0\tcarousel\tskipped\tv/pics\n');
@@ -98,7 +148,16 @@ describe('progress listeners', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string });
-    expect(objects.map((o) => o.type)).toEqual(['planned', 'started', 'started', 'retrying', 'uploaded', 'completed', 'failed', 'summary']);
+    expect(objects.map((o) => o.type)).toEqual([
+      'planned',
+      'started',
+      'started',
+      'retrying',
+      'uploaded',
+      'completed',
+      'failed',
+      'summary',
+    ]);
     expect(objects.at(-1)).toMatchObject({ type: 'summary', created: 1, failed: 1, skipped: 1, bytesSent: 4_000_000 });
     expect(io.err()).toBe('');
   });
@@ -123,15 +182,41 @@ describe('progress listeners', () => {
     const lines = summaryLines({
       ...summary,
       interrupted: true,
-      items: [summary.items[0]!, { index: 1, type: 'longform', source: 'v/big.mp4', status: 'interrupted', filesCompleted: 0, filesSkipped: 0, filesTotal: 1 }],
+      items: [
+        summary.items[0]!,
+        {
+          index: 1,
+          type: 'longform',
+          source: 'v/big.mp4',
+          status: 'interrupted',
+          filesCompleted: 0,
+          filesSkipped: 0,
+          filesTotal: 1,
+        },
+      ],
     });
     expect(lines).toContain('Created: v/clip.mp4 → id-1');
     expect(lines).toContain('Not created: v/big.mp4');
   });
 
   it('a failed single file is named once, a carousel by its folder then the image', () => {
-    const failed = (source: string, message: string) => ({ index: 0, type: 'shortform' as const, source, status: 'failed' as const, filesCompleted: 0, filesSkipped: 0, filesTotal: 1, message });
-    const lines = summaryLines({ ...summary, items: [failed('v/teaser.mov', 'teaser.mov: quota exceeded (403 quota_exceeded)'), failed('v/album', '2.png: quota exceeded (403 quota_exceeded)')] });
+    const failed = (source: string, message: string) => ({
+      index: 0,
+      type: 'shortform' as const,
+      source,
+      status: 'failed' as const,
+      filesCompleted: 0,
+      filesSkipped: 0,
+      filesTotal: 1,
+      message,
+    });
+    const lines = summaryLines({
+      ...summary,
+      items: [
+        failed('v/teaser.mov', 'teaser.mov: quota exceeded (403 quota_exceeded)'),
+        failed('v/album', '2.png: quota exceeded (403 quota_exceeded)'),
+      ],
+    });
     expect(lines).toContain('Failed: v/teaser.mov: quota exceeded (403 quota_exceeded)');
     expect(lines).toContain('Failed: v/album: 2.png: quota exceeded (403 quota_exceeded)');
   });

@@ -11,7 +11,17 @@ import { Agent } from 'undici';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { StorageError } from '../../src/api/errors.js';
-import { FileChangedError, READ_RING, READ_SLICE_BYTES, expiresTooSoon, fileSlices, presignAndPut, putOnce, redactUrl, urlExpiry } from '../../src/upload/put.js';
+import {
+  FileChangedError,
+  READ_RING,
+  READ_SLICE_BYTES,
+  expiresTooSoon,
+  fileSlices,
+  presignAndPut,
+  putOnce,
+  redactUrl,
+  urlExpiry,
+} from '../../src/upload/put.js';
 
 interface Seen {
   headers: IncomingHttpHeaders;
@@ -70,13 +80,22 @@ async function file(size: number) {
   return { path, size, mtimeMs: st.mtimeMs };
 }
 
-const presigned = (n = 0) => ({ presignedUrl: `${base}/storage/u/f/a.mp4?expires=${Math.floor(Date.now() / 1000) + 3600}&signature=${n}`, key: `u/f${n}/a.mp4`, fileId: `f${n}`, type: 'shortform' as const });
+const presigned = (n = 0) => ({
+  presignedUrl: `${base}/storage/u/f/a.mp4?expires=${Math.floor(Date.now() / 1000) + 3600}&signature=${n}`,
+  key: `u/f${n}/a.mp4`,
+  fileId: `f${n}`,
+  type: 'shortform' as const,
+});
 
 describe('putOnce', () => {
   it('sends exactly the signed Content-Type and Content-Length, no Authorization, no chunking', async () => {
     const f = await file(5 * 1024 * 1024 + 3);
     const progress: number[] = [];
-    await putOnce(f, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date(), onSent: (n) => progress.push(n) });
+    await putOnce(f, presigned().presignedUrl, 'video/mp4', {
+      dispatcher,
+      now: () => new Date(),
+      onSent: (n) => progress.push(n),
+    });
     expect(seen).toHaveLength(1);
     expect(seen[0]!.bytes).toBe(f.size);
     expect(seen[0]!.headers['content-type']).toBe('video/mp4');
@@ -100,7 +119,10 @@ describe('putOnce', () => {
     const bytes = randomBytes(size);
     await writeFile(path, bytes);
     const st = await stat(path);
-    await putOnce({ path, size, mtimeMs: st.mtimeMs }, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date() });
+    await putOnce({ path, size, mtimeMs: st.mtimeMs }, presigned().presignedUrl, 'video/mp4', {
+      dispatcher,
+      now: () => new Date(),
+    });
     expect(seen[0]!.bytes).toBe(size);
     expect(seen[0]!.hash.digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
@@ -122,8 +144,13 @@ describe('putOnce', () => {
 
   it('turns a storage error body into a StorageError with its code', async () => {
     const f = await file(100);
-    script.push({ status: 403, body: JSON.stringify({ error: { code: 'content_type_mismatch', message: 'Content-Type differs' } }) });
-    const err = await putOnce(f, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date() }).catch((e: unknown) => e);
+    script.push({
+      status: 403,
+      body: JSON.stringify({ error: { code: 'content_type_mismatch', message: 'Content-Type differs' } }),
+    });
+    const err = await putOnce(f, presigned().presignedUrl, 'video/mp4', { dispatcher, now: () => new Date() }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(StorageError);
     expect((err as StorageError).code).toBe('content_type_mismatch');
     expect((err as StorageError).url).not.toMatch(/signature=/);
@@ -144,7 +171,11 @@ describe('presignAndPut', () => {
     const f = await file(64 * 1024);
     script.push('drop', 'drop');
     const retries: string[] = [];
-    await presignAndPut(f, 'video/mp4', opts(async () => presigned(), retries));
+    await presignAndPut(
+      f,
+      'video/mp4',
+      opts(async () => presigned(), retries),
+    );
     expect(retries).toHaveLength(2);
     expect(seen).toHaveLength(3);
     expect(seen[2]!.bytes).toBe(f.size);
@@ -155,14 +186,27 @@ describe('presignAndPut', () => {
     let n = 0;
     script.push({ status: 403, body: JSON.stringify({ error: { code: 'expired', message: 'the URL has expired' } }) });
     const retries: string[] = [];
-    const used = await presignAndPut(f, 'video/mp4', opts(async () => presigned(++n), retries));
+    const used = await presignAndPut(
+      f,
+      'video/mp4',
+      opts(async () => presigned(++n), retries),
+    );
     expect(n).toBe(2);
     expect(used.key).toBe('u/f2/a.mp4');
     expect(retries[0]).toMatch(/expired/);
 
-    script.push({ status: 403, body: JSON.stringify({ error: { code: 'signature_mismatch', message: 'bad signature' } }) });
+    script.push({
+      status: 403,
+      body: JSON.stringify({ error: { code: 'signature_mismatch', message: 'bad signature' } }),
+    });
     const again: string[] = [];
-    await expect(presignAndPut(f, 'video/mp4', opts(async () => presigned(++n), again))).rejects.toMatchObject({ code: 'signature_mismatch' });
+    await expect(
+      presignAndPut(
+        f,
+        'video/mp4',
+        opts(async () => presigned(++n), again),
+      ),
+    ).rejects.toMatchObject({ code: 'signature_mismatch' });
     expect(again).toHaveLength(0);
   });
 
@@ -173,7 +217,13 @@ describe('presignAndPut', () => {
     script.push('drop');
     const retries: string[] = [];
     const used = await presignAndPut(f, 'video/mp4', {
-      ...opts(async () => ({ ...presigned(++n), presignedUrl: `${base}/storage/k?expires=${Math.floor(now / 1000) + 3600}&signature=${n}` }), retries),
+      ...opts(
+        async () => ({
+          ...presigned(++n),
+          presignedUrl: `${base}/storage/k?expires=${Math.floor(now / 1000) + 3600}&signature=${n}`,
+        }),
+        retries,
+      ),
       now: () => new Date(now),
       // The backoff wait before the retry lasts 59 min 50 s: the URL has 10 s left.
       sleep: async () => {
@@ -188,16 +238,29 @@ describe('presignAndPut', () => {
   it('understands S3 XML errors: an expired request is presigned again', async () => {
     const f = await file(100);
     let n = 0;
-    script.push({ status: 403, body: '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>' });
-    await presignAndPut(f, 'video/mp4', opts(async () => presigned(++n), []));
+    script.push({
+      status: 403,
+      body: '<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>',
+    });
+    await presignAndPut(
+      f,
+      'video/mp4',
+      opts(async () => presigned(++n), []),
+    );
     expect(n).toBe(2);
   });
 });
 
 describe('URL expiry', () => {
   it('reads ours and S3 v4 and v2', () => {
-    expect(urlExpiry('http://x/storage/k?expires=1700000000&signature=ab')?.toISOString()).toBe('2023-11-14T22:13:20.000Z');
-    expect(urlExpiry('https://b.s3.amazonaws.com/k?X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-Signature=x')?.toISOString()).toBe('2026-01-01T01:00:00.000Z');
+    expect(urlExpiry('http://x/storage/k?expires=1700000000&signature=ab')?.toISOString()).toBe(
+      '2023-11-14T22:13:20.000Z',
+    );
+    expect(
+      urlExpiry(
+        'https://b.s3.amazonaws.com/k?X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-Signature=x',
+      )?.toISOString(),
+    ).toBe('2026-01-01T01:00:00.000Z');
     expect(urlExpiry('https://b.s3.amazonaws.com/k?Expires=1700000000&Signature=x')?.getTime()).toBe(1_700_000_000_000);
     expect(urlExpiry('http://x/k')).toBeUndefined();
   });

@@ -15,7 +15,12 @@ const item = (status: ItemOutcome['status'], itemId?: string): ItemOutcome => ({
   ...(itemId ? { itemId } : {}),
 });
 const rejected: ItemOutcome = { ...item('failed'), keyRejected: true };
-const summary = (items: ItemOutcome[], interrupted = false): UploadSummary => ({ items, interrupted, bytesSent: 0, ms: 0 });
+const summary = (items: ItemOutcome[], interrupted = false): UploadSummary => ({
+  items,
+  interrupted,
+  bytesSent: 0,
+  ms: 0,
+});
 
 describe('upload exit codes', () => {
   it.each([
@@ -40,8 +45,17 @@ describe('upload exit codes', () => {
 
 describe('metadata flags', () => {
   it('parses hashtags and --platform the way edit does', async () => {
-    const m = await metadataFromFlags({ concurrency: 4, title: 'T', hashtags: '#a, b b', platform: ['youtube.visibility=private', 'tiktok.duet=false', 'youtube.tags=["x"]'] });
-    expect(m).toEqual({ title: 'T', hashtags: ['a', 'b'], platformSettings: { youtube: { visibility: 'private', tags: ['x'] }, tiktok: { duet: false } } });
+    const m = await metadataFromFlags({
+      concurrency: 4,
+      title: 'T',
+      hashtags: '#a, b b',
+      platform: ['youtube.visibility=private', 'tiktok.duet=false', 'youtube.tags=["x"]'],
+    });
+    expect(m).toEqual({
+      title: 'T',
+      hashtags: ['a', 'b'],
+      platformSettings: { youtube: { visibility: 'private', tags: ['x'] }, tiktok: { duet: false } },
+    });
   });
 
   it('rejects a malformed --platform before anything else happens', async () => {

@@ -23,7 +23,12 @@ function flagsOf(options: readonly Option[]): Spec['flags'] {
 export function specOf(program: Command): { globals: Spec['flags']; commands: Spec[] } {
   return {
     globals: flagsOf(program.options),
-    commands: program.commands.map((c) => ({ name: c.name(), description: c.description(), flags: flagsOf(c.options), subcommands: c.commands.map((s) => s.name()) })),
+    commands: program.commands.map((c) => ({
+      name: c.name(),
+      description: c.description(),
+      flags: flagsOf(c.options),
+      subcommands: c.commands.map((s) => s.name()),
+    })),
   };
 }
 
@@ -32,7 +37,10 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 function bash(program: Command): string {
   const { globals, commands } = specOf(program);
   const cases = commands
-    .map((c) => `    ${c.name}) opts=${quote([...c.subcommands, ...c.flags.map((f) => f.long), ...globals.map((f) => f.long)].join(' '))} ;;`)
+    .map(
+      (c) =>
+        `    ${c.name}) opts=${quote([...c.subcommands, ...c.flags.map((f) => f.long), ...globals.map((f) => f.long)].join(' '))} ;;`,
+    )
     .join('\n');
   return `# bash completion for contentlib. Load with:  source <(contentlib completion bash)
 _contentlib() {
@@ -67,14 +75,21 @@ ${bash(program).split('\n').slice(1).join('\n')}`;
 function fish(program: Command): string {
   const { globals, commands } = specOf(program);
   const esc = (s: string) => s.replace(/'/g, "\\'");
-  const lines = ['# fish completion for contentlib. Load with:  contentlib completion fish | source', 'complete -c contentlib -f'];
-  for (const c of commands) lines.push(`complete -c contentlib -n '__fish_use_subcommand' -a ${c.name} -d '${esc(c.description)}'`);
+  const lines = [
+    '# fish completion for contentlib. Load with:  contentlib completion fish | source',
+    'complete -c contentlib -f',
+  ];
+  for (const c of commands)
+    lines.push(`complete -c contentlib -n '__fish_use_subcommand' -a ${c.name} -d '${esc(c.description)}'`);
   for (const f of globals) lines.push(`complete -c contentlib -l ${f.long.slice(2)} -d '${esc(f.description)}'`);
   for (const c of commands) {
-    for (const s of c.subcommands) lines.push(`complete -c contentlib -n '__fish_seen_subcommand_from ${c.name}' -a ${s}`);
+    for (const s of c.subcommands)
+      lines.push(`complete -c contentlib -n '__fish_seen_subcommand_from ${c.name}' -a ${s}`);
     for (const f of c.flags) {
       const choices = f.choices ? ` -x -a '${f.choices.join(' ')}'` : '';
-      lines.push(`complete -c contentlib -n '__fish_seen_subcommand_from ${c.name}' -l ${f.long.slice(2)}${choices} -d '${esc(f.description)}'`);
+      lines.push(
+        `complete -c contentlib -n '__fish_seen_subcommand_from ${c.name}' -l ${f.long.slice(2)}${choices} -d '${esc(f.description)}'`,
+      );
     }
     if (c.name === 'upload') lines.push(`complete -c contentlib -n '__fish_seen_subcommand_from upload' -F`);
   }

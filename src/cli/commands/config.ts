@@ -18,7 +18,12 @@ export function configEntries(data: ConfigData, path: string): Array<[string, st
   for (const [name, p] of Object.entries(data.profiles).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push([`profiles.${name}.base-url`, p.baseUrl], [`profiles.${name}.api-key`, redactKey(p.apiKey)]);
   }
-  if (data.embedded) rows.push(['embedded.data-dir', data.embedded.dataDir], ['embedded.brand', data.embedded.brand], ['embedded.api-key', redactKey(data.embedded.apiKey)]);
+  if (data.embedded)
+    rows.push(
+      ['embedded.data-dir', data.embedded.dataDir],
+      ['embedded.brand', data.embedded.brand],
+      ['embedded.api-key', redactKey(data.embedded.apiKey)],
+    );
   return rows;
 }
 
@@ -29,8 +34,10 @@ function parseKey(key: string): ConfigKey {
 
 function profileName(data: ConfigData, profile: string | undefined): string {
   const name = profile ?? data.activeProfile;
-  if (!name) throw new UsageError('No profile is active.', 'Name one with --profile NAME, or create one with: contentlib login');
-  if (!data.profiles[name]) throw new UsageError(`No profile named "${name}".`, `Create it with: contentlib login --profile ${name}`);
+  if (!name)
+    throw new UsageError('No profile is active.', 'Name one with --profile NAME, or create one with: contentlib login');
+  if (!data.profiles[name])
+    throw new UsageError(`No profile named "${name}".`, `Create it with: contentlib login --profile ${name}`);
   return name;
 }
 
@@ -43,15 +50,29 @@ export function runConfigGet(rawKey: string, profile: string | undefined, store:
   return key === 'base-url' ? p.baseUrl : redactKey(p.apiKey);
 }
 
-export async function runConfigSet(rawKey: string, value: string, profile: string | undefined, store: ConfigStore): Promise<void> {
+export async function runConfigSet(
+  rawKey: string,
+  value: string,
+  profile: string | undefined,
+  store: ConfigStore,
+): Promise<void> {
   const key = parseKey(rawKey);
   const data = store.read();
-  if (key === 'api-key') throw new UsageError('API keys are not set with config set (they would land in your shell history).', 'Use: contentlib login (it asks with hidden input, or reads --with-token from stdin)');
-  if (key === 'path') throw new UsageError('path is where the config file lives; it cannot be set.', 'Set CONTENTLIB_HOME to keep everything in another folder.');
+  if (key === 'api-key')
+    throw new UsageError(
+      'API keys are not set with config set (they would land in your shell history).',
+      'Use: contentlib login (it asks with hidden input, or reads --with-token from stdin)',
+    );
+  if (key === 'path')
+    throw new UsageError(
+      'path is where the config file lives; it cannot be set.',
+      'Set CONTENTLIB_HOME to keep everything in another folder.',
+    );
   if (key === 'active-profile') {
     if (value === '') delete data.activeProfile;
     else {
-      if (!data.profiles[value]) throw new UsageError(`No profile named "${value}".`, `Create it with: contentlib login --profile ${value}`);
+      if (!data.profiles[value])
+        throw new UsageError(`No profile named "${value}".`, `Create it with: contentlib login --profile ${value}`);
       data.activeProfile = value;
     }
   } else {

@@ -40,12 +40,23 @@ export function parseFlagValue(raw: string): unknown {
 
 export function parsePlatformFlag(flag: string): PlatformSet {
   const eq = flag.indexOf('=');
-  if (eq <= 0) throw new UsageError(`--platform "${flag}" is not PLATFORM.FIELD=VALUE.`, 'For example: --platform youtube.visibility=private');
+  if (eq <= 0)
+    throw new UsageError(
+      `--platform "${flag}" is not PLATFORM.FIELD=VALUE.`,
+      'For example: --platform youtube.visibility=private',
+    );
   const path = flag.slice(0, eq).trim().split('.');
-  if (path.some((p) => p.trim() === '')) throw new UsageError(`--platform "${flag}" has an empty name in "${flag.slice(0, eq)}".`, 'For example: --platform youtube.visibility=private');
+  if (path.some((p) => p.trim() === ''))
+    throw new UsageError(
+      `--platform "${flag}" has an empty name in "${flag.slice(0, eq)}".`,
+      'For example: --platform youtube.visibility=private',
+    );
   const value = parseFlagValue(flag.slice(eq + 1));
   if (path.length === 1 && value !== null && (typeof value !== 'object' || Array.isArray(value))) {
-    throw new UsageError(`--platform "${flag}" sets a whole platform, so its value must be a JSON object.`, `Name a field instead: --platform ${path[0]}.FIELD=VALUE`);
+    throw new UsageError(
+      `--platform "${flag}" sets a whole platform, so its value must be a JSON object.`,
+      `Name a field instead: --platform ${path[0]}.FIELD=VALUE`,
+    );
   }
   return { path: path.map((p) => p.trim()), value };
 }
@@ -102,17 +113,24 @@ function hashtagsFor(f: EditFlags, current: ContentItem | undefined): string[] |
   if (f.hashtags === undefined && !f.addHashtag?.length && !f.removeHashtag?.length) return undefined;
   let tags = f.hashtags !== undefined ? hashtagsFlag('--hashtags', f.hashtags) : [...(current?.hashtags ?? [])];
   tags = normalizeHashtags([...tags, ...(f.addHashtag ?? []).flatMap((v) => hashtagsFlag('--add-hashtag', v))]);
-  const remove = new Set((f.removeHashtag ?? []).flatMap((v) => hashtagsFlag('--remove-hashtag', v)).map((t) => t.toLowerCase()));
+  const remove = new Set(
+    (f.removeHashtag ?? []).flatMap((v) => hashtagsFlag('--remove-hashtag', v)).map((t) => t.toLowerCase()),
+  );
   return tags.filter((t) => !remove.has(t.toLowerCase()));
 }
 
 function platformSettingsFor(f: EditFlags, current: ContentItem | undefined): PlatformSettings | undefined {
   if (!f.platform?.length && f.platformJson === undefined) return undefined;
-  let settings: Record<string, unknown> = f.replacePlatform ? {} : structuredClone((current?.platformSettings ?? {}) as Record<string, unknown>);
+  let settings: Record<string, unknown> = f.replacePlatform
+    ? {}
+    : structuredClone((current?.platformSettings ?? {}) as Record<string, unknown>);
   if (f.platformJson !== undefined) {
     const parsed = PlatformSettingsSchema.safeParse(f.platformJson);
     if (!parsed.success) {
-      throw new UsageError('--platform-json must hold an object of platforms, each an object of settings.', 'For example: {"youtube": {"visibility": "private"}, "tiktok": {"duet": false}}');
+      throw new UsageError(
+        '--platform-json must hold an object of platforms, each an object of settings.',
+        'For example: {"youtube": {"visibility": "private"}, "tiktok": {"duet": false}}',
+      );
     }
     for (const [platform, values] of Object.entries(parsed.data)) {
       settings[platform] = { ...((settings[platform] as Record<string, unknown> | undefined) ?? {}), ...values };
@@ -137,12 +155,18 @@ export function buildPatch(f: EditFlags, current?: ContentItem): PatchRequest {
   if (settings !== undefined) body.platformSettings = settings;
   if (f.thumbnailKey !== undefined) body.thumbnailKey = f.thumbnailKey;
   if (Object.keys(body).length === 0) {
-    throw new UsageError('Nothing to change.', 'Give at least one of --title, --description, --status, --hashtags, --add-hashtag, --remove-hashtag, --platform, --platform-json, --thumbnail; e.g. contentlib edit ID --status scheduled');
+    throw new UsageError(
+      'Nothing to change.',
+      'Give at least one of --title, --description, --status, --hashtags, --add-hashtag, --remove-hashtag, --platform, --platform-json, --thumbnail; e.g. contentlib edit ID --status scheduled',
+    );
   }
   const parsed = PatchRequestSchema.safeParse(body);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`);
-    throw new UsageError(`The change is not valid; nothing was sent:\n${lines.join('\n')}`, 'Fix the flags above and run the command again.');
+    throw new UsageError(
+      `The change is not valid; nothing was sent:\n${lines.join('\n')}`,
+      'Fix the flags above and run the command again.',
+    );
   }
   return parsed.data;
 }

@@ -46,13 +46,19 @@ async function readPlatformJson(source: string, ctx: CliContext): Promise<unknow
     try {
       text = await readFile(source, 'utf8');
     } catch (err) {
-      throw new UsageError(`Cannot read --platform-json ${source}: ${unreadableWhy(err)}.`, 'Give a readable JSON file, or - to read standard input.');
+      throw new UsageError(
+        `Cannot read --platform-json ${source}: ${unreadableWhy(err)}.`,
+        'Give a readable JSON file, or - to read standard input.',
+      );
     }
   }
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`--platform-json ${source === '-' ? '(stdin)' : source} is not valid JSON: ${(err as Error).message}.`, 'For example: {"youtube": {"visibility": "private"}}');
+    throw new UsageError(
+      `--platform-json ${source === '-' ? '(stdin)' : source} is not valid JSON: ${(err as Error).message}.`,
+      'For example: {"youtube": {"visibility": "private"}}',
+    );
   }
 }
 
@@ -65,7 +71,12 @@ interface EditCliOptions extends Omit<EditFlags, 'platformJson'> {
 /** Why a file cannot be read, in words (the error code alone, "ENOENT", means nothing to most people). */
 function unreadableWhy(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
-  const words: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a folder', EACCES: 'permission denied', EPERM: 'permission denied' };
+  const words: Record<string, string> = {
+    ENOENT: 'no such file',
+    EISDIR: 'it is a folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+  };
   return (code && words[code]) ?? (err as Error).message;
 }
 
@@ -80,7 +91,11 @@ export function registerEdit(program: Command, ctx: CliContext): Command {
     .option('--hashtags <list>', 'replace all hashtags: "summer, #sale" ("" clears them)')
     .option('--add-hashtag <tag>', 'add a hashtag (repeatable)', collect)
     .option('--remove-hashtag <tag>', 'remove a hashtag (repeatable)', collect)
-    .option('--platform <path=value>', 'set one platform setting, e.g. youtube.visibility=private; value read as JSON when it parses; =null removes it (repeatable)', collect)
+    .option(
+      '--platform <path=value>',
+      'set one platform setting, e.g. youtube.visibility=private; value read as JSON when it parses; =null removes it (repeatable)',
+      collect,
+    )
     .option('--platform-json <file>', 'merge platform settings from a JSON file (- for stdin)')
     .option('--replace-platform', 'replace all platform settings instead of merging into them')
     .option('--thumbnail <image>', `set the thumbnail: ${thumbnailWhat}`)
@@ -96,9 +111,15 @@ Examples:
     .action(async (id: string, opts: EditCliOptions, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const { thumbnail, ...rest } = opts;
-      const flags: EditFlags = { ...rest, platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx) };
+      const flags: EditFlags = {
+        ...rest,
+        platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx),
+      };
       // --thumbnail: the image is checked against the thumbnail rule before anything is sent.
-      const thumb = thumbnail === undefined ? undefined : await import('../../upload/thumbnail.js').then((m) => m.inspectThumbnail(thumbnail));
+      const thumb =
+        thumbnail === undefined
+          ? undefined
+          : await import('../../upload/thumbnail.js').then((m) => m.inspectThumbnail(thumbnail));
       if (thumb && thumb.problems.length > 0) {
         const { formatProblem } = await import('../../upload/plan-problem.js');
         throw new RejectedFilesError(thumb.problems.map(formatProblem), thumbnailHint, 'the item was not changed');
@@ -114,9 +135,17 @@ Examples:
       if (thumb) {
         const { sendThumbnail } = await import('../../upload/thumbnail.js');
         const { retryPolicy } = await import('../api.js');
-        flags.thumbnailKey = await sendThumbnail(thumb.file, { api: client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env) }, ctx.signal);
+        flags.thumbnailKey = await sendThumbnail(
+          thumb.file,
+          { api: client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env) },
+          ctx.signal,
+        );
       }
-      const item = await interruptible(ctx, () => runEdit(id, flags, { client, signal: ctx.signal }), 'Interrupted; the item may or may not have been changed (check with contentlib show).');
+      const item = await interruptible(
+        ctx,
+        () => runEdit(id, flags, { client, signal: ctx.signal }),
+        'Interrupted; the item may or may not have been changed (check with contentlib show).',
+      );
       await printItem(ctx.io, outputMode(ctx.io, globals.json), { item }, ctx.now());
     });
 }

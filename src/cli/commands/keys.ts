@@ -33,12 +33,21 @@ export async function runKeysList(o: { dataDir: string }): Promise<KeyInfo[]> {
 
 export async function runKeysRevoke(o: { dataDir: string; id: string }): Promise<{ id: string; revoked: true }> {
   if (!(await onDataDir(o.dataDir, (admin) => admin.revokeApiKey(o.dataDir, o.id)))) {
-    throw new NotFoundError(`No active key with id ${o.id} in ${o.dataDir} (unknown, or already revoked).`, 'See the ids with: contentlib keys list (with the same --data-dir)');
+    throw new NotFoundError(
+      `No active key with id ${o.id} in ${o.dataDir} (unknown, or already revoked).`,
+      'See the ids with: contentlib keys list (with the same --data-dir)',
+    );
   }
   return { id: o.id, revoked: true };
 }
 
-const COLUMNS: Column[] = [{ header: 'ID', width: 36 }, { header: 'KEY', width: 10 }, { header: 'BRAND' }, { header: 'CREATED', width: 24 }, { header: 'STATUS', width: 7 }];
+const COLUMNS: Column[] = [
+  { header: 'ID', width: 36 },
+  { header: 'KEY', width: 10 },
+  { header: 'BRAND' },
+  { header: 'CREATED', width: 24 },
+  { header: 'STATUS', width: 7 },
+];
 
 function keyCells(k: KeyInfo): string[] {
   return [k.id, `${k.prefix}…`, k.brand, k.createdAt, k.revokedAt ? 'revoked' : 'active'];
@@ -49,7 +58,9 @@ export function formatKeys(keys: readonly KeyInfo[], mode: 'table' | 'plain' | '
   if (mode === 'plain') return keys.map((k) => `${keyCells(k).join('\t')}\n`).join('');
   if (keys.length === 0) return 'No keys yet. Create one with: contentlib keys create --brand NAME\n';
   const widths = columnWidths(COLUMNS, columns);
-  return [COLUMNS.map((c) => c.header), ...keys.map(keyCells)].map((row) => `${renderRow(row, COLUMNS, widths)}\n`).join('');
+  return [COLUMNS.map((c) => c.header), ...keys.map(keyCells)]
+    .map((row) => `${renderRow(row, COLUMNS, widths)}\n`)
+    .join('');
 }
 
 export function registerKeys(program: Command, ctx: CliContext): void {
@@ -72,19 +83,27 @@ Examples:
     .description('create a key for a brand (created when new); the key is shown once')
     .requiredOption('--brand <name>', 'brand the key belongs to')
     .option(dataDirOption, dataDirHelp)
-    .addHelpText('after', '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)',
+    )
     .action(async (o: { brand: string; dataDir?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
       ctx.io.stdout.write(globals.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
-      ctx.io.stderr.write(`Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`);
+      ctx.io.stderr.write(
+        `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
+      );
     });
 
   keys
     .command('list')
     .description('list keys (id, prefix, brand, created, status), never the keys themselves')
     .option(dataDirOption, dataDirHelp)
-    .addHelpText('after', '\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r \'.[] | select(.revokedAt == null) | .id\'')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'",
+    )
     .action(async (o: { dataDir?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });

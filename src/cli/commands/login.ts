@@ -24,21 +24,34 @@ export interface LoginResult {
 
 export function checkProfileName(name: string): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
-    throw new UsageError(`"${name}" is not a usable profile name.`, 'Use letters, digits, ".", "_" or "-", e.g. --profile staging');
+    throw new UsageError(
+      `"${name}" is not a usable profile name.`,
+      'Use letters, digits, ".", "_" or "-", e.g. --profile staging',
+    );
   }
   return name;
 }
 
-export async function runLogin(o: { baseUrl: string; apiKey: string; profile: string }, deps: LoginDeps): Promise<LoginResult> {
+export async function runLogin(
+  o: { baseUrl: string; apiKey: string; profile: string },
+  deps: LoginDeps,
+): Promise<LoginResult> {
   const { normalizeBaseUrl } = await import('../../config/resolve.js');
   const baseUrl = normalizeBaseUrl(o.baseUrl, 'The base URL');
   const apiKey = o.apiKey.trim();
-  if (!apiKey) throw new UsageError('The API key is empty; nothing was saved.', 'Paste the key when asked, or pipe it: printf %s "$KEY" | contentlib login --with-token --base-url URL');
+  if (!apiKey)
+    throw new UsageError(
+      'The API key is empty; nothing was saved.',
+      'Paste the key when asked, or pipe it: printf %s "$KEY" | contentlib login --with-token --base-url URL',
+    );
   try {
     await deps.verify(baseUrl, apiKey);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
-      throw new AuthError(`${baseUrl} rejected the key ${redactKey(apiKey)}; nothing was saved.`, 'Check that the key was issued for this service (keys are per brand) and try again.');
+      throw new AuthError(
+        `${baseUrl} rejected the key ${redactKey(apiKey)}; nothing was saved.`,
+        'Check that the key was issued for this service (keys are per brand) and try again.',
+      );
     }
     // The generic hint (check your profile, or use --embedded) does not fit a login.
     if (err instanceof NetworkError) {
@@ -58,7 +71,10 @@ export async function runLogin(o: { baseUrl: string; apiKey: string; profile: st
 }
 
 /** Removes a profile; returns false when there was none to remove. */
-export async function runLogout(profile: string | undefined, store: ConfigStore): Promise<{ profile?: string; removed: boolean }> {
+export async function runLogout(
+  profile: string | undefined,
+  store: ConfigStore,
+): Promise<{ profile?: string; removed: boolean }> {
   const data = store.read();
   const name = profile ?? data.activeProfile;
   if (!name || !data.profiles[name]) return name ? { profile: name, removed: false } : { removed: false };
@@ -74,7 +90,11 @@ async function readAllStdin(ctx: CliContext): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function loginInputs(ctx: CliContext, globals: GlobalOptions, withToken: boolean): Promise<{ baseUrl: string; apiKey: string }> {
+async function loginInputs(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  withToken: boolean,
+): Promise<{ baseUrl: string; apiKey: string }> {
   const prompt = await import('../prompt.js');
   // Ctrl-C or Ctrl-D at a question is the person stopping, not an empty answer.
   const askLine = async (question: string, opts?: { hidden?: boolean }) => {
@@ -84,13 +104,19 @@ async function loginInputs(ctx: CliContext, globals: GlobalOptions, withToken: b
   };
   const interactive = canPrompt(ctx.io);
   let baseUrl = globals.baseUrl ?? ctx.env.CONTENTLIB_BASE_URL;
-  if (!baseUrl && interactive && !withToken) baseUrl = await askLine('Base URL of the service (e.g. https://content.example.com): ');
-  if (!baseUrl?.trim()) throw new UsageError('No base URL given; nothing was saved.', 'Add --base-url https://content.example.com');
+  if (!baseUrl && interactive && !withToken)
+    baseUrl = await askLine('Base URL of the service (e.g. https://content.example.com): ');
+  if (!baseUrl?.trim())
+    throw new UsageError('No base URL given; nothing was saved.', 'Add --base-url https://content.example.com');
   let apiKey: string | undefined;
   if (withToken) apiKey = await readAllStdin(ctx);
   else if (globals.apiKey) apiKey = globals.apiKey;
   else if (interactive) apiKey = await askLine('API key (input hidden): ', { hidden: true });
-  else throw new UsageError('No terminal to ask for the API key on; nothing was saved.', 'Pipe the key in: printf %s "$KEY" | contentlib login --with-token --base-url URL');
+  else
+    throw new UsageError(
+      'No terminal to ask for the API key on; nothing was saved.',
+      'Pipe the key in: printf %s "$KEY" | contentlib login --with-token --base-url URL',
+    );
   return { baseUrl: baseUrl.trim(), apiKey: apiKey ?? '' };
 }
 
@@ -118,19 +144,31 @@ Examples:
       const store = openConfig(ctx.paths.config);
       const inputs = await loginInputs(ctx, globals, Boolean(opts.withToken));
       const trace = globals.verbose ? (l: string) => ctx.io.stderr.write(`[http] ${l}\n`) : undefined;
-      const result = await runLogin({ ...inputs, profile }, {
-        store,
-        verify: async (baseUrl, apiKey) => {
-          const client = createApiClient({ baseUrl, apiKey, now: ctx.now, sleep: ctx.sleep, trace, retry: { attempts: 2, baseMs: 200, capMs: 1000 } });
-          try {
-            await client.list({ limit: 1 }, { signal: ctx.signal });
-          } finally {
-            await client.close();
-          }
+      const result = await runLogin(
+        { ...inputs, profile },
+        {
+          store,
+          verify: async (baseUrl, apiKey) => {
+            const client = createApiClient({
+              baseUrl,
+              apiKey,
+              now: ctx.now,
+              sleep: ctx.sleep,
+              trace,
+              retry: { attempts: 2, baseMs: 200, capMs: 1000 },
+            });
+            try {
+              await client.list({ limit: 1 }, { signal: ctx.signal });
+            } finally {
+              await client.close();
+            }
+          },
         },
-      });
+      );
       if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
-      ctx.io.stderr.write(`Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`);
+      ctx.io.stderr.write(
+        `Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`,
+      );
     });
 
   program
@@ -148,7 +186,13 @@ Examples:
       const { openConfig } = await import('../../config/store.js');
       const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
       if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
-      if (result.removed) ctx.io.stderr.write(`Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`);
-      else ctx.io.stderr.write(result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n');
+      if (result.removed)
+        ctx.io.stderr.write(
+          `Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`,
+        );
+      else
+        ctx.io.stderr.write(
+          result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n',
+        );
     });
 }

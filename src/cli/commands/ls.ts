@@ -37,7 +37,10 @@ export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number
   let count = 0;
   for (;;) {
     const pageSize = Math.min(LIST_LIMITS.maxLimit, wanted - count);
-    const page = await deps.client.list({ status: o.status, type: o.type, search: o.search, limit: pageSize, offset }, { signal: deps.signal });
+    const page = await deps.client.list(
+      { status: o.status, type: o.type, search: o.search, limit: pageSize, offset },
+      { signal: deps.signal },
+    );
     // Never more than asked, even from a server that ignores limit.
     const items = page.items.slice(0, wanted - count);
     await deps.onPage(items);
@@ -53,7 +56,8 @@ export function parseCount(name: string, min: number) {
   return (raw: string): number => {
     // "-1" is a whole number to a person: say the lower bound, not only "whole number".
     const what = `${name} must be a whole number, ${min} or more`;
-    if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${what}, got "${raw}".`, `For example: ${name} ${Math.max(min, 20)}`);
+    if (!/^\d+$/.test(raw.trim()))
+      throw new UsageError(`${what}, got "${raw}".`, `For example: ${name} ${Math.max(min, 20)}`);
     const n = Number(raw);
     if (n < min) throw new UsageError(`${what}, got ${n}.`, `For example: ${name} ${Math.max(min, 20)}`);
     return n;
@@ -67,7 +71,11 @@ export function registerLs(program: Command, ctx: CliContext): void {
     .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
     .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
     .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
-    .option('--limit <n>', `how many items (default ${LIST_LIMITS.defaultLimit}; above ${LIST_LIMITS.maxLimit} is fetched in several pages)`, parseCount('--limit', 1))
+    .option(
+      '--limit <n>',
+      `how many items (default ${LIST_LIMITS.defaultLimit}; above ${LIST_LIMITS.maxLimit} is fetched in several pages)`,
+      parseCount('--limit', 1),
+    )
     .option('--offset <n>', 'skip this many items first', parseCount('--offset', 0))
     .option('--all', 'every item, page by page (ignores --limit)')
     .addHelpText(
@@ -84,12 +92,24 @@ Examples:
       const { outputMode } = await import('../output/mode.js');
       const { createItemListPrinter, EMPTY_LIST } = await import('../output/items.js');
       const { client } = await openApi(ctx, globals);
-      const filtered = opts.status !== undefined || opts.type !== undefined || opts.search !== undefined || (opts.offset ?? 0) > 0;
-      const printer = createItemListPrinter(ctx.io, outputMode(ctx.io, globals.json), ctx.now, filtered ? EMPTY_LIST.filtered : EMPTY_LIST.library);
-      const result = await interruptible(ctx, () => runLs(opts, { client, onPage: printer.page, signal: ctx.signal, stopped: () => isClosed(ctx.io.stdout) }), 'Interrupted; the list above is incomplete.');
+      const filtered =
+        opts.status !== undefined || opts.type !== undefined || opts.search !== undefined || (opts.offset ?? 0) > 0;
+      const printer = createItemListPrinter(
+        ctx.io,
+        outputMode(ctx.io, globals.json),
+        ctx.now,
+        filtered ? EMPTY_LIST.filtered : EMPTY_LIST.library,
+      );
+      const result = await interruptible(
+        ctx,
+        () => runLs(opts, { client, onPage: printer.page, signal: ctx.signal, stopped: () => isClosed(ctx.io.stdout) }),
+        'Interrupted; the list above is incomplete.',
+      );
       await printer.end();
       if (result.hasMore && ctx.io.stderrIsTTY && !globals.json) {
-        ctx.io.stderr.write(`More items exist: use --offset ${(opts.offset ?? 0) + result.count} for the next page, or --all.\n`);
+        ctx.io.stderr.write(
+          `More items exist: use --offset ${(opts.offset ?? 0) + result.count} for the next page, or --all.\n`,
+        );
       }
     });
 }

@@ -8,7 +8,9 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError, describeError } from '../errors.js';
 import { canPrompt } from '../io.js';
 
-export type RmResult = { id: string; deleted: true; title?: string; type?: string } | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
+export type RmResult =
+  | { id: string; deleted: true; title?: string; type?: string }
+  | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
 
 export interface RmDeps {
   client: Pick<ApiClient, 'get' | 'remove'>;
@@ -18,9 +20,14 @@ export interface RmDeps {
 }
 
 function failure(id: string, err: unknown): RmResult {
-  if (err instanceof ApiError) return { id, deleted: false, error: { status: err.status, code: err.code, message: err.message } };
+  if (err instanceof ApiError)
+    return { id, deleted: false, error: { status: err.status, code: err.code, message: err.message } };
   const { message } = describeError(err);
-  return { id, deleted: false, error: { code: isHttpFailure(err) ? err.name : 'error', message: message.split('\n')[0]! } };
+  return {
+    id,
+    deleted: false,
+    error: { code: isHttpFailure(err) ? err.name : 'error', message: message.split('\n')[0]! },
+  };
 }
 
 /** A 401 is about the key, not the id: going on would only repeat it. */
@@ -29,7 +36,10 @@ function isFatal(err: unknown): boolean {
 }
 
 function refusal(): UsageError {
-  return new UsageError('Refusing to delete without confirmation: no terminal to ask on.', 'Add --yes to delete without asking (deletion cannot be undone).');
+  return new UsageError(
+    'Refusing to delete without confirmation: no terminal to ask on.',
+    'Add --yes to delete without asking (deletion cannot be undone).',
+  );
 }
 
 /** Deletes each id (after one confirmation when deps.confirm is given); returns one result per id. */
@@ -47,7 +57,8 @@ export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: 
         results.set(id, failure(id, err));
       }
     }
-    if (known.size > 0 && !(await deps.confirm([...known.values()]))) throw new InterruptedError('Nothing was deleted.');
+    if (known.size > 0 && !(await deps.confirm([...known.values()])))
+      throw new InterruptedError('Nothing was deleted.');
   }
   for (const id of unique) {
     if (results.has(id)) continue;
@@ -63,7 +74,16 @@ export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: 
       if (isFatal(err)) throw err;
       results.set(
         id,
-        deps.signal?.aborted ? { id, deleted: false, error: { code: 'interrupted', message: 'interrupted while deleting: it may or may not be gone (check with contentlib show)' } } : failure(id, err),
+        deps.signal?.aborted
+          ? {
+              id,
+              deleted: false,
+              error: {
+                code: 'interrupted',
+                message: 'interrupted while deleting: it may or may not be gone (check with contentlib show)',
+              },
+            }
+          : failure(id, err),
       );
     }
   }
@@ -75,9 +95,13 @@ export function rmOutcome(results: readonly RmResult[]): Error | undefined {
   const failed = results.filter((r) => !r.deleted);
   if (failed.length === 0) return undefined;
   const n = results.length;
-  if (failed.length < n) return new PartialError(`Deleted ${n - failed.length} of ${n} items; ${failed.length} failed (see above).`);
+  if (failed.length < n)
+    return new PartialError(`Deleted ${n - failed.length} of ${n} items; ${failed.length} failed (see above).`);
   if (failed.every((r) => !r.deleted && r.error.status === 404)) {
-    return new NotFoundError(`${failed.length === 1 ? 'That id is not' : 'None of those ids are'} in this brand's library; nothing was deleted.`, 'Check the ids with: contentlib ls');
+    return new NotFoundError(
+      `${failed.length === 1 ? 'That id is not' : 'None of those ids are'} in this brand's library; nothing was deleted.`,
+      'Check the ids with: contentlib ls',
+    );
   }
   return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
 }

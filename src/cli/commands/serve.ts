@@ -26,7 +26,8 @@ export interface ServeDeps {
 
 function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return n;
 }
 
@@ -42,10 +43,16 @@ export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartSe
   if (flags.rateLimit !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(flags.rateLimit);
     if (!m) throw new UsageError(`--rate-limit must look like N/WINDOW_MS (e.g. 100/60000), not "${flags.rateLimit}"`);
-    o.rateLimit = { max: wholeNumber('--rate-limit N', m[1]!, 1), windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1) };
+    o.rateLimit = {
+      max: wholeNumber('--rate-limit N', m[1]!, 1),
+      windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1),
+    };
   }
   if (flags.faultDropPutAfter !== undefined) {
-    o.faults = { dropPutAfterBytes: wholeNumber('--fault-drop-put-after', flags.faultDropPutAfter, 1), count: wholeNumber('--fault-count', flags.faultCount ?? '1', 1) };
+    o.faults = {
+      dropPutAfterBytes: wholeNumber('--fault-drop-put-after', flags.faultDropPutAfter, 1),
+      count: wholeNumber('--fault-count', flags.faultCount ?? '1', 1),
+    };
   } else if (flags.faultCount !== undefined) {
     throw new UsageError('--fault-count needs --fault-drop-put-after');
   }
@@ -60,7 +67,8 @@ export async function runServe(options: StartServerOptions, deps: ServeDeps): Pr
   });
   try {
     deps.onListening(server.url, options.dataDir);
-    if (!deps.signal.aborted) await new Promise<void>((resolve) => deps.signal.addEventListener('abort', () => resolve(), { once: true }));
+    if (!deps.signal.aborted)
+      await new Promise<void>((resolve) => deps.signal.addEventListener('abort', () => resolve(), { once: true }));
   } finally {
     await server.close();
   }
@@ -92,7 +100,9 @@ Give clients a key with: contentlib keys create --brand NAME --data-dir <same di
     .action(async (flags: ServeFlags) => {
       const options = serveOptions(flags, ctx.paths.data);
       if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
-        ctx.io.stderr.write(`contentlib serve: listening on ${options.host} makes the library reachable from other machines over plain HTTP.\n`);
+        ctx.io.stderr.write(
+          `contentlib serve: listening on ${options.host} makes the library reachable from other machines over plain HTTP.\n`,
+        );
       }
       await runServe(options, {
         signal: ctx.signal,

@@ -7,7 +7,10 @@ import type { CliContext, GlobalOptions } from '../context.js';
 export const EMBEDDED_URL_NOTE =
   'Note: these URLs stop working when this command ends (the embedded library is served only while a command runs). To open them, serve the library with contentlib serve; see "The embedded server" in the README.';
 
-export async function runShow(id: string, deps: { client: Pick<ApiClient, 'get'>; signal?: AbortSignal }): Promise<GetResponse> {
+export async function runShow(
+  id: string,
+  deps: { client: Pick<ApiClient, 'get'>; signal?: AbortSignal },
+): Promise<GetResponse> {
   return deps.client.get(id, { signal: deps.signal });
 }
 

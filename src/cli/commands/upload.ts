@@ -9,7 +9,15 @@ import type { UploadSummary } from '../../upload/events.js';
 import type { ItemMetadata, UploadPlan } from '../../upload/plan.js';
 import type { openApi as OpenApiFn } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError, keyRejectedError } from '../errors.js';
+import {
+  CliError,
+  EXIT,
+  InterruptedError,
+  PartialError,
+  RejectedFilesError,
+  UsageError,
+  keyRejectedError,
+} from '../errors.js';
 
 export interface UploadFlags {
   type?: ContentType;
@@ -50,7 +58,8 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 
 /** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
-  if (summary.interrupted) return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  if (summary.interrupted)
+    return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
@@ -58,7 +67,10 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   if (!something && bad.every((o) => o.keyRejected)) return keyRejectedError(baseUrl);
   const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
   if (!something) {
-    return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, { hint, exitCode: EXIT.failure });
+    return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, {
+      hint,
+      exitCode: EXIT.failure,
+    });
   }
   return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
 }
@@ -77,7 +89,13 @@ async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: 
 }
 
 /** The API, the journal of its library, and the checks that need the service (--to). */
-async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
+async function openTarget(
+  openApi: typeof OpenApiFn,
+  plan: UploadPlan,
+  flags: UploadFlags,
+  ctx: CliContext,
+  globals: GlobalOptions,
+) {
   const { client, target } = await openApi(ctx, globals);
   const { openJournal } = await import('../../upload/journal.js');
   const { lockJournal } = await import('../../upload/journal-lock.js');
@@ -86,7 +104,8 @@ async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: Up
   const lock = await lockJournal(ctx.paths.state, targetId, {
     sleep: ctx.sleep,
     signal: ctx.signal,
-    onWait: (pid) => ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
+    onWait: (pid) =>
+      ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
   });
   ctx.onClose(() => lock.release());
   const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
@@ -97,24 +116,53 @@ async function openTarget(openApi: typeof OpenApiFn, plan: UploadPlan, flags: Up
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
       source: item.source,
-      newFiles: flags.force ? item.files.length : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+      newFiles: flags.force
+        ? item.files.length
+        : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
     })),
     client,
     ctx.signal,
   );
-  if (remote.length > 0) throw new RejectedFilesError(remote, 'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.');
+  if (remote.length > 0)
+    throw new RejectedFilesError(
+      remote,
+      'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
+    );
   return { client, journal, baseUrl: target.baseUrl };
 }
 
-export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx: CliContext, globals: GlobalOptions, cwd: string): Promise<UploadResult> {
+export async function runUploadCommand(
+  paths: string[],
+  flags: UploadFlags,
+  ctx: CliContext,
+  globals: GlobalOptions,
+  cwd: string,
+): Promise<UploadResult> {
   // Plain `contentlib upload` is a question, not a rejected file: answer with what to type.
   if (paths.length === 0 && !flags.manifest) {
-    throw new UsageError('Nothing to upload: name files, folders or globs (or --manifest FILE).', 'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)');
+    throw new UsageError(
+      'Nothing to upload: name files, folders or globs (or --manifest FILE).',
+      'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
+    );
   }
   const { buildPlan, formatProblem } = await import('../../upload/plan.js');
-  const plan = await buildPlan(paths, { type: flags.type, carousel: flags.carousel, to: flags.to, metadata: await metadataFromFlags(flags), manifest: flags.manifest, thumbnail: flags.thumbnail }, { cwd });
+  const plan = await buildPlan(
+    paths,
+    {
+      type: flags.type,
+      carousel: flags.carousel,
+      to: flags.to,
+      metadata: await metadataFromFlags(flags),
+      manifest: flags.manifest,
+      thumbnail: flags.thumbnail,
+    },
+    { cwd },
+  );
   if (plan.problems.length > 0) {
-    throw new RejectedFilesError(plan.problems.map(formatProblem), 'Fix these and run the command again; see contentlib upload --help for the rules.');
+    throw new RejectedFilesError(
+      plan.problems.map(formatProblem),
+      'Fix these and run the command again; see contentlib upload --help for the rules.',
+    );
   }
   if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (flags.dryRun) {
@@ -125,7 +173,11 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
 
   const api = await import('../api.js');
-  const { client, journal, baseUrl } = await api.interruptible(ctx, () => openTarget(api.openApi, plan, flags, ctx, globals), 'Interrupted before anything was uploaded.');
+  const { client, journal, baseUrl } = await api.interruptible(
+    ctx,
+    () => openTarget(api.openApi, plan, flags, ctx, globals),
+    'Interrupted before anything was uploaded.',
+  );
   const { runUpload } = await import('../../upload/engine.js');
   const { createProgress, progressKind } = await import('../output/progress.js');
   const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
@@ -133,7 +185,16 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
   try {
     summary = await runUpload(
       plan,
-      { api: client, journal, concurrency: flags.concurrency, force: Boolean(flags.force), signal: ctx.signal, now: ctx.now, sleep: ctx.sleep, policy: api.retryPolicy(ctx.env) },
+      {
+        api: client,
+        journal,
+        concurrency: flags.concurrency,
+        force: Boolean(flags.force),
+        signal: ctx.signal,
+        now: ctx.now,
+        sleep: ctx.sleep,
+        policy: api.retryPolicy(ctx.env),
+      },
       (event) => progress.onEvent(event),
     );
   } catch (err) {
@@ -145,7 +206,8 @@ export async function runUploadCommand(paths: string[], flags: UploadFlags, ctx:
     throw err;
   }
   await progress.finish(summary);
-  if (ctx.env.CONTENTLIB_REPORT_RSS) ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
+  if (ctx.env.CONTENTLIB_REPORT_RSS)
+    ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
   const failure = outcomeError(summary, baseUrl);
   if (failure) throw failure;
   return { kind: 'uploaded', summary };
@@ -156,7 +218,10 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 function parseConcurrency(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > MAX_CONCURRENCY) {
-    throw new UsageError(`--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}.`, 'For example: --concurrency 4');
+    throw new UsageError(
+      `--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}.`,
+      'For example: --concurrency 4',
+    );
   }
   return n;
 }

@@ -10,7 +10,22 @@ import { statusColor } from './items.js';
 import { relativeTime } from './time.js';
 
 /** Fields shown first, in this order; any other field the API sends follows, so none is hidden. */
-const ORDER = ['id', 'type', 'title', 'status', 'description', 'hashtags', 'createdAt', 'updatedAt', 'durationSeconds', 'fileSize', 'fileName', 'contentType', 'fileUrl', 'thumbnailUrl'];
+const ORDER = [
+  'id',
+  'type',
+  'title',
+  'status',
+  'description',
+  'hashtags',
+  'createdAt',
+  'updatedAt',
+  'durationSeconds',
+  'fileSize',
+  'fileName',
+  'contentType',
+  'fileUrl',
+  'thumbnailUrl',
+];
 
 function orderedKeys(item: Record<string, unknown>): string[] {
   const rest = Object.keys(item).filter((k) => !ORDER.includes(k) && k !== 'platformSettings');
@@ -40,8 +55,11 @@ export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
 /** `field<TAB>value` rows: platformSettings and files as dotted paths (files.0.fileKey). */
 export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]): string[] {
   const rec = item as Record<string, unknown>;
-  const lines = orderedKeys(rec).map((k) => `${k}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).join(',') : plainValue(rec[k])}`);
-  for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings')) lines.push(`${path}\t${plainValue(v)}`);
+  const lines = orderedKeys(rec).map(
+    (k) => `${k}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).join(',') : plainValue(rec[k])}`,
+  );
+  for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings'))
+    lines.push(`${path}\t${plainValue(v)}`);
   sortedFiles(files).forEach((f, i) => {
     for (const [k, v] of Object.entries(f)) lines.push(`files.${i}.${k}\t${plainValue(v)}`);
   });
@@ -87,13 +105,19 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
     }));
     const nameWidth = Math.max(0, ...rows.map((r) => r.name.length));
     const sizeWidth = Math.max(0, ...rows.map((r) => r.size.length));
-    for (const r of rows) lines.push(`  ${r.order.padStart(2)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`);
+    for (const r of rows)
+      lines.push(`  ${r.order.padStart(2)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`);
   }
   return lines;
 }
 
 /** Prints show's answer (or edit's item, with no files) in the chosen mode. */
-export async function printItem(io: IO, mode: OutputMode, response: GetResponse | { item: ContentItem }, now: Date): Promise<void> {
+export async function printItem(
+  io: IO,
+  mode: OutputMode,
+  response: GetResponse | { item: ContentItem },
+  now: Date,
+): Promise<void> {
   if (mode === 'json') return write(io.stdout, `${JSON.stringify(response, null, 2)}\n`);
   const files = 'files' in response ? response.files : [];
   const lines = mode === 'plain' ? plainItemLines(response.item, files) : tableItemLines(io, response.item, files, now);

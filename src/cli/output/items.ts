@@ -51,7 +51,12 @@ export const EMPTY_LIST = {
   library: 'The library is empty. Add something with: contentlib upload <files or folders>',
 } as const;
 
-export function createItemListPrinter(io: IO, mode: OutputMode, now: () => Date, whenEmpty: string = EMPTY_LIST.filtered): ItemListPrinter {
+export function createItemListPrinter(
+  io: IO,
+  mode: OutputMode,
+  now: () => Date,
+  whenEmpty: string = EMPTY_LIST.filtered,
+): ItemListPrinter {
   let count = 0;
   if (mode === 'json') {
     return {
@@ -82,7 +87,14 @@ export function createItemListPrinter(io: IO, mode: OutputMode, now: () => Date,
   return {
     page: async (items) => {
       let out = '';
-      if (count === 0 && items.length) out += `${c.bold(renderRow(columns.map((col) => col.header), columns.map((col) => ({ ...col, color: undefined })), widths))}\n`;
+      if (count === 0 && items.length)
+        out += `${c.bold(
+          renderRow(
+            columns.map((col) => col.header),
+            columns.map((col) => ({ ...col, color: undefined })),
+            widths,
+          ),
+        )}\n`;
       for (const item of items) {
         out += `${renderRow([item.id, item.type, item.status, relativeTime(item.createdAt, now()), item.title], columns, widths)}\n`;
       }

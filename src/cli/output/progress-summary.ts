@@ -34,7 +34,9 @@ export function summaryLines(summary: UploadSummary): string[] {
   const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
   // A re-run with nothing left to do: one line (the items are listed on stdout).
   if (items.length > 0 && count(items, 'skipped') === items.length && !summary.interrupted) {
-    return [`Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already uploaded; --force uploads them again.`];
+    return [
+      `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already uploaded; --force uploads them again.`,
+    ];
   }
   const parts = [
     `${plural(count(items, 'created'), 'item')} created`,
@@ -48,7 +50,10 @@ export function summaryLines(summary: UploadSummary): string[] {
   if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
 
   for (const o of items) {
-    if (o.status === 'failed' || o.status === 'partial') lines.push(`${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`);
+    if (o.status === 'failed' || o.status === 'partial')
+      lines.push(
+        `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`,
+      );
   }
   if (summary.interrupted) lines.push(...interruptedLines(items));
   return lines;
@@ -59,7 +64,11 @@ function interruptedLines(items: ItemOutcome[]): string[] {
   const made = items.filter((o) => o.itemId && o.status !== 'skipped');
   const notMade = items.filter((o) => !o.itemId && o.status !== 'failed');
   const lines = ['Interrupted.'];
-  lines.push(made.length ? `Created: ${made.map((o) => `${o.source} → ${o.itemId}${o.status === 'interrupted' ? ' (incomplete)' : ''}`).join(', ')}` : 'Created: nothing.');
+  lines.push(
+    made.length
+      ? `Created: ${made.map((o) => `${o.source} → ${o.itemId}${o.status === 'interrupted' ? ' (incomplete)' : ''}`).join(', ')}`
+      : 'Created: nothing.',
+  );
   if (notMade.length) lines.push(`Not created: ${notMade.map((o) => o.source).join(', ')}`);
   for (const o of items) if (o.status === 'interrupted' && o.message) lines.push(`  ${o.source}: ${o.message}`);
   lines.push('Run the same command again to upload the rest; nothing is uploaded twice.');

@@ -70,14 +70,24 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
         case 'planned':
           if (event.files > 0) {
             totalT0 = clock();
-            total = multibar.create(event.bytes, 0, { name: 'total'.padEnd(NAME_WIDTH), done: '0 B', size: formatBytes(event.bytes), speed: '' });
+            total = multibar.create(event.bytes, 0, {
+              name: 'total'.padEnd(NAME_WIDTH),
+              done: '0 B',
+              size: formatBytes(event.bytes),
+              speed: '',
+            });
           }
           break;
         case 'started':
           live.set(keyOf(event.file), {
             t0: clock(),
             sent: 0,
-            bar: multibar.create(event.file.size, 0, { name: nameCell(event.file), done: '0 B', size: formatBytes(event.file.size), speed: '' }),
+            bar: multibar.create(event.file.size, 0, {
+              name: nameCell(event.file),
+              done: '0 B',
+              size: formatBytes(event.file.size),
+              speed: '',
+            }),
           });
           break;
         case 'progress': {

@@ -23,7 +23,11 @@ export async function printRmResults(io: IO, json: boolean, results: readonly Rm
   if (json) return write(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
   const c = paint(io);
   for (const r of results) {
-    if (r.deleted) io.stderr.write(`${c.green('Deleted')} ${r.id}${r.title !== undefined ? ` (${r.type}: ${r.title})` : ''}\n`);
-    else io.stderr.write(`${c.red('Not deleted')} ${r.id}: ${whyNot(r.error)}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}\n`);
+    if (r.deleted)
+      io.stderr.write(`${c.green('Deleted')} ${r.id}${r.title !== undefined ? ` (${r.type}: ${r.title})` : ''}\n`);
+    else
+      io.stderr.write(
+        `${c.red('Not deleted')} ${r.id}: ${whyNot(r.error)}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}\n`,
+      );
   }
 }

@@ -19,7 +19,11 @@ export function relativeTime(iso: string, now: Date): string {
   const abs = Math.abs(seconds);
   if (abs < 45) return 'just now';
   for (const [unit, size] of UNITS) {
-    if (abs >= size) return (rtf ??= new Intl.RelativeTimeFormat('en', { numeric: 'always' })).format(Math.trunc(seconds / size), unit);
+    if (abs >= size)
+      return (rtf ??= new Intl.RelativeTimeFormat('en', { numeric: 'always' })).format(
+        Math.trunc(seconds / size),
+        unit,
+      );
   }
   return 'just now';
 }

@@ -29,8 +29,22 @@ export function planJson(plan: UploadPlan) {
       source: item.source,
       ...(item.contentItemId ? { contentItemId: item.contentItemId } : {}),
       metadata: item.metadata,
-      files: item.files.map((f) => ({ path: f.path, name: f.name, size: f.size, contentType: f.contentType, ...(f.durationSeconds === undefined ? {} : { durationSeconds: f.durationSeconds }) })),
-      ...(item.thumbnail ? { thumbnail: { path: item.thumbnail.path, size: item.thumbnail.size, contentType: item.thumbnail.contentType } } : {}),
+      files: item.files.map((f) => ({
+        path: f.path,
+        name: f.name,
+        size: f.size,
+        contentType: f.contentType,
+        ...(f.durationSeconds === undefined ? {} : { durationSeconds: f.durationSeconds }),
+      })),
+      ...(item.thumbnail
+        ? {
+            thumbnail: {
+              path: item.thumbnail.path,
+              size: item.thumbnail.size,
+              contentType: item.thumbnail.contentType,
+            },
+          }
+        : {}),
     })),
     skipped: plan.skipped,
     warnings: plan.warnings,
@@ -46,10 +60,17 @@ export async function printPlan(io: IO, mode: OutputMode, plan: UploadPlan): Pro
   }
   const header = ['TYPE', 'FILES', 'SIZE', 'DURATION', 'TITLE', 'SOURCE'];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  const line = (cells: string[]) => cells.map((cell, c) => (c < cells.length - 1 ? cell.padEnd(widths[c]!) : cell)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, c) => (c < cells.length - 1 ? cell.padEnd(widths[c]!) : cell))
+      .join('  ')
+      .trimEnd();
   await write(io.stdout, `${line(header)}\n`);
   for (const r of rows) await write(io.stdout, `${line(r)}\n`);
   const files = plan.items.reduce((n, i) => n + i.files.length, 0);
   const bytes = plan.items.reduce((n, i) => n + i.files.reduce((m, f) => m + f.size, 0), 0);
-  await write(io.stderr, `Dry run: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}, ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}; nothing was sent.\n`);
+  await write(
+    io.stderr,
+    `Dry run: ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}, ${files} file${files === 1 ? '' : 's'}, ${formatBytes(bytes)}; nothing was sent.\n`,
+  );
 }

@@ -13,11 +13,16 @@ export function deletionsRepository(db: Db) {
   }
 
   function failed(key: string, error: string): void {
-    db.prepare('UPDATE pending_deletions SET attempts = attempts + 1, last_error = ? WHERE object_key = ?').run(error, key);
+    db.prepare('UPDATE pending_deletions SET attempts = attempts + 1, last_error = ? WHERE object_key = ?').run(
+      error,
+      key,
+    );
   }
 
   function all(): string[] {
-    return (db.prepare('SELECT object_key AS key FROM pending_deletions ORDER BY created_at').all() as Array<{ key: string }>).map((r) => r.key);
+    return (
+      db.prepare('SELECT object_key AS key FROM pending_deletions ORDER BY created_at').all() as Array<{ key: string }>
+    ).map((r) => r.key);
   }
 
   return { add, done, failed, all };

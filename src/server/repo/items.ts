@@ -83,7 +83,11 @@ type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: stri
 
 function toItem(row: RawItem | undefined): ItemRow | null {
   if (!row) return null;
-  return { ...row, hashtags: JSON.parse(row.hashtags) as string[], platformSettings: JSON.parse(row.platformSettings) as Record<string, unknown> };
+  return {
+    ...row,
+    hashtags: JSON.parse(row.hashtags) as string[],
+    platformSettings: JSON.parse(row.platformSettings) as Record<string, unknown>,
+  };
 }
 
 /** `%`, `_` and the escape character itself are taken literally in a LIKE pattern. */
@@ -98,14 +102,29 @@ export function foldTitle(title: string): string {
 
 export function itemsRepository(db: Db) {
   function get(brandId: string, id: string): ItemRow | null {
-    return toItem(db.prepare(`${SELECT_ITEM} WHERE i.id = ? AND i.brand_id = ?`).get(id, brandId) as RawItem | undefined);
+    return toItem(
+      db.prepare(`${SELECT_ITEM} WHERE i.id = ? AND i.brand_id = ?`).get(id, brandId) as RawItem | undefined,
+    );
   }
 
   function create(n: NewItem): void {
     db.prepare(
       `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type, file_size, duration_seconds, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(n.id, n.brandId, n.type, n.title, foldTitle(n.title), n.fileKey, n.fileName, n.contentType, n.fileSize, n.durationSeconds, n.createdAt, n.createdAt);
+    ).run(
+      n.id,
+      n.brandId,
+      n.type,
+      n.title,
+      foldTitle(n.title),
+      n.fileKey,
+      n.fileName,
+      n.contentType,
+      n.fileSize,
+      n.durationSeconds,
+      n.createdAt,
+      n.createdAt,
+    );
   }
 
   /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
@@ -181,7 +200,9 @@ export function itemsRepository(db: Db) {
 
   /** Appends an image at the next 0-based position (call inside a transaction). */
   function addFile(f: Omit<FileRow, 'sortOrder'>): FileRow {
-    const { next } = db.prepare('SELECT COALESCE(MAX(sort_order) + 1, 0) AS next FROM carousel_files WHERE item_id = ?').get(f.itemId) as {
+    const { next } = db
+      .prepare('SELECT COALESCE(MAX(sort_order) + 1, 0) AS next FROM carousel_files WHERE item_id = ?')
+      .get(f.itemId) as {
       next: number;
     };
     db.prepare(

@@ -81,7 +81,10 @@ export function keysRepository(db: Db) {
 
   /** True when the key existed and was active; revoking twice or an unknown id gives false. */
   function revoke(id: string, now: Date): boolean {
-    return db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now.toISOString(), id).changes === 1;
+    return (
+      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now.toISOString(), id)
+        .changes === 1
+    );
   }
 
   return { authenticate, create, list, revoke };

@@ -39,7 +39,19 @@ export function uploadsRepository(db: Db) {
     db.prepare(
       `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(u.key, u.fileId, u.brandId, u.userId, u.fileName, u.contentType, u.fileSize, u.type, u.thumbnail ? 1 : 0, u.expiresAt, u.createdAt);
+    ).run(
+      u.key,
+      u.fileId,
+      u.brandId,
+      u.userId,
+      u.fileName,
+      u.contentType,
+      u.fileSize,
+      u.type,
+      u.thumbnail ? 1 : 0,
+      u.expiresAt,
+      u.createdAt,
+    );
   }
 
   function get(key: string): Upload | null {
@@ -56,7 +68,12 @@ export function uploadsRepository(db: Db) {
   }
 
   function markCompleted(key: string, at: string, itemId: string, fileRecordId: string | null): void {
-    db.prepare('UPDATE uploads SET completed_at = ?, item_id = ?, file_record_id = ? WHERE key = ?').run(at, itemId, fileRecordId, key);
+    db.prepare('UPDATE uploads SET completed_at = ?, item_id = ?, file_record_id = ? WHERE key = ?').run(
+      at,
+      itemId,
+      fileRecordId,
+      key,
+    );
   }
 
   function attachThumbnail(key: string, itemId: string): void {
@@ -68,7 +85,9 @@ export function uploadsRepository(db: Db) {
   }
 
   function keysOfItem(itemId: string): string[] {
-    return (db.prepare('SELECT key FROM uploads WHERE item_id = ?').all(itemId) as Array<{ key: string }>).map((r) => r.key);
+    return (db.prepare('SELECT key FROM uploads WHERE item_id = ?').all(itemId) as Array<{ key: string }>).map(
+      (r) => r.key,
+    );
   }
 
   function removeOfItem(itemId: string): void {
@@ -92,10 +111,24 @@ export function uploadsRepository(db: Db) {
   /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
   function abandoned(beforeMs: number): string[] {
     return (
-      db.prepare('SELECT key FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ?').all(beforeMs) as Array<{ key: string }>
+      db
+        .prepare('SELECT key FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ?')
+        .all(beforeMs) as Array<{ key: string }>
     ).map((r) => r.key);
   }
 
-  return { insert, get, markStored, markNotStored, markCompleted, attachThumbnail, remove, keysOfItem, removeOfItem, quotaUsed, abandoned };
+  return {
+    insert,
+    get,
+    markStored,
+    markNotStored,
+    markCompleted,
+    attachThumbnail,
+    remove,
+    keysOfItem,
+    removeOfItem,
+    quotaUsed,
+    abandoned,
+  };
 }
 export type UploadsRepository = ReturnType<typeof uploadsRepository>;

@@ -46,7 +46,8 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const changes: ItemChanges = parsed.data;
     if (changes.thumbnailKey !== undefined) checkThumbnailKey(s, caller, item, changes.thumbnailKey);
 
-    const old = changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
+    const old =
+      changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
     const at = s.deps.now().toISOString();
     s.deps.db
       .transaction(() => {
@@ -70,7 +71,11 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const objects = s.deps.db
       .transaction(() => {
         // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-        const keys = new Set([item.fileKey, ...s.items.files(item.id).map((f) => f.fileKey), ...s.uploads.keysOfItem(item.id)]);
+        const keys = new Set([
+          item.fileKey,
+          ...s.items.files(item.id).map((f) => f.fileKey),
+          ...s.uploads.keysOfItem(item.id),
+        ]);
         if (item.thumbnailKey) keys.add(item.thumbnailKey);
         s.items.remove(caller.brandId, item.id);
         s.uploads.removeOfItem(item.id);
@@ -89,8 +94,11 @@ function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: stri
   const fail = (why: string) => {
     throw apiError('invalid_upload', `thumbnailKey ${why}`, [{ path: 'thumbnailKey', message: why }]);
   };
-  if (!upload || upload.brandId !== caller.brandId) fail('names no upload of yours; presign with thumbnail: true, PUT the image, then send its key');
-  if (!upload!.thumbnail) fail('names an upload that was not presigned as a thumbnail; presign it again with thumbnail: true');
+  if (!upload || upload.brandId !== caller.brandId)
+    fail('names no upload of yours; presign with thumbnail: true, PUT the image, then send its key');
+  if (!upload!.thumbnail)
+    fail('names an upload that was not presigned as a thumbnail; presign it again with thumbnail: true');
   if (!upload!.storedAt) fail('names a thumbnail that was never uploaded; PUT the image to its presigned URL first');
-  if (upload!.itemId && upload!.itemId !== item.id) fail('is already the thumbnail of another item; upload the image again for this one');
+  if (upload!.itemId && upload!.itemId !== item.id)
+    fail('is already the thumbnail of another item; upload the image again for this one');
 }

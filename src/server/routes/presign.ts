@@ -3,7 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { PresignRequestSchema } from '../../api/schemas.js';
-import { type ContentType, type Violation, checkFile, checkThumbnail, detectType, formatBytes, formatOfMime } from '../../rules/rules.js';
+import {
+  type ContentType,
+  type Violation,
+  checkFile,
+  checkThumbnail,
+  detectType,
+  formatBytes,
+  formatOfMime,
+} from '../../rules/rules.js';
 import type { Services } from '../context.js';
 import { type HttpError, apiError, invalidRequest } from '../errors.js';
 import { buildKey, sanitizeFileName } from '../object-keys.js';
@@ -11,7 +19,9 @@ import { signedUrl } from '../signing.js';
 import { baseUrlOf, callerOf } from './common.js';
 
 export function violationError(v: Violation): HttpError {
-  return apiError(v.code, v.message, [{ path: v.rule, message: v.message, actual: v.actual, ...(v.limit === undefined ? {} : { limit: v.limit }) }]);
+  return apiError(v.code, v.message, [
+    { path: v.rule, message: v.message, actual: v.actual, ...(v.limit === undefined ? {} : { limit: v.limit }) },
+  ]);
 }
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
@@ -22,10 +32,17 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
     const body = parsed.data;
 
     const safeName = sanitizeFileName(body.fileName);
-    if (!safeName) throw apiError('invalid_request', `fileName "${body.fileName}" has no usable characters; send the file's real name`, [{ path: 'fileName', message: 'empty after sanitising' }]);
+    if (!safeName)
+      throw apiError(
+        'invalid_request',
+        `fileName "${body.fileName}" has no usable characters; send the file's real name`,
+        [{ path: 'fileName', message: 'empty after sanitising' }],
+      );
 
     const type = resolveType(body.type, body.contentType, body.fileSize, body.thumbnail === true);
-    const violations = body.thumbnail ? checkThumbnail(body.contentType, body.fileSize) : checkFile(type, body.contentType, body.fileSize);
+    const violations = body.thumbnail
+      ? checkThumbnail(body.contentType, body.fileSize)
+      : checkFile(type, body.contentType, body.fileSize);
     if (violations.length > 0) throw violationError(violations[0]!);
 
     const now = s.deps.now();
@@ -59,14 +76,21 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
 }
 
 /** The given type, else detected from the MIME type (DESIGN.md); a thumbnail is an image, so carousel. */
-function resolveType(given: ContentType | undefined, contentType: string, fileSize: number, thumbnail: boolean): ContentType {
+function resolveType(
+  given: ContentType | undefined,
+  contentType: string,
+  fileSize: number,
+  thumbnail: boolean,
+): ContentType {
   if (given) return given;
   const format = formatOfMime(contentType);
   if (thumbnail) return 'carousel';
   if (!format) {
-    throw apiError('unsupported_media_type', `${contentType} is not a supported media type; allowed: video/mp4, video/quicktime, image/jpeg, image/png, image/webp`, [
-      { path: 'contentType', message: 'unsupported', actual: contentType },
-    ]);
+    throw apiError(
+      'unsupported_media_type',
+      `${contentType} is not a supported media type; allowed: video/mp4, video/quicktime, image/jpeg, image/png, image/webp`,
+      [{ path: 'contentType', message: 'unsupported', actual: contentType }],
+    );
   }
   return detectType(format, fileSize);
 }

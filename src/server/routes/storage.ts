@@ -58,27 +58,43 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
         await s.deps.storage.write(key, body as never, length);
       } catch (err) {
         if (err instanceof LengthMismatchError) {
-          return reject(reply, storageError('content_length_mismatch', `${err.message}; nothing was stored — send exactly the signed number of bytes`));
+          return reject(
+            reply,
+            storageError(
+              'content_length_mismatch',
+              `${err.message}; nothing was stored — send exactly the signed number of bytes`,
+            ),
+          );
         }
         // The client went away mid-body: nothing was stored, and nobody is left to answer.
         if (request.raw.destroyed || request.raw.aborted || request.raw.socket.destroyed) return reply.hijack();
         throw err;
       }
       s.uploads.markStored(key, s.deps.now().toISOString());
-      return reply.code(200).header('ETag', `"${key.split('/')[1] ?? ''}"`).send();
+      return reply
+        .code(200)
+        .header('ETag', `"${key.split('/')[1] ?? ''}"`)
+        .send();
     });
 
     scope.get('/storage/*', async (request, reply) => {
       const signed = parseStorageUrl(request.url);
-      if (!signed || !verify(s.deps.secret, { method: 'GET', key: signed.key, expires: signed.expires }, signed.signature)) {
-        return sendError(reply, storageError('signature_mismatch', 'the URL signature is not valid; get a fresh URL from the API'));
+      if (
+        !signed ||
+        !verify(s.deps.secret, { method: 'GET', key: signed.key, expires: signed.expires }, signed.signature)
+      ) {
+        return sendError(
+          reply,
+          storageError('signature_mismatch', 'the URL signature is not valid; get a fresh URL from the API'),
+        );
       }
       if (signed.expires * 1000 < s.deps.now().getTime()) {
         return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
       }
       const upload = s.uploads.get(signed.key);
       const size = upload ? await s.deps.storage.size(signed.key) : null;
-      if (!upload || size === null) return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
+      if (!upload || size === null)
+        return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
       reply.header('Content-Type', upload.contentType).header('Content-Length', String(size));
       return reply.send(s.deps.storage.read(signed.key));
     });
@@ -88,7 +104,10 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
 function checkPut(s: Services, request: FastifyRequest): { key: string; length: number } | HttpError {
   if (request.headers.authorization !== undefined) {
-    return storageError('invalid_argument', 'a presigned PUT must not carry an Authorization header (only one auth mechanism is allowed); drop the header');
+    return storageError(
+      'invalid_argument',
+      'a presigned PUT must not carry an Authorization header (only one auth mechanism is allowed); drop the header',
+    );
   }
   const signed = parseStorageUrl(request.url);
   const upload = signed ? s.uploads.get(signed.key) : null;
@@ -96,23 +115,45 @@ function checkPut(s: Services, request: FastifyRequest): { key: string; length: 
     signed &&
     upload &&
     !upload.completedAt &&
-    verify(s.deps.secret, { method: 'PUT', key: signed.key, expires: signed.expires, contentType: upload.contentType, contentLength: upload.fileSize }, signed.signature);
+    verify(
+      s.deps.secret,
+      {
+        method: 'PUT',
+        key: signed.key,
+        expires: signed.expires,
+        contentType: upload.contentType,
+        contentLength: upload.fileSize,
+      },
+      signed.signature,
+    );
   if (!signed || !upload || !valid) {
-    return storageError('signature_mismatch', 'the URL signature does not match (tampered, or for an upload that was already completed); presign again');
+    return storageError(
+      'signature_mismatch',
+      'the URL signature does not match (tampered, or for an upload that was already completed); presign again',
+    );
   }
   if (signed.expires * 1000 <= s.deps.now().getTime()) {
     return storageError('expired', 'the presigned URL has expired (it lives 1 hour); presign again');
   }
   const lengthHeader = request.headers['content-length'];
   if (lengthHeader === undefined) {
-    return storageError('missing_content_length', `send Content-Length: ${upload.fileSize} (chunked uploads are not accepted)`);
+    return storageError(
+      'missing_content_length',
+      `send Content-Length: ${upload.fileSize} (chunked uploads are not accepted)`,
+    );
   }
   const contentType = request.headers['content-type'] ?? '';
   if (contentType !== upload.contentType) {
-    return storageError('content_type_mismatch', `Content-Type "${contentType}" differs from "${upload.contentType}" given at presign; send the same value`);
+    return storageError(
+      'content_type_mismatch',
+      `Content-Type "${contentType}" differs from "${upload.contentType}" given at presign; send the same value`,
+    );
   }
   if (Number(lengthHeader) !== upload.fileSize) {
-    return storageError('content_length_mismatch', `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`);
+    return storageError(
+      'content_length_mismatch',
+      `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
+    );
   }
   return { key: signed.key, length: upload.fileSize };
 }
