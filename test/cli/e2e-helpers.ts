@@ -69,9 +69,7 @@ export async function fileMode(path: string): Promise<number> {
   return (await stat(path)).mode & 0o777;
 }
 
-export async function readConfig(
-  home: string,
-): Promise<{
+export async function readConfig(home: string): Promise<{
   activeProfile?: string;
   profiles: Record<string, { baseUrl: string; apiKey: string }>;
   embedded?: { apiKey: string; dataDir: string };

@@ -515,13 +515,11 @@ describe('abuse: brands are sealed from each other', () => {
         json: { thumbnailKey: a.thumbnailKey } as unknown,
         expect: [400],
       }),
-      fc
-        .constantFrom('a-video', 'a-photo', 'a-', '')
-        .map((search) => ({
-          method: 'GET',
-          path: `/api/v1/content?search=${encodeURIComponent(search)}&limit=100`,
-          expect: [200],
-        })),
+      fc.constantFrom('a-video', 'a-photo', 'a-', '').map((search) => ({
+        method: 'GET',
+        path: `/api/v1/content?search=${encodeURIComponent(search)}&limit=100`,
+        expect: [200],
+      })),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(ops, { minLength: 1, maxLength: 8 }), async (list) => {
