@@ -1,30 +1,47 @@
-// Builds dist/ from src/: one bundle for the CLI (dist/cli/main.js) whose commands, the server
-// and the database layer are split into chunks loaded only when a command needs them.
-// Why bundle: resolving and reading ~600 small module files was about half the start-up time
-// of every command (node --cpu-prof; docs/reliability.md). Type checking is `npm run lint`'s job.
-import { rm } from 'node:fs/promises';
+// Builds dist/ from src/:
+// - dist/cli/main.cjs: the whole CLI, server and database layer included, as ONE CommonJS file.
+//   Why bundle: resolving and reading ~600 small module files was about half the start-up time
+//   of every command (node --cpu-prof; docs/reliability.md). Why CommonJS and one file: Node 20
+//   can reuse V8's compiled code only for scripts, not ES modules (src/launch/compile-cache.ts).
+//   Modules that src/ imports with import() stay lazy inside the file: esbuild wraps each in a
+//   function run on first use, so `--help` still evaluates neither the server nor zod.
+// - dist/launch/compile-cache.js: the small loader bin/contentlib.js runs first.
+// Type checking is `npm run lint`'s job.
+import { readFile, rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: ['src/cli/main.ts'],
-  outdir: 'dist',
-  outbase: 'src',
-  chunkNames: 'chunks/[name]-[hash]',
+// The published package installs only its `dependencies`, so those are what the bundle may
+// leave to node_modules (better-sqlite3: a native addon); every other package it uses is a
+// devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
+const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+const external = Object.keys(pkg.dependencies ?? {});
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  // The native addon is loaded from node_modules as installed.
-  external: ['better-sqlite3'],
+  external,
   sourcemap: true,
   minifyWhitespace: true,
   minifySyntax: true,
-  // Bundled CommonJS packages call require() for Node's built-ins; ESM has no require, so each
-  // chunk gets one made for it.
-  banner: {
-    js: "import { createRequire as __contentlibRequire } from 'node:module'; const require = __contentlibRequire(import.meta.url);",
-  },
   logLevel: 'warning',
-});
+};
+
+await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli/main.cjs',
+    format: 'cjs',
+    // import.meta does not exist in CommonJS: src/ uses only its url, which is the file's own.
+    define: { 'import.meta.url': '__contentlibFileUrl' },
+    banner: { js: 'var __contentlibFileUrl=require("node:url").pathToFileURL(__filename).href;' },
+  }),
+  build({
+    ...common,
+    entryPoints: ['src/launch/compile-cache.ts'],
+    outfile: 'dist/launch/compile-cache.js',
+    format: 'esm',
+  }),
+]);

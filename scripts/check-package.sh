@@ -16,13 +16,62 @@ unwanted=$(grep -E '^(test|src|bench|scripts|\.ci)/|^fixtures/(video|image|other
 if [ -n "$unwanted" ]; then
   echo "The package holds files a user does not need:"; echo "$unwanted"; exit 1
 fi
-for needed in bin/contentlib.js dist/cli/main.js fixtures/demo/intro.mp4 README.md CHANGELOG.md; do
+for needed in bin/contentlib.js dist/cli/main.cjs dist/launch/compile-cache.js fixtures/demo/intro.mp4 README.md CHANGELOG.md; do
   grep -qx "$needed" "$work/contents" || { echo "The package lacks $needed"; exit 1; }
 done
 
+echo "== the manifest: no install-time script, run-time dependencies = what dist/ leaves out"
+# npm warns about (and asks users to allow) any preinstall/install/postinstall/prepare script;
+# a clone builds through postprepare instead, which runs only for the project's own npm ci.
+# dist/ must import no package but node's and the declared dependencies: the rest is bundled.
+tar -xzf "$work/$tarball" -C "$work" package/package.json package/dist
+node --input-type=module - "$work/package" <<'JS'
+import { readFileSync, readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+const dir = process.argv[2];
+const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => pkg.scripts?.[s]);
+if (installScripts.length) throw new Error(`the package runs ${installScripts.join(', ')} when installed`);
+const deps = new Set(Object.keys(pkg.dependencies ?? {}));
+const imported = new Set();
+for (const f of readdirSync(join(dir, 'dist'), { recursive: true })) {
+  if (!/\.c?js$/.test(String(f))) continue;
+  const text = readFileSync(join(dir, 'dist', String(f)), 'utf8');
+  // How the bundle loads a package left out of it: require("name") (or from"name" and
+  // import("name") in ES modules). Not when quoted: ajv's generated code holds
+  // 'require("ajv/dist/runtime/…")' in strings and templates.
+  for (const m of text.matchAll(/(?<![\w$.'"`])(?:from|import\(|require\()\s*"([^".$][^"]*)"/g)) imported.add(m[1]);
+}
+const pkgName = (s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/');
+const strays = [...imported].filter(
+  (s) => !s.startsWith('node:') && !builtinModules.includes(s) && !deps.has(pkgName(s)),
+);
+if (strays.length) throw new Error(`dist/ imports packages the install lacks: ${strays.join(', ')}`);
+const unused = [...deps].filter((d) => ![...imported].some((s) => pkgName(s) === d));
+if (unused.length) throw new Error(`dependencies that dist/ never imports (bundle them instead): ${unused.join(', ')}`);
+console.log(`dependencies: ${[...deps].join(', ') || 'none'}`);
+JS
+
 echo "== npm i -g into an empty prefix"
 # npm 11 runs no dependency install script unless allowed; better-sqlite3 compiles its addon.
+started=$(date +%s)
 npm i -g "$work/$tarball" --prefix "$work/prefix" --allow-scripts=better-sqlite3 --no-audit --no-fund --loglevel=error
+installed="$work/prefix/lib/node_modules/contentlib"
+packages=$(node -e '
+  const { existsSync, readdirSync } = require("node:fs");
+  const { join } = require("node:path");
+  let n = 0;
+  const walk = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const e of readdirSync(dir).filter((e) => !e.startsWith("."))) {
+      const names = e.startsWith("@") ? readdirSync(join(dir, e)).map((s) => join(e, s)) : [e];
+      for (const name of names) (n++, walk(join(dir, name, "node_modules")));
+    }
+  };
+  walk(process.argv[1]);
+  console.log(n);' "$installed/node_modules")
+echo "installed in $(($(date +%s) - started)) s: $packages packages besides contentlib, $(du -sm "$installed" | cut -f1) MB"
 
 echo "== the installed command, on the embedded default"
 bin="$work/prefix/bin/contentlib"
