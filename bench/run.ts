@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     }
     if (only.has('startup')) {
       log('startup…');
-      results.startup = await benchStartup({
+      results.startup = await benchStartup(await target('bench-startup'), {
         dir: dirs.files,
         home: dirs.embeddedHome,
         runs: envNumber('BENCH_STARTUP_RUNS', 20),

@@ -27,6 +27,23 @@ const common = {
   logLevel: 'warning',
 };
 
+// src/ loads a few of Node's modules with import(). In a script compiled from V8's code cache,
+// Node 20 has lost the callback that answers import() ("A dynamic import callback was not
+// specified"), so the bundle must not contain one: each such import becomes a require() of the
+// built-in, run on first use, with the same named exports.
+const builtinImportsAsRequire = {
+  name: 'builtin-imports-as-require',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: args.path, namespace: 'builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await Promise.all([
   build({
@@ -36,6 +53,7 @@ await Promise.all([
     format: 'cjs',
     // import.meta does not exist in CommonJS: src/ uses only its url, which is the file's own.
     define: { 'import.meta.url': '__contentlibFileUrl' },
+    plugins: [builtinImportsAsRequire],
     banner: { js: 'var __contentlibFileUrl=require("node:url").pathToFileURL(__filename).href;' },
   }),
   build({
@@ -45,3 +63,7 @@ await Promise.all([
     format: 'esm',
   }),
 ]);
+
+const text = await readFile(new URL('../dist/cli/main.cjs', import.meta.url), 'utf8');
+const left = text.match(/(?<![\w$.])import\("[^"]*"\)/g);
+if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set(left)].join(', ')}`);

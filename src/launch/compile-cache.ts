@@ -68,9 +68,9 @@ export function loadWithCodeCache(bundle: string, source: Buffer, cacheFile: str
   const script = new vm.Script(wrapped, {
     filename: bundle,
     lineOffset: -1,
+    // No importModuleDynamically: Node 20 loses it in a script compiled from cached data, so the
+    // bundle holds no import() (scripts/build.js; test/e2e/compile-cache.test.ts).
     cachedData,
-    // The bundle imports a few of Node's own modules with import(); let Node's loader answer.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const cached = cachedData !== undefined && !script.cachedDataRejected;
   const fn = script.runInThisContext() as (...args: unknown[]) => void;
