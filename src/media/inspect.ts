@@ -1,13 +1,14 @@
 // Everything the plan needs to know about one file, read without loading it: size and mtime
 // from stat, the format its name claims, the format its first bytes prove, and for videos the
-// duration from the movie header. What is wrong is collected as problems, never thrown.
+// duration that probeVideo reads (it also checks there is a video track). What is wrong is
+// collected as problems, never thrown.
 import { open, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import mime from 'mime-types';
 import { FORMATS, FORMAT_NAMES, formatOfFileName, formatOfMime, type Format } from '../rules/rules.js';
 import type { PlanProblem } from '../upload/plan-problem.js';
-import { readVideoDuration } from './duration.js';
 import { MediaError } from './errors.js';
+import { probeVideoFile } from './probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from './sniff.js';
 
 export interface InspectedFile {
@@ -127,7 +128,7 @@ async function addDuration(
   problem: (rule: string, actual: string, message: string, hint?: string) => void,
 ): Promise<void> {
   try {
-    file.durationSeconds = await readVideoDuration(file.path);
+    file.durationSeconds = (await probeVideoFile(file.path)).durationSeconds;
   } catch (err) {
     if (!(err instanceof MediaError)) throw err;
     problem('video', err.reason, err.message);

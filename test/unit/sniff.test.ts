@@ -13,12 +13,19 @@ describe('sniff', () => {
     ['mp4', bytes([0, 0, 0, 0x1c], 'ftypmp42', [0, 0, 0, 0])],
     ['mov', bytes([0, 0, 0, 0x14], 'ftypqt  ', [0, 0, 2, 0])],
     ['mov', bytes([0, 0, 0, 0x08], 'wide', [0, 0, 0, 8], 'mdat')],
+    // Judged by structure, not by a list of brands: camera and phone brands are MP4 too.
+    ['mp4', bytes([0, 0, 0, 0x1c], 'ftypXAVC', [0, 0, 0, 0])],
+    ['mp4', bytes([0, 0, 0, 0x1c], 'ftypCAEP', [0, 0, 0, 0])],
+    ['mp4', bytes([0, 0, 0, 0x14], 'ftyp3gp4', [0, 0, 0, 0])],
+    ['mp4', bytes([0, 0, 0, 0x14], 'ftypM4A ', [0, 0, 0, 0])],
   ])('recognises %s', (format, head) => expect(sniff(head)).toBe(format));
 
   it.each([
     ['empty', bytes()],
     ['gif', bytes('GIF89a')],
-    ['3gp brand', bytes([0, 0, 0, 0x14], 'ftyp3gp4', [0, 0, 0, 0])],
+    ['HEIC', bytes([0, 0, 0, 0x18], 'ftypheic', [0, 0, 0, 0])],
+    ['HEIF', bytes([0, 0, 0, 0x18], 'ftypmif1', [0, 0, 0, 0])],
+    ['AVIF', bytes([0, 0, 0, 0x1c], 'ftypavif', [0, 0, 0, 0])],
     ['text', bytes('hello world, not media')],
   ])('rejects %s', (_name, head) => expect(sniff(head)).toBeUndefined());
 });
