@@ -170,7 +170,15 @@ export function checkThumbnail(contentType: string, fileSize: number): Violation
   return problems;
 }
 
-function checkSize(what: string, fileSize: number, maxBytes: number): Violation[] {
+/** What a limit applies to, as a size message names it: "carousel images take at most 20 MiB". */
+const SIZE_SUBJECTS: Record<ContentType | 'thumbnail', string> = {
+  shortform: 'shortform videos',
+  longform: 'longform videos',
+  carousel: 'carousel images',
+  thumbnail: 'thumbnails',
+};
+
+function checkSize(what: ContentType | 'thumbnail', fileSize: number, maxBytes: number): Violation[] {
   if (fileSize === 0) {
     return [{ code: 'invalid_request', rule: 'empty', message: 'the file is empty (0 bytes)', actual: 0 }];
   }
@@ -179,13 +187,42 @@ function checkSize(what: string, fileSize: number, maxBytes: number): Violation[
       {
         code: 'file_too_large',
         rule: 'size',
-        message: `${formatBytes(fileSize)} is over ${what}'s limit of ${formatBytes(maxBytes)}`,
+        message: `${formatOverLimit(fileSize, maxBytes)}; ${SIZE_SUBJECTS[what]} take at most ${formatBytesExact(maxBytes)}`,
         actual: fileSize,
         limit: maxBytes,
       },
     ];
   }
   return [];
+}
+
+const IEC_UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+
+/**
+ * A size in exact binary units when it is a whole number of them ("20 MiB", "1 GiB", "1 byte",
+ * "1,000 bytes"), else to one decimal ("20.5 MiB"). For limits and what a file exceeds them by.
+ */
+export function formatBytesExact(bytes: number): string {
+  if (bytes < 1024) return `${bytes.toLocaleString('en-US')} byte${bytes === 1 ? '' : 's'}`;
+  let unit = -1;
+  let value = bytes;
+  while (value >= 1024 && unit < IEC_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return `${text} ${IEC_UNITS[unit]!}`;
+}
+
+/**
+ * How far a size is over a limit, in words that never read as equal to it: "20 MiB + 1 byte"
+ * for a file just over, "25.3 MiB (5.3 MiB over)" when the difference shows by itself.
+ */
+export function formatOverLimit(size: number, limit: number): string {
+  const over = size - limit;
+  // Within 1 % (or 1 MiB) of the limit the size alone would round to the limit itself.
+  if (over < MB || over * 100 < limit) return `${formatBytesExact(limit)} + ${formatBytesExact(over)}`;
+  return `${formatBytesExact(size)} (${formatBytesExact(over)} over)`;
 }
 
 /** Checks a video's duration against its type's range; types without a range accept any positive duration. */
