@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ByteSource, bufferSource, withFileSource } from '../../src/media/byte-source.js';
 import { MediaError } from '../../src/media/errors.js';
 import { probeVideo } from '../../src/media/probe.js';
-import { box, ftyp, fullBox, mdat, mvhd0, track, trak, u32, u64 } from './mp4-boxes.js';
+import { box, ftyp, fullBox, mdat, mvhd0, track, trak, u32, u64 } from '../support/mp4-boxes.js';
 
 // ---- fragment builders ------------------------------------------------------------------
 
