@@ -33,6 +33,26 @@ export function sniff(head: Uint8Array): Format | undefined {
   return undefined;
 }
 
+/**
+ * The unsupported format the bytes are in (a key of UNSUPPORTED_FORMATS: 'heic', 'avif',
+ * 'gif', 'mkv', 'webm', 'avi', 'tiff', 'bmp'), for a message that says what to convert to.
+ */
+export function sniffUnsupported(head: Uint8Array): string | undefined {
+  if (head.length >= 6 && /^GIF8[79]a$/.test(ascii(head, 0, 6))) return 'gif';
+  if (head.length >= 12 && ascii(head, 4, 8) === 'ftyp') {
+    const brand = ascii(head, 8, 12);
+    if (brand === 'avif' || brand === 'avis') return 'avif';
+    if (IMAGE_BRANDS.has(brand)) return 'heic';
+  }
+  if (head.length >= 4 && head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3)
+    return ascii(head, 0, head.length).includes('webm') ? 'webm' : 'mkv';
+  if (head.length >= 12 && ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'AVI ') return 'avi';
+  if (head.length >= 4 && (ascii(head, 0, 4) === 'II*\0' || ascii(head, 0, 4) === 'MM\0*')) return 'tiff';
+  // 'BM', the file size, then two reserved 16-bit fields that are always zero.
+  if (head.length >= 10 && ascii(head, 0, 2) === 'BM' && head.subarray(6, 10).every((b) => b === 0)) return 'bmp';
+  return undefined;
+}
+
 /** A human name for what the bytes are, for messages like "photo.jpg contains PNG data". */
 export function describeFormat(format: Format | undefined): string {
   switch (format) {

@@ -63,6 +63,56 @@ export const TYPE_RULES = {
   longform: { media: 'video', formats: ['mp4', 'mov'], maxBytes: 1 * GB, minFiles: 1, maxFiles: 1 },
 } as const satisfies Record<ContentType, TypeRule>;
 
+/** A format the service does not take, as people meet it, and what to turn it into. */
+export interface UnsupportedFormat {
+  /** What to call it: "a HEIC image". */
+  name: string;
+  /** What to do: "convert it to JPEG". */
+  convert: string;
+}
+
+const HEIF: UnsupportedFormat = { name: 'a HEIC image', convert: 'convert it to JPEG' };
+const ANIMATED: UnsupportedFormat = {
+  name: 'a GIF',
+  convert: 'convert it to MP4 (animated, as a video) or PNG (a still image)',
+};
+const VIDEO_TO_MP4 = (name: string): UnsupportedFormat => ({ name, convert: 'convert it to MP4 (H.264)' });
+const IMAGE_TO_JPEG = (name: string): UnsupportedFormat => ({ name, convert: 'convert it to JPEG or PNG' });
+
+/**
+ * Formats phones, cameras and editors write that the service refuses, by file name extension:
+ * an upload reports them with the hint instead of dropping them silently.
+ */
+export const UNSUPPORTED_FORMATS: Readonly<Record<string, UnsupportedFormat>> = {
+  heic: HEIF,
+  heif: { ...HEIF, name: 'a HEIF image' },
+  hif: { ...HEIF, name: 'a HEIF image' },
+  avif: { name: 'an AVIF image', convert: 'convert it to JPEG' },
+  gif: ANIMATED,
+  mkv: VIDEO_TO_MP4('a Matroska (MKV) video'),
+  webm: VIDEO_TO_MP4('a WebM video'),
+  avi: VIDEO_TO_MP4('an AVI video'),
+  wmv: VIDEO_TO_MP4('a Windows Media video'),
+  flv: VIDEO_TO_MP4('a Flash video'),
+  mts: VIDEO_TO_MP4('an AVCHD video'),
+  m2ts: VIDEO_TO_MP4('an AVCHD video'),
+  tif: IMAGE_TO_JPEG('a TIFF image'),
+  tiff: IMAGE_TO_JPEG('a TIFF image'),
+  bmp: IMAGE_TO_JPEG('a BMP image'),
+  dng: IMAGE_TO_JPEG('a raw (DNG) photo'),
+  cr2: IMAGE_TO_JPEG('a raw (CR2) photo'),
+  cr3: IMAGE_TO_JPEG('a raw (CR3) photo'),
+  nef: IMAGE_TO_JPEG('a raw (NEF) photo'),
+  arw: IMAGE_TO_JPEG('a raw (ARW) photo'),
+};
+
+/** The unsupported media format a file name claims, if any. */
+export function unsupportedFormatOfFileName(fileName: string): UnsupportedFormat | undefined {
+  const dot = fileName.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  return UNSUPPORTED_FORMATS[fileName.slice(dot + 1).toLowerCase()];
+}
+
 /** Thumbnails: images only, exempt from the type's content-type rule and from the quota. */
 export const THUMBNAIL_RULE = { formats: ['jpeg', 'png', 'webp'], maxBytes: 20 * MB } as const satisfies {
   formats: readonly Format[];
