@@ -104,6 +104,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       await stopSweeper();
       throw err;
     }
+    if (metricsUrl) app.log.info({ metricsUrl }, 'metrics served');
     let closing: Promise<void> | null = null;
     const shutDown = (o: DrainOptions) =>
       (closing ??= (async () => {
