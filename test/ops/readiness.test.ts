@@ -32,7 +32,12 @@ describe('GET /readyz', () => {
     const r = await app.inject('/readyz');
     expect(r.statusCode).toBe(503);
     expect(r.json().error.message).toBe('not ready: database: connection refused; storage: bucket not found');
-    expect(r.json().error.details.slice(0, 2).map((d: { path: string }) => d.path)).toEqual(['database', 'storage']);
+    expect(
+      r
+        .json()
+        .error.details.slice(0, 2)
+        .map((d: { path: string }) => d.path),
+    ).toEqual(['database', 'storage']);
   });
 
   it('draining answers 503 without running the checks; /healthz stays 200', async () => {
