@@ -15,7 +15,7 @@
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, StorageError } from '../api/errors.js';
+import { ApiError, StorageError, requestIdNote } from '../api/errors.js';
 import type { CompleteRequest, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
@@ -409,8 +409,8 @@ export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
   if (err instanceof StorageError) {
     const final = /mismatch/.test(err.code) ? ' (not retried: the request did not match what was signed)' : '';
-    return `storage refused the upload: ${err.message} (${err.status} ${err.code})${final}`;
+    return `storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)})${final}`;
   }
-  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code})`;
+  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
   return err instanceof Error ? err.message : String(err);
 }
