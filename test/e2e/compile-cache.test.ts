@@ -4,7 +4,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURES, cli, createKey, startRemote, tempHome } from '../cli/e2e-helpers.js';
+import { cli, createKey, startRemote, tempHome } from '../support/cli.js';
+import { FIXTURES } from '../support/paths.js';
 
 let home: { dir: string; remove: () => Promise<void> };
 beforeEach(async () => {
