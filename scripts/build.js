@@ -5,7 +5,8 @@
 //   can reuse V8's compiled code only for scripts, not ES modules (src/launch/compile-cache.ts).
 //   Modules that src/ imports with import() stay lazy inside the file: esbuild wraps each in a
 //   function run on first use, so `--help` still evaluates neither the server nor zod.
-// - dist/launch/compile-cache.js: the small loader bin/contentlib.js runs first.
+// - dist/launch/compile-cache.cjs: the small loader bin/contentlib.js runs first (CommonJS too:
+//   a process that loads no ES module skips Node's ES module loader, ~10 ms per command).
 // Type checking is `npm run lint`'s job.
 import { readFile, rm } from 'node:fs/promises';
 import { build } from 'esbuild';
@@ -14,7 +15,12 @@ import { build } from 'esbuild';
 // leave to node_modules (better-sqlite3: a native addon); every other package it uses is a
 // devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-const external = Object.keys(pkg.dependencies ?? {});
+// Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled the same
+// way: they sit in the bundle as modules evaluated on first use, cost nothing until then and
+// nothing at install. pg asks for its optional native binding, pg-native, only when told to
+// (we never do): it stays out, as it is on most machines (also in scripts/check-package.sh).
+const OPTIONAL_NEVER_BUNDLED = ['pg-native'];
+const external = [...Object.keys(pkg.dependencies ?? {}), ...OPTIONAL_NEVER_BUNDLED];
 
 const common = {
   bundle: true,
@@ -44,6 +50,20 @@ const builtinImportsAsRequire = {
   },
 };
 
+// undici's HTTP/2 client is used only when a connection negotiates h2, which it offers only with
+// allowH2, and contentlib never sets it. Its module loads node:http2 (with tls): ~10 ms of CPU
+// per API command (bench/notes.md). It is left out; reaching it would be a bug, said as one.
+const withoutHttp2 = {
+  name: 'undici-without-http2',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, () => ({
+      contents:
+        "module.exports = function connectH2 () { throw new Error('contentlib is built without HTTP/2 (allowH2 is never set)') }",
+      loader: 'js',
+    }));
+  },
+};
+
 await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await Promise.all([
   build({
@@ -53,14 +73,14 @@ await Promise.all([
     format: 'cjs',
     // import.meta does not exist in CommonJS: src/ uses only its url, which is the file's own.
     define: { 'import.meta.url': '__contentlibFileUrl' },
-    plugins: [builtinImportsAsRequire],
+    plugins: [builtinImportsAsRequire, withoutHttp2],
     banner: { js: 'var __contentlibFileUrl=require("node:url").pathToFileURL(__filename).href;' },
   }),
   build({
     ...common,
     entryPoints: ['src/launch/compile-cache.ts'],
-    outfile: 'dist/launch/compile-cache.js',
-    format: 'esm',
+    outfile: 'dist/launch/compile-cache.cjs',
+    format: 'cjs',
   }),
 ]);
 

@@ -133,7 +133,7 @@ export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.Pro
   const enable = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (enable) {
     if (dir) enable(join(dir, 'node'));
-    return createRequire(import.meta.url)(bundle) as unknown;
+    return createRequire(bundle)(bundle) as unknown;
   }
   const source = readFileSync(bundle);
   const cacheFile = dir ? cacheFileFor(dir, source, commandKey(argv)) : undefined;
