@@ -17,10 +17,16 @@ export interface Candidate {
   named: boolean;
 }
 
+/** A file or folder passed over on purpose, and why. */
+export interface Skipped {
+  path: string;
+  reason: string;
+}
+
 export interface Expanded {
   candidates: Candidate[];
   problems: PlanProblem[];
-  skipped: Array<{ path: string; reason: string }>;
+  skipped: Skipped[];
 }
 
 // Files the desktop leaves behind; they are hidden or junk, never media.
