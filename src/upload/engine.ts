@@ -27,6 +27,7 @@ import { createPool } from './pool.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { contentTypeOf, transferFile } from './transfer.js';
+import { escapeName } from '../text/escape-name.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -163,7 +164,12 @@ async function uploadSingle(run: Run, item: EngineItem, index: number, prior: Pr
       await thumb?.catch(() => {});
       if (deps.signal.aborted) return interrupted(outcome);
       emit({ type: 'failed', file: ref, item: index, message: messageOf(err) });
-      return { ...outcome, status: 'failed', message: `${file.name}: ${messageOf(err)}`, ...keyRejected(err) };
+      return {
+        ...outcome,
+        status: 'failed',
+        message: `${escapeName(file.name)}: ${messageOf(err)}`,
+        ...keyRejected(err),
+      };
     }
   }
   outcome.itemId = itemId;
@@ -232,7 +238,7 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
     });
   }
   if (failure) {
-    const why = `${failure.name}: ${failure.message}`;
+    const why = `${escapeName(failure.name)}: ${failure.message}`;
     if (!itemId) return { ...outcome, status: 'failed', message: why, ...keyRejected(failure.error) };
     if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles)
       return removeHalfCarousel(run, outcome, itemId, why);
