@@ -162,14 +162,19 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
 async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
   const { deps } = run;
   if (deps.force) return plan.items.map((item) => ({ done: undefined, doneCount: 0, itemId: item.contentItemId }));
-  // Each item once, with a file of it to name in `retrying` events.
+  // Per item, the item each file is completed into (only for items with any); each item once,
+  // with a file of it to name in `retrying` events.
+  const found: Array<Array<string | undefined> | undefined> = [];
   const ids = new Map<string, FileRef>();
   plan.items.forEach((item, index) =>
-    item.files.forEach((f) => {
-      const e = deps.journal.findFile(f);
-      if (e && !ids.has(e.itemId)) ids.set(e.itemId, refOf(f, index, 'file'));
+    item.files.forEach((f, n) => {
+      const itemId = deps.journal.findFile(f)?.itemId;
+      if (!itemId) return;
+      (found[index] ??= [])[n] = itemId;
+      if (!ids.has(itemId)) ids.set(itemId, refOf(f, index, 'file'));
     }),
   );
+  const gone = new Set<string>();
   const pool = createPool(CHECK_CONCURRENCY, deps.signal);
   await Promise.all(
     [...ids].map(([id, ref]) =>
@@ -178,24 +183,25 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
           await deps.api.get(id, { signal: deps.signal, onRetry: retryEvent(run, 'check', ref) });
         } catch (err) {
           if (!(err instanceof ApiError && err.status === 404)) throw err;
+          gone.add(id);
           deps.journal.forgetItem(id);
         }
       }),
     ),
   );
-  return plan.items.map((item) => priorOf(item, deps.journal));
+  return plan.items.map((item, index) => priorOf(item, found[index], gone));
 }
 
-function priorOf(item: EngineItem, journal: Journal): Prior {
+function priorOf(item: EngineItem, found: Array<string | undefined> | undefined, gone: Set<string>): Prior {
   let itemId = item.contentItemId;
   let done: boolean[] | undefined;
   let doneCount = 0;
-  item.files.forEach((f, i) => {
-    const e = journal.findFile(f);
-    if (!e) return;
+  item.files.forEach((_, i) => {
+    const e = found?.[i];
+    if (!e || gone.has(e)) return;
     // A carousel resumes into one item: --to, else the item of its first done image.
-    itemId ??= e.itemId;
-    if (item.type === 'carousel' && e.itemId !== itemId) return;
+    itemId ??= e;
+    if (item.type === 'carousel' && e !== itemId) return;
     (done ??= item.files.map(() => false))[i] = true;
     doneCount++;
   });

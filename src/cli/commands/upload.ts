@@ -119,9 +119,11 @@ async function openTarget(
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
       source: item.source,
-      newFiles: flags.force
-        ? item.files.length
-        : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+      // Counted only for --to (a journal lookup per file).
+      newFiles:
+        flags.force || !item.contentItemId
+          ? item.files.length
+          : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
     })),
     client,
     ctx.signal,
