@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
+import { libraryItems } from '../support/library-items.js';
 import type { ServeProcess } from '../support/serve-process.js';
 import { BIN, childEnv, startServe } from '../support/serve-process.js';
 
@@ -84,24 +85,16 @@ describe('kill -9 of the CLI mid-upload', () => {
     const last = await execa('node', [BIN, 'upload', input], { cwd: ROOT, env, reject: false });
     expect(last.exitCode, last.stderr).toBe(0);
 
-    const ls = await execa('node', [BIN, '--json', 'ls', '--all'], { cwd: ROOT, env });
-    const items = JSON.parse(ls.stdout) as Array<{ id: string; type: string; title: string }>;
-    expect(
-      items
-        .filter((i) => i.type === 'shortform')
-        .map((i) => i.title)
-        .sort(),
-    ).toEqual(['clip-0', 'clip-1', 'clip-2', 'clip-3']);
+    const items = await libraryItems(server.url, key);
+    expect(items.filter((i) => i.type === 'shortform').map((i) => i.title)).toEqual([
+      'clip-0',
+      'clip-1',
+      'clip-2',
+      'clip-3',
+    ]);
     const carousels = items.filter((i) => i.type === 'carousel');
     expect(carousels).toHaveLength(6);
-    for (const c of carousels) {
-      const show = await execa('node', [BIN, '--json', 'show', c.id], { cwd: ROOT, env });
-      const { files } = JSON.parse(show.stdout) as { files: Array<{ fileName?: string }> };
-      expect(
-        files.map((f) => f.fileName),
-        c.title,
-      ).toEqual(['1.jpg', '2.png', '3.webp']);
-    }
+    for (const c of carousels) expect(c.files, c.title).toEqual(['1.jpg', '2.png', '3.webp']);
     const again = await execa('node', [BIN, 'upload', input], { cwd: ROOT, env, reject: false });
     expect(again.stderr).toContain('Nothing new to upload: 10 items (22 files) already uploaded');
   });

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../src/server/admin.js';
 import type { FaultProxy } from '../support/fault-proxy.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
+import { libraryItems } from '../support/library-items.js';
 import type { ServeProcess } from '../support/serve-process.js';
 import { BIN, childEnv, startServe } from '../support/serve-process.js';
 
@@ -55,20 +56,6 @@ function events(stdout: string): Event[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Event);
-}
-
-/** Every item straight from the server (not through the proxy), with its files in sortOrder. */
-async function library(url: string, key: string) {
-  const env = childEnv({ CONTENTLIB_HOME: join(dir, 'reader'), CONTENTLIB_BASE_URL: url, CONTENTLIB_API_KEY: key });
-  const ls = await execa('node', [BIN, '--json', 'ls', '--all'], { cwd: ROOT, env });
-  const items = JSON.parse(ls.stdout) as Array<{ id: string; type: string; title: string }>;
-  const out = [];
-  for (const it of items) {
-    const show = await execa('node', [BIN, '--json', 'show', it.id], { cwd: ROOT, env });
-    const { files } = JSON.parse(show.stdout) as { files: Array<{ fileName?: string; sortOrder: number }> };
-    out.push({ type: it.type, title: it.title, files: files.map((f) => f.fileName) });
-  }
-  return out.sort((a, b) => a.title.localeCompare(b.title));
 }
 
 describe('upload through a proxy that loses answers', () => {
@@ -124,7 +111,7 @@ describe('upload through a proxy that loses answers', () => {
     const lost = proxy.stats.lost.get('POST /api/v1/upload/complete') ?? 0;
     expect(lost / completes).toBeGreaterThan(0.5);
 
-    const items = await library(server.url, key);
+    const items = await libraryItems(server.url, key);
     const carousels = items.filter((i) => i.type === 'carousel');
     const videos = items.filter((i) => i.type === 'shortform');
     expect(videos.map((v) => v.title)).toEqual(['clip-0', 'clip-1', 'clip-2']);
