@@ -314,6 +314,8 @@ async function sendFile(
       ? { ok: true as const, value: resumed }
       : await settle(transfer(run, item, file, ref, at, signal));
     await previous;
+    // The refusal itself is reported; what the stop cut short is not a failure of its own.
+    if (!sent.ok && isKeyRejected(sent.error)) throw sent.error;
     if (state.failure || signal.aborted) return;
     if (!sent.ok) throw sent.error;
     if (!resumed) run.bytesSent += file.size;
@@ -364,12 +366,18 @@ function transfer(
 ): Promise<string> {
   const { journal } = run.deps;
   return run.pool.run(async () => {
-    const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
-      onStep: (step) => (at.step = step),
-      onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
-    });
-    journal.recordPut(file, presigned.key);
-    return presigned.key;
+    try {
+      const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
+        onStep: (step) => (at.step = step),
+        onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
+      });
+      journal.recordPut(file, presigned.key);
+      return presigned.key;
+    } catch (err) {
+      // At once, not when this file's turn to complete comes: no other transfer may start.
+      if (isKeyRejected(err)) run.rejectKey(err);
+      throw err;
+    }
   });
 }
 
