@@ -164,7 +164,12 @@ async function uploadSingle(run: Run, item: EngineItem, index: number, prior: Pr
       await thumb?.catch(() => {});
       if (deps.signal.aborted) return interrupted(outcome);
       emit({ type: 'failed', file: ref, item: index, message: messageOf(err) });
-      return { ...outcome, status: 'failed', message: `${escapeName(file.name)}: ${messageOf(err)}`, ...keyRejected(err) };
+      return {
+        ...outcome,
+        status: 'failed',
+        message: `${escapeName(file.name)}: ${messageOf(err)}`,
+        ...keyRejected(err),
+      };
     }
   }
   outcome.itemId = itemId;

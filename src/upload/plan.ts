@@ -7,10 +7,18 @@
 // `--carousel` puts all given images in one carousel; `--to <id>` appends them to an existing
 // one. Metadata: flags < sidecar (`clip.mp4.json`, `carousel.json` or `<folder>.json`) <
 // manifest item, merged field by field.
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import * as z from 'zod';
 import { inspectFile, type InspectedFile } from '../media/inspect.js';
-import { FORMATS, TYPE_RULES, normalizeHashtags, type ContentType, type Media } from '../rules/rules.js';
+import {
+  FORMATS,
+  METADATA_LIMITS,
+  TYPE_RULES,
+  normalizeHashtags,
+  type ContentType,
+  type Media,
+} from '../rules/rules.js';
+import { needsEscape } from '../text/escape-name.js';
 import { loadManifest } from './manifest.js';
 import {
   autoVideoType,
@@ -35,9 +43,11 @@ import {
   type ItemMetadata,
 } from './plan-metadata.js';
 import type { PlanProblem } from './plan-problem.js';
+import { strictProblems, type SkippedFile } from './skips.js';
 
 export type { InspectedFile } from '../media/inspect.js';
 export type { ItemMetadata } from './plan-metadata.js';
+export type { SkippedFile, SkipKind } from './skips.js';
 export { formatPlanProblem, formatProblem, type PlanProblem } from './plan-problem.js';
 export { autoVideoType };
 
@@ -54,6 +64,8 @@ export interface PlanOptions {
   manifest?: string;
   /** --thumbnail IMG: only with exactly one video item. */
   thumbnail?: string;
+  /** --strict: a skipped media file (HEIC, GIF, a hidden video, a link outside…) is a problem. */
+  strict?: boolean;
 }
 
 export interface PlannedItem {
@@ -73,8 +85,8 @@ export interface UploadPlan {
   items: PlannedItem[];
   /** Anything here stops the upload (exit 2); all are reported at once. */
   problems: PlanProblem[];
-  /** Files passed over on purpose (hidden, .DS_Store, .json sidecars, non-media in a folder). */
-  skipped: Array<{ path: string; reason: string }>;
+  /** Files under the named folders that are not uploaded, each with its reason (see skips.ts). */
+  skipped: SkippedFile[];
   /** Worth saying, does not stop the upload ("photo.jpg: the name says JPEG but the file contains PNG data"). */
   warnings: PlanProblem[];
   /** What the plan cannot check by itself and the engine will (e.g. --to's current image count). */
@@ -115,8 +127,9 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
     : await groupsFromInputs(inputs, options, deps.cwd, plan);
 
   let titlesFromFlags = 0;
+  const sidecarsRead = new Set<string>();
   for (const group of groups) {
-    const { item, titleFromFlags } = await planGroup(group, flags, deps.cwd, plan);
+    const { item, titleFromFlags } = await planGroup(group, flags, deps.cwd, plan, sidecarsRead);
     plan.items.push(item);
     if (titleFromFlags) titlesFromFlags++;
   }
@@ -130,6 +143,9 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
     });
   }
   if (options.thumbnail) await planThumbnailFlag(options.thumbnail, options, deps.cwd, plan);
+  // A .json read as a sidecar was used, not skipped; any other is reported.
+  plan.skipped = plan.skipped.filter((s) => !(s.kind === 'sidecar' && sidecarsRead.has(s.path)));
+  if (options.strict) plan.problems.push(...strictProblems(plan.skipped));
   if (plan.items.length === 0 && plan.problems.length === 0) {
     plan.problems.push({
       file: inputs.join(' ') || '.',
@@ -363,10 +379,14 @@ async function planGroup(
   flags: ItemMetadata,
   cwd: string,
   plan: UploadPlan,
+  sidecarsRead: Set<string>,
 ): Promise<{ item: PlannedItem; titleFromFlags: boolean }> {
-  const sidecar = await findSidecar(group.sidecars, cwd, plan);
+  const sidecar = await findSidecar(group.sidecars, cwd, plan, sidecarsRead);
   const appending = group.to !== undefined;
   const metadata = appending ? {} : mergeMetadata(flags, sidecar, group.manifestMetadata);
+  // A folder's carousel is called after its folder, unless something names it.
+  const folderTitle = group.origin === 'folder' && group.files[0] ? titleOfFolder(group.files[0].file.path) : '';
+  if (metadata.title === undefined && folderTitle) metadata.title = folderTitle;
   if (!appending && (sidecar || group.manifestMetadata)) plan.problems.push(...checkMetadata(metadata, group.source));
   const titleFromFlags =
     !appending &&
@@ -392,9 +412,8 @@ async function planGroup(
     for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
     if (!group.explicitType || group.explicitType === 'carousel') {
-      plan.problems.push(
-        ...checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin),
-      );
+      const counted = checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin);
+      plan.problems.push(...counted.map((p) => nameSkippedImages(p, group, plan.skipped)));
     }
     if (appending)
       plan.notes.push(
@@ -429,13 +448,42 @@ async function planThumbnail(abs: string, shown: string, plan: UploadPlan): Prom
   return file;
 }
 
+/**
+ * "a carousel needs at least 2 images; got only 1 from set" is a riddle when set also holds a
+ * HEIC that was skipped: the problem names the skipped media files of that folder.
+ */
+function nameSkippedImages(problem: PlanProblem, group: Group, skipped: readonly SkippedFile[]): PlanProblem {
+  if (problem.rule !== 'carousel' || group.origin !== 'folder' || group.files.length >= TYPE_RULES.carousel.minFiles)
+    return problem;
+  const prefix = group.source === '.' ? '' : `${group.source}/`;
+  const here = skipped.filter(
+    (s) => s.media && s.path.startsWith(prefix) && !s.path.slice(prefix.length).includes('/'),
+  );
+  if (here.length === 0) return problem;
+  const list = here.map((s) => `${s.path} (${s.reason})`).join(', ');
+  const hint = here[0]!.hint ? `${here[0]!.hint}, or ${problem.hint ?? 'add another image'}` : problem.hint;
+  return { ...problem, message: `${problem.message}; skipped there: ${list}`, ...(hint ? { hint } : {}) };
+}
+
+/** The name of a file's folder as a title: control and direction characters become spaces; at most the limit. */
+function titleOfFolder(file: string): string {
+  const name = [...basename(dirname(file))].map((ch) => (needsEscape(ch) ? ' ' : ch));
+  return name.slice(0, METADATA_LIMITS.titleMaxChars).join('').trim();
+}
+
 /** The metadata of the first sidecar found; two sidecars for one item is a problem (which wins?). */
-async function findSidecar(paths: readonly string[], cwd: string, plan: UploadPlan): Promise<ItemMetadata | undefined> {
+async function findSidecar(
+  paths: readonly string[],
+  cwd: string,
+  plan: UploadPlan,
+  sidecarsRead: Set<string>,
+): Promise<ItemMetadata | undefined> {
   const found: Array<{ shown: string; metadata?: ItemMetadata }> = [];
   for (const path of paths) {
     const shown = shownPath(path, cwd);
     const result = await readSidecar(path, shown);
     if (!result.found) continue;
+    sidecarsRead.add(shown);
     if ('problem' in result) plan.problems.push(result.problem);
     found.push({ shown, ...('metadata' in result ? { metadata: result.metadata } : {}) });
   }
