@@ -17,6 +17,9 @@ export interface Candidate {
   named: boolean;
 }
 
+/** A file or folder passed over on purpose, and why (see skips.ts). */
+export type Skipped = SkippedFile;
+
 export interface Expanded {
   candidates: Candidate[];
   problems: PlanProblem[];

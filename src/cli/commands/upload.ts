@@ -75,19 +75,6 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
 }
 
-/** The journal's name for the target: where it is and whose key, never the key itself. */
-async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: boolean): Promise<string> {
-  const { journalTargetId } = await import('../../upload/journal.js');
-  const { openConfig } = await import('../../config/store.js');
-  const { resolveTarget } = await import('../../config/resolve.js');
-  const config = openConfig(ctx.paths.config).read();
-  if (embedded) return journalTargetId(`embedded:${ctx.paths.data}`, config.embedded?.brand ?? '');
-  const target = resolveTarget(globals, ctx.env, config);
-  const { createHash } = await import('node:crypto');
-  const keyId = target.kind === 'remote' ? createHash('sha256').update(target.apiKey).digest('hex') : '';
-  return journalTargetId(target.kind === 'remote' ? target.baseUrl : 'embedded', keyId);
-}
-
 /** The API, the journal of its library, and the checks that need the service (--to). */
 async function openTarget(
   openApi: typeof OpenApiFn,
@@ -97,9 +84,9 @@ async function openTarget(
   globals: GlobalOptions,
 ) {
   const { client, target } = await openApi(ctx, globals);
-  const { openJournal } = await import('../../upload/journal.js');
+  const { journalTargetId, openJournal } = await import('../../upload/journal.js');
   const { lockJournal } = await import('../../upload/journal-lock.js');
-  const targetId = await journalTarget(ctx, globals, target.embedded);
+  const targetId = journalTargetId(target.library.where, target.library.who);
   // Another upload to this library first finishes; then its journal says what to skip.
   const lock = await lockJournal(ctx.paths.state, targetId, {
     sleep: ctx.sleep,
