@@ -103,7 +103,8 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           finishedBytes += event.file.size;
           end(event.file);
           updateTotal();
-          if (event.file.role === 'thumbnail') log(`✓ ${escapeName(event.file.name)} (thumbnail) in ${formatMs(event.ms)}`);
+          if (event.file.role === 'thumbnail')
+            log(`✓ ${escapeName(event.file.name)} (thumbnail) in ${formatMs(event.ms)}`);
           break;
         case 'completed': {
           const where = event.sortOrder === undefined ? '' : ` image ${event.sortOrder + 1}`;
@@ -117,7 +118,9 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
         case 'retrying': {
           const l = live.get(keyOf(event.file));
           if (l) l.sent = 0;
-          log(`↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`);
+          log(
+            `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`,
+          );
           break;
         }
         case 'skipped':
