@@ -61,8 +61,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     get storage() {
       return server.storage;
     },
+    get metricsUrl() {
+      return server.metricsUrl;
+    },
     sweep: () => server.sweep(),
     close: () => server.close(),
+    drain: (o) => server.drain(o),
     key: async (brand = 'acme') => (await createApiKey(dataDir, brand)).key,
     // Same port again, so URLs handed out before the restart can be tried after it.
     restart: async () => {

@@ -61,6 +61,8 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
   if (summary.interrupted)
     return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  // Running it again will not help when the key itself is refused: say to log in (exit 4).
+  if (summary.keyRejected) return keyRejectedError(baseUrl);
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
@@ -97,6 +99,7 @@ async function openTarget(
   });
   ctx.onClose(() => lock.release());
   const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
+  ctx.onClose(() => journal.close());
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
 
   const { checkAppendTargets } = await import('../../upload/preflight.js');
@@ -104,9 +107,11 @@ async function openTarget(
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
       source: item.source,
-      newFiles: flags.force
-        ? item.files.length
-        : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+      // Counted only for --to (a journal lookup per file).
+      newFiles:
+        flags.force || !item.contentItemId
+          ? item.files.length
+          : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
     })),
     client,
     ctx.signal,
