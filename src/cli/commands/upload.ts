@@ -33,6 +33,7 @@ export interface UploadFlags {
   concurrency: number;
   dryRun?: boolean;
   force?: boolean;
+  strict?: boolean;
 }
 
 export const MAX_CONCURRENCY = 16;
@@ -147,10 +148,16 @@ export async function runUploadCommand(
       metadata: await metadataFromFlags(flags),
       manifest: flags.manifest,
       thumbnail: flags.thumbnail,
+      strict: flags.strict,
     },
     { cwd },
   );
+  const { reportRefusedPlanJson, reportSkipped } = await import('../output/upload-skips.js');
+  const skipOutput = globals.json ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
   if (plan.problems.length > 0) {
+    // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
+    if (globals.json) await reportRefusedPlanJson(ctx.io, plan);
+    else await reportSkipped(ctx.io, skipOutput, plan.skipped);
     throw new RejectedFilesError(
       plan.problems.map(formatProblem),
       'Fix these and run the command again; see contentlib upload --help for the rules.',
@@ -158,11 +165,14 @@ export async function runUploadCommand(
   }
   if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (flags.dryRun) {
+    // --json prints one plan object, which lists the skipped files itself.
+    if (!globals.json) await reportSkipped(ctx.io, skipOutput, plan.skipped);
     const { printPlan } = await import('../output/upload-plan.js');
     await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
     return { kind: 'dry-run', plan };
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+  await reportSkipped(ctx.io, skipOutput, plan.skipped);
 
   const api = await import('../api.js');
   const { client, journal, baseUrl } = await api.interruptible(
@@ -197,6 +207,9 @@ export async function runUploadCommand(
     if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
+  // What only the plan knows: which items were appended to an existing carousel, and what was skipped.
+  for (const o of summary.items) if (plan.items[o.index]?.contentItemId) o.appended = true;
+  summary.skippedFiles = plan.skipped.length;
   await progress.finish(summary);
   if (ctx.env.CONTENTLIB_REPORT_RSS)
     ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
@@ -236,12 +249,15 @@ export function registerUpload(program: Command, ctx: CliContext): Command {
     .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
     .option('--dry-run', 'check everything and print the plan; send nothing')
     .option('--force', 'upload again what the journal says was uploaded before')
+    .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .addHelpText(
       'after',
       `
 Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
 a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded (a journal in the state directory).
+Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
+as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 
 Examples:
   contentlib upload fixtures/demo
