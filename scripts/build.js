@@ -16,8 +16,9 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  // The native addon is loaded from node_modules as installed.
-  external: ['better-sqlite3'],
+  // The native addon is loaded from node_modules as installed. jq-wasm (--jq) too: its 1.3 MB of
+  // Emscripten output finds its own WebAssembly and stays out of the bundle as published.
+  external: ['better-sqlite3', 'jq-wasm'],
   sourcemap: true,
   minifyWhitespace: true,
   minifySyntax: true,

@@ -1,10 +1,11 @@
 // The entry point, and the only place that exits: it runs the program, turns any thrown error
 // into one message on stderr and an exit code, and closes what the command opened.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import type { CliContext } from './context.js';
+import { splitJsonFields } from './argv.js';
 import { EXIT, describeError } from './errors.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
@@ -32,8 +33,11 @@ export async function run(
   closers: Array<() => Promise<void> | void>,
 ): Promise<number> {
   const program = buildProgram(ctx, packageVersion());
+  // --quiet swaps ctx.io.stderr for a sink; errors still go to the real one.
+  const stderr = ctx.io.stderr;
   try {
-    await program.parseAsync(helpOfUnknown(program, argv) ?? [...argv], { from: 'user' });
+    const args = splitJsonFields(argv, (p) => existsSync(p));
+    await program.parseAsync(helpOfUnknown(program, args) ?? args, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -42,7 +46,7 @@ export async function run(
     }
     const verbose = Boolean(program.opts().verbose);
     const { message, exitCode } = describeError(err, verbose);
-    ctx.io.stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
+    stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
     return exitCode;
   } finally {
     for (const close of closers.reverse()) {
