@@ -16,14 +16,17 @@ export function packageVersion(): string {
 }
 
 /**
- * `help nope`: commander prints the whole help and never says that nope is not a command.
- * Parsing `nope` alone gets its "unknown command 'nope' (Did you mean …?)" instead.
+ * `help <command> [subcommand]`, as `<command> [subcommand] --help` (commander's own help
+ * command stops at the first name: `help keys create` would show keys). `help nope`: commander
+ * prints the whole help and never says that nope is not a command; parsing `nope` alone gets its
+ * "unknown command 'nope' (Did you mean …?)" instead.
  */
 function helpOfUnknown(program: ReturnType<typeof buildProgram>, argv: readonly string[]): string[] | undefined {
-  const [first, name] = argv;
+  const [first, name, ...rest] = argv;
   if (first !== 'help' || name === undefined || name.startsWith('-')) return undefined;
   const known = program.commands.some((c) => c.name() === name || c.aliases().includes(name));
-  return known ? undefined : [name];
+  if (!known) return [name];
+  return [name, ...rest.filter((a) => !a.startsWith('-')).slice(0, 1), '--help'];
 }
 
 /** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
@@ -46,7 +49,8 @@ export async function run(
     }
     const verbose = Boolean(program.opts().verbose);
     const { message, exitCode } = describeError(err, verbose);
-    stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
+    // An error with no message was reported where it happened (upload's interrupted summary).
+    if (message) stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
     return exitCode;
   } finally {
     for (const close of closers.reverse()) {

@@ -58,8 +58,8 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 
 /** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
-  if (summary.interrupted)
-    return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  // The summary above already said "Interrupted." and what was and was not created: once is enough.
+  if (summary.interrupted) return new InterruptedError('');
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
