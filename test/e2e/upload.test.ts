@@ -25,7 +25,8 @@ function cli(args: string[], extraEnv: Record<string, string> = {}) {
   return execa('node', [BIN, ...args], {
     cwd: ROOT,
     reject: false,
-    env: { CONTENTLIB_HOME: home, NO_COLOR: '1', ...extraEnv },
+    // CONTENTLIB_EMBEDDED=1: no terminal here, so a write needs the embedded library chosen on purpose.
+    env: { CONTENTLIB_HOME: home, NO_COLOR: '1', CONTENTLIB_EMBEDDED: '1', ...extraEnv },
     extendEnv: true,
   });
 }
@@ -168,7 +169,7 @@ describe('contentlib upload (built CLI, embedded library)', () => {
       {
         cwd: ROOT,
         reject: false,
-        env: { CONTENTLIB_HOME: home, NO_COLOR: '1' },
+        env: { CONTENTLIB_HOME: home, NO_COLOR: '1', CONTENTLIB_EMBEDDED: '1' },
       },
     );
     let err = '';
