@@ -7,6 +7,7 @@ import { resolvePaths } from '../config/paths.js';
 import type { CliContext } from './context.js';
 import { splitJsonFields } from './argv.js';
 import { EXIT, describeError } from './errors.js';
+import { ALL_FIELDS } from './output/json.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -39,7 +40,8 @@ export async function run(
   // --quiet swaps ctx.io.stderr for a sink; errors still go to the real one.
   const stderr = ctx.io.stderr;
   try {
-    const args = splitJsonFields(argv, (p) => existsSync(p));
+    const commands = program.commands.flatMap((c) => [c.name(), ...c.aliases(), ...c.commands.map((s) => s.name())]);
+    const args = splitJsonFields(argv, (p) => existsSync(p), [...commands, 'help'], ALL_FIELDS);
     await program.parseAsync(helpOfUnknown(program, args) ?? args, { from: 'user' });
     return EXIT.ok;
   } catch (err) {

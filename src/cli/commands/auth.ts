@@ -15,9 +15,6 @@ export interface AuthStatus {
   ok: boolean;
 }
 
-/** The fields of `auth status --json` (docs/cli.md). */
-export const AUTH_STATUS_FIELDS = ['target', 'brand', 'keyPrefix', 'ok'] as const;
-
 /** Asks the service once; a 401 is an answer (ok: false), anything else that fails is thrown. */
 export async function checkKey(client: Pick<ApiClient, 'list'>, signal?: AbortSignal): Promise<boolean> {
   try {
@@ -54,7 +51,7 @@ Examples:
     .action(async (_opts: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const { openApi, interruptible } = await import('../api.js');
-      const { checkJq, formatJson, jsonSelection } = await import('../output/json.js');
+      const { AUTH_STATUS_FIELDS, checkJq, formatJson, jsonSelection } = await import('../output/json.js');
       const sel = jsonSelection(globals, AUTH_STATUS_FIELDS, 'auth status');
       if (sel?.jq !== undefined) await checkJq(sel.jq);
       const { client, target } = await openApi(ctx, globals);

@@ -106,9 +106,6 @@ export function rmOutcome(results: readonly RmResult[]): Error | undefined {
   return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
 }
 
-/** The fields of each rm result with --json (docs/cli.md). */
-export const RM_FIELDS = ['id', 'deleted', 'title', 'type', 'error'] as const;
-
 /** `rm -`: ids from standard input, separated by white space (what `jq -r '.[].id'` prints). */
 async function readIds(stdin: NodeJS.ReadableStream): Promise<string[]> {
   const chunks: Buffer[] = [];
@@ -139,7 +136,7 @@ Examples:
     )
     .action(async (args: string[], opts: { yes?: boolean }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { jsonSelection } = await import('../output/json.js');
+      const { RM_FIELDS, jsonSelection } = await import('../output/json.js');
       const sel = jsonSelection(globals, RM_FIELDS, 'rm');
       if (args.length === 0 && !opts.yes)
         throw new UsageError(

@@ -32,6 +32,15 @@ export const ITEM_FIELDS = [
   'files',
 ] as const;
 
+/** The fields of each rm result. */
+export const RM_FIELDS = ['id', 'deleted', 'title', 'type', 'error'] as const;
+
+/** The fields of `auth status --json`. */
+export const AUTH_STATUS_FIELDS = ['target', 'brand', 'keyPrefix', 'ok'] as const;
+
+/** Every field name any command knows: a single word after --json is a field list only if it is one. */
+export const ALL_FIELDS: readonly string[] = [...new Set([...ITEM_FIELDS, ...RM_FIELDS, ...AUTH_STATUS_FIELDS])];
+
 /** `id,title` → ['id', 'title'], each checked against the command's fields. */
 export function parseFields(raw: string, valid: readonly string[], command: string): string[] {
   const fields = raw
