@@ -13,8 +13,20 @@ describe('splitJsonFields', () => {
       ['ls', '--json', '--json-fields', 'id,title'],
     ],
     [
-      ['ls', '--json', 'idd'],
-      ['ls', '--json', '--json-fields', 'idd'],
+      ['ls', '--json', 'idd,title'],
+      ['ls', '--json', '--json-fields', 'idd,title'],
+    ],
+    [
+      ['ls', '--json', 'status'],
+      ['ls', '--json', '--json-fields', 'status'],
+    ],
+    [
+      ['show', '--json', 'x'],
+      ['show', '--json', 'x'],
+    ],
+    [
+      ['upload', '--json', 'title'],
+      ['upload', '--json', 'title'],
     ],
     [
       ['ls', '--json=id'],

@@ -5,6 +5,7 @@ import { redactKey } from '../../api/errors.js';
 import type { ConfigData, ConfigStore } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { resultJson } from '../output/json.js';
 
 export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path', 'embedded'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -118,7 +119,8 @@ Examples:
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const store = await open();
       const rows = configEntries(store.read(), store.path);
-      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(Object.fromEntries(rows), null, 2)}\n`);
+      const json = await resultJson(globals, Object.fromEntries(rows), 'config list', true);
+      if (json !== undefined) ctx.io.stdout.write(json);
       else {
         const width = Math.max(...rows.map(([k]) => k.length)) + 2;
         const sep = ctx.io.stdoutIsTTY ? (k: string) => k.padEnd(width) : (k: string) => `${k}\t`;
@@ -132,7 +134,7 @@ Examples:
     .action(async (key: string, _o: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const value = runConfigGet(key, globals.profile, await open());
-      ctx.io.stdout.write(globals.json ? `${JSON.stringify({ [key]: value })}\n` : `${value}\n`);
+      ctx.io.stdout.write((await resultJson(globals, { [key]: value }, 'config get')) ?? `${value}\n`);
     });
   config
     .command('set')

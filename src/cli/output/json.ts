@@ -125,3 +125,19 @@ export function jsonSelection(
   if (globals.jq !== undefined) sel.jq = globals.jq;
   return sel;
 }
+
+/**
+ * The JSON text of a small result (config, keys, login), or undefined when no JSON was asked for.
+ * Its own keys are its valid fields.
+ */
+export async function resultJson(
+  globals: { json?: boolean; jsonFields?: string; jq?: string },
+  value: object,
+  command: string,
+  pretty = false,
+): Promise<string | undefined> {
+  const objects = (Array.isArray(value) ? value : [value]) as object[];
+  const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
+  const sel = jsonSelection(globals, keys, command);
+  return sel ? formatJson(value, sel, pretty) : undefined;
+}

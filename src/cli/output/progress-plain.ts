@@ -54,7 +54,7 @@ export interface Running {
   sent: number;
 }
 
-/** `sending  keynote.mp4 412 MB/1.0 GB 190 MB/s`: how far each running transfer is. */
+/** `sending  keynote.mp4 412 MB/1 GB 190 MB/s`: how far each running transfer is. */
 export function heartbeatLines(running: Iterable<Running>, now: number): string[] {
   return [...running].map((r) => {
     const speed = formatSpeed(r.sent, now - r.t0);
