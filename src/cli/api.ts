@@ -1,6 +1,7 @@
 // Opens the API for a command: resolves the target (flags → env → profile → embedded), starts
 // the embedded server in-process when that is the target, and returns a client that talks real
 // HTTP either way. Everything it opens is closed through ctx.onClose.
+import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { redactKey } from '../api/errors.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
@@ -25,6 +26,11 @@ export interface ApiTarget {
   keyPrefix: string;
   /** The brand, when known here (the embedded library's; the API does not say a remote's). */
   brand?: string;
+  /**
+   * Which library this is and whose key, never the key itself: what the upload journal is kept
+   * per. Remote: the base URL and a hash of the key; embedded: its data directory and brand.
+   */
+  library: { where: string; who: string };
 }
 
 /** The brand the embedded library creates on first use. */
@@ -104,6 +110,7 @@ export async function openApi(
       label: resolved.label,
       info,
       keyPrefix: redactKey(resolved.apiKey),
+      library: { where: resolved.baseUrl, who: createHash('sha256').update(resolved.apiKey).digest('hex') },
     };
     if (resolved.profile) target.profile = resolved.profile;
     nameTargetOnce(ctx, info);
@@ -136,6 +143,7 @@ export async function openApi(
       info,
       keyPrefix: redactKey(key.apiKey),
       brand: key.brand,
+      library: { where: `embedded:${dataDir}`, who: key.brand },
     },
   };
 }

@@ -60,6 +60,8 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
   // The summary above already said "Interrupted." and what was and was not created: once is enough.
   if (summary.interrupted) return new InterruptedError('');
+  // Running it again will not help when the key itself is refused: say to log in (exit 4).
+  if (summary.keyRejected) return keyRejectedError(baseUrl);
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
@@ -75,19 +77,6 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
 }
 
-/** The journal's name for the target: where it is and whose key, never the key itself. */
-async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: boolean): Promise<string> {
-  const { journalTargetId } = await import('../../upload/journal.js');
-  const { openConfig } = await import('../../config/store.js');
-  const { resolveTarget } = await import('../../config/resolve.js');
-  const config = openConfig(ctx.paths.config).read();
-  if (embedded) return journalTargetId(`embedded:${ctx.paths.data}`, config.embedded?.brand ?? '');
-  const target = resolveTarget(globals, ctx.env, config);
-  const { createHash } = await import('node:crypto');
-  const keyId = target.kind === 'remote' ? createHash('sha256').update(target.apiKey).digest('hex') : '';
-  return journalTargetId(target.kind === 'remote' ? target.baseUrl : 'embedded', keyId);
-}
-
 /** The API, the journal of its library, and the checks that need the service (--to). */
 async function openTarget(
   openApi: typeof OpenApiFn,
@@ -97,9 +86,9 @@ async function openTarget(
   globals: GlobalOptions,
 ) {
   const { client, target } = await openApi(ctx, globals, { writes: true });
-  const { openJournal } = await import('../../upload/journal.js');
+  const { journalTargetId, openJournal } = await import('../../upload/journal.js');
   const { lockJournal } = await import('../../upload/journal-lock.js');
-  const targetId = await journalTarget(ctx, globals, target.embedded);
+  const targetId = journalTargetId(target.library.where, target.library.who);
   // Another upload to this library first finishes; then its journal says what to skip.
   const lock = await lockJournal(ctx.paths.state, targetId, {
     sleep: ctx.sleep,
@@ -109,6 +98,7 @@ async function openTarget(
   });
   ctx.onClose(() => lock.release());
   const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
+  ctx.onClose(() => journal.close());
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
 
   const { checkAppendTargets } = await import('../../upload/preflight.js');
@@ -116,9 +106,11 @@ async function openTarget(
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
       source: item.source,
-      newFiles: flags.force
-        ? item.files.length
-        : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+      // Counted only for --to (a journal lookup per file).
+      newFiles:
+        flags.force || !item.contentItemId
+          ? item.files.length
+          : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
     })),
     client,
     ctx.signal,

@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
+import { escapeName } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
@@ -12,7 +13,8 @@ import { flushed, formatMs, formatSpeed } from './progress.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {
-  return file.role === 'thumbnail' ? `${file.name} (thumbnail)` : file.name;
+  const name = escapeName(file.name);
+  return file.role === 'thumbnail' ? `${name} (thumbnail)` : name;
 }
 
 /** The log line for an event, or undefined for events that make none (progress). */
@@ -24,19 +26,23 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
       return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
     case 'started':
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
-      return `start    ${event.file.name} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
+      return `start    ${escapeName(event.file.name)} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
     case 'uploaded': {
       // A thumbnail ends here; a media file ends at complete, when its item exists.
       if (event.file.role !== 'thumbnail') return undefined;
+      startedAt.delete(`thumbnail:${event.file.path}`);
       return `done     ${label(event.file)} in ${formatMs(event.ms)}`;
     }
     case 'completed': {
+      // Only files in flight are kept: a 10,000-file run must not hold 10,000 start times.
       const t0 = startedAt.get(`file:${event.file.path}`) ?? now;
+      startedAt.delete(`file:${event.file.path}`);
       const speed = formatSpeed(event.file.size, now - t0);
       const where = event.sortOrder === undefined ? '' : ` (image ${event.sortOrder + 1})`;
       return `done     ${label(event.file)} → ${event.itemId}${where}, ${formatBytes(event.file.size)} in ${formatMs(now - t0)}${speed ? `, ${speed}` : ''}`;
     }
     case 'failed':
+      if (event.file) startedAt.delete(`${event.file.role}:${event.file.path}`);
       return `failed   ${event.file ? `${label(event.file)}: ` : ''}${event.message}`;
     case 'skipped':
       return `skipped  ${label(event.file)}: ${event.reason} (${event.itemId})`;
