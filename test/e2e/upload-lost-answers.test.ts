@@ -14,7 +14,8 @@ import type { FaultProxy } from '../support/fault-proxy.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { libraryItems } from '../support/library-items.js';
 import type { ServeProcess } from '../support/serve-process.js';
-import { BIN, childEnv, startServe } from '../support/serve-process.js';
+import { BIN } from '../support/paths.js';
+import { childEnv, startServe } from '../support/serve-process.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'fixtures');
