@@ -8,11 +8,12 @@
 // - dist/launch/compile-cache.cjs: the small loader bin/contentlib.js runs first (CommonJS too:
 //   a process that loads no ES module skips Node's ES module loader, ~10 ms per command).
 // Type checking is `npm run lint`'s job.
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 // The published package installs only its `dependencies`, so those are what the bundle may
-// leave to node_modules (better-sqlite3: a native addon); every other package it uses is a
+// leave to node_modules (better-sqlite3: a native addon; jq-wasm, for --jq: its 1.3 MB of
+// Emscripten output finds its own WebAssembly file); every other package it uses is a
 // devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 // Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled the same
@@ -84,6 +85,33 @@ await Promise.all([
   }),
 ]);
 
-const text = await readFile(new URL('../dist/cli/main.cjs', import.meta.url), 'utf8');
+// import() of a package left in node_modules (jq-wasm, an ES module) cannot stay either: it goes
+// through __contentlibImport, which dist/launch/compile-cache.cjs defines with Node's own import().
+const cliFile = new URL('../dist/cli/main.cjs', import.meta.url);
+let text = await readFile(cliFile, 'utf8');
+for (const dep of external) {
+  text = text.replaceAll(`import("${dep}")`, `globalThis.__contentlibImport("${dep}")`);
+}
+await writeFile(cliFile, text);
 const left = text.match(/(?<![\w$.])import\("[^"]*"\)/g);
 if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set(left)].join(', ')}`);
+
+// The man page, from the same command definitions as --help (shipped as man/contentlib.1). Its
+// generator is built aside, run, and removed: the CLI never loads it.
+const manDir = new URL('../dist/man-build/', import.meta.url);
+await build({
+  ...common,
+  entryPoints: ['src/cli/man.ts'],
+  outfile: 'dist/man-build/man.mjs',
+  format: 'esm',
+  sourcemap: false,
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+});
+const { manPage } = await import(new URL('man.mjs', manDir).href);
+// No build date unless asked for (SOURCE_DATE_EPOCH): the page is the same on every machine.
+const date = process.env.SOURCE_DATE_EPOCH
+  ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000).toISOString().slice(0, 10)
+  : '';
+await mkdir(new URL('../man', import.meta.url), { recursive: true });
+await writeFile(new URL('../man/contentlib.1', import.meta.url), manPage(pkg.version, date));
+await rm(manDir, { recursive: true, force: true });

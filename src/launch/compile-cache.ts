@@ -128,6 +128,10 @@ export function cacheFileFor(dir: string, bundle: Buffer, key: string): string {
 
 /** Loads the CLI bundle for this command line, with whichever code cache this Node has. */
 export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.ProcessEnv): unknown {
+  // The bundle's import() of a package in node_modules (jq-wasm), run by Node's loader from this
+  // module, which Node compiled itself (scripts/build.js says why the bundle cannot).
+  (globalThis as { __contentlibImport?: (specifier: string) => Promise<unknown> }).__contentlibImport = (specifier) =>
+    import(specifier);
   const dir = cacheDir(env);
   // Node 22.1+: its own cache, for any file it loads. Typed loosely: @types/node is Node 20's.
   const enable = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
