@@ -39,6 +39,12 @@ export function storageError(code: StorageErrorCode, message: string, headers: R
   return new HttpError(STORAGE_ERRORS[code], code, message, [], headers);
 }
 
+/** ENOSPC and friends: the data dir's disk (or its quota) is full, for files or the database. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+}
+
 export function zodDetails(err: ZodError): ErrorDetail[] {
   return err.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
 }
@@ -130,6 +136,14 @@ export function installErrorHandling(app: FastifyInstance, onInternalError: (err
     if (err instanceof ZodError) return sendError(reply, invalidRequest(err, 'the request'));
     const known = fromFastify(err);
     if (known) return sendError(reply, known);
+    if (isDiskFull(err))
+      return sendError(
+        reply,
+        apiError(
+          'insufficient_storage',
+          'the server has no disk space left, so nothing was changed; delete items to free space, or try later',
+        ),
+      );
     onInternalError(err);
     return sendError(
       reply,

@@ -4,7 +4,8 @@ import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
 import { openDatabase } from './db.js';
 import { loadSecret } from './signing.js';
-import { type Storage, createStorage } from './storage.js';
+import { createReserve } from './reserve.js';
+import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export interface StartServerOptions {
@@ -15,7 +16,16 @@ export interface StartServerOptions {
   quotaBytes?: number;
   rateLimit?: { max: number; windowMs: number };
   urlLifetimeSeconds?: number;
+  /**
+   * The base URL clients reach this server at (behind a proxy, say), used in every signed URL.
+   * Default: the address it listens on. Never taken from a request's Host header.
+   */
+  publicUrl?: string;
+  /** Milliseconds a connection may stay silent before it is closed. */
+  idleTimeoutMs?: number;
   faults?: { dropPutAfterBytes: number; count: number };
+  /** Test only: every storage PUT fails with this errno code (e.g. ENOSPC), as on a full disk. */
+  writeError?: string;
   onInternalError?: (err: unknown) => void;
 }
 
@@ -27,7 +37,7 @@ export interface RunningServer {
   /** Runs the sweeper once now (tests, after moving the injected clock). */
   sweep(): Promise<SweepReport>;
   /** Where objects live on disk (tests check that nothing is left behind). */
-  storage: Storage;
+  storage: DiskStorage;
 }
 
 export async function startServer(opts: StartServerOptions): Promise<RunningServer> {
@@ -41,11 +51,20 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   const db = openDatabase(opts.dataDir);
   try {
     const secret = await loadSecret(opts.dataDir);
-    const storage = createStorage(opts.dataDir);
+    let publicUrl = opts.publicUrl ?? '';
+    const storage = createDiskStorage({
+      dataDir: opts.dataDir,
+      secret,
+      publicUrl: () => publicUrl,
+      writeError: opts.writeError,
+    });
     const { app, services } = buildApp({
       db,
       storage,
+      disk: storage,
+      reserve: createReserve(opts.dataDir),
       secret,
+      idleTimeoutMs: opts.idleTimeoutMs,
       now,
       quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
       urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
@@ -61,6 +80,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       await stopSweeper();
       throw err;
     }
+    publicUrl ||= address;
     let closing: Promise<void> | null = null;
     return {
       url: address,

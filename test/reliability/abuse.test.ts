@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import { type Answer, ROOT, errorBodyProblem, fixtureMedia, http, query, uploadFlow } from './helpers.js';
+import { sizeOf } from '../server/helpers.js';
 import { type RawAnswer, rawRequest } from './raw-http.js';
 
 // Modest by default so npm test stays fast; ABUSE_RUNS=1000 for a deep run.
@@ -442,7 +443,7 @@ describe('abuse: the storage PUT', () => {
         note(head, ans);
         if (!o.halfClose) expect(problemOf(ans), `${head}\n${ans.text}`).toBeNull();
         else if (ans.status !== 0) expect(problemOf(ans), `${head}\n${ans.text}`).toBeNull();
-        expect(await server.storage.size(key), 'an object was stored by a bad PUT').toBeNull();
+        expect(await sizeOf(server.storage, key), 'an object was stored by a bad PUT').toBeNull();
         expect(
           query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', key)[0]
             ?.stored_at,

@@ -17,6 +17,7 @@ import {
   uploadFlow,
   wideAgent,
 } from './helpers.js';
+import { sizeOf } from '../server/helpers.js';
 
 const UPLOADS = 50;
 const LISTERS = 10;
@@ -104,7 +105,7 @@ describe('load: 50 concurrent uploads and 10 concurrent listers', () => {
         expect(new Set(listed.map((x) => x.id))).toEqual(new Set(mine.map((u) => u.itemId)));
       }
       for (const u of uploads) {
-        expect(await server.storage.size(u.storageKey!), `object of ${u.name}`).toBe(u.media.bytes.length);
+        expect(await sizeOf(server.storage, u.storageKey!), `object of ${u.name}`).toBe(u.media.bytes.length);
       }
       expect(integrityCheck(dataDir)).toBe('ok');
       expect(internal).toEqual([]);

@@ -11,6 +11,8 @@ import {
   startTestServer,
   uploadItem,
   video,
+  sizeOf,
+  stagingKeyOf,
 } from './helpers.js';
 
 let s: TestServer;
@@ -220,8 +222,8 @@ describe('patch', () => {
     await put(p2.body.presignedUrl, t2);
     const r2 = await patch(item.id, { thumbnailKey: p2.body.key });
     expect(r2.status).toBe(200);
-    expect(await s.storage.size(p1.body.key)).toBeNull();
-    expect(await s.storage.size(p2.body.key)).toBe(500);
+    expect(await sizeOf(s.storage, p1.body.key)).toBeNull();
+    expect(await sizeOf(s.storage, p2.body.key)).toBe(500);
     expect((await call('GET', r1.body.item.thumbnailUrl!)).status).toBe(404);
   });
 

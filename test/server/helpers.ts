@@ -251,3 +251,13 @@ export const video = (name = 'clip.mp4', seconds = 10): FileSpec => ({
   contentType: 'video/mp4',
   bytes: mp4(seconds),
 });
+
+// ---- objects on disk --------------------------------------------------------------------
+
+/** Bytes of an object (final or staging key), or null when there is none. */
+export async function sizeOf(storage: { head(key: string): Promise<{ size: number } | null> }, key: string) {
+  return (await storage.head(key))?.size ?? null;
+}
+
+/** The staging key a presigned PUT of `fileId` writes. */
+export { stagingKeyOf } from '../../src/server/storage/interface.js';

@@ -9,11 +9,9 @@
 // one step with respect to the others in this process.
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { access, constants, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
 import { signedUrl } from '../signing.js';
 import { ObjectStateError, type Storage, fileIdOfStagingKey, STAGING_PREFIX } from './interface.js';
@@ -56,6 +54,33 @@ export class LengthMismatchError extends Error {
 
 function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;
+}
+
+/**
+ * Pipes `body` into `sink` until the sink has closed (fsynced). Unlike stream.pipeline, a sink
+ * error (a full disk) leaves the request alive, so the route can still answer it.
+ */
+function pump(body: Readable, sink: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      body.unpipe(sink);
+      sink.destroy();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    body.once('error', fail);
+    body.once('close', () => {
+      if (!body.readableEnded) fail(new Error('the body ended before its Content-Length (connection lost)'));
+    });
+    sink.once('error', fail);
+    sink.once('close', () => {
+      if (!failed) resolve();
+    });
+    // Straight pipe: no per-chunk work of ours, so a big PUT runs at disk/loopback speed.
+    body.pipe(sink);
+  });
 }
 
 /** Runs one function at a time per key, in call order. */
@@ -177,11 +202,10 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
       // `flush` fsyncs before the file is closed: once renamed, the bytes survive a crash.
       const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: 1024 * 1024 });
       if (o.writeError) {
-        await pipeline(body, failingSink(o.writeError)).finally(() => out.destroy());
+        out.destroy();
+        await pump(body, failingSink(o.writeError));
       } else {
-        // Straight pipe: no per-chunk work of ours, so a big PUT runs at disk/loopback speed.
-        await pipeline(body, out);
-        if (!out.closed) await once(out, 'close');
+        await pump(body, out);
       }
       if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
       return await withLock(key, async () => {
@@ -211,15 +235,9 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     }
   }
 
-  async function listStaging(before: Date): Promise<string[]> {
-    const keys: string[] = [];
-    for (const name of await readdir(staging)) {
-      const key = `${STAGING_PREFIX}${name}`;
-      if (!fileIdOfStagingKey(key)) continue;
-      const info = await stat(join(staging, name)).catch(() => null);
-      if (info && info.mtimeMs < before.getTime()) keys.push(key);
-    }
-    return keys;
+  async function listStaging(): Promise<string[]> {
+    const names = await readdir(staging);
+    return names.map((name) => `${STAGING_PREFIX}${name}`).filter((key) => fileIdOfStagingKey(key) !== null);
   }
 
   async function sweepTemp(before: Date): Promise<number> {

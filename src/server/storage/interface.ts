@@ -73,8 +73,11 @@ export interface Storage {
   promote(stagingKey: string, finalKey: string, etag?: string): Promise<void>;
   /** Removes an object; a missing one counts as removed. */
   delete(key: string): Promise<void>;
-  /** Staging keys whose objects were last written before `before` (the sweeper picks the orphans). */
-  listStaging(before: Date): Promise<string[]>;
+  /**
+   * Every staging key in the store. The sweeper deletes those that no open upload owns (its row
+   * is gone, completed or attached): such an object can never be promoted, whatever its age.
+   */
+  listStaging(): Promise<string[]>;
   /** Throws when the store cannot be used right now (readiness). Cheap: no object is written. */
   check(): Promise<void>;
 }
