@@ -99,12 +99,25 @@ export function frameworkErrorHandler(err: FastifyError, _request: FastifyReques
   sendError(reply, apiError('invalid_request', message, [{ path: 'url', message: err.code }]));
 }
 
+/** Sockets on which the HTTP parser refused bytes (see clientErrorHandler). */
+const refused = new WeakSet<object>();
+
+/**
+ * True once the parser refused bytes on this socket. Bytes right after a PUT body that filled
+ * its Content-Length are refused this way (a body that ran past its length), so the PUT keeps
+ * nothing: the check runs after the body was read, when the parser has seen what followed it.
+ */
+export function parserRefused(socket: object): boolean {
+  return refused.has(socket);
+}
+
 /**
  * Requests Node's HTTP parser refuses before any route sees them (a garbled request line,
  * headers over the size limit, a body shorter than its Content-Length): answered on the raw
  * socket, still in the documented error shape, then the connection is closed.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  refused.add(socket);
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const message =

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
+import { stagingKeyOf } from '../../src/server/storage/interface.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -260,4 +261,12 @@ export async function sizeOf(storage: { head(key: string): Promise<{ size: numbe
 }
 
 /** The staging key a presigned PUT of `fileId` writes. */
-export { stagingKeyOf } from '../../src/server/storage/interface.js';
+export { stagingKeyOf };
+
+/** Bytes held for an upload: its staging object, else its promoted one; null when neither exists. */
+export async function uploadedSize(
+  storage: { head(key: string): Promise<{ size: number } | null> },
+  p: { key: string; fileId: string },
+) {
+  return (await sizeOf(storage, stagingKeyOf(p.fileId))) ?? (await sizeOf(storage, p.key));
+}

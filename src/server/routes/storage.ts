@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Readable, Transform } from 'node:stream';
 import type { Services } from '../context.js';
-import { HttpError, isDiskFull, sendError, storageError } from '../errors.js';
+import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { verify } from '../signing.js';
 import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
@@ -59,13 +59,13 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
         faultsLeft--;
         body = request.raw.pipe(dropAfter(s.deps.faults.dropPutAfterBytes, () => request.raw.socket.destroy()));
       }
-      const gone = () => request.raw.destroyed || request.raw.socket.destroyed;
+      // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
+      const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
         outcome = await disk.receive(key, body, length, () => {
-          // A socket destroyed by now means the body ran past its Content-Length (the HTTP parser
-          // refused the bytes that followed) or the client went away: nothing is kept.
-          if (gone() || !s.uploads.openForPut(fileId)) return false;
+          // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
+          if (parserRefused(request.raw.socket) || !s.uploads.openForPut(fileId)) return false;
           s.uploads.markStored(check.uploadKey, s.deps.now().toISOString());
           return true;
         });
@@ -89,6 +89,11 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
         throw err;
       }
       if (gone()) return reply.hijack();
+      if (parserRefused(request.raw.socket))
+        return reject(
+          reply,
+          storageError('content_length_mismatch', 'the body ran past its Content-Length; nothing was stored'),
+        );
       if (outcome === 'closed') return reject(reply, storageError('upload_closed', CLOSED));
       return reply.code(200).header('ETag', `"${fileId}"`).send();
     });
