@@ -15,6 +15,8 @@ export const API_ERRORS = {
   invalid_duration: 422,
   rate_limited: 429,
   internal: 500,
+  /** Not ready (GET /readyz names the failing part), or shutting down. */
+  unavailable: 503,
   /** The server's disk (or database) is full: ENOSPC, EDQUOT, SQLITE_FULL. DELETE still works. */
   insufficient_storage: 507,
 } as const;

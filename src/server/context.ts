@@ -26,8 +26,8 @@ export interface AppDeps {
   idleTimeoutMs?: number;
   /** Test only: the first `count` storage PUTs lose their connection after `dropPutAfterBytes`. */
   faults?: { dropPutAfterBytes: number; count: number };
-  /** Where unexpected (500) errors are reported; they never reach a response body. */
-  onInternalError?: (err: unknown) => void;
+  /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
+  onInternalError?: (err: unknown, requestId?: string) => void;
 }
 
 export function createServices(deps: AppDeps) {
@@ -75,6 +75,8 @@ export function createServices(deps: AppDeps) {
     }
   }
 
-  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, oneAtATime };
+  const inFlight = () => running.size;
+
+  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, inFlight, oneAtATime };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -13,7 +13,7 @@ import {
   video,
   stagingKeyOf,
   uploadedSize,
-} from './helpers.js';
+} from '../support/server.js';
 
 let s: TestServer;
 let key: string;

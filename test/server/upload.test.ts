@@ -22,7 +22,7 @@ import {
   video,
   webp,
   uploadedSize,
-} from './helpers.js';
+} from '../support/server.js';
 
 let s: TestServer;
 let key: string;
