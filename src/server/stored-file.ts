@@ -1,12 +1,14 @@
 // What the server checks in an uploaded object before it is promoted, reading it only through
 // Storage's ranged reads (the same code reads disk and object storage): the magic bytes match
-// the declared type; for a video, what the file's own header says (see media/).
+// the declared type; for a video, that it has a video track and how long it is (media/probe.ts,
+// the same parser the CLI runs before an upload: moov before or after mdat, fragmented files).
+import type { ByteSource } from '../media/byte-source.js';
 import { MediaError } from '../media/errors.js';
+import { probeVideo } from '../media/probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../media/sniff.js';
 import { formatOfMime } from '../rules/rules.js';
 import { type HttpError, apiError } from './errors.js';
 import type { ObjectHead, Storage } from './storage/interface.js';
-import { probeStoredVideo } from './stored-video.js';
 
 /** One version of one object, read by ranges. */
 export interface StoredObject {
@@ -16,7 +18,7 @@ export interface StoredObject {
 }
 
 /** A ByteSource (media/) over one pinned version of an object: a changed object fails the read. */
-export function byteSourceOf(o: StoredObject) {
+export function byteSourceOf(o: StoredObject): ByteSource {
   return {
     size: o.head.size,
     read: (offset: number, length: number) => o.storage.readRange(o.key, offset, length, o.head.etag),
@@ -45,10 +47,10 @@ export type VideoFacts =
 /** What the video's own header says; never throws for a damaged file (ObjectStateError passes through). */
 export async function videoFacts(o: StoredObject): Promise<VideoFacts> {
   try {
-    return { kind: 'duration', seconds: await probeStoredVideo(byteSourceOf(o)) };
+    return { kind: 'duration', seconds: (await probeVideo(byteSourceOf(o))).durationSeconds };
   } catch (err) {
     if (!(err instanceof MediaError)) throw err;
-    if ((err.reason as string) === 'no_video_track') return { kind: 'not_video', message: err.message };
+    if (err.reason === 'no_video_track') return { kind: 'not_video', message: err.message };
     return { kind: 'unknown', reason: err.reason, message: err.message };
   }
 }
