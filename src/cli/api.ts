@@ -1,6 +1,7 @@
 // Opens the API for a command: resolves the target (flags → env → profile → embedded), starts
 // the embedded server in-process when that is the target, and returns a client that talks real
 // HTTP either way. Everything it opens is closed through ctx.onClose.
+import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
@@ -16,6 +17,11 @@ export interface ApiTarget {
   embedded: boolean;
   profile?: string;
   label: string;
+  /**
+   * Which library this is and whose key, never the key itself: what the upload journal is kept
+   * per. Remote: the base URL and a hash of the key; embedded: its data directory and brand.
+   */
+  library: { where: string; who: string };
 }
 
 /** The brand the embedded library creates on first use. */
@@ -67,7 +73,12 @@ export async function openApi(
   if (resolved.kind === 'remote') {
     const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
     ctx.onClose(() => client.close());
-    const target: ApiTarget = { baseUrl: resolved.baseUrl, embedded: false, label: resolved.label };
+    const target: ApiTarget = {
+      baseUrl: resolved.baseUrl,
+      embedded: false,
+      label: resolved.label,
+      library: { where: resolved.baseUrl, who: createHash('sha256').update(resolved.apiKey).digest('hex') },
+    };
     if (resolved.profile) target.profile = resolved.profile;
     return { client, target };
   }
@@ -89,7 +100,15 @@ export async function openApi(
     noticeShown = true;
     ctx.io.stderr.write(`Using the embedded library in ${dataDir} (no remote configured; see contentlib login)\n`);
   }
-  return { client, target: { baseUrl: server.url, embedded: true, label: `the embedded library in ${dataDir}` } };
+  return {
+    client,
+    target: {
+      baseUrl: server.url,
+      embedded: true,
+      label: `the embedded library in ${dataDir}`,
+      library: { where: `embedded:${dataDir}`, who: key.brand },
+    },
+  };
 }
 
 /**

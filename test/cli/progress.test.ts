@@ -17,6 +17,7 @@ const events: UploadEvent[] = [
   { type: 'progress', file: clip, sent: 2_000_000 },
   {
     type: 'retrying',
+    step: 'put',
     file: bad,
     attempt: 1,
     delayMs: 250,

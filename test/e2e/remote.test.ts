@@ -87,7 +87,9 @@ describe('remote by environment', () => {
     const r = await run(['show', mine.id, '--verbose']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(
-      new RegExp(`→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…\\)`),
+      new RegExp(
+        `→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…; x-request-id \\S+\\)`,
+      ),
     );
     expect(r.stderr).toMatch(/← 200 GET \S+ in \d+ ms/);
     expect(r.stderr).not.toContain(key);

@@ -8,10 +8,12 @@ import type { ProgressListener } from './progress.js';
 import { flushed } from './progress.js';
 
 export function summaryObject(summary: UploadSummary) {
-  const n = (s: string) => summary.items.filter((o) => o.status === s).length;
+  const n = (s: string) => summary.items.filter((o) => o.status === s && !(s === 'created' && o.appended)).length;
   return {
     type: 'summary' as const,
     created: n('created'),
+    appended: summary.items.filter((o) => o.status === 'created' && o.appended).length,
+    skippedFiles: summary.skippedFiles ?? 0,
     skipped: n('skipped'),
     partial: n('partial'),
     failed: n('failed'),

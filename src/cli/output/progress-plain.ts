@@ -28,15 +28,19 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
     case 'uploaded': {
       // A thumbnail ends here; a media file ends at complete, when its item exists.
       if (event.file.role !== 'thumbnail') return undefined;
+      startedAt.delete(`thumbnail:${event.file.path}`);
       return `done     ${label(event.file)} in ${formatMs(event.ms)}`;
     }
     case 'completed': {
+      // Only files in flight are kept: a 10,000-file run must not hold 10,000 start times.
       const t0 = startedAt.get(`file:${event.file.path}`) ?? now;
+      startedAt.delete(`file:${event.file.path}`);
       const speed = formatSpeed(event.file.size, now - t0);
       const where = event.sortOrder === undefined ? '' : ` (image ${event.sortOrder + 1})`;
       return `done     ${label(event.file)} → ${event.itemId}${where}, ${formatBytes(event.file.size)} in ${formatMs(now - t0)}${speed ? `, ${speed}` : ''}`;
     }
     case 'failed':
+      if (event.file) startedAt.delete(`${event.file.role}:${event.file.path}`);
       return `failed   ${event.file ? `${label(event.file)}: ` : ''}${event.message}`;
     case 'skipped':
       return `skipped  ${label(event.file)}: ${event.reason} (${event.itemId})`;
