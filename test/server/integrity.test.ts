@@ -4,6 +4,7 @@
 // bodies, file modes, and a full disk answered with 507.
 import { statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey, createApiKey } from '../../src/server/admin.js';
@@ -230,6 +231,30 @@ describe('request bodies', () => {
     expect(await uploadedSize(s.storage, p.body)).toBeNull();
     const c = await complete(s, key, p.body.key, f, 'carousel');
     expect(c.status).toBe(400);
+  });
+});
+
+describe('timeouts', () => {
+  it('a PUT whose body stalls is cut off after the idle timeout, and stores nothing', async () => {
+    const quick = await startTestServer({ idleTimeoutMs: 300 });
+    try {
+      const k = await quick.key();
+      const f = image('stall.jpg', 4096);
+      const p = await presign(quick, k, f);
+      const u = new URL(p.body.presignedUrl);
+      const socket = connect(Number(u.port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.write(
+        `PUT ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: image/jpeg\r\nContent-Length: 4096\r\n\r\n`,
+      );
+      socket.write(f.bytes.subarray(0, 100));
+      // Never sends the rest: the server, not this test, ends the connection.
+      await closed;
+      expect(await uploadedSize(quick.storage, p.body)).toBeNull();
+    } finally {
+      await quick.dispose();
+    }
   });
 });
 
