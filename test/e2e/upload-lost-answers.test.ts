@@ -162,7 +162,7 @@ describe('a key revoked mid-run', () => {
         const summary = ev.at(-1) as unknown as { type: string; created: number };
         expect(summary).toMatchObject({ type: 'summary' });
       } else {
-        expect(r.stderr).toMatch(/failed +clip-\d+\.mp4: (presign|complete) failed: .*\(401 unauthorized\)/);
+        expect(r.stderr).toMatch(/failed +clip-\d+\.mp4: (presign|complete) failed: .*\(401 unauthorized[,)]/);
         expect(r.stderr).not.toMatch(/All \d+ items failed/);
       }
     });
