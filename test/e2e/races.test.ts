@@ -177,7 +177,6 @@ describe('a PUT in flight', () => {
 
 describe('PATCH racing DELETE', () => {
   it('50 times: every PATCH answers 200 or 404, every DELETE 200 or 404, never a 500', async () => {
-    const statuses = new Set<number>();
     for (let i = 0; i < 50; i++) {
       const f = image(`pd-${i}.jpg`, 512);
       const p = await presign(f);
@@ -192,7 +191,6 @@ describe('PATCH racing DELETE', () => {
       ]);
       expect([200, 404], patched.text).toContain(patched.status);
       expect([200, 404], deleted.text).toContain(deleted.status);
-      statuses.add(patched.status);
     }
     expect(server.stderr()).not.toContain('internal error');
   });
