@@ -59,8 +59,8 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 
 /** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
-  if (summary.interrupted)
-    return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  // The summary above already said "Interrupted." and what was and was not created: once is enough.
+  if (summary.interrupted) return new InterruptedError('');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
   if (summary.keyRejected) return keyRejectedError(baseUrl);
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
@@ -86,7 +86,7 @@ async function openTarget(
   ctx: CliContext,
   globals: GlobalOptions,
 ) {
-  const { client, target } = await openApi(ctx, globals);
+  const { client, target } = await openApi(ctx, globals, { writes: true });
   const { journalTargetId, openJournal } = await import('../../upload/journal.js');
   const { lockJournal } = await import('../../upload/journal-lock.js');
   const targetId = journalTargetId(target.library.where, target.library.who);
@@ -121,7 +121,7 @@ async function openTarget(
       remote,
       'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
     );
-  return { client, journal, baseUrl: target.baseUrl };
+  return { client, journal, baseUrl: target.baseUrl, target: target.info };
 }
 
 export async function runUploadCommand(
@@ -138,6 +138,9 @@ export async function runUploadCommand(
       'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
     );
   }
+  const { checkJq, jsonSelection } = await import('../output/json.js');
+  const sel = jsonSelection(globals, undefined, 'upload');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
   const { buildPlan, formatProblem } = await import('../../upload/plan.js');
   const plan = await buildPlan(
     paths,
@@ -163,26 +166,30 @@ export async function runUploadCommand(
       'Fix these and run the command again; see contentlib upload --help for the rules.',
     );
   }
-  if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
+  if (!sel) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (flags.dryRun) {
     // --json prints one plan object, which lists the skipped files itself.
     if (!globals.json) await reportSkipped(ctx.io, skipOutput, plan.skipped);
     const { printPlan } = await import('../output/upload-plan.js');
-    await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
+    await printPlan(ctx.io, sel ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
     return { kind: 'dry-run', plan };
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
   await reportSkipped(ctx.io, skipOutput, plan.skipped);
 
   const api = await import('../api.js');
-  const { client, journal, baseUrl } = await api.interruptible(
+  const { client, journal, baseUrl, target } = await api.interruptible(
     ctx,
     () => openTarget(api.openApi, plan, flags, ctx, globals),
     'Interrupted before anything was uploaded.',
   );
   const { runUpload } = await import('../../upload/engine.js');
   const { createProgress, progressKind } = await import('../output/progress.js');
-  const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
+  const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
+    target,
+    ...(sel ? { json: sel } : {}),
+    heartbeatMs: heartbeatMs(ctx.env),
+  });
   let summary: UploadSummary;
   try {
     summary = await runUpload(
@@ -219,6 +226,15 @@ export async function runUploadCommand(
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * How often a log (no terminal) says how far each running transfer is: every 10 s, as rclone's
+ * --stats does. CONTENTLIB_HEARTBEAT_MS shortens it for the end-to-end tests.
+ */
+export function heartbeatMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.CONTENTLIB_HEARTBEAT_MS;
+  return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 10_000;
+}
 
 function parseConcurrency(value: string): number {
   const n = Number(value);
@@ -262,7 +278,8 @@ as skipped, with what to convert them to; --strict refuses the upload for any sk
 Examples:
   contentlib upload fixtures/demo
   contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
-  contentlib upload --manifest release.json --json > upload-log.ndjson`,
+  contentlib upload --manifest release.json --json > upload-log.ndjson
+  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'`,
     )
     .action(async (paths: string[], opts: UploadFlags, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
