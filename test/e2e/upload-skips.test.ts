@@ -26,7 +26,8 @@ function cli(args: string[]) {
   return execa('node', [BIN, ...args], {
     cwd: work,
     reject: false,
-    env: { CONTENTLIB_HOME: home, NO_COLOR: '1' },
+    // Without a terminal, writing into the embedded library must be asked for.
+    env: { CONTENTLIB_HOME: home, NO_COLOR: '1', CONTENTLIB_EMBEDDED: '1' },
     extendEnv: true,
   });
 }
