@@ -4,18 +4,26 @@ import { deletionsRepository } from './repo/deletions.js';
 import { itemsRepository } from './repo/items.js';
 import { keysRepository } from './repo/keys.js';
 import { uploadsRepository } from './repo/uploads.js';
-import type { Storage } from './storage.js';
+import type { Reserve } from './reserve.js';
+import type { DiskStorage } from './storage/disk.js';
+import type { Storage } from './storage/interface.js';
 
 export interface AppDeps {
   db: Db;
   storage: Storage;
-  /** HMAC key of presigned and signed-GET URLs. */
+  /** Set when this server is itself the object store: it receives PUTs and serves GETs (/storage). */
+  disk?: DiskStorage;
+  /** Disk space held back so that a DELETE still works on a full disk. */
+  reserve?: Reserve;
+  /** HMAC key of the disk storage's URLs (verified by the /storage routes). */
   secret: Buffer;
   now: () => Date;
   /** Bytes a brand may hold (stored + pending, thumbnails excepted). */
   quotaBytes: number;
   urlLifetimeSeconds: number;
   rateLimit?: { max: number; windowMs: number };
+  /** Milliseconds a connection may stay silent before it is closed (default IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
   /** Test only: the first `count` storage PUTs lose their connection after `dropPutAfterBytes`. */
   faults?: { dropPutAfterBytes: number; count: number };
   /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
@@ -32,7 +40,7 @@ export function createServices(deps: AppDeps) {
   async function removeObjects(objectKeys: readonly string[]): Promise<void> {
     for (const key of objectKeys) {
       try {
-        await deps.storage.remove(key);
+        await deps.storage.delete(key);
         deletions.done(key);
       } catch (err) {
         deletions.failed(key, err instanceof Error ? err.message : String(err));
@@ -53,8 +61,22 @@ export function createServices(deps: AppDeps) {
     while (running.size > 0) await Promise.allSettled([...running]);
   }
 
+  // One complete (or thumbnail attach) of a key at a time in this process: the second sees the
+  // first one's result instead of racing it for the staging object.
+  const tails = new Map<string, Promise<unknown>>();
+  async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const run = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  }
+
   const inFlight = () => running.size;
 
-  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, inFlight };
+  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, inFlight, oneAtATime };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -9,7 +9,8 @@ import { diskCheck, sqliteCheck, sqliteItemsByType, sqlitePool } from './ops/emb
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { loadSecret } from './signing.js';
-import { type Storage, createStorage } from './storage.js';
+import { createReserve } from './reserve.js';
+import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export interface StartServerOptions {
@@ -20,7 +21,16 @@ export interface StartServerOptions {
   quotaBytes?: number;
   rateLimit?: { max: number; windowMs: number };
   urlLifetimeSeconds?: number;
+  /**
+   * The base URL clients reach this server at (behind a proxy, say), used in every signed URL.
+   * Default: the address it listens on. Never taken from a request's Host header.
+   */
+  publicUrl?: string;
+  /** Milliseconds a connection may stay silent before it is closed. */
+  idleTimeoutMs?: number;
   faults?: { dropPutAfterBytes: number; count: number };
+  /** Test only: every storage PUT fails with this errno code (e.g. ENOSPC), as on a full disk. */
+  writeError?: string;
   onInternalError?: (err: unknown, requestId?: string) => void;
   /** serve: logs (pino); without it the server writes nothing (the CLI's embedded library). */
   log?: LogOptions;
@@ -40,7 +50,7 @@ export interface RunningServer {
   /** Runs the sweeper once now (tests, after moving the injected clock). */
   sweep(): Promise<SweepReport>;
   /** Where objects live on disk (tests check that nothing is left behind). */
-  storage: Storage;
+  storage: DiskStorage;
 }
 
 function writeInternalError(err: unknown): void {
@@ -61,7 +71,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   let metricsServer: Server | undefined;
   try {
     const secret = await loadSecret(opts.dataDir);
-    const storage = createStorage(opts.dataDir);
+    let publicUrl = opts.publicUrl ?? '';
+    const storage = createDiskStorage({
+      dataDir: opts.dataDir,
+      secret,
+      publicUrl: () => publicUrl,
+      writeError: opts.writeError,
+    });
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({ itemsByType: sqliteItemsByType(db), dbPool: sqlitePool, inFlight: () => inFlight() })
@@ -70,7 +86,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         db,
         storage,
+        disk: storage,
+        reserve: createReserve(opts.dataDir),
         secret,
+        idleTimeoutMs: opts.idleTimeoutMs,
         now,
         quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
@@ -104,6 +123,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       await stopSweeper();
       throw err;
     }
+    publicUrl ||= address;
     if (metricsUrl) app.log.info({ metricsUrl }, 'metrics served');
     let closing: Promise<void> | null = null;
     const shutDown = (o: DrainOptions) =>

@@ -59,6 +59,9 @@ describe('serveOptions (flags → server options)', () => {
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
+    [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
+    [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
+    [{ faultWriteError: 'ENOSPC' }, { writeError: 'ENOSPC' }],
   ])('%j → %j', (flags, expected) => {
     expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
   });
@@ -72,6 +75,11 @@ describe('serveOptions (flags → server options)', () => {
     { rateLimit: '0/10' },
     { faultCount: '2' },
     { quota: '1e9' },
+    { publicUrl: 'media.example.com' },
+    { publicUrl: 'ftp://media.example.com' },
+    { publicUrl: 'https://media.example.com/?a=1' },
+    { publicUrl: 'https://user:pw@media.example.com' },
+    { faultWriteError: 'full' },
   ])('%j is a usage error', (flags) => {
     expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
   });

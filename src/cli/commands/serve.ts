@@ -13,11 +13,13 @@ export interface ServeFlags {
   host: string;
   port: string;
   dataDir?: string;
+  publicUrl?: string;
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
   faultDropPutAfter?: string;
   faultCount?: string;
+  faultWriteError?: string;
   logLevel?: string;
   logFormat?: string;
   metrics?: boolean;
@@ -49,6 +51,19 @@ function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_S
   return n;
 }
 
+/** --public-url: an http(s) origin, optionally with a path prefix; no query, no fragment, no trailing slash. */
+function publicUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--public-url must be a URL such as https://media.example.com, not "${text}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username)
+    throw new UsageError(`--public-url must be an http(s) URL without query, fragment or credentials, not "${text}"`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /**
  * Flags → server options (pure, so the table of flag mistakes is tested without a server).
  * Logs are pretty on a terminal and JSON otherwise, unless --log-format says.
@@ -59,6 +74,12 @@ export function serveOptions(flags: ServeFlags, defaultDataDir: string, stderrIs
     host: flags.host,
     port: wholeNumber('--port', flags.port, 0, 65535),
   };
+  if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
+  if (flags.faultWriteError !== undefined) {
+    if (!/^E[A-Z]+$/.test(flags.faultWriteError))
+      throw new UsageError(`--fault-write-error must be an errno code such as ENOSPC, not "${flags.faultWriteError}"`);
+    o.writeError = flags.faultWriteError;
+  }
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {
@@ -129,11 +150,16 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
     .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
+    .option(
+      '--public-url <url>',
+      'base URL clients reach this server at, used in signed URLs (default: the listening address)',
+    )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
     .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
     .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
     .addOption(new Option('--fault-count <n>').hideHelp())
+    .addOption(new Option('--fault-write-error <errno>').hideHelp())
     .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
     .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
     .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')
