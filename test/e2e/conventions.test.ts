@@ -2,7 +2,7 @@
 // script writes, the target named once, one item shape across ls/show/edit, --json FIELDS, --jq,
 // rm - and rm --yes with nothing, auth status, global flags in every help, the man page, and
 // heartbeat lines in a log while a slow upload runs. (execa strips the output's final newline.)
-import { readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -86,6 +86,25 @@ describe('with no remote configured, a write in automation is refused', () => {
       expect(r.stderr).toContain('3 items created');
       const bad = await cli(h.dir, ['config', 'set', 'embedded', 'maybe'], { env: UNCHOSEN });
       expect(bad.exitCode).toBe(2);
+    } finally {
+      await h.remove();
+    }
+  });
+
+  it("upload --jq runs on every NDJSON line, the plan's skipped files included", async () => {
+    const h = await tempHome();
+    try {
+      const input = join(h.dir, 'in');
+      await mkdir(input);
+      await copyFile(join(FIXTURES, 'video/clip-5s.mp4'), join(input, 'clip.mp4'));
+      await writeFile(join(input, '.DS_Store'), 'Bud1');
+      const r = await cli(h.dir, ['upload', '--jq', '.type', input]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const types = lines(r.stdout);
+      expect(types[0]).toBe('skipped'); // .DS_Store, said before anything is sent
+      expect(types).toContain('planned');
+      expect(types.at(-1)).toBe('summary');
+      expect(r.stdout).not.toContain('{');
     } finally {
       await h.remove();
     }

@@ -156,10 +156,13 @@ export async function runUploadCommand(
     { cwd },
   );
   const { reportRefusedPlanJson, reportSkipped } = await import('../output/upload-skips.js');
-  const skipOutput = globals.json ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
+  const skipOutput = sel ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
+  // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
+  const { formatJson } = await import('../output/json.js');
+  const line = (v: object) => formatJson(v, sel ?? {}, false);
   if (plan.problems.length > 0) {
     // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
-    if (globals.json) await reportRefusedPlanJson(ctx.io, plan);
+    if (sel) await reportRefusedPlanJson(ctx.io, plan, line);
     else await reportSkipped(ctx.io, skipOutput, plan.skipped);
     throw new RejectedFilesError(
       plan.problems.map(formatProblem),
@@ -169,13 +172,13 @@ export async function runUploadCommand(
   if (!sel) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (flags.dryRun) {
     // --json prints one plan object, which lists the skipped files itself.
-    if (!globals.json) await reportSkipped(ctx.io, skipOutput, plan.skipped);
+    if (!sel) await reportSkipped(ctx.io, skipOutput, plan.skipped);
     const { printPlan } = await import('../output/upload-plan.js');
     await printPlan(ctx.io, sel ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
     return { kind: 'dry-run', plan };
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
-  await reportSkipped(ctx.io, skipOutput, plan.skipped);
+  await reportSkipped(ctx.io, skipOutput, plan.skipped, line);
 
   const api = await import('../api.js');
   const { client, journal, baseUrl, target } = await api.interruptible(

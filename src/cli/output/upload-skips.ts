@@ -11,6 +11,10 @@ import { write } from './mode.js';
 
 export type SkipOutput = 'tty' | 'plain' | 'json';
 
+/** How an NDJSON object becomes its line: JSON, or the output of --jq (progress.ts passes the same). */
+export type JsonLine = (value: object) => Promise<string> | string;
+const plainJson: JsonLine = (v) => `${JSON.stringify(v)}\n`;
+
 /** The `skipped` NDJSON event of a file the plan passes over (those of the engine name a `file`). */
 export function skippedEvent(s: SkippedFile) {
   return {
@@ -32,9 +36,14 @@ export function skippedText(skipped: readonly SkippedFile[], output: 'tty' | 'pl
 }
 
 /** Writes what the plan skips: to stderr for people, to stdout as events with --json. */
-export async function reportSkipped(io: IO, output: SkipOutput, skipped: readonly SkippedFile[]): Promise<void> {
+export async function reportSkipped(
+  io: IO,
+  output: SkipOutput,
+  skipped: readonly SkippedFile[],
+  line: JsonLine = plainJson,
+): Promise<void> {
   if (output === 'json') {
-    for (const s of skipped) await write(io.stdout, `${JSON.stringify(skippedEvent(s))}\n`);
+    for (const s of skipped) await write(io.stdout, await line(skippedEvent(s)));
     return;
   }
   for (const line of skippedText(skipped, output)) await write(io.stderr, `${line}\n`);
@@ -46,9 +55,9 @@ export function problemEvent(p: PlanProblem) {
 }
 
 /** With --json, a refused plan: its skipped files, its problems, and a summary saying nothing was sent. */
-export async function reportRefusedPlanJson(io: IO, plan: UploadPlan): Promise<void> {
-  await reportSkipped(io, 'json', plan.skipped);
-  for (const p of plan.problems) await write(io.stdout, `${JSON.stringify(problemEvent(p))}\n`);
+export async function reportRefusedPlanJson(io: IO, plan: UploadPlan, line: JsonLine = plainJson): Promise<void> {
+  await reportSkipped(io, 'json', plan.skipped, line);
+  for (const p of plan.problems) await write(io.stdout, await line(problemEvent(p)));
   const summary = {
     type: 'summary' as const,
     refused: true,
@@ -63,5 +72,5 @@ export async function reportRefusedPlanJson(io: IO, plan: UploadPlan): Promise<v
     bytesSent: 0,
     items: [],
   };
-  await write(io.stdout, `${JSON.stringify(summary)}\n`);
+  await write(io.stdout, await line(summary));
 }
