@@ -92,11 +92,11 @@ const VIDEOS: Case[] = [
   ['exactly 3 s is shortform', { files: [video('short3.mp4', 3, 1000)] }, ['shortform short3.mp4: short3.mp4'], []],
   ['one byte over 300 MB is longform', { files: [video('over.mp4', 10, 300 * MB + 1)] }, ['longform over.mp4: over.mp4'], []],
   ['1 GB is longform', { files: [video('long.mp4', 3600, GB)] }, ['longform long.mp4: long.mp4'], []],
-  ["over longform's 1 GB", { files: [video('big.mov', 600, Math.round(1.2 * GB))] }, ['longform big.mov: big.mov'], ["big.mov: 1.2 GB is over longform's limit of 1 GB; compress or split it to 1 GB or less"]],
+  ["over longform's 1 GB", { files: [video('big.mov', 600, Math.round(1.2 * GB))] }, ['longform big.mov: big.mov'], ['big.mov: 1.2 GiB (204.8 MiB over); longform videos take at most 1 GiB; compress or split it to 1 GiB or less']],
   ['--type shortform: too long', { files: [video('clip.mp4', 94.2)], options: { type: 'shortform' } }, ['shortform clip.mp4: clip.mp4'], ["clip.mp4: 94.2 s is longer than shortform's 90 s; use --type longform"]],
   ['--type shortform: too short', { files: [video('tiny.mp4', 2.5)], options: { type: 'shortform' } }, ['shortform tiny.mp4: tiny.mp4'], ["tiny.mp4: 2.5 s is shorter than shortform's 3 s; use --type longform"]],
-  ['--type shortform: over 300 MB', { files: [video('heavy.mp4', 30, 301 * MB)], options: { type: 'shortform' } }, ['shortform heavy.mp4: heavy.mp4'], ["heavy.mp4: 301 MB is over shortform's limit of 300 MB; use --type longform (up to 1 GB)"]],
-  ['--type shortform: over 1 GB too', { files: [video('huge.mp4', 30, 2 * GB)], options: { type: 'shortform' } }, ['shortform huge.mp4: huge.mp4'], ["huge.mp4: 2 GB is over shortform's limit of 300 MB; compress or split it to 300 MB or less"]],
+  ['--type shortform: over 300 MB', { files: [video('heavy.mp4', 30, 301 * MB)], options: { type: 'shortform' } }, ['shortform heavy.mp4: heavy.mp4'], ['heavy.mp4: 300 MiB + 1 MiB; shortform videos take at most 300 MiB; use --type longform (up to 1 GiB)']],
+  ['--type shortform: over 1 GB too', { files: [video('huge.mp4', 30, 2 * GB)], options: { type: 'shortform' } }, ['shortform huge.mp4: huge.mp4'], ['huge.mp4: 2 GiB (1.7 GiB over); shortform videos take at most 300 MiB; compress or split it to 300 MiB or less']],
   ['--type longform: 2 s (no minimum length)', { files: [video('short.mp4', 2)], options: { type: 'longform' } }, ['longform short.mp4: short.mp4'], []],
   ['--type carousel: a video', { files: [video('v.mp4', 5)], options: { type: 'carousel' } }, ['carousel v.mp4: v.mp4'], ['v.mp4: is a video; carousel takes images (jpg, png, webp); leave out the carousel type for videos']],
   ['--type shortform: images', { files: [image('a.jpg'), image('b.png')], options: { type: 'shortform' } }, ['carousel .: a.jpg b.png'], ['a.jpg: is an image; shortform takes videos (mp4, mov); use --type carousel, or leave the type out', 'b.png: is an image; shortform takes videos (mp4, mov); use --type carousel, or leave the type out']],
@@ -110,7 +110,7 @@ const CAROUSELS: Case[] = [
   ['a folder of one image', { files: [image('one/only.jpg')] }, ['carousel one: only.jpg'], ['one/only.jpg: a carousel needs at least 2 images; got only 1 from one; add another image, or append it to an existing carousel with --to <id>']],
   ['a folder of 11 images', { files: images('many', 11, 'png') }, [`carousel many: ${names(11, 'png')}`], ["many: 11 images is over carousel's maximum of 10; split them into folders of at most 10 (each folder becomes its own carousel)"]],
   ['--carousel with one image', { files: [image('a.jpg')], options: { carousel: true } }, ['carousel .: a.jpg'], ['a.jpg: a carousel needs at least 2 images; got only 1; add another image, or append it to an existing carousel with --to <id>']],
-  ['an image over 20 MB', { files: [image('set/a.jpg'), image('set/b.png', 21 * MB)] }, ['carousel set: a.jpg b.png'], ["set/b.png: 21 MB is over carousel's limit of 20 MB; resize or compress it to 20 MB or less"]],
+  ['an image over 20 MB', { files: [image('set/a.jpg'), image('set/b.png', 21 * MB)] }, ['carousel set: a.jpg b.png'], ['set/b.png: 21 MiB (1 MiB over); carousel images take at most 20 MiB; resize or compress it to 20 MiB or less']],
 ];
 
 // prettier-ignore
@@ -139,8 +139,8 @@ const THUMBNAILS: Case[] = [
   ['--thumbnail: the single video', { files: [video('v.mp4', 5)], thumbnail: image('thumb.webp') }, ['shortform v.mp4: v.mp4 + thumb.webp'], []],
   ['--thumbnail: 2 items', { files: [video('v.mp4', 5), video('w.mp4', 5)], thumbnail: thumb }, ['shortform v.mp4: v.mp4', 'shortform w.mp4: w.mp4'], ['--thumbnail: needs exactly one video to upload; the plan has 2 items; upload the video on its own, or set a thumbnail later with: contentlib edit <id> --thumbnail IMG']],
   ['--thumbnail: a carousel', { files: images('s', 2, 'jpg'), thumbnail: thumb }, ['carousel s: 1.jpg 2.jpg'], ['--thumbnail: needs exactly one video to upload; the plan has a carousel; upload the video on its own, or set a thumbnail later with: contentlib edit <id> --thumbnail IMG']],
-  ['--thumbnail: a video', { files: [video('v.mp4', 5)], thumbnail: video('other.mp4', 2) }, ['shortform v.mp4: v.mp4 + other.mp4'], ['other.mp4: video/mp4 is not allowed for a thumbnail; allowed: image/jpeg, image/png, image/webp; use a jpg, png, webp image of 20 MB or less']],
-  ['--thumbnail: over 20 MB', { files: [video('v.mp4', 5)], thumbnail: image('big.png', 21 * MB) }, ['shortform v.mp4: v.mp4 + big.png'], ["big.png: 21 MB is over thumbnail's limit of 20 MB; use a jpg, png, webp image of 20 MB or less"]],
+  ['--thumbnail: a video', { files: [video('v.mp4', 5)], thumbnail: video('other.mp4', 2) }, ['shortform v.mp4: v.mp4 + other.mp4'], ['other.mp4: video/mp4 is not allowed for a thumbnail; allowed: image/jpeg, image/png, image/webp; use a jpg, png, webp image of 20 MiB or less']],
+  ['--thumbnail: over 20 MB', { files: [video('v.mp4', 5)], thumbnail: image('big.png', 21 * MB) }, ['shortform v.mp4: v.mp4 + big.png'], ['big.png: 21 MiB (1 MiB over); thumbnails take at most 20 MiB; use a jpg, png, webp image of 20 MiB or less']],
 ];
 
 // prettier-ignore
@@ -180,8 +180,8 @@ describe.each([
 
 // prettier-ignore
 const RULES: Array<[string, Given, Array<[string, string, string]>]> = [
-  ["over longform's 1 GB", { files: [video('big.mov', 600, Math.round(1.2 * GB))] }, [['big.mov', 'size', '1.2 GB']]],
-  ['--type shortform', { files: [video('clip.mp4', 94.2), video('tiny.mp4', 2.5), video('heavy.mp4', 30, 301 * MB), video('huge.mp4', 30, 2 * GB)], options: { type: 'shortform' } }, [['clip.mp4', 'duration', '94.2 s'], ['tiny.mp4', 'duration', '2.5 s'], ['heavy.mp4', 'size', '301 MB'], ['huge.mp4', 'size', '2 GB']]],
+  ["over longform's 1 GB", { files: [video('big.mov', 600, Math.round(1.2 * GB))] }, [['big.mov', 'size', '1,288,490,189 bytes']]],
+  ['--type shortform', { files: [video('clip.mp4', 94.2), video('tiny.mp4', 2.5), video('heavy.mp4', 30, 301 * MB), video('huge.mp4', 30, 2 * GB)], options: { type: 'shortform' } }, [['clip.mp4', 'duration', '94.2 s'], ['tiny.mp4', 'duration', '2.5 s'], ['heavy.mp4', 'size', '315,621,376 bytes'], ['huge.mp4', 'size', '2,147,483,648 bytes']]],
   ['carousels of 1 and 11', { files: [image('one/only.jpg'), ...images('many', 11, 'png')] }, [['one/only.jpg', 'carousel', '1 image'], ['many', 'carousel', '11 images']]],
   ['flag metadata', { files: [video('a.mp4', 5)], options: { metadata: { title: 't'.repeat(301) } } }, [['metadata flags', 'metadata', 'invalid metadata']]],
   ['merged metadata', { files: [video('a.mp4', 5)], sidecars: sidecar('a.mp4.json', { platformSettings: { tiktok: { note: half } } }), options: { metadata: { platformSettings: { youtube: { note: half } } } } }, [['a.mp4', 'metadata', 'invalid metadata']]],

@@ -244,7 +244,7 @@ describe('--thumbnail', () => {
       'nope.jpg: does not exist; check the path',
     ]);
     expect(lines(await plan(['v.mp4'], { thumbnail: 'big.png' }))).toEqual([
-      "big.png: 21 MB is over thumbnail's limit of 20 MB; use a jpg, png, webp image of 20 MB or less",
+      'big.png: 21 MiB (1 MiB over); thumbnails take at most 20 MiB; use a jpg, png, webp image of 20 MiB or less',
     ]);
   });
 });
