@@ -40,7 +40,7 @@ import type { Pool, Slots } from './pool.js';
 import { createPool, createSlots } from './pool.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
-import { contentTypeOf, reasonOf, transferFile } from './transfer.js';
+import { contentTypeOf, reasonOf, transferFile, wireFileName } from './transfer.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -392,7 +392,7 @@ async function completeFile(
 ): Promise<CompleteResponse> {
   const body: CompleteRequest = {
     key,
-    fileName: file.name,
+    fileName: wireFileName(file.name),
     contentType: contentTypeOf(file),
     fileSize: file.size,
     type: item.type,

@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { RetryPolicy } from '../api/retry.js';
 import type { CallOptions } from '../api/client.js';
 import type { PresignRequest, PresignResponse } from '../api/schemas.js';
+import { CONTROL_CHARACTERS } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import type { EmitFn, FileRef } from './events.js';
 import { presignAndPut } from './put.js';
@@ -61,10 +62,11 @@ export async function transferFile(
   hooks: TransferHooks = {},
 ): Promise<PresignResponse> {
   const contentType = contentTypeOf(file);
+  const fileName = wireFileName(file.name);
   const body: PresignRequest =
     'thumbnail' in as
-      ? { fileName: file.name, contentType, fileSize: file.size, thumbnail: true }
-      : { fileName: file.name, contentType, fileSize: file.size, type: as.type };
+      ? { fileName, contentType, fileSize: file.size, thumbnail: true }
+      : { fileName, contentType, fileSize: file.size, type: as.type };
   const clock = deps.clock ?? (() => performance.now());
   const interval = deps.progressIntervalMs ?? 100;
   const started = clock();
@@ -104,4 +106,16 @@ export async function transferFile(
 
 export function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+const CONTROLS = new RegExp(CONTROL_CHARACTERS.source, 'g');
+
+/**
+ * The name the service is told: it refuses control and direction characters in names (they can
+ * split a log line or disguise an extension), while a creator's disk may hold a file named with a
+ * newline or a tab. Such a file is still uploaded, under its name with each of them as `_`;
+ * everything local (the journal, the output) keeps the real name, escaped where printed.
+ */
+export function wireFileName(name: string): string {
+  return name.replace(CONTROLS, '_');
 }

@@ -194,7 +194,7 @@ describe('upload: symbolic links', () => {
       'skipped  d/broken.mp4: broken symbolic link (to gone.mp4); fix or remove the link',
       'skipped  d/secret.mp4: symbolic link to outside/secret.mp4, outside the folders named; name that file or folder on the command line to upload it',
       'skipped  d/self: symbolic link loop',
-      'skipped  d/up: symbolic link to ., outside the folders named; name that file or folder on the command line to upload it',
+      'skipped  d/up: symbolic link to the working folder, outside the folders named; name that file or folder on the command line to upload it',
     ]);
     const items = await ls();
     expect(items.map((i) => i.fileName).sort()).toEqual(['a.mp4', 'alias.mp4']);
