@@ -11,6 +11,8 @@ import { apiClient, cli, createKey, seedCarousel, seedShortform, startRemote, te
 import { sparseVideo } from '../support/library.js';
 import { FIXTURES, ROOT } from '../support/paths.js';
 import type { ServeProcess } from '../support/serve-process.js';
+import { startServe } from '../support/serve-process.js';
+import type { ThrottleProxy } from '../support/throttle-proxy.js';
 import { startThrottleProxy } from '../support/throttle-proxy.js';
 
 const DEMO = join(FIXTURES, 'demo');
@@ -323,11 +325,16 @@ describe('help', () => {
 describe('a long upload in a log', () => {
   let home: Awaited<ReturnType<typeof tempHome>>;
   let remote: ServeProcess;
+  let proxy: ThrottleProxy;
   beforeAll(async () => {
     home = await tempHome();
-    remote = await startRemote(home.dir);
+    // 256 KiB/s in front of serve, which signs its URLs for the proxy (--public-url), so the PUT
+    // takes the slow link too.
+    proxy = await startThrottleProxy(() => remote.url, 256 * 1024);
+    remote = await startServe(join(home.dir, 'data'), home.dir, { args: ['--public-url', proxy.url] });
   });
   afterAll(async () => {
+    await proxy?.close();
     await remote?.stop();
     await home?.remove();
   });
@@ -335,8 +342,7 @@ describe('a long upload in a log', () => {
   it('prints a heartbeat line for the running transfer while a throttled PUT goes on', async () => {
     const key = await createKey(home.dir, 'slow');
     // 1 MiB through a 256 KiB/s link: seconds of transfer, many heartbeats of 200 ms.
-    const proxy = await startThrottleProxy(remote.url, 256 * 1024);
-    try {
+    {
       const big = await sparseVideo(join(home.dir, 'in', 'keynote.mp4'), 1024 * 1024);
       const r = await cli(home.dir, ['upload', '--type', 'longform', big], {
         env: {
@@ -355,8 +361,6 @@ describe('a long upload in a log', () => {
       const done = all.findIndex((l) => l.startsWith('done     keynote.mp4'));
       expect(done).toBeGreaterThan(0);
       expect(all.slice(done).some((l) => l.startsWith('sending'))).toBe(false);
-    } finally {
-      await proxy.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 // A slow link for end-to-end tests: a TCP proxy on 127.0.0.1 that forwards to a real server and
 // lets the client's bytes through at a fixed rate (the answers come back at full speed). Signed
-// URLs name the host the client reached, so uploads through it stay on the slow link.
+// URLs name the server's public URL, so a server behind it is started with `--public-url` set to
+// the proxy's URL; the target is therefore read when a connection arrives, not when it starts.
 import { createConnection, createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 
@@ -9,10 +10,13 @@ export interface ThrottleProxy {
   close(): Promise<void>;
 }
 
-export async function startThrottleProxy(target: string, bytesPerSecond: number): Promise<ThrottleProxy> {
-  const { hostname, port } = new URL(target);
+export async function startThrottleProxy(
+  target: string | (() => string),
+  bytesPerSecond: number,
+): Promise<ThrottleProxy> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
+    const { hostname, port } = new URL(typeof target === 'string' ? target : target());
     const upstream = createConnection({ host: hostname, port: Number(port) });
     sockets.add(client).add(upstream);
     upstream.pipe(client);
