@@ -111,7 +111,13 @@ export function openDatabase(dataDir: string): Db {
 
 /** The database file exists with mode 0600 before SQLite opens it (SQLite would make it 0644). */
 function ownerOnly(path: string): void {
-  closeSync(openSync(path, 'a', 0o600));
+  try {
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (err) {
+    // A folder where the file should be: SQLite's own SQLITE_CANTOPEN says so in the CLI's words.
+    if ((err as NodeJS.ErrnoException).code === 'EISDIR') return;
+    throw err;
+  }
   chmodSync(path, 0o600);
 }
 
