@@ -16,8 +16,9 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  // The native addon is loaded from node_modules as installed.
-  external: ['better-sqlite3'],
+  // The native addon, and the PostgreSQL and S3 clients (loaded only when --db or --storage names
+  // them), are loaded from node_modules as installed.
+  external: ['better-sqlite3', 'pg', '@aws-sdk/*'],
   sourcemap: true,
   minifyWhitespace: true,
   minifySyntax: true,
