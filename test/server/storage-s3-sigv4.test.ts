@@ -4,7 +4,7 @@
 // not verify signatures, so this is what proves a store would refuse a PUT whose headers differ.
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createS3Storage, parseS3Url } from '../../src/server/s3-storage.js';
+import { createS3Storage, parseS3Url } from '../../src/server/storage/s3.js';
 
 const hmac = (key: Buffer | string, text: string) => createHmac('sha256', key).update(text, 'utf8').digest();
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -71,7 +71,12 @@ describe('S3 presigned PUT', () => {
   const key = 'staging/4b1f/clip été (1).mp4';
 
   async function presigned() {
-    return storage.presignPut(key, { contentType: 'video/mp4', contentLength: 123456, lifetimeSeconds: 3600 });
+    return storage.presignPut({
+      key,
+      contentType: 'video/mp4',
+      contentLength: 123456,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
   }
 
   it('signs content-length, content-type and host, path-style on the custom endpoint', async () => {
@@ -81,7 +86,7 @@ describe('S3 presigned PUT', () => {
     expect(decodeURIComponent(u.pathname)).toBe(`/media/lib/one/${key}`);
     expect(u.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(['content-length', 'content-type', 'host']);
     expect(u.searchParams.get('X-Amz-Expires')).toBe('3600');
-    expect(headers).toEqual({ 'content-type': 'video/mp4', 'content-length': '123456' });
+    expect(headers).toEqual({ 'Content-Type': 'video/mp4', 'Content-Length': '123456' });
   });
 
   it('carries no checksum and an unsigned payload', async () => {
