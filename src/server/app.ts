@@ -48,7 +48,7 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
     api.removeContentTypeParser('text/plain');
     api.addHook('onRequest', async (request) => {
-      request.caller = authenticate(request, services.keys);
+      request.caller = await authenticate(request, services.repo);
       limit?.(request.caller.keyId);
     });
     registerPresign(api, services);

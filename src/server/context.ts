@@ -1,13 +1,10 @@
 // What the routes share: the dependencies buildApp was given, and the repositories over them.
-import type { Db } from './db.js';
-import { deletionsRepository } from './repo/deletions.js';
-import { itemsRepository } from './repo/items.js';
-import { keysRepository } from './repo/keys.js';
-import { uploadsRepository } from './repo/uploads.js';
+import type { Repo } from './repo/interface.js';
 import type { Storage } from './storage.js';
 
 export interface AppDeps {
-  db: Db;
+  /** Metadata: SQLite (embedded) or PostgreSQL (many instances). */
+  repo: Repo;
   storage: Storage;
   /** HMAC key of presigned and signed-GET URLs. */
   secret: Buffer;
@@ -23,19 +20,16 @@ export interface AppDeps {
 }
 
 export function createServices(deps: AppDeps) {
-  const items = itemsRepository(deps.db);
-  const uploads = uploadsRepository(deps.db);
-  const keys = keysRepository(deps.db);
-  const deletions = deletionsRepository(deps.db);
+  const { repo } = deps;
 
   /** Removes objects whose rows are gone (already recorded in pending_deletions); failures stay for the sweeper. */
   async function removeObjects(objectKeys: readonly string[]): Promise<void> {
     for (const key of objectKeys) {
       try {
         await deps.storage.remove(key);
-        deletions.done(key);
+        await repo.deletionDone(key);
       } catch (err) {
-        deletions.failed(key, err instanceof Error ? err.message : String(err));
+        await repo.deletionFailed(key, err instanceof Error ? err.message : String(err));
       }
     }
   }
@@ -53,6 +47,6 @@ export function createServices(deps: AppDeps) {
     while (running.size > 0) await Promise.allSettled([...running]);
   }
 
-  return { deps, items, uploads, keys, deletions, removeObjects, track, drain };
+  return { deps, repo, removeObjects, track, drain };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -2,13 +2,14 @@
 // tests all come through here (the contract in the team brief).
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
-import { openDatabase } from './db.js';
-import { loadSecret } from './signing.js';
+import { openRepo } from './open-repo.js';
 import { type Storage, createStorage } from './storage.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export interface StartServerOptions {
   dataDir: string;
+  /** postgres://… : metadata in PostgreSQL, shared by every instance (default: SQLite in dataDir). */
+  databaseUrl?: string;
   host?: string;
   port?: number;
   now?: () => Date;
@@ -38,12 +39,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       process.stderr.write(
         `contentlib server: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
       ));
-  const db = openDatabase(opts.dataDir);
+  const repo = await openRepo(opts);
   try {
-    const secret = await loadSecret(opts.dataDir);
+    // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
+    const secret = await repo.sharedSecret('signing');
     const storage = createStorage(opts.dataDir);
     const { app, services } = buildApp({
-      db,
+      repo,
       storage,
       secret,
       now,
@@ -72,11 +74,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
           // Connections are closed; handlers of clients that went away may still be finishing.
           await services.drain();
           await stopSweeper();
-          db.close();
+          await repo.close();
         })()),
     };
   } catch (err) {
-    db.close();
+    await repo.close();
     throw err;
   }
 }

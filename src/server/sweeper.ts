@@ -8,6 +8,9 @@ export const COMPLETE_GRACE_MS = 60 * 60 * 1000;
 /** Temp files untouched this long belong to no live PUT (live ones are skipped anyway). */
 export const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const DELETION_BATCH = 100;
+/** How long a claimed deletion is this instance's: far longer than deleting a batch takes. */
+const DELETION_LEASE_SECONDS = 300;
 
 export interface SweepReport {
   uploads: number;
@@ -17,20 +20,21 @@ export interface SweepReport {
 
 export async function sweep(s: Services): Promise<SweepReport> {
   const now = s.deps.now();
-  const abandoned = s.uploads.abandoned(now.getTime() - COMPLETE_GRACE_MS);
-  if (abandoned.length > 0) {
-    s.deps.db
-      .transaction(() => {
-        for (const key of abandoned) s.uploads.remove(key);
-        s.deletions.add(abandoned, now.toISOString());
-      })
-      .immediate();
-  }
+  const uploads = await s.repo.abandonUploads(now.getTime() - COMPLETE_GRACE_MS, now.toISOString());
   const tempFiles = await s.deps.storage.sweepTemp(now.getTime() - TEMP_MAX_AGE_MS);
-  const pending = s.deletions.all();
-  await s.removeObjects(pending);
-  const left = new Set(s.deletions.all());
-  return { uploads: abandoned.length, tempFiles, objects: pending.filter((k) => !left.has(k)).length };
+  // Claimed in batches: another instance's sweeper skips what this one holds, so each object is deleted once.
+  let objects = 0;
+  for (;;) {
+    const claimed = await s.repo.claimDeletions(DELETION_BATCH, DELETION_LEASE_SECONDS);
+    if (claimed.length === 0) break;
+    await s.removeObjects(claimed);
+    const left = new Set(await s.repo.pendingDeletions());
+    const removed = claimed.filter((k) => !left.has(k)).length;
+    objects += removed;
+    // What failed stays queued for the next sweep, not this one.
+    if (removed < claimed.length) break;
+  }
+  return { uploads, tempFiles, objects };
 }
 
 /** Runs `sweep` now and every `intervalMs`, never keeping the process alive; returns the stopper. */

@@ -8,6 +8,7 @@ import { ErrorBodySchema } from '../../src/api/schemas.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../src/server/admin.js';
 import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
+import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
 import { createStorage } from '../../src/server/storage.js';
 import { type TestServer, call, image, presign, put, startTestServer } from './helpers.js';
 
@@ -176,7 +177,7 @@ describe('unexpected failures', () => {
       head: async () => Promise.reject(new Error(`EIO: i/o error, open '${dataDir}/objects/secret'`)),
     };
     const { app } = buildApp({
-      db,
+      repo: createSqliteRepo(db, { dataDir }),
       storage: broken,
       secret: Buffer.alloc(32, 7),
       now: () => new Date(),

@@ -24,31 +24,46 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
     const body = parsed.data;
     const url = urlSigner(s, baseUrlOf(request));
 
-    const upload = usableUpload(s, caller, body);
+    const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
     if (upload.completedAt) return previousResult(s, caller, upload, url);
 
     const violations = checkFile(body.type, body.contentType, body.fileSize);
     if (violations.length > 0) throw violationError(violations[0]!);
-    const target = body.contentItemId ? carouselTarget(s, caller, body) : null;
+    if (body.contentItemId) await carouselTarget(s, caller, body);
 
     await checkMagicBytes(s, upload);
     const durationSeconds = await resolveDuration(s, body);
 
-    const result = s.deps.db
-      .transaction(() => commit(s, caller, body, upload, target !== null, durationSeconds))
-      .immediate();
-    const item = s.items.get(caller.brandId, result.itemId)!;
-    return {
-      item: presentItem(item, url),
-      contentItemId: item.id,
-      ...(result.fileId ? { file: presentFile(s.items.file(result.fileId)!, url) } : {}),
-    };
+    // One transaction, re-checking what a concurrent call (on any instance) may have changed.
+    const result = await s.repo.complete({
+      brandId: caller.brandId,
+      key: upload.key,
+      ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
+      type: body.type,
+      title: titleFromFileName(body.fileName),
+      fileName: body.fileName,
+      contentType: body.contentType,
+      fileSize: body.fileSize,
+      durationSeconds,
+      newItemId: randomUUID(),
+      newFileId: randomUUID(),
+      maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
+      at: s.deps.now().toISOString(),
+    });
+    // The carousel may have been deleted, or filled, while the bytes were being checked.
+    if (result.kind === 'not_found')
+      throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
+    if (result.kind === 'carousel_full') checkRoom(TYPE_RULES.carousel.maxFiles, body.contentItemId!);
+    if (result.kind !== 'done') throw new Error(`complete: unexpected result ${result.kind}`);
+    const item = await s.repo.getItem(caller.brandId, result.itemId);
+    if (!item) throw apiError('not_found', `no content item ${result.itemId}; it was deleted meanwhile`);
+    const file = result.fileId ? await s.repo.file(result.fileId) : null;
+    return { item: presentItem(item, url), contentItemId: item.id, ...(file ? { file: presentFile(file, url) } : {}) };
   });
 }
 
 /** The upload behind `key`, when it is the caller's, was PUT, and matches what complete says. */
-function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Upload {
-  const upload = s.uploads.get(body.key);
+function usableUpload(caller: Caller, body: CompleteRequest, upload: Upload | null): Upload {
   // Another user's key answers exactly like an unknown one.
   if (!upload || upload.userId !== caller.userId || upload.brandId !== caller.brandId) {
     throw apiError(
@@ -89,21 +104,21 @@ function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Uploa
   return upload;
 }
 
-function previousResult(s: Services, caller: Caller, upload: Upload, url: ReturnType<typeof urlSigner>) {
-  const item = upload.itemId ? s.items.get(caller.brandId, upload.itemId) : null;
+async function previousResult(s: Services, caller: Caller, upload: Upload, url: ReturnType<typeof urlSigner>) {
+  const item = upload.itemId ? await s.repo.getItem(caller.brandId, upload.itemId) : null;
   if (!item)
     throw apiError(
       'invalid_upload',
       'this upload was completed into an item that has since been deleted; upload the file again',
       [{ path: 'key', message: 'item deleted' }],
     );
-  const file = upload.fileRecordId ? s.items.file(upload.fileRecordId) : null;
+  const file = upload.fileRecordId ? await s.repo.file(upload.fileRecordId) : null;
   return { item: presentItem(item, url), contentItemId: item.id, ...(file ? { file: presentFile(file, url) } : {}) };
 }
 
 /** The carousel an image is added to: the caller's, a carousel, and not full yet. */
-function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
-  const item = s.items.get(caller.brandId, body.contentItemId!);
+async function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
+  const item = await s.repo.getItem(caller.brandId, body.contentItemId!);
   if (!item)
     throw apiError('not_found', `no content item ${body.contentItemId}; check the id with GET /api/v1/content`);
   if (item.type !== 'carousel') {
@@ -137,7 +152,7 @@ async function checkMagicBytes(s: Services, upload: Upload): Promise<void> {
   const declared = formatOfMime(upload.contentType);
   if (real && real === declared) return;
   await s.deps.storage.remove(upload.key);
-  s.uploads.markNotStored(upload.key);
+  await s.repo.markNotStored(upload.key);
   throw apiError(
     'content_mismatch',
     `the uploaded bytes are ${describeFormat(real)} data, not ${upload.contentType}; the object was removed — upload the right file or declare its real type`,
@@ -167,64 +182,4 @@ async function resolveDuration(s: Services, body: CompleteRequest): Promise<numb
   const violations = checkDuration(body.type, seconds);
   if (violations.length > 0) throw violationError(violations[0]!);
   return seconds;
-}
-
-/** The database side of complete, in one transaction; re-checks what a concurrent call may have changed. */
-function commit(
-  s: Services,
-  caller: Caller,
-  body: CompleteRequest,
-  upload: Upload,
-  addToCarousel: boolean,
-  durationSeconds: number | null,
-) {
-  const fresh = s.uploads.get(upload.key)!;
-  if (fresh.completedAt) return { itemId: fresh.itemId!, fileId: fresh.fileRecordId };
-  const at = s.deps.now().toISOString();
-  if (addToCarousel) {
-    const itemId = body.contentItemId!;
-    // The carousel may have been deleted while the bytes were being checked.
-    if (!s.items.get(caller.brandId, itemId))
-      throw apiError('not_found', `no content item ${itemId}; it was deleted meanwhile`);
-    checkRoom(s.items.fileCount(itemId), itemId);
-    const file = s.items.addFile({
-      id: randomUUID(),
-      itemId,
-      fileKey: upload.key,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      createdAt: at,
-    });
-    s.items.touch(itemId, at);
-    s.uploads.markCompleted(upload.key, at, itemId, file.id);
-    return { itemId, fileId: file.id };
-  }
-  const itemId = randomUUID();
-  s.items.create({
-    id: itemId,
-    brandId: caller.brandId,
-    type: body.type,
-    title: titleFromFileName(body.fileName),
-    fileKey: upload.key,
-    fileName: body.fileName,
-    contentType: body.contentType,
-    fileSize: body.fileSize,
-    durationSeconds,
-    createdAt: at,
-  });
-  let fileId: string | null = null;
-  if (body.type === 'carousel') {
-    fileId = s.items.addFile({
-      id: randomUUID(),
-      itemId,
-      fileKey: upload.key,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      createdAt: at,
-    }).id;
-  }
-  s.uploads.markCompleted(upload.key, at, itemId, fileId);
-  return { itemId, fileId };
 }

@@ -12,8 +12,8 @@ import { baseUrlOf, callerOf, isUuid } from './common.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
-function findItem(s: Services, caller: Caller, id: string): ItemRow {
-  const item = isUuid(id) ? s.items.get(caller.brandId, id) : null;
+async function findItem(s: Services, caller: Caller, id: string): Promise<ItemRow> {
+  const item = isUuid(id) ? await s.repo.getItem(caller.brandId, id) : null;
   if (!item) throw apiError('not_found', `no content item ${id}; check the id with GET /api/v1/content`);
   return item;
 }
@@ -26,71 +26,55 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const q = parsed.data;
     const limit = q.limit ?? LIST_LIMITS.defaultLimit;
     const offset = q.offset ?? LIST_LIMITS.defaultOffset;
-    const page = s.items.list(caller.brandId, { status: q.status, type: q.type, search: q.search, limit, offset });
+    const page = await s.repo.listItems(caller.brandId, {
+      status: q.status,
+      type: q.type,
+      search: q.search,
+      limit,
+      offset,
+    });
     const url = urlSigner(s, baseUrlOf(request));
     return { items: page.items.map((i) => presentItem(i, url)), limit, offset, hasMore: page.hasMore };
   });
 
   app.get('/api/v1/content/:id', async (request: IdRequest) => {
-    const item = findItem(s, callerOf(request), request.params.id);
+    const item = await findItem(s, callerOf(request), request.params.id);
     const url = urlSigner(s, baseUrlOf(request));
-    const files = item.type === 'carousel' ? s.items.files(item.id).map((f) => presentFile(f, url)) : [];
+    const files = item.type === 'carousel' ? (await s.repo.files(item.id)).map((f) => presentFile(f, url)) : [];
     return { item: presentItem(item, url), files };
   });
 
   app.patch('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
-    const item = findItem(s, caller, request.params.id);
+    const item = await findItem(s, caller, request.params.id);
     const parsed = PatchRequestSchema.safeParse(request.body ?? {});
     if (!parsed.success) throw invalidRequest(parsed.error, 'the update');
     const changes: ItemChanges = parsed.data;
-    if (changes.thumbnailKey !== undefined) checkThumbnailKey(s, caller, item, changes.thumbnailKey);
+    if (changes.thumbnailKey !== undefined) await checkThumbnailKey(s, caller, item, changes.thumbnailKey);
 
-    const old =
-      changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
     const at = s.deps.now().toISOString();
-    s.deps.db
-      .transaction(() => {
-        s.items.update(caller.brandId, item.id, changes, at);
-        if (changes.thumbnailKey !== undefined) s.uploads.attachThumbnail(changes.thumbnailKey, item.id);
-        if (old) {
-          s.uploads.remove(old);
-          s.deletions.add([old], at);
-        }
-      })
-      .immediate();
-    if (old) await s.removeObjects([old]);
+    const removed = await s.repo.updateItem(caller.brandId, item.id, changes, at);
+    const updated = removed ? await s.repo.getItem(caller.brandId, item.id) : null;
+    // Deleted while this request ran: as if it had been deleted first.
+    if (!removed || !updated) throw apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
+    if (removed.length > 0) await s.removeObjects(removed);
     const url = urlSigner(s, baseUrlOf(request));
-    return { item: presentItem(s.items.get(caller.brandId, item.id)!, url) };
+    return { item: presentItem(updated, url) };
   });
 
   app.delete('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
-    const item = findItem(s, caller, request.params.id);
-    const at = s.deps.now().toISOString();
-    const objects = s.deps.db
-      .transaction(() => {
-        // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-        const keys = new Set([
-          item.fileKey,
-          ...s.items.files(item.id).map((f) => f.fileKey),
-          ...s.uploads.keysOfItem(item.id),
-        ]);
-        if (item.thumbnailKey) keys.add(item.thumbnailKey);
-        s.items.remove(caller.brandId, item.id);
-        s.uploads.removeOfItem(item.id);
-        s.deletions.add([...keys], at);
-        return [...keys];
-      })
-      .immediate();
+    const item = await findItem(s, caller, request.params.id);
+    const objects = await s.repo.deleteItem(caller.brandId, item.id, s.deps.now().toISOString());
+    if (!objects) throw apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
     await s.removeObjects(objects);
     return { deleted: true as const };
   });
 }
 
 /** thumbnailKey must name a thumbnail upload of this brand that was PUT and is not another item's. */
-function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: string): void {
-  const upload = s.uploads.get(key);
+async function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: string): Promise<void> {
+  const upload = await s.repo.getUpload(key);
   const fail = (why: string) => {
     throw apiError('invalid_upload', `thumbnailKey ${why}`, [{ path: 'thumbnailKey', message: why }]);
   };

@@ -46,7 +46,7 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
     scope.put('/storage/*', async (request, reply) => {
-      const check = checkPut(s, request);
+      const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
       const { key, length } = check;
       let body: NodeJS.ReadableStream = request.raw;
@@ -70,7 +70,7 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
         if (request.raw.destroyed || request.raw.aborted || request.raw.socket.destroyed) return reply.hijack();
         throw err;
       }
-      s.uploads.markStored(key, s.deps.now().toISOString());
+      await s.repo.markStored(key, s.deps.now().toISOString());
       return reply
         .code(200)
         .header('ETag', `"${key.split('/')[1] ?? ''}"`)
@@ -91,7 +91,7 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
       if (signed.expires * 1000 < s.deps.now().getTime()) {
         return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
       }
-      const upload = s.uploads.get(signed.key);
+      const upload = await s.repo.getUpload(signed.key);
       const size = upload ? await s.deps.storage.size(signed.key) : null;
       if (!upload || size === null)
         return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
@@ -102,7 +102,7 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
 }
 
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
-function checkPut(s: Services, request: FastifyRequest): { key: string; length: number } | HttpError {
+async function checkPut(s: Services, request: FastifyRequest): Promise<{ key: string; length: number } | HttpError> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -110,7 +110,7 @@ function checkPut(s: Services, request: FastifyRequest): { key: string; length: 
     );
   }
   const signed = parseStorageUrl(request.url);
-  const upload = signed ? s.uploads.get(signed.key) : null;
+  const upload = signed ? await s.repo.getUpload(signed.key) : null;
   const valid =
     signed &&
     upload &&
