@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
+import { testDatabaseUrl } from '../support/backend.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
+  /** Set when the suite runs on PostgreSQL (test/support/backend.ts). */
+  databaseUrl?: string;
   clock: { now: Date; advance(ms: number): void };
   key(brand?: string): Promise<string>;
   restart(): Promise<void>;
@@ -17,6 +20,7 @@ export interface TestServer extends RunningServer {
 
 export async function startTestServer(opts: Partial<StartServerOptions> = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'contentlib-server-'));
+  const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl());
   const clock = {
     now: new Date('2026-01-01T00:00:00.000Z'),
     advance(ms: number) {
@@ -27,6 +31,7 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
   const start = (port?: number) =>
     startServer({
       dataDir,
+      ...(databaseUrl ? { databaseUrl } : {}),
       now: () => clock.now,
       onInternalError: (e) => internal.push(e),
       ...opts,
@@ -35,6 +40,7 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
   let server = await start();
   const t: TestServer = {
     dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
     clock,
     get url() {
       return server.url;
@@ -44,7 +50,7 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     },
     sweep: () => server.sweep(),
     close: () => server.close(),
-    key: async (brand = 'acme') => (await createApiKey(dataDir, brand)).key,
+    key: async (brand = 'acme') => (await createApiKey({ dataDir, databaseUrl }, brand)).key,
     // Same port again, so URLs handed out before the restart can be tried after it.
     restart: async () => {
       const port = Number(new URL(server.url).port);
