@@ -1,14 +1,13 @@
 import { mkdtemp, rm, writeFile, truncate, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVideoDuration } from '../../src/media/duration.js';
 import { MediaError } from '../../src/media/errors.js';
-import { box, ftyp, largeBox, mdat, mvhd0, mvhd1, trak, u32, u64 } from './mp4-boxes.js';
+import { box, ftyp, largeBox, mdat, mvhd0, mvhd1, trak, u32, u64 } from '../support/mp4-boxes.js';
+import { FIXTURES } from '../support/paths.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 let dir: string;
 let n = 0;
 async function file(...parts: Buffer[]): Promise<string> {

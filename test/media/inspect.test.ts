@@ -1,13 +1,12 @@
 import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatOfName, inspectFile, SUPPORTED_EXTENSIONS } from '../../src/media/inspect.js';
 import { formatProblem } from '../../src/upload/plan-problem.js';
-import { PNG_HEAD, sparseMp4, tinyMp4 } from './mp4-boxes.js';
+import { PNG_HEAD, sparseMp4, tinyMp4 } from '../support/mp4-boxes.js';
+import { FIXTURES } from '../support/paths.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
 
 let dir: string;

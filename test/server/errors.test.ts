@@ -10,7 +10,7 @@ import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
 import { createStorage } from '../../src/server/storage.js';
-import { type TestServer, call, image, presign, put, startTestServer } from './helpers.js';
+import { type TestServer, call, image, presign, put, startTestServer } from '../support/server.js';
 
 let s: TestServer;
 let key: string;

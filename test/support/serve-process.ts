@@ -2,9 +2,7 @@
 // remote service, and for crash tests that kill -9 it and start it again on the same data dir
 // (and port). The one place tests start the built server as a process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-
-export const BIN = resolve(import.meta.dirname, '../../bin/contentlib.js');
+import { BIN } from './paths.js';
 
 export interface ServeProcess {
   url: string;

@@ -3,14 +3,12 @@
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GB, MB } from '../../src/rules/rules.js';
 import { buildPlan, formatProblem, type PlanOptions, type UploadPlan } from '../../src/upload/plan.js';
-import { PNG_HEAD, sparseFile, sparseMp4, tinyMp4 } from '../media/mp4-boxes.js';
+import { PNG_HEAD, sparseFile, sparseMp4, tinyMp4 } from '../support/mp4-boxes.js';
+import { FIXTURES, ROOT } from '../support/paths.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-const ROOT = dirname(FIXTURES.replace(/\/$/, ''));
 const CAROUSEL_ID = '6f1c0a5e-8d0b-4f5e-9a57-2b1d3c4e5f60';
 
 let cwd: string;

@@ -2,15 +2,13 @@
 // them (execa on bin/contentlib.js; `npm test` builds dist first).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serveOptions } from '../../src/cli/commands/serve.js';
-import { UsageError } from '../../src/cli/errors.js';
+import { BIN } from '../support/paths.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
-import { call, image, presign, put } from './helpers.js';
+import { call, image, presign, put } from '../support/server.js';
 
-const BIN = resolve(import.meta.dirname, '../../bin/contentlib.js');
 let home: string;
 beforeEach(async () => {
   home = await mkdtemp(join(tmpdir(), 'contentlib-cli-server-'));
@@ -113,38 +111,5 @@ describe('contentlib serve', () => {
     const r = await run(['serve', '--port', '70000']);
     expect(r.exitCode).toBe(2);
     expect(String(r.stderr)).toMatch(/--port must be a whole number/);
-  });
-});
-
-describe('serveOptions (flags → server options)', () => {
-  const base = { host: '127.0.0.1', port: '0' };
-  it.each([
-    [{}, { dataDir: '/d', host: '127.0.0.1', port: 0 }],
-    [
-      { port: '8080', dataDir: '/x' },
-      { dataDir: '/x', port: 8080 },
-    ],
-    [
-      { urlTtl: '5', quota: '0' },
-      { urlLifetimeSeconds: 5, quotaBytes: 0 },
-    ],
-    [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
-    [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
-    [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
-  ])('%j → %j', (flags, expected) => {
-    expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
-  });
-
-  it.each([
-    { port: '-1' },
-    { port: 'http' },
-    { port: '65536' },
-    { urlTtl: '0' },
-    { rateLimit: '10' },
-    { rateLimit: '0/10' },
-    { faultCount: '2' },
-    { quota: '1e9' },
-  ])('%j is a usage error', (flags) => {
-    expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
   });
 });

@@ -15,7 +15,7 @@ import {
   startRemote,
   tempHome,
   upload,
-} from './e2e-helpers.js';
+} from '../support/cli.js';
 
 let serverHome: { dir: string; remove: () => Promise<void> };
 let home: { dir: string; remove: () => Promise<void> };

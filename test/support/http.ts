@@ -1,14 +1,12 @@
-// Shared by the reliability suite: real fixture media, raw HTTP calls that never throw on a
+// Raw HTTP for the reliability tests (load, abuse, crash): real fixture media, calls that never throw on a
 // status (we want to see every answer), the documented error body, and database checks.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { API_ERRORS, STORAGE_ERRORS } from '../../src/api/error-codes.js';
 import { databasePath } from '../../src/server/db.js';
-
-export const ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(ROOT, 'bin/contentlib.js');
+import { ROOT } from './paths.js';
 
 export interface Media {
   fileName: string;

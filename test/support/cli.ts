@@ -3,7 +3,7 @@
 // (presign → PUT of real fixture bytes → complete).
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { request } from 'undici';
 import { createApiClient } from '../../src/api/client.js';
@@ -11,11 +11,8 @@ import type { ApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import type { ContentItem } from '../../src/api/schemas.js';
 import type { ContentType } from '../../src/rules/rules.js';
-import { type ServeProcess, startServe } from '../support/serve-process.js';
-
-export const ROOT = resolve(import.meta.dirname, '../..');
-export const BIN = join(ROOT, 'bin/contentlib.js');
-export const FIXTURES = join(ROOT, 'fixtures');
+import { BIN, FIXTURES } from './paths.js';
+import { type ServeProcess, startServe } from './serve-process.js';
 
 export async function tempHome(): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-cli-'));

@@ -3,21 +3,19 @@
 // happens to be valid) with the DESIGN.md error body: never a 500, never a crash. A key of one
 // brand never reads, changes or deletes anything of another, and no response or log line ever
 // holds an API key or a filesystem path.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/server/admin.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
-import { type Answer, ROOT, errorBodyProblem, fixtureMedia, http, query, uploadFlow } from './helpers.js';
-import { type RawAnswer, rawRequest } from './raw-http.js';
+import { type Answer, errorBodyProblem, fixtureMedia, http, query, uploadFlow } from '../support/http.js';
+import { ROOT } from '../support/paths.js';
+import { type RawAnswer, rawRequest } from '../support/raw-http.js';
+import { type TestServer, startTestServer } from '../support/server.js';
 
 // Modest by default so npm test stays fast; ABUSE_RUNS=1000 for a deep run.
 const RUNS = Number(process.env.ABUSE_RUNS ?? 60);
 
 let dataDir: string;
-let server: RunningServer;
+let server: TestServer;
 let port: number;
 const keys = { a: '', b: '' };
 const internal: string[] = [];
@@ -57,20 +55,20 @@ function acceptable(ans: Answer, method = 'GET'): string | null {
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'contentlib-abuse-'));
   // The server has no logger of its own: internal errors go to onInternalError, and anything
   // else it might print goes to stderr, which is captured here too.
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     stderrLines.push(String(chunk));
     return (realStderrWrite as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
-  server = await startServer({
-    dataDir,
+  server = await startTestServer({
+    clock: 'real',
     onInternalError: (e) => internal.push(e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e)),
   });
+  dataDir = server.dataDir;
   port = Number(new URL(server.url).port);
-  keys.a = (await createApiKey(dataDir, 'brand-a')).key;
-  keys.b = (await createApiKey(dataDir, 'brand-b')).key;
+  keys.a = await server.key('brand-a');
+  keys.b = await server.key('brand-b');
 
   const { clip, photo } = fixtureMedia();
   const done = async (r: Awaited<ReturnType<typeof uploadFlow>>) => {
@@ -108,8 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   process.stderr.write = realStderrWrite;
-  await server?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.dispose();
 });
 
 /** presign + PUT, no complete; returns the storage key. */

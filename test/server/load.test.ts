@@ -1,12 +1,7 @@
 // Load: 50 uploads (presign → PUT → complete of real media) and 10 listers at once against one
 // server on loopback. Nothing may fail, every completed upload is listed exactly once with its
 // object on disk, and the database passes its integrity check afterwards.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/server/admin.js';
-import { type RunningServer, startServer } from '../../src/server/index.js';
 import {
   type Answer,
   type Listed,
@@ -16,26 +11,23 @@ import {
   listAll,
   uploadFlow,
   wideAgent,
-} from './helpers.js';
+} from '../support/http.js';
+import { type TestServer, startTestServer } from '../support/server.js';
 
 const UPLOADS = 50;
 const LISTERS = 10;
 const BRANDS = ['alpha', 'beta'] as const;
 
-let dataDir: string;
-let server: RunningServer;
-const internal: unknown[] = [];
+let server: TestServer;
 const agent = wideAgent();
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'contentlib-load-'));
-  server = await startServer({ dataDir, onInternalError: (e) => internal.push(e) });
+  server = await startTestServer({ clock: 'real' });
 });
 
 afterAll(async () => {
   await agent.close();
-  await server?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.dispose();
 });
 
 describe('load: 50 concurrent uploads and 10 concurrent listers', () => {
@@ -44,8 +36,8 @@ describe('load: 50 concurrent uploads and 10 concurrent listers', () => {
     { timeout: 60_000 },
     async () => {
       const keys = {
-        alpha: (await createApiKey(dataDir, 'alpha')).key,
-        beta: (await createApiKey(dataDir, 'beta')).key,
+        alpha: await server.key('alpha'),
+        beta: await server.key('beta'),
       };
       const { clip, photo } = fixtureMedia();
       const failures: string[] = [];
@@ -106,8 +98,8 @@ describe('load: 50 concurrent uploads and 10 concurrent listers', () => {
       for (const u of uploads) {
         expect(await server.storage.size(u.storageKey!), `object of ${u.name}`).toBe(u.media.bytes.length);
       }
-      expect(integrityCheck(dataDir)).toBe('ok');
-      expect(internal).toEqual([]);
+      expect(integrityCheck(server.dataDir)).toBe('ok');
+      expect(server.internal).toEqual([]);
     },
   );
 });

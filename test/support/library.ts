@@ -6,9 +6,6 @@ import { dirname, join } from 'node:path';
 import type { ApiClient } from '../../src/api/client.js';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
-import { createApiKey } from '../../src/server/admin.js';
-import type { StartServerOptions } from '../../src/server/index.js';
-import { startServer } from '../../src/server/index.js';
 import type { EngineDeps, EnginePlan } from '../../src/upload/engine.js';
 import { runUpload } from '../../src/upload/engine.js';
 import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
@@ -16,15 +13,15 @@ import type { Journal } from '../../src/upload/journal.js';
 import { openJournal } from '../../src/upload/journal.js';
 import type { PlanOptions } from '../../src/upload/plan.js';
 import { buildPlan, formatProblem } from '../../src/upload/plan.js';
-
-export const FIXTURES = join(import.meta.dirname, '../../fixtures');
+import { FIXTURES } from './paths.js';
+import { type TestServerOptions, startTestServer } from './server.js';
 
 export interface Library {
   dir: string;
   url: string;
   client: ApiClient;
-  /** Server clock offset in ms (added to real time). */
-  clock: { offsetMs: number };
+  /** The server's clock (real time unless advanced). */
+  clock: { advance(ms: number): void };
   journal(): Promise<Journal>;
   upload(
     plan: EnginePlan,
@@ -38,25 +35,19 @@ export interface Library {
   dispose(): Promise<void>;
 }
 
-export async function startLibrary(opts: Partial<StartServerOptions> = {}): Promise<Library> {
+export async function startLibrary(opts: TestServerOptions = {}): Promise<Library> {
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-engine-'));
   const dataDir = join(dir, 'data');
   await mkdir(dataDir);
-  const clock = { offsetMs: 0 };
-  const server = await startServer({
-    dataDir,
-    now: () => new Date(Date.now() + clock.offsetMs),
-    onInternalError: (e) => console.error(e),
-    ...opts,
-  });
-  const { key } = await createApiKey(dataDir, 'acme');
+  const server = await startTestServer({ dataDir, clock: 'real', onInternalError: (e) => console.error(e), ...opts });
+  const key = await server.key();
   const client = createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY });
   let journal: Journal | undefined;
   const lib: Library = {
     dir,
     url: server.url,
     client,
-    clock,
+    clock: server.clock,
     journal: async () => (journal ??= await openJournal(join(dir, 'state'), 'test-target')),
     async upload(plan, overrides = {}, onEvent) {
       const events: UploadEvent[] = [];

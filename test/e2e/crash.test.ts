@@ -14,7 +14,8 @@ import { createApiKey } from '../../src/server/admin.js';
 import { startServer } from '../../src/server/index.js';
 import { createStorage } from '../../src/server/storage.js';
 import { COMPLETE_GRACE_MS, TEMP_MAX_AGE_MS } from '../../src/server/sweeper.js';
-import { BIN, ROOT, fixtureMedia, http, integrityCheck, listAll, query } from './helpers.js';
+import { fixtureMedia, http, integrityCheck, listAll, query } from '../support/http.js';
+import { BIN, ROOT } from '../support/paths.js';
 import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
 
 const URL_TTL_SECONDS = 60;

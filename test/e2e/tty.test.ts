@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem } from '../../src/api/schemas.js';
 import { startServer } from '../../src/server/index.js';
-import { BIN, apiClient, cleanEnv, cli, readConfig, seedCarousel, seedShortform, tempHome } from './e2e-helpers.js';
+import { apiClient, cleanEnv, cli, readConfig, seedCarousel, seedShortform, tempHome } from '../support/cli.js';
+import { BIN } from '../support/paths.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 if (!hasTmux)

@@ -1,7 +1,7 @@
 // A raw HTTP/1.1 client over a TCP socket: it sends exactly the bytes it is given (bad request
 // lines, wrong lengths, odd headers) that a well-behaved client library refuses to produce.
 import { connect } from 'node:net';
-import type { Answer } from './helpers.js';
+import type { Answer } from './http.js';
 
 export interface RawAnswer extends Answer {
   /** The whole response as it came off the wire (latin1), for secret scans. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem, GetResponse } from '../../src/api/schemas.js';
 import { startServer } from '../../src/server/index.js';
-import { apiClient, cli, fileMode, readConfig, seedCarousel, seedShortform, tempHome } from './e2e-helpers.js';
+import { apiClient, cli, fileMode, readConfig, seedCarousel, seedShortform, tempHome } from '../support/cli.js';
 
 /** An item without its signed URLs, which change with every answer. */
 const unsigned = (item: ContentItem) => ({ ...item, fileUrl: undefined, thumbnailUrl: undefined });

@@ -1,40 +1,58 @@
-// Test helpers for the server suite: a real server on 127.0.0.1 with an injectable clock, API
-// keys made through the admin module, small but real media bytes, and a thin HTTP wrapper.
+// A real server in-process on 127.0.0.1 with a clock tests can move, API keys made through the
+// admin module, small but real media bytes, and a thin HTTP wrapper.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
-import { testDatabaseUrl } from '../support/backend.js';
+import { testDatabaseUrl } from './backend.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
   /** Set when the suite runs on PostgreSQL (test/support/backend.ts). */
   databaseUrl?: string;
-  clock: { now: Date; advance(ms: number): void };
+  /** The server's clock: starts at 2026-01-01 (or at the real time with `clock: 'real'`); advance() moves it. */
+  clock: { readonly now: Date; advance(ms: number): void };
+  /** What the server reported through onInternalError (unless the caller passed its own). */
+  internal: unknown[];
   key(brand?: string): Promise<string>;
   restart(): Promise<void>;
+  /** Closes the server, removes the data dir, and fails when the server reported internal errors. */
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(opts: Partial<StartServerOptions> = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'contentlib-server-'));
-  const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl());
+export interface TestServerOptions extends Partial<StartServerOptions> {
+  /** 'fixed' (default): a clock that stands still at 2026-01-01; 'real': the real time. */
+  clock?: 'fixed' | 'real';
+}
+
+/**
+ * The one way tests start a server in-process: on 127.0.0.1, a fresh temp data dir (or the
+ * given one), a clock tests can move, internal errors collected.
+ */
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const { clock: clockKind = 'fixed', ...serverOpts } = opts;
+  const dataDir = serverOpts.dataDir ?? (await mkdtemp(join(tmpdir(), 'contentlib-server-')));
+  const databaseUrl = serverOpts.databaseUrl ?? (await testDatabaseUrl());
+  const fixedStart = clockKind === 'fixed' ? new Date('2026-01-01T00:00:00.000Z').getTime() : undefined;
+  let offsetMs = 0;
   const clock = {
-    now: new Date('2026-01-01T00:00:00.000Z'),
+    get now() {
+      return new Date((fixedStart ?? Date.now()) + offsetMs);
+    },
     advance(ms: number) {
-      clock.now = new Date(clock.now.getTime() + ms);
+      offsetMs += ms;
     },
   };
   const internal: unknown[] = [];
   const start = (port?: number) =>
     startServer({
-      dataDir,
       ...(databaseUrl ? { databaseUrl } : {}),
       now: () => clock.now,
       onInternalError: (e) => internal.push(e),
-      ...opts,
+      ...serverOpts,
+      dataDir,
       ...(port ? { port } : {}),
     });
   let server = await start();
@@ -42,6 +60,7 @@ export async function startTestServer(opts: Partial<StartServerOptions> = {}): P
     dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
     clock,
+    internal,
     get url() {
       return server.url;
     },

@@ -1,46 +1,12 @@
 // The three progress listeners over the same events: plain lines without escape codes, NDJSON
 // that parses line by line, and a multibar that draws only where stderr is a terminal.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { IO } from '../../src/cli/io.js';
 import { createJsonProgress } from '../../src/cli/output/progress-json.js';
 import { createPlainProgress } from '../../src/cli/output/progress-plain.js';
 import { summaryLines } from '../../src/cli/output/progress-summary.js';
 import { createTtyProgress } from '../../src/cli/output/progress-tty.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/events.js';
-
-function memoryIO(tty = false): IO & { out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = Object.assign(
-    new PassThrough(),
-    tty
-      ? {
-          isTTY: true,
-          columns: 100,
-          cursorTo: () => true,
-          moveCursor: () => true,
-          clearLine: () => true,
-          clearScreenDown: () => true,
-        }
-      : {},
-  );
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (c: Buffer) => out.push(c));
-  stderr.on('data', (c: Buffer) => err.push(c));
-  return {
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-    stdoutIsTTY: false,
-    stderrIsTTY: tty,
-    stdinIsTTY: false,
-    color: false,
-    columns: 100,
-    out: () => Buffer.concat(out).toString('utf8'),
-    err: () => Buffer.concat(err).toString('utf8'),
-  };
-}
+import { bufferIO } from '../support/io.js';
 
 const clip: FileRef = { path: '/v/clip.mp4', name: 'clip.mp4', size: 4_000_000, item: 0, role: 'file' };
 const bad: FileRef = { path: '/v/bad.mp4', name: 'bad.mp4', size: 1000, item: 1, role: 'file' };
@@ -103,7 +69,7 @@ const ESC = /\u001b\[/;
 
 describe('progress listeners', () => {
   it('plain: a line per start, end and retry, the summary, and never an escape code', async () => {
-    const io = memoryIO();
+    const io = bufferIO();
     let t = 0;
     const p = createPlainProgress(io, () => (t += 100));
     events.forEach((e) => p.onEvent(e));
@@ -122,7 +88,7 @@ describe('progress listeners', () => {
   });
 
   it('plain, a re-run with nothing new: one line on stderr, not a header, a line per file and a footer', async () => {
-    const io = memoryIO();
+    const io = bufferIO();
     const p = createPlainProgress(io, () => 0);
     const pics: FileRef = { path: '/v/pics/1.jpg', name: '1.jpg', size: 10, item: 0, role: 'file' };
     p.onEvent({ type: 'planned', items: 0, files: 0, bytes: 0, alreadyDone: 2 });
@@ -139,7 +105,7 @@ describe('progress listeners', () => {
   });
 
   it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
-    const io = memoryIO();
+    const io = bufferIO();
     const p = createJsonProgress(io);
     events.forEach((e) => p.onEvent(e));
     await p.finish(summary);
@@ -163,7 +129,7 @@ describe('progress listeners', () => {
   });
 
   it('tty: draws bars with names and a total on a terminal, then clears them for the summary', async () => {
-    const io = memoryIO(true);
+    const io = bufferIO({}, { terminalStderr: true });
     const p = createTtyProgress(io);
     events.slice(0, 4).forEach((e) => p.onEvent(e));
     await new Promise((r) => setTimeout(r, 250)); // let cli-progress's 10 fps timer draw
