@@ -5,11 +5,13 @@ import { type Command, Option } from 'commander';
 import type { StartServerOptions } from '../../server/index.js';
 import type { CliContext } from '../context.js';
 import { UsageError, dataDirError } from '../errors.js';
+import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 export interface ServeFlags {
   host: string;
   port: string;
   dataDir?: string;
+  db?: string;
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
@@ -32,12 +34,18 @@ function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_S
 }
 
 /** Flags → server options (pure, so the table of flag mistakes is tested without a server). */
-export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartServerOptions {
+export function serveOptions(
+  flags: ServeFlags,
+  defaultDataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): StartServerOptions {
   const o: StartServerOptions = {
     dataDir: flags.dataDir ?? defaultDataDir,
     host: flags.host,
     port: wholeNumber('--port', flags.port, 0, 65535),
   };
+  const databaseUrl = databaseUrlOf(flags.db, env);
+  if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {
@@ -63,6 +71,7 @@ export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartSe
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
   const start = deps.start ?? (await import('../../server/index.js')).startServer;
   const server = await start(options).catch((err: unknown) => {
+    if (options.databaseUrl !== undefined) throw databaseError(options.databaseUrl, err) ?? err;
     throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
   });
   try {
@@ -82,6 +91,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
     .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
+    .option(
+      '--db <url>',
+      'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
+    )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
     .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
@@ -94,6 +107,7 @@ Examples:
   contentlib serve
   contentlib serve --port 8080 --data-dir ./library
   contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
+  contentlib serve --host 0.0.0.0 --port 8080 --db postgres://contentlib@db/contentlib   # one of N instances (docs/deploy.md)
 
 Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
     )
@@ -108,7 +122,10 @@ Give clients a key with: contentlib keys create --brand NAME --data-dir <same di
         signal: ctx.signal,
         onListening: (url, dataDir) => {
           ctx.io.stdout.write(`${url}\n`);
-          ctx.io.stderr.write(`contentlib serve: ${url} (data: ${dataDir}); press Ctrl-C to stop\n`);
+          const where = options.databaseUrl
+            ? `database: ${redactUrl(options.databaseUrl)}, files: ${dataDir}`
+            : `data: ${dataDir}`;
+          ctx.io.stderr.write(`contentlib serve: ${url} (${where}); press Ctrl-C to stop\n`);
         },
       });
       ctx.io.stderr.write('contentlib serve: stopped\n');
