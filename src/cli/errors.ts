@@ -1,6 +1,7 @@
 // Typed errors. Anything in the program throws one of these; `main` is the one place that turns
 // them into a message on stderr and an exit code (DESIGN.md section 3).
 import { ApiError, NetworkError, StorageError, TimeoutError, UnexpectedResponseError } from '../api/errors.js';
+import { describeRefusal } from '../api/storage-refusal.js';
 
 export const EXIT = {
   ok: 0,
@@ -200,7 +201,7 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
         ? 'The upload URL was refused; run the upload again to get a fresh one.'
         : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
     return {
-      message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}).\n${hint}`,
+      message: `Object storage refused the upload: ${describeRefusal(err)}.\n${hint}`,
       exitCode: EXIT.failure,
     };
   }

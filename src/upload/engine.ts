@@ -16,6 +16,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, StorageError } from '../api/errors.js';
+import { describeRefusal } from '../api/storage-refusal.js';
 import type { CompleteRequest, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
@@ -406,10 +407,7 @@ function keyRejected(err: unknown): Pick<ItemOutcome, 'keyRejected'> {
 /** One line on why a file failed, with the server's code so a person can search for it. */
 export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
-  if (err instanceof StorageError) {
-    const final = /mismatch/.test(err.code) ? ' (not retried: the request did not match what was signed)' : '';
-    return `storage refused the upload: ${err.message} (${err.status} ${err.code})${final}`;
-  }
+  if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err)}`;
   if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code})`;
   return err instanceof Error ? err.message : String(err);
 }
