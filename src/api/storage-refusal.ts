@@ -40,9 +40,9 @@ export function refusalRetry(err: StorageError): boolean | undefined {
   return MEANINGS[err.code]?.retry;
 }
 
-/** One line: the store's own message, status and code, then what they mean. */
-export function describeRefusal(err: StorageError): string {
+/** One line: the store's own message, status and code (and `note`, e.g. its request id), then what they mean. */
+export function describeRefusal(err: StorageError, note = ''): string {
   const meaning = isExpiredRefusal(err) ? 'the upload URL expired' : MEANINGS[err.code]?.says;
-  const quoted = `${err.message} (${err.status} ${err.code})`;
+  const quoted = `${err.message} (${err.status} ${err.code}${note})`;
   return meaning ? `${quoted} — ${meaning}` : quoted;
 }

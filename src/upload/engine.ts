@@ -15,7 +15,7 @@
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, StorageError } from '../api/errors.js';
+import { ApiError, StorageError, requestIdNote } from '../api/errors.js';
 import { describeRefusal } from '../api/storage-refusal.js';
 import type { CompleteRequest, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
@@ -28,6 +28,7 @@ import { createPool } from './pool.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { contentTypeOf, transferFile } from './transfer.js';
+import { escapeName } from '../text/escape-name.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -164,7 +165,12 @@ async function uploadSingle(run: Run, item: EngineItem, index: number, prior: Pr
       await thumb?.catch(() => {});
       if (deps.signal.aborted) return interrupted(outcome);
       emit({ type: 'failed', file: ref, item: index, message: messageOf(err) });
-      return { ...outcome, status: 'failed', message: `${file.name}: ${messageOf(err)}`, ...keyRejected(err) };
+      return {
+        ...outcome,
+        status: 'failed',
+        message: `${escapeName(file.name)}: ${messageOf(err)}`,
+        ...keyRejected(err),
+      };
     }
   }
   outcome.itemId = itemId;
@@ -233,7 +239,7 @@ async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: 
     });
   }
   if (failure) {
-    const why = `${failure.name}: ${failure.message}`;
+    const why = `${escapeName(failure.name)}: ${failure.message}`;
     if (!itemId) return { ...outcome, status: 'failed', message: why, ...keyRejected(failure.error) };
     if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles)
       return removeHalfCarousel(run, outcome, itemId, why);
@@ -407,7 +413,7 @@ function keyRejected(err: unknown): Pick<ItemOutcome, 'keyRejected'> {
 /** One line on why a file failed, with the server's code so a person can search for it. */
 export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
-  if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err)}`;
-  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code})`;
+  if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err, requestIdNote(err))}`;
+  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
   return err instanceof Error ? err.message : String(err);
 }

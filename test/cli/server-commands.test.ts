@@ -61,22 +61,26 @@ describe('serveOptions (flags → server options)', () => {
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
     [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
   ])('%j → %j', (flags, expected) => {
-    expect(serveOptions({ ...base, ...flags }, '/d', {})).toMatchObject(expected);
+    expect(serveOptions({ ...base, ...flags }, '/d', false, {})).toMatchObject(expected);
   });
 
   it('takes the database from CONTENTLIB_DATABASE_URL unless --db says otherwise; none means SQLite', () => {
     const env = { CONTENTLIB_DATABASE_URL: 'postgresql://cl@env/lib' };
-    expect(serveOptions(base, '/d', env).databaseUrl).toBe('postgresql://cl@env/lib');
-    expect(serveOptions({ ...base, db: 'postgres://cl@flag/lib' }, '/d', env).databaseUrl).toBe(
+    expect(serveOptions(base, '/d', false, env).databaseUrl).toBe('postgresql://cl@env/lib');
+    expect(serveOptions({ ...base, db: 'postgres://cl@flag/lib' }, '/d', false, env).databaseUrl).toBe(
       'postgres://cl@flag/lib',
     );
-    expect(serveOptions(base, '/d', {}).databaseUrl).toBeUndefined();
+    expect(serveOptions(base, '/d', false, {}).databaseUrl).toBeUndefined();
   });
 
   it('refuses a database URL that is not PostgreSQL, without echoing its password', () => {
-    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', {})).toThrow(/must be a PostgreSQL URL/);
-    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', {})).not.toThrow(/hunter2/);
-    expect(() => serveOptions(base, '/d', { CONTENTLIB_DATABASE_URL: 'sqlite:x' })).toThrow(/CONTENTLIB_DATABASE_URL/);
+    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).toThrow(
+      /must be a PostgreSQL URL/,
+    );
+    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).not.toThrow(/hunter2/);
+    expect(() => serveOptions(base, '/d', false, { CONTENTLIB_DATABASE_URL: 'sqlite:x' })).toThrow(
+      /CONTENTLIB_DATABASE_URL/,
+    );
   });
 
   it.each([
@@ -89,6 +93,6 @@ describe('serveOptions (flags → server options)', () => {
     { faultCount: '2' },
     { quota: '1e9' },
   ])('%j is a usage error', (flags) => {
-    expect(() => serveOptions({ ...base, ...flags }, '/d', {})).toThrow(UsageError);
+    expect(() => serveOptions({ ...base, ...flags }, '/d', false, {})).toThrow(UsageError);
   });
 });

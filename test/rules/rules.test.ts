@@ -57,6 +57,24 @@ describe('rules table', () => {
     ]);
   });
 
+  it.each([
+    ['carousel', 20 * MB + 1, '20 MiB + 1 byte; carousel images take at most 20 MiB'],
+    ['carousel', 20 * MB + 1000, '20 MiB + 1,000 bytes; carousel images take at most 20 MiB'],
+    ['carousel', 20 * MB + 3 * 1024, '20 MiB + 3 KiB; carousel images take at most 20 MiB'],
+    ['carousel', 25.5 * MB, '25.5 MiB (5.5 MiB over); carousel images take at most 20 MiB'],
+    ['shortform', 300 * MB + 1.5 * MB, '300 MiB + 1.5 MiB; shortform videos take at most 300 MiB'],
+    ['longform', 2 * GB, '2 GiB (1 GiB over); longform videos take at most 1 GiB'],
+  ] as const)('says by how much a %s file of %d bytes is over the limit', (type, size, message) => {
+    const format = type === 'carousel' ? 'image/png' : 'video/mp4';
+    expect(checkFile(type, format, size).map((v) => v.message)).toEqual([message]);
+  });
+
+  it('names thumbnails in their size message', () => {
+    expect(checkThumbnail('image/png', 20 * MB + 2).map((v) => v.message)).toEqual([
+      '20 MiB + 2 bytes; thumbnails take at most 20 MiB',
+    ]);
+  });
+
   it('checks shortform duration 3–90 s inclusive and any positive longform duration', () => {
     expect(checkDuration('shortform', 3)).toEqual([]);
     expect(checkDuration('shortform', 90)).toEqual([]);

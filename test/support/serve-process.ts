@@ -30,7 +30,9 @@ export async function startServe(
   home: string,
   o: { port?: number; args?: string[] } = {},
 ): Promise<ServeProcess> {
-  const child = spawn('node', [BIN, 'serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, ...(o.args ?? [])], {
+  // No drain grace period: tests stop servers often and have no load balancer to wait for.
+  const args = ['serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, '--drain-grace', '0', ...(o.args ?? [])];
+  const child = spawn('node', [BIN, ...args], {
     env: childEnv({ CONTENTLIB_HOME: home }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

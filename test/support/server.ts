@@ -67,8 +67,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     get storage() {
       return server.storage;
     },
+    get metricsUrl() {
+      return server.metricsUrl;
+    },
     sweep: () => server.sweep(),
     close: () => server.close(),
+    drain: (o) => server.drain(o),
     key: async (brand = 'acme') => (await createApiKey({ dataDir, databaseUrl }, brand)).key,
     // Same port again, so URLs handed out before the restart can be tried after it.
     restart: async () => {
@@ -151,7 +155,7 @@ function box(type: string, payload: Buffer): Buffer {
   return Buffer.concat([head, payload]);
 }
 
-/** A minimal MP4 (or MOV with brand 'qt  '): ftyp + moov/mvhd with the given duration + mdat. */
+/** A minimal MP4 (or MOV with brand 'qt  '): ftyp + moov (mvhd with the given duration, a video trak) + mdat. */
 export function mp4(durationSeconds: number, opts: { size?: number; brand?: string } = {}): Buffer {
   const ftyp = box(
     'ftyp',
@@ -167,7 +171,11 @@ export function mp4(durationSeconds: number, opts: { size?: number; brand?: stri
   mvhd.writeUInt32BE(0x00010000, 20); // rate 1.0
   mvhd.writeUInt16BE(0x0100, 24); // volume 1.0
   mvhd.writeUInt32BE(2, 96); // next track id
-  const moov = box('moov', box('mvhd', mvhd));
+  // One video track (mdia/hdlr 'vide'): a movie without one is audio, refused as not a video.
+  const hdlr = Buffer.alloc(25);
+  hdlr.write('vide', 8, 'latin1');
+  const trak = box('trak', box('mdia', box('hdlr', hdlr)));
+  const moov = box('moov', Buffer.concat([box('mvhd', mvhd), trak]));
   const head = Buffer.concat([ftyp, moov]);
   const mdatSize = Math.max(8, (opts.size ?? 512) - head.length);
   return Buffer.concat([head, box('mdat', Buffer.alloc(mdatSize - 8, 0x11))]);

@@ -88,7 +88,13 @@ export interface Repo {
 
   /** A 32-byte secret every instance shares (created once, by whichever instance comes first). */
   sharedSecret(name: string): Promise<Buffer>;
-  /** Cheap round trip to the database (readiness). */
+  /** Cheap round trip to the database. */
   ping(): Promise<void>;
+  /** Readiness (/readyz): throws, saying why, when the database cannot be used right now. */
+  check(): Promise<void>;
+  /** Items by type, for the contentlib_items gauge. */
+  itemsByType(): Promise<Record<string, number>>;
+  /** Connections in use and waiting, for the database pool gauges. */
+  poolUse(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 // The embedded default's Repo: the synchronous better-sqlite3 repositories behind the async
 // interface, each multi-statement operation in one IMMEDIATE transaction (the write lock), exactly
 // as the routes ran them before. One process owns a data dir's server, so no row locks are needed.
-import type { Db } from '../db.js';
+import { type Db, databasePath } from '../db.js';
+import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
 import { deletionsRepository } from './deletions.js';
 import type { CompleteInput, CompleteResult, Repo } from './interface.js';
@@ -17,6 +18,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
+  const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
 
   function complete(c: CompleteInput): CompleteResult {
     const fresh = uploads.get(c.key);
@@ -126,6 +128,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     ping: async () => {
       db.prepare('SELECT 1').get();
     },
+    check: fileCheck,
+    itemsByType: sqliteItemsByType(db),
+    poolUse: sqlitePool,
     close: async () => {
       db.close();
     },

@@ -427,6 +427,14 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     async ping() {
       await query('SELECT 1');
     },
+    async check() {
+      await query('SELECT 1 FROM contentlib_migrations LIMIT 1');
+    },
+    async itemsByType() {
+      const { rows } = await query<{ type: string; n: number }>('SELECT type, COUNT(*) AS n FROM items GROUP BY type');
+      return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+    },
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
