@@ -48,7 +48,7 @@ const backends: Array<[string, () => Promise<Repo>]> = [
 const AT = '2026-01-01T00:00:00.000Z';
 const NOW_MS = Date.parse(AT);
 
-function upload(caller: { userId: string; brandId: string }, o: Partial<NewUpload> = {}): NewUpload {
+function upload(caller: { userId: string; brandId: string; keyId?: string }, o: Partial<NewUpload> = {}): NewUpload {
   const fileId = randomUUID();
   return {
     key: `${caller.userId}/${fileId}/photo.jpg`,
@@ -62,6 +62,7 @@ function upload(caller: { userId: string; brandId: string }, o: Partial<NewUploa
     thumbnail: false,
     expiresAt: NOW_MS + 3600_000,
     createdAt: AT,
+    keyId: caller.keyId ?? null,
     ...o,
   };
 }
@@ -224,6 +225,23 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     for (const key of claimed.slice(1)) await repo.deletionDone(key);
     expect(await repo.pendingDeletions()).toEqual([claimed[0]]);
     expect(await repo.claimDeletions(10, 60)).toEqual([claimed[0]]);
+  });
+
+  it('an upload is open for its PUT until completed or its key revoked; objects map to their staging keys', async () => {
+    const { repo, caller, made } = await withCaller();
+    const u = await stored(repo, upload(caller));
+    expect((await repo.getUploadByFileId(u.fileId))!.key).toBe(u.key);
+    expect((await repo.openForPut(u.fileId))!.keyId).toBe(made.id);
+    const done = await repo.complete(completion(u));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    expect(await repo.openForPut(u.fileId)).toBeNull();
+    const open = await stored(repo, upload(caller));
+    await repo.revokeKey(made.id, new Date(AT));
+    expect(await repo.openForPut(open.fileId)).toBeNull();
+    const staging = (x: { key: string; fileId: string }) => [`staging/${x.fileId}`, x.key];
+    expect((await repo.deleteItem(caller.brandId, done.itemId, AT, staging))!.sort()).toEqual(
+      [`staging/${u.fileId}`, u.key].sort(),
+    );
   });
 
   it('a shared secret is made once and then the same for every caller; ping answers', async () => {

@@ -12,6 +12,12 @@ export type { Caller, FileRow, ItemChanges, ItemRow, KeyRow, ListFilter, NewItem
 
 export type NewUpload = Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>;
 
+/** The objects an upload may have: with staging → promote, its staging object and its final one. */
+export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
+
+/** Before staging: an upload's one object is its key. */
+export const ownKey: ObjectKeysOf = (u) => [u.key];
+
 export interface CompleteInput {
   brandId: string;
   key: string;
@@ -55,6 +61,10 @@ export interface Repo {
    */
   reserveUpload(u: NewUpload, quotaBytes: number, nowMs: number): Promise<{ ok: true } | { ok: false; used: number }>;
   getUpload(key: string): Promise<Upload | null>;
+  /** The upload whose staging object is `staging/<fileId>`. */
+  getUploadByFileId(fileId: string): Promise<Upload | null>;
+  /** The upload a presigned PUT may still write: not completed nor attached, its API key not revoked. */
+  openForPut(fileId: string): Promise<Upload | null>;
   markStored(key: string, at: string): Promise<void>;
   markNotStored(key: string): Promise<void>;
   /** Turns a stored upload into an item or a carousel image; idempotent per key across instances. */
@@ -66,16 +76,23 @@ export interface Repo {
   files(itemId: string): Promise<FileRow[]>;
   file(id: string): Promise<FileRow | null>;
   /**
-   * Applies changes; a new thumbnailKey is attached and the previous thumbnail's upload goes to
-   * the deletion outbox. Null when the item is gone; else the object keys queued for deletion.
+   * Applies changes; a new thumbnailKey is attached (and its upload closed) and the previous
+   * thumbnail's upload goes to the deletion outbox. Null when the item is gone; else the object
+   * keys queued for deletion.
    */
-  updateItem(brandId: string, id: string, changes: ItemChanges, at: string): Promise<string[] | null>;
+  updateItem(
+    brandId: string,
+    id: string,
+    changes: ItemChanges,
+    at: string,
+    objectKeysOf?: ObjectKeysOf,
+  ): Promise<string[] | null>;
   /** Drops the item and its uploads, queueing every object for deletion; null when not found. */
-  deleteItem(brandId: string, id: string, at: string): Promise<string[] | null>;
+  deleteItem(brandId: string, id: string, at: string, objectKeysOf?: ObjectKeysOf): Promise<string[] | null>;
 
   // ---- housekeeping
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */
-  abandonUploads(beforeMs: number, at: string): Promise<number>;
+  abandonUploads(beforeMs: number, at: string, objectKeysOf?: ObjectKeysOf): Promise<number>;
   /**
    * Up to `limit` queued deletions this caller now owns for `leaseSeconds` (another instance's
    * sweeper skips them): each object is deleted by one instance at a time.

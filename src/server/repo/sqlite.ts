@@ -5,7 +5,7 @@ import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
 import { deletionsRepository } from './deletions.js';
-import type { CompleteInput, CompleteResult, Repo } from './interface.js';
+import { type CompleteInput, type CompleteResult, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
 import { uploadsRepository } from './uploads.js';
@@ -51,24 +51,33 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     return { kind: 'done', itemId: c.newItemId, fileId };
   }
 
-  function updateItem(brandId: string, id: string, changes: Parameters<Repo['updateItem']>[2], at: string) {
+  function updateItem(
+    brandId: string,
+    id: string,
+    changes: Parameters<Repo['updateItem']>[2],
+    at: string,
+    objectKeysOf: ObjectKeysOf,
+  ) {
     const item = items.get(brandId, id);
     if (!item) return null;
     const old =
       changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
     items.update(brandId, id, changes, at);
-    if (changes.thumbnailKey !== undefined) uploads.attachThumbnail(changes.thumbnailKey, id);
+    if (changes.thumbnailKey !== undefined) uploads.attachThumbnail(changes.thumbnailKey, id, at);
     if (!old) return [];
+    const oldUpload = uploads.get(old);
+    const keys = oldUpload ? objectKeysOf(oldUpload) : [old];
     uploads.remove(old);
-    deletions.add([old], at);
-    return [old];
+    deletions.add(keys, at);
+    return keys;
   }
 
-  function deleteItem(brandId: string, id: string, at: string): string[] | null {
+  function deleteItem(brandId: string, id: string, at: string, objectKeysOf: ObjectKeysOf): string[] | null {
     const item = items.get(brandId, id);
     if (!item) return null;
     // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-    const objects = new Set([item.fileKey, ...items.files(id).map((f) => f.fileKey), ...uploads.keysOfItem(id)]);
+    const objects = new Set([item.fileKey, ...items.files(id).map((f) => f.fileKey)]);
+    for (const u of uploads.ofItem(id)) for (const k of objectKeysOf(u)) objects.add(k);
     if (item.thumbnailKey) objects.add(item.thumbnailKey);
     items.remove(brandId, id);
     uploads.removeOfItem(id);
@@ -76,10 +85,13 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     return [...objects];
   }
 
-  function abandonUploads(beforeMs: number, at: string): number {
+  function abandonUploads(beforeMs: number, at: string, objectKeysOf: ObjectKeysOf): number {
     const abandoned = uploads.abandoned(beforeMs);
-    for (const key of abandoned) uploads.remove(key);
-    deletions.add(abandoned, at);
+    for (const u of abandoned) uploads.remove(u.key);
+    deletions.add(
+      abandoned.flatMap((u) => objectKeysOf(u)),
+      at,
+    );
     return abandoned.length;
   }
 
@@ -97,6 +109,8 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
         return { ok: true as const };
       }),
     getUpload: async (key) => uploads.get(key),
+    getUploadByFileId: async (fileId) => uploads.getByFileId(fileId),
+    openForPut: async (fileId) => uploads.openForPut(fileId),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
     complete: async (c) => immediate(() => complete(c)),
@@ -104,9 +118,10 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),
     file: async (id) => items.file(id),
-    updateItem: async (brandId, id, changes, at) => immediate(() => updateItem(brandId, id, changes, at)),
-    deleteItem: async (brandId, id, at) => immediate(() => deleteItem(brandId, id, at)),
-    abandonUploads: async (beforeMs, at) => immediate(() => abandonUploads(beforeMs, at)),
+    updateItem: async (brandId, id, changes, at, keysOf = ownKey) =>
+      immediate(() => updateItem(brandId, id, changes, at, keysOf)),
+    deleteItem: async (brandId, id, at, keysOf = ownKey) => immediate(() => deleteItem(brandId, id, at, keysOf)),
+    abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();
       const free = deletions.all().filter((key) => (leases.get(key) ?? 0) <= now);

@@ -63,6 +63,7 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
         thumbnail: body.thumbnail === true,
         expiresAt: expires * 1000,
         createdAt: now.toISOString(),
+        keyId: caller.keyId,
       },
       s.deps.quotaBytes,
       now.getTime(),

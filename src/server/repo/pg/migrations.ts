@@ -90,6 +90,9 @@ export const PG_MIGRATIONS: readonly string[] = [
      value BYTEA NOT NULL,
      created_at TIMESTAMPTZ NOT NULL DEFAULT now()
    );`,
+  // The API key that presigned an upload: revoking the key closes its URL (as on SQLite).
+  `ALTER TABLE uploads ADD COLUMN key_id TEXT;
+   CREATE INDEX uploads_file_id ON uploads(file_id);`,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

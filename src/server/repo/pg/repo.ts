@@ -6,7 +6,17 @@
 // LOCKED and a lease on the database's clock, so each object is deleted by one instance.
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import pg from 'pg';
-import type { CompleteInput, CompleteResult, FileRow, ItemChanges, ItemRow, ListFilter, Repo } from '../interface.js';
+import {
+  type CompleteInput,
+  type CompleteResult,
+  type FileRow,
+  type ItemChanges,
+  type ItemRow,
+  type ListFilter,
+  type ObjectKeysOf,
+  type Repo,
+  ownKey,
+} from '../interface.js';
 import { foldTitle, likeLiteral } from '../items.js';
 import { type Caller, KEY_PATTERN, type KeyRow, hashKey, newKeySecret } from '../keys.js';
 import type { Upload } from '../uploads.js';
@@ -36,7 +46,7 @@ const FILE_COLUMNS = `id, item_id AS "itemId", file_key AS "fileKey", file_name 
 const UPLOAD_COLUMNS = `key, file_id AS "fileId", brand_id AS "brandId", user_id AS "userId", file_name AS "fileName",
   content_type AS "contentType", file_size AS "fileSize", type, thumbnail, expires_at AS "expiresAt",
   created_at AS "createdAt", stored_at AS "storedAt", completed_at AS "completedAt", item_id AS "itemId",
-  file_record_id AS "fileRecordId"`;
+  file_record_id AS "fileRecordId", key_id AS "keyId"`;
 
 type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: string; platformSettings: string };
 
@@ -204,7 +214,13 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
   }
 
-  async function updateItem(brandId: string, id: string, c: ItemChanges, at: string): Promise<string[] | null> {
+  async function updateItem(
+    brandId: string,
+    id: string,
+    c: ItemChanges,
+    at: string,
+    objectKeysOf: ObjectKeysOf = ownKey,
+  ): Promise<string[] | null> {
     return tx(async (q) => {
       const item = await getItemWith(q, brandId, id, true);
       if (!item) return null;
@@ -226,16 +242,26 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       args.push(id);
       await q(`UPDATE items SET ${sets.join(', ')} WHERE id = $${args.length}`, args);
       if (c.thumbnailKey === undefined) return [];
-      await q('UPDATE uploads SET item_id = $1 WHERE key = $2', [id, c.thumbnailKey]);
+      // Attached is completed: the thumbnail's URL is closed.
+      await q('UPDATE uploads SET item_id = $1, completed_at = $2 WHERE key = $3', [id, at, c.thumbnailKey]);
       const old = item.thumbnailKey !== c.thumbnailKey ? item.thumbnailKey : null;
       if (!old) return [];
-      await q('DELETE FROM uploads WHERE key = $1', [old]);
-      await enqueue(q, [old], at);
-      return [old];
+      const { rows } = await q<{ key: string; fileId: string }>(
+        'DELETE FROM uploads WHERE key = $1 RETURNING key, file_id AS "fileId"',
+        [old],
+      );
+      const keys = rows[0] ? objectKeysOf(rows[0]) : [old];
+      await enqueue(q, keys, at);
+      return keys;
     });
   }
 
-  async function deleteItem(brandId: string, id: string, at: string): Promise<string[] | null> {
+  async function deleteItem(
+    brandId: string,
+    id: string,
+    at: string,
+    objectKeysOf: ObjectKeysOf = ownKey,
+  ): Promise<string[] | null> {
     return tx(async (q) => {
       const item = await getItemWith(q, brandId, id, true);
       if (!item) return null;
@@ -243,8 +269,11 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
         'SELECT file_key AS key FROM carousel_files WHERE item_id = $1',
         [id],
       );
-      const { rows: ups } = await q<{ key: string }>('SELECT key FROM uploads WHERE item_id = $1', [id]);
-      const objects = new Set([item.fileKey, ...files.map((r) => r.key), ...ups.map((r) => r.key)]);
+      const { rows: ups } = await q<{ key: string; fileId: string }>(
+        'SELECT key, file_id AS "fileId" FROM uploads WHERE item_id = $1',
+        [id],
+      );
+      const objects = new Set([item.fileKey, ...files.map((r) => r.key), ...ups.flatMap((u) => objectKeysOf(u))]);
       if (item.thumbnailKey) objects.add(item.thumbnailKey);
       await q('DELETE FROM items WHERE id = $1', [id]);
       await q('DELETE FROM uploads WHERE item_id = $1', [id]);
@@ -326,8 +355,8 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
           if (used + u.fileSize > quotaBytes) return { ok: false as const, used };
         }
         await q(
-          `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
           [
             u.key,
             u.fileId,
@@ -340,6 +369,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
             u.thumbnail,
             u.expiresAt,
             u.createdAt,
+            u.keyId,
           ],
         );
         return { ok: true as const };
@@ -347,6 +377,19 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     },
     async getUpload(key) {
       const { rows } = await query<Upload>(`SELECT ${UPLOAD_COLUMNS} FROM uploads WHERE key = $1`, [key]);
+      return rows[0] ?? null;
+    },
+    async getUploadByFileId(fileId) {
+      const { rows } = await query<Upload>(`SELECT ${UPLOAD_COLUMNS} FROM uploads WHERE file_id = $1`, [fileId]);
+      return rows[0] ?? null;
+    },
+    async openForPut(fileId) {
+      const { rows } = await query<Upload>(
+        `SELECT ${UPLOAD_COLUMNS} FROM uploads
+          WHERE file_id = $1 AND completed_at IS NULL AND item_id IS NULL
+            AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id AND k.revoked_at IS NOT NULL)`,
+        [fileId],
+      );
       return rows[0] ?? null;
     },
     async markStored(key, at) {
@@ -371,18 +414,18 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     },
     updateItem,
     deleteItem,
-    async abandonUploads(beforeMs, at) {
+    async abandonUploads(beforeMs, at, objectKeysOf = ownKey) {
       return tx(async (q) => {
-        const { rows } = await q<{ key: string }>(
+        const { rows } = await q<{ key: string; fileId: string }>(
           `DELETE FROM uploads WHERE key IN (
              SELECT key FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < $1
              FOR UPDATE SKIP LOCKED)
-           RETURNING key`,
+           RETURNING key, file_id AS "fileId"`,
           [beforeMs],
         );
         await enqueue(
           q,
-          rows.map((r) => r.key),
+          rows.flatMap((r) => objectKeysOf(r)),
           at,
         );
         return rows.length;
