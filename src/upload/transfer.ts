@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { RetryPolicy } from '../api/retry.js';
+import type { CallOptions } from '../api/client.js';
 import type { PresignRequest, PresignResponse } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import type { EmitFn, FileRef } from './events.js';
@@ -23,7 +24,7 @@ export interface SendableFile {
 export interface TransferDeps {
   api: {
     dispatcher: Dispatcher;
-    presign(body: PresignRequest, o?: { signal?: AbortSignal }): Promise<PresignResponse>;
+    presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   };
   now: () => Date;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -41,6 +42,14 @@ export function contentTypeOf(file: SendableFile): string {
   return file.contentType;
 }
 
+/** Where a transfer is, for the engine: the journal records each key, and a failure names its step. */
+export interface TransferHooks {
+  /** The step now under way: a failure thrown from here on happened in it. */
+  onStep?: (step: 'presign' | 'put') => void;
+  /** A presign answered (each one: an expired URL is presigned again). */
+  onPresigned?: (presigned: PresignResponse) => void;
+}
+
 /** presign → PUT for one file; resolves with the presign whose PUT succeeded (complete needs its key). */
 export async function transferFile(
   file: SendableFile,
@@ -49,6 +58,7 @@ export async function transferFile(
   deps: TransferDeps,
   emit: EmitFn,
   signal: AbortSignal,
+  hooks: TransferHooks = {},
 ): Promise<PresignResponse> {
   const contentType = contentTypeOf(file);
   const body: PresignRequest =
@@ -67,7 +77,17 @@ export async function transferFile(
     policy: deps.policy,
     random: deps.random,
     signal,
-    presign: () => deps.api.presign(body, { signal }),
+    presign: async () => {
+      hooks.onStep?.('presign');
+      const presigned = await deps.api.presign(body, {
+        signal,
+        onRetry: ({ attempt, delayMs, error }) =>
+          emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
+      });
+      hooks.onPresigned?.(presigned);
+      hooks.onStep?.('put');
+      return presigned;
+    },
     onSent: (sent) => {
       const t = clock();
       if (sent === 0 || sent === file.size || t - lastEmit >= interval) {
@@ -75,8 +95,13 @@ export async function transferFile(
         emit({ type: 'progress', file: ref, sent });
       }
     },
-    onRetry: ({ attempt, delayMs, reason }) => emit({ type: 'retrying', file: ref, attempt, delayMs, reason }),
+    onRetry: ({ attempt, delayMs, reason }) =>
+      emit({ type: 'retrying', step: 'put', file: ref, attempt, delayMs, reason }),
   });
   emit({ type: 'uploaded', file: ref, ms: Math.round(clock() - started) });
   return presigned;
+}
+
+export function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
