@@ -8,7 +8,8 @@ import { type DrainOptions, drainApp } from './ops/drain.js';
 import { diskCheck } from './ops/embedded.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
-import { type Storage, createStorage } from './storage.js';
+import { createReserve } from './reserve.js';
+import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export interface StartServerOptions {
@@ -21,7 +22,16 @@ export interface StartServerOptions {
   quotaBytes?: number;
   rateLimit?: { max: number; windowMs: number };
   urlLifetimeSeconds?: number;
+  /**
+   * The base URL clients reach this server at (behind a proxy, say), used in every signed URL.
+   * Default: the address it listens on. Never taken from a request's Host header.
+   */
+  publicUrl?: string;
+  /** Milliseconds a connection may stay silent before it is closed. */
+  idleTimeoutMs?: number;
   faults?: { dropPutAfterBytes: number; count: number };
+  /** Test only: every storage PUT fails with this errno code (e.g. ENOSPC), as on a full disk. */
+  writeError?: string;
   onInternalError?: (err: unknown, requestId?: string) => void;
   /** serve: logs (pino); without it the server writes nothing (the CLI's embedded library). */
   log?: LogOptions;
@@ -41,7 +51,7 @@ export interface RunningServer {
   /** Runs the sweeper once now (tests, after moving the injected clock). */
   sweep(): Promise<SweepReport>;
   /** Where objects live on disk (tests check that nothing is left behind). */
-  storage: Storage;
+  storage: DiskStorage;
 }
 
 function writeInternalError(err: unknown): void {
@@ -63,7 +73,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   try {
     // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
     const secret = await repo.sharedSecret('signing');
-    const storage = createStorage(opts.dataDir);
+    let publicUrl = opts.publicUrl ?? '';
+    const storage = createDiskStorage({
+      dataDir: opts.dataDir,
+      secret,
+      publicUrl: () => publicUrl,
+      writeError: opts.writeError,
+    });
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -76,7 +92,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         repo,
         storage,
+        disk: storage,
+        reserve: createReserve(opts.dataDir),
         secret,
+        idleTimeoutMs: opts.idleTimeoutMs,
         now,
         quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
@@ -86,7 +105,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       },
       {
         logger,
-        checks: { database: () => repo.check(), storage: diskCheck(opts.dataDir) },
+        checks: {
+          database: () => repo.check(),
+          // This server receives the PUTs: its data folder must take a write, and the store its folders.
+          storage: async () => {
+            await diskCheck(opts.dataDir)();
+            await storage.check();
+          },
+        },
         metrics,
         metricsRoute: opts.metrics?.port === undefined,
       },
@@ -110,6 +136,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       await stopSweeper();
       throw err;
     }
+    publicUrl ||= address;
     if (metricsUrl) app.log.info({ metricsUrl }, 'metrics served');
     let closing: Promise<void> | null = null;
     const shutDown = (o: DrainOptions) =>

@@ -189,8 +189,9 @@ async function followLink(path: string, w: Walk): Promise<{ isDir: boolean } | u
     return undefined;
   }
   if (!w.roots.some((root) => target === root || target.startsWith(root + sep))) {
+    const where = shownPath(target, w.cwd);
     linkSkip(
-      `symbolic link to ${shownPath(target, w.cwd)}, outside the folders named`,
+      `symbolic link to ${where === '.' ? 'the working folder' : where}, outside the folders named`,
       'name that file or folder on the command line to upload it',
     );
     return undefined;

@@ -52,13 +52,12 @@ export function looksLikeMedia(name: string): boolean {
  */
 export function skipOfName(name: string): Omit<SkippedFile, 'path'> | undefined {
   if (isSystemFile(name)) return { kind: 'system', reason: 'system file', media: false };
-  if (name.startsWith('.'))
-    return {
-      kind: 'hidden',
-      reason: 'hidden file',
-      media: looksLikeMedia(name),
-      hint: 'rename it without the leading dot, or name it on the command line',
-    };
+  if (name.startsWith('.')) {
+    // A hidden photo or video may be a mistake worth a hint; a hidden .gitkeep is not.
+    const media = looksLikeMedia(name);
+    const hint = 'rename it without the leading dot, or name it on the command line';
+    return { kind: 'hidden', reason: 'hidden file', media, ...(media ? { hint } : {}) };
+  }
   const ext = extname(name).toLowerCase();
   if (ext === '.json') return { kind: 'sidecar', reason: SIDECAR_UNUSED, hint: SIDECAR_HINT, media: false };
   const unsupported = unsupportedFormatOfFileName(name);

@@ -60,6 +60,9 @@ describe('serveOptions (flags → server options)', () => {
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
     [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
+    [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
+    [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
+    [{ faultWriteError: 'ENOSPC' }, { writeError: 'ENOSPC' }],
   ])('%j → %j', (flags, expected) => {
     expect(serveOptions({ ...base, ...flags }, '/d', false, {})).toMatchObject(expected);
   });
@@ -92,6 +95,11 @@ describe('serveOptions (flags → server options)', () => {
     { rateLimit: '0/10' },
     { faultCount: '2' },
     { quota: '1e9' },
+    { publicUrl: 'media.example.com' },
+    { publicUrl: 'ftp://media.example.com' },
+    { publicUrl: 'https://media.example.com/?a=1' },
+    { publicUrl: 'https://user:pw@media.example.com' },
+    { faultWriteError: 'full' },
   ])('%j is a usage error', (flags) => {
     expect(() => serveOptions({ ...base, ...flags }, '/d', false, {})).toThrow(UsageError);
   });

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv } from '../support/cli.js';
 import { BIN, FIXTURES } from '../support/paths.js';
 
 let home: string;
@@ -26,8 +27,8 @@ function cli(args: string[]) {
   return execa('node', [BIN, ...args], {
     cwd: work,
     reject: false,
-    env: { CONTENTLIB_HOME: home, NO_COLOR: '1' },
-    extendEnv: true,
+    env: { ...cleanEnv(home), NO_COLOR: '1' },
+    extendEnv: false,
   });
 }
 

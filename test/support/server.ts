@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
 import { testDatabaseUrl } from './backend.js';
+import { stagingKeyOf } from '../../src/server/storage/interface.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -284,3 +285,21 @@ export const video = (name = 'clip.mp4', seconds = 10): FileSpec => ({
   contentType: 'video/mp4',
   bytes: mp4(seconds),
 });
+
+// ---- objects on disk --------------------------------------------------------------------
+
+/** Bytes of an object (final or staging key), or null when there is none. */
+export async function sizeOf(storage: { head(key: string): Promise<{ size: number } | null> }, key: string) {
+  return (await storage.head(key))?.size ?? null;
+}
+
+/** The staging key a presigned PUT of `fileId` writes. */
+export { stagingKeyOf };
+
+/** Bytes held for an upload: its staging object, else its promoted one; null when neither exists. */
+export async function uploadedSize(
+  storage: { head(key: string): Promise<{ size: number } | null> },
+  p: { key: string; fileId: string },
+) {
+  return (await sizeOf(storage, stagingKeyOf(p.fileId))) ?? (await sizeOf(storage, p.key));
+}

@@ -130,7 +130,7 @@ describe('symbolic links', () => {
       `d/broken.mp4: broken symbolic link (to ${join(cwd, 'd/gone.mp4')})`,
       'd/secret.mp4: symbolic link to outside/secret.mp4, outside the folders named',
       'd/self: symbolic link loop',
-      'd/up: symbolic link to ., outside the folders named',
+      'd/up: symbolic link to the working folder, outside the folders named',
     ]);
     // A link to a video that is not uploaded is a skipped media file: --strict refuses.
     expect((await plan(['d'], { strict: true })).problems.map((x) => x.file)).toEqual(['d/broken.mp4', 'd/secret.mp4']);

@@ -15,11 +15,13 @@ export interface ServeFlags {
   port: string;
   dataDir?: string;
   db?: string;
+  publicUrl?: string;
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
   faultDropPutAfter?: string;
   faultCount?: string;
+  faultWriteError?: string;
   logLevel?: string;
   logFormat?: string;
   metrics?: boolean;
@@ -51,6 +53,19 @@ function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_S
   return n;
 }
 
+/** --public-url: an http(s) origin, optionally with a path prefix; no query, no fragment, no trailing slash. */
+function publicUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--public-url must be a URL such as https://media.example.com, not "${text}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username)
+    throw new UsageError(`--public-url must be an http(s) URL without query, fragment or credentials, not "${text}"`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /**
  * Flags → server options (pure, so the table of flag mistakes is tested without a server).
  * Logs are pretty on a terminal and JSON otherwise, unless --log-format says.
@@ -68,6 +83,12 @@ export function serveOptions(
   };
   const databaseUrl = databaseUrlOf(flags.db, env);
   if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
+  if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
+  if (flags.faultWriteError !== undefined) {
+    if (!/^E[A-Z]+$/.test(flags.faultWriteError))
+      throw new UsageError(`--fault-write-error must be an errno code such as ENOSPC, not "${flags.faultWriteError}"`);
+    o.writeError = flags.faultWriteError;
+  }
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {
@@ -143,11 +164,16 @@ export function registerServe(program: Command, ctx: CliContext): void {
       '--db <url>',
       'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
     )
+    .option(
+      '--public-url <url>',
+      'base URL clients reach this server at, used in signed URLs (default: the listening address)',
+    )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
     .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
     .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
     .addOption(new Option('--fault-count <n>').hideHelp())
+    .addOption(new Option('--fault-write-error <errno>').hideHelp())
     .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
     .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
     .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')

@@ -15,8 +15,8 @@ import {
 import type { Services } from '../context.js';
 import { type HttpError, apiError, invalidRequest } from '../errors.js';
 import { buildKey, sanitizeFileName } from '../object-keys.js';
-import { signedUrl } from '../signing.js';
-import { baseUrlOf, callerOf } from './common.js';
+import { stagingKeyOf } from '../storage/interface.js';
+import { callerOf } from './common.js';
 
 export function violationError(v: Violation): HttpError {
   return apiError(v.code, v.message, [
@@ -69,14 +69,21 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
       now.getTime(),
     );
     if (!reserved.ok) throw quotaError(s.deps.quotaBytes, reserved.used, body.fileSize);
-    const presignedUrl = signedUrl(baseUrlOf(request), s.deps.secret, {
-      method: 'PUT',
-      key,
-      expires,
+    // The URL writes the upload's staging object only; complete checks it and promotes it to `key`.
+    const signed = await s.deps.storage.presignPut({
+      key: stagingKeyOf(fileId),
       contentType: body.contentType,
       contentLength: body.fileSize,
+      expiresAt: new Date(expires * 1000),
     });
-    return { presignedUrl, key, fileId, type, expiresAt: new Date(expires * 1000).toISOString() };
+    return {
+      presignedUrl: signed.url,
+      key,
+      fileId,
+      type,
+      expiresAt: new Date(expires * 1000).toISOString(),
+      headers: signed.headers,
+    };
   });
 }
 

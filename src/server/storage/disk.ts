@@ -9,11 +9,9 @@
 // one step with respect to the others in this process.
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { access, constants, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
 import { signedUrl } from '../signing.js';
 import { ObjectStateError, type Storage, fileIdOfStagingKey, STAGING_PREFIX } from './interface.js';
@@ -35,7 +33,12 @@ export interface DiskStorage extends Storage {
    * (LengthMismatchError otherwise). Once the body is on disk, `stillOpen` decides, under the
    * key's lock, whether it becomes the staging object ('stored') or is thrown away ('closed').
    */
-  receive(key: string, body: Readable, expectedBytes: number, stillOpen: () => boolean): Promise<'stored' | 'closed'>;
+  receive(
+    key: string,
+    body: Readable,
+    expectedBytes: number,
+    stillOpen: () => Promise<boolean>,
+  ): Promise<'stored' | 'closed'>;
   /** An object opened for reading: size and bytes come from the same open file. Null when missing. */
   openRead(key: string): Promise<{ size: number; stream: Readable } | null>;
   /** Removes `.part` files of no body being received that were last touched before `before`. */
@@ -56,6 +59,39 @@ export class LengthMismatchError extends Error {
 
 function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;
+}
+
+/**
+ * Pipes `body` into `sink` until the sink has closed (fsynced). Unlike stream.pipeline, a sink
+ * error (a full disk) leaves the request alive, so the route can still answer it.
+ */
+function pump(body: Readable, sink: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failed = false;
+    const fail = (err: unknown) => {
+      if (failed) return;
+      failed = true;
+      body.unpipe(sink);
+      sink.destroy();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    body.once('error', fail);
+    body.once('close', () => {
+      if (!body.readableEnded) fail(new Error('the body ended before its Content-Length (connection lost)'));
+    });
+    sink.once('error', fail);
+    sink.once('close', () => {
+      if (!failed) resolve();
+    });
+    // The connection may have been lost while the upload was looked up (an await on the
+    // database): its 'close' came and went, so it would never be heard here.
+    if (body.destroyed && !body.readableEnded) {
+      fail(new Error('the body ended before its Content-Length (connection lost)'));
+      return;
+    }
+    // Straight pipe: no per-chunk work of ours, so a big PUT runs at disk/loopback speed.
+    body.pipe(sink);
+  });
 }
 
 /** Runs one function at a time per key, in call order. */
@@ -167,7 +203,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     key: string,
     body: Readable,
     expectedBytes: number,
-    stillOpen: () => boolean,
+    stillOpen: () => Promise<boolean>,
   ): Promise<'stored' | 'closed'> {
     const target = pathOf(key);
     const name = `${randomUUID()}.part`;
@@ -177,15 +213,14 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
       // `flush` fsyncs before the file is closed: once renamed, the bytes survive a crash.
       const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: 1024 * 1024 });
       if (o.writeError) {
-        await pipeline(body, failingSink(o.writeError)).finally(() => out.destroy());
+        out.destroy();
+        await pump(body, failingSink(o.writeError));
       } else {
-        // Straight pipe: no per-chunk work of ours, so a big PUT runs at disk/loopback speed.
-        await pipeline(body, out);
-        if (!out.closed) await once(out, 'close');
+        await pump(body, out);
       }
       if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
       return await withLock(key, async () => {
-        if (!stillOpen()) return 'closed';
+        if (!(await stillOpen())) return 'closed';
         await rename(temp, target);
         return 'stored';
       });
@@ -211,15 +246,9 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     }
   }
 
-  async function listStaging(before: Date): Promise<string[]> {
-    const keys: string[] = [];
-    for (const name of await readdir(staging)) {
-      const key = `${STAGING_PREFIX}${name}`;
-      if (!fileIdOfStagingKey(key)) continue;
-      const info = await stat(join(staging, name)).catch(() => null);
-      if (info && info.mtimeMs < before.getTime()) keys.push(key);
-    }
-    return keys;
+  async function listStaging(): Promise<string[]> {
+    const names = await readdir(staging);
+    return names.map((name) => `${STAGING_PREFIX}${name}`).filter((key) => fileIdOfStagingKey(key) !== null);
   }
 
   async function sweepTemp(before: Date): Promise<number> {

@@ -73,8 +73,11 @@ export interface Storage {
   promote(stagingKey: string, finalKey: string, etag?: string): Promise<void>;
   /** Removes an object; a missing one counts as removed. */
   delete(key: string): Promise<void>;
-  /** Staging keys whose objects were last written before `before` (the sweeper picks the orphans). */
-  listStaging(before: Date): Promise<string[]>;
+  /**
+   * Every staging key in the store. The sweeper deletes those that no open upload owns (its row
+   * is gone, completed or attached): such an object can never be promoted, whatever its age.
+   */
+  listStaging(): Promise<string[]>;
   /** Throws when the store cannot be used right now (readiness). Cheap: no object is written. */
   check(): Promise<void>;
 }
@@ -94,4 +97,13 @@ export class ObjectStateError extends Error {
 
 export function isObjectState(err: unknown, state: ObjectState): boolean {
   return err instanceof ObjectStateError && err.state === state;
+}
+
+/**
+ * Every object an upload may have with staging → promote: its final object and its staging
+ * object (a late PUT may have left one, or a complete that never committed may have promoted
+ * it). What Repo.deleteItem / updateItem / abandonUploads queue for deletion.
+ */
+export function objectKeysOf(upload: { key: string; fileId: string }): string[] {
+  return [upload.key, stagingKeyOf(upload.fileId)];
 }

@@ -201,7 +201,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     }
   }
 
-  async function listStaging(before: Date): Promise<string[]> {
+  async function listStaging(): Promise<string[]> {
     const keys: string[] = [];
     const listed = objectKey(STAGING_PREFIX);
     let token: string | undefined;
@@ -210,7 +210,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
         new ListObjectsV2Command({ Bucket: bucket, Prefix: listed, ContinuationToken: token }),
       );
       for (const item of page.Contents ?? []) {
-        if (!item.Key || !item.LastModified || item.LastModified >= before) continue;
+        if (!item.Key) continue;
         keys.push(item.Key.slice(listed.length - STAGING_PREFIX.length));
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
