@@ -53,8 +53,9 @@ async function staged(n: number, f: FileSpec = image()) {
   return { f, storageKey: p.body.key, type: p.body.type };
 }
 
+/** Objects on the shared disk: final ones (objects/<aa>/…) and staging ones (staging/<fileId>). */
 async function objectFiles(): Promise<number> {
-  let n = 0;
+  let n = (await readdir(join(dataDir, 'staging')).catch(() => [])).length;
   for (const dir of await readdir(join(dataDir, 'objects')).catch(() => [])) {
     n += (await readdir(join(dataDir, 'objects', dir)).catch(() => [])).length;
   }
@@ -133,11 +134,11 @@ describe('three serve instances on one PostgreSQL', () => {
 
   it('three sweepers starting together drain one outbox, each object once', async () => {
     const before = await objectFiles();
-    // 20 uploads whose rows are gone and whose objects wait in the outbox (as after a failed delete).
+    // 20 uploads whose rows are gone and whose (staging) objects wait in the outbox (as after a failed delete).
     const queued = await Promise.all(Array.from({ length: 20 }, (_, n) => staged(n)));
     await sql(
-      `WITH gone AS (DELETE FROM uploads WHERE key = ANY($1::text[]) RETURNING key)
-       INSERT INTO pending_deletions (object_key, created_at) SELECT key, $2 FROM gone`,
+      `WITH gone AS (DELETE FROM uploads WHERE key = ANY($1::text[]) RETURNING file_id)
+       INSERT INTO pending_deletions (object_key, created_at) SELECT 'staging/' || file_id, $2 FROM gone`,
       [queued.map((q) => q.storageKey), new Date().toISOString()],
     );
     expect(await objectFiles()).toBe(before + 20);
