@@ -8,6 +8,7 @@ import {
   UnexpectedResponseError,
   requestIdNote,
 } from '../api/errors.js';
+import { describeRefusal } from '../api/storage-refusal.js';
 
 export const EXIT = {
   ok: 0,
@@ -214,7 +215,7 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
         ? 'The upload URL was refused; run the upload again to get a fresh one.'
         : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
     return {
-      message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)}).\n${hint}`,
+      message: `Object storage refused the upload: ${describeRefusal(err, requestIdNote(err))}.\n${hint}`,
       exitCode: EXIT.failure,
     };
   }

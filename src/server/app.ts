@@ -89,7 +89,7 @@ export function buildApp(
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
     api.addHook('onRequest', async (request) => {
-      request.caller = authenticate(request, services.keys);
+      request.caller = await authenticate(request, services.repo);
       limit?.(request.caller.keyId);
     });
     registerPresign(api, services);

@@ -1,15 +1,12 @@
 // What the routes share: the dependencies buildApp was given, and the repositories over them.
-import type { Db } from './db.js';
-import { deletionsRepository } from './repo/deletions.js';
-import { itemsRepository } from './repo/items.js';
-import { keysRepository } from './repo/keys.js';
-import { uploadsRepository } from './repo/uploads.js';
+import type { Repo } from './repo/interface.js';
 import type { Reserve } from './reserve.js';
 import type { DiskStorage } from './storage/disk.js';
 import type { Storage } from './storage/interface.js';
 
 export interface AppDeps {
-  db: Db;
+  /** Metadata: SQLite (embedded) or PostgreSQL (many instances). */
+  repo: Repo;
   storage: Storage;
   /** Set when this server is itself the object store: it receives PUTs and serves GETs (/storage). */
   disk?: DiskStorage;
@@ -31,19 +28,16 @@ export interface AppDeps {
 }
 
 export function createServices(deps: AppDeps) {
-  const items = itemsRepository(deps.db);
-  const uploads = uploadsRepository(deps.db);
-  const keys = keysRepository(deps.db);
-  const deletions = deletionsRepository(deps.db);
+  const { repo } = deps;
 
   /** Removes objects whose rows are gone (already recorded in pending_deletions); failures stay for the sweeper. */
   async function removeObjects(objectKeys: readonly string[]): Promise<void> {
     for (const key of objectKeys) {
       try {
         await deps.storage.delete(key);
-        deletions.done(key);
+        await repo.deletionDone(key);
       } catch (err) {
-        deletions.failed(key, err instanceof Error ? err.message : String(err));
+        await repo.deletionFailed(key, err instanceof Error ? err.message : String(err));
       }
     }
   }
@@ -77,6 +71,6 @@ export function createServices(deps: AppDeps) {
 
   const inFlight = () => running.size;
 
-  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, inFlight, oneAtATime };
+  return { deps, repo, removeObjects, track, drain, inFlight, oneAtATime };
 }
 export type Services = ReturnType<typeof createServices>;

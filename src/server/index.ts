@@ -3,18 +3,19 @@
 import type { Server } from 'node:http';
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
-import { databasePath, openDatabase } from './db.js';
+import { openRepo } from './open-repo.js';
 import { type DrainOptions, drainApp } from './ops/drain.js';
-import { diskCheck, sqliteCheck, sqliteItemsByType, sqlitePool } from './ops/embedded.js';
+import { diskCheck } from './ops/embedded.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
-import { loadSecret } from './signing.js';
 import { createReserve } from './reserve.js';
 import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export interface StartServerOptions {
   dataDir: string;
+  /** postgres://… : metadata in PostgreSQL, shared by every instance (default: SQLite in dataDir). */
+  databaseUrl?: string;
   host?: string;
   port?: number;
   now?: () => Date;
@@ -67,10 +68,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     (logger
       ? (err: unknown, requestId?: string) => logger.error({ err, requestId }, 'internal error')
       : writeInternalError);
-  const db = openDatabase(opts.dataDir);
+  const repo = await openRepo(opts);
   let metricsServer: Server | undefined;
   try {
-    const secret = await loadSecret(opts.dataDir);
+    // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
+    const secret = await repo.sharedSecret('signing');
     let publicUrl = opts.publicUrl ?? '';
     const storage = createDiskStorage({
       dataDir: opts.dataDir,
@@ -80,11 +82,15 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     });
     let inFlight = () => 0;
     const metrics = opts.metrics
-      ? createMetrics({ itemsByType: sqliteItemsByType(db), dbPool: sqlitePool, inFlight: () => inFlight() })
+      ? createMetrics({
+          itemsByType: () => repo.itemsByType(),
+          dbPool: () => repo.poolUse(),
+          inFlight: () => inFlight(),
+        })
       : undefined;
     const { app, services, drain } = buildApp(
       {
-        db,
+        repo,
         storage,
         disk: storage,
         reserve: createReserve(opts.dataDir),
@@ -99,7 +105,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       },
       {
         logger,
-        checks: { database: sqliteCheck(db, databasePath(opts.dataDir)), storage: diskCheck(opts.dataDir) },
+        checks: {
+          database: () => repo.check(),
+          // This server receives the PUTs: its data folder must take a write, and the store its folders.
+          storage: async () => {
+            await diskCheck(opts.dataDir)();
+            await storage.check();
+          },
+        },
         metrics,
         metricsRoute: opts.metrics?.port === undefined,
       },
@@ -142,7 +155,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         await services.drain();
         await stopSweeper();
         await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
-        db.close();
+        await repo.close();
         app.log.info('stopped');
       })());
     return {
@@ -155,7 +168,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     };
   } catch (err) {
     metricsServer?.close();
-    db.close();
+    await repo.close();
     throw err;
   }
 }

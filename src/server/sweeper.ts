@@ -4,11 +4,14 @@
 // objects whose deletion failed earlier, and the disk space held in reserve. Runs at start and
 // then on an unref'd interval.
 import type { Services } from './context.js';
-import { fileIdOfStagingKey, stagingKeyOf } from './storage/interface.js';
+import { fileIdOfStagingKey, objectKeysOf } from './storage/interface.js';
 
 /** A PUT that finished just before its URL expired may still be completed for this long. */
 export const COMPLETE_GRACE_MS = 60 * 60 * 1000;
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const DELETION_BATCH = 100;
+/** How long a claimed deletion is this instance's: far longer than deleting a batch takes. */
+const DELETION_LEASE_SECONDS = 300;
 
 export interface SweepReport {
   uploads: number;
@@ -20,27 +23,25 @@ export interface SweepReport {
 export async function sweep(s: Services): Promise<SweepReport> {
   const now = s.deps.now();
   await s.deps.reserve?.ensure();
-  const abandoned = s.uploads.abandoned(now.getTime() - COMPLETE_GRACE_MS);
-  if (abandoned.length > 0) {
-    s.deps.db
-      .transaction(() => {
-        for (const u of abandoned) s.uploads.remove(u.key);
-        // Its bytes may be in staging, or already promoted by a complete that never committed.
-        s.deletions.add(
-          abandoned.flatMap((u) => [u.key, stagingKeyOf(u.fileId)]),
-          now.toISOString(),
-        );
-      })
-      .immediate();
-  }
+  // Its bytes may be in staging, or already promoted by a complete that never committed.
+  const uploads = await s.repo.abandonUploads(now.getTime() - COMPLETE_GRACE_MS, now.toISOString(), objectKeysOf);
   const staging = await sweepStaging(s);
   // `.part` files live no longer than a URL may be used (live ones are skipped anyway).
   const before = new Date(now.getTime() - s.deps.urlLifetimeSeconds * 1000);
   const tempFiles = s.deps.disk ? await s.deps.disk.sweepTemp(before) : 0;
-  const pending = s.deletions.all();
-  await s.removeObjects(pending);
-  const left = new Set(s.deletions.all());
-  return { uploads: abandoned.length, staging, tempFiles, objects: pending.filter((k) => !left.has(k)).length };
+  // Claimed in batches: another instance's sweeper skips what this one holds, so each object is deleted once.
+  let objects = 0;
+  for (;;) {
+    const claimed = await s.repo.claimDeletions(DELETION_BATCH, DELETION_LEASE_SECONDS);
+    if (claimed.length === 0) break;
+    await s.removeObjects(claimed);
+    const left = new Set(await s.repo.pendingDeletions());
+    const removed = claimed.filter((k) => !left.has(k)).length;
+    objects += removed;
+    // What failed stays queued for the next sweep, not this one.
+    if (removed < claimed.length) break;
+  }
+  return { uploads, staging, tempFiles, objects };
 }
 
 /** Staging objects whose upload is gone, completed or attached can never be promoted: removed now. */
@@ -48,7 +49,7 @@ async function sweepStaging(s: Services): Promise<number> {
   let removed = 0;
   for (const key of await s.deps.storage.listStaging()) {
     const fileId = fileIdOfStagingKey(key);
-    const upload = fileId ? s.uploads.getByFileId(fileId) : null;
+    const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
     if (upload && !upload.completedAt && !upload.itemId) continue;
     await s.deps.storage.delete(key);
     removed++;

@@ -29,6 +29,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
+import { describeRefusal } from '../api/storage-refusal.js';
 import { escapeName } from '../text/escape-name.js';
 import type { CompleteRequest, CompleteResponse, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
@@ -641,10 +642,7 @@ function codeOf(err: unknown): { code?: string } {
 /** One line on why a file failed, with the server's code so a person can search for it. */
 export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
-  if (err instanceof StorageError) {
-    const final = /mismatch/.test(err.code) ? ' (not retried: the request did not match what was signed)' : '';
-    return `storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)})${final}`;
-  }
+  if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err, requestIdNote(err))}`;
   if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -59,11 +59,31 @@ describe('serveOptions (flags → server options)', () => {
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
+    [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
     [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
     [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
     [{ faultWriteError: 'ENOSPC' }, { writeError: 'ENOSPC' }],
   ])('%j → %j', (flags, expected) => {
-    expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
+    expect(serveOptions({ ...base, ...flags }, '/d', false, {})).toMatchObject(expected);
+  });
+
+  it('takes the database from CONTENTLIB_DATABASE_URL unless --db says otherwise; none means SQLite', () => {
+    const env = { CONTENTLIB_DATABASE_URL: 'postgresql://cl@env/lib' };
+    expect(serveOptions(base, '/d', false, env).databaseUrl).toBe('postgresql://cl@env/lib');
+    expect(serveOptions({ ...base, db: 'postgres://cl@flag/lib' }, '/d', false, env).databaseUrl).toBe(
+      'postgres://cl@flag/lib',
+    );
+    expect(serveOptions(base, '/d', false, {}).databaseUrl).toBeUndefined();
+  });
+
+  it('refuses a database URL that is not PostgreSQL, without echoing its password', () => {
+    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).toThrow(
+      /must be a PostgreSQL URL/,
+    );
+    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).not.toThrow(/hunter2/);
+    expect(() => serveOptions(base, '/d', false, { CONTENTLIB_DATABASE_URL: 'sqlite:x' })).toThrow(
+      /CONTENTLIB_DATABASE_URL/,
+    );
   });
 
   it.each([
@@ -81,7 +101,7 @@ describe('serveOptions (flags → server options)', () => {
     { publicUrl: 'https://user:pw@media.example.com' },
     { faultWriteError: 'full' },
   ])('%j is a usage error', (flags) => {
-    expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+    expect(() => serveOptions({ ...base, ...flags }, '/d', false, {})).toThrow(UsageError);
   });
 });
 

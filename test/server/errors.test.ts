@@ -8,6 +8,7 @@ import { ErrorBodySchema } from '../../src/api/schemas.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../src/server/admin.js';
 import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
+import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
 import { createDiskStorage } from '../../src/server/storage/disk.js';
 import { type TestServer, call, image, presign, put, startTestServer } from '../support/server.js';
 
@@ -180,7 +181,7 @@ describe('unexpected failures', () => {
       head: async () => Promise.reject(new Error(`EIO: i/o error, open '${dataDir}/objects/secret'`)),
     };
     const { app } = buildApp({
-      db,
+      repo: createSqliteRepo(db, { dataDir }),
       storage: broken,
       disk: storage,
       secret: Buffer.alloc(32, 7),

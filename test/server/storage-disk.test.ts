@@ -17,7 +17,7 @@ async function diskSetup() {
     dataDir,
     storage,
     async stage(key: string, bytes: Buffer) {
-      expect(await storage.receive(key, Readable.from([bytes]), bytes.length, () => true)).toBe('stored');
+      expect(await storage.receive(key, Readable.from([bytes]), bytes.length, async () => true)).toBe('stored');
     },
     dispose: () => rm(dataDir, { recursive: true, force: true }),
   };
@@ -30,9 +30,11 @@ describe('disk only', () => {
     const s = await diskSetup();
     try {
       const key = stagingKeyOf(crypto.randomUUID());
-      const short = await s.storage.receive(key, Readable.from([Buffer.alloc(5)]), 10, () => true).catch((e) => e);
+      const short = await s.storage
+        .receive(key, Readable.from([Buffer.alloc(5)]), 10, async () => true)
+        .catch((e) => e);
       expect(short).toBeInstanceOf(LengthMismatchError);
-      expect(await s.storage.receive(key, Readable.from([Buffer.alloc(10)]), 10, () => false)).toBe('closed');
+      expect(await s.storage.receive(key, Readable.from([Buffer.alloc(10)]), 10, async () => false)).toBe('closed');
       expect(await s.storage.head(key)).toBeNull();
       expect(await readdir(join(s.dataDir, 'tmp'))).toEqual([]);
     } finally {

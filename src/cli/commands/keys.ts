@@ -6,36 +6,49 @@ import type { KeyRow } from '../../server/repo/keys.js';
 // Types only: the admin functions (and the database) load when a keys command runs.
 import type * as Admin from '../../server/admin.js';
 import { NotFoundError, UsageError, dataDirError } from '../errors.js';
+import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 import { resultJson } from '../output/json.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
 /** A key as the server's admin functions list it (prefix only, never the key). */
 export type KeyInfo = KeyRow;
 
-/** Runs an admin call on a data folder; a folder that cannot be used is said in words. */
-async function onDataDir<T>(dataDir: string, fn: (admin: typeof Admin) => Promise<T>): Promise<T> {
+/** Where keys live: a data dir's SQLite database, or the PostgreSQL database every instance shares. */
+export interface KeysWhere {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+/** Runs an admin call on a data folder or database; one that cannot be used is said in words. */
+async function onLibrary<T>(o: KeysWhere, fn: (admin: typeof Admin) => Promise<T>): Promise<T> {
   const admin = await import('../../server/admin.js');
   try {
     return await fn(admin);
   } catch (err) {
-    throw dataDirError(dataDir, err, 'data-dir') ?? err;
+    if (o.databaseUrl !== undefined) throw databaseError(o.databaseUrl, err) ?? err;
+    throw dataDirError(o.dataDir, err, 'data-dir') ?? err;
   }
 }
 
-export async function runKeysCreate(o: { dataDir: string; brand: string }) {
+function target(o: KeysWhere) {
+  return o.databaseUrl === undefined ? o.dataDir : { dataDir: o.dataDir, databaseUrl: o.databaseUrl };
+}
+
+export async function runKeysCreate(o: KeysWhere & { brand: string }) {
   const brand = o.brand.trim();
   if (!brand) throw new UsageError('--brand must not be empty', 'Example: contentlib keys create --brand acme');
-  return onDataDir(o.dataDir, (admin) => admin.createApiKey(o.dataDir, brand));
+  return onLibrary(o, (admin) => admin.createApiKey(target(o), brand));
 }
 
-export async function runKeysList(o: { dataDir: string }): Promise<KeyInfo[]> {
-  return onDataDir(o.dataDir, (admin) => admin.listApiKeys(o.dataDir));
+export async function runKeysList(o: KeysWhere): Promise<KeyInfo[]> {
+  return onLibrary(o, (admin) => admin.listApiKeys(target(o)));
 }
 
-export async function runKeysRevoke(o: { dataDir: string; id: string }): Promise<{ id: string; revoked: true }> {
-  if (!(await onDataDir(o.dataDir, (admin) => admin.revokeApiKey(o.dataDir, o.id)))) {
+export async function runKeysRevoke(o: KeysWhere & { id: string }): Promise<{ id: string; revoked: true }> {
+  if (!(await onLibrary(o, (admin) => admin.revokeApiKey(target(o), o.id)))) {
+    const where = o.databaseUrl === undefined ? o.dataDir : redactUrl(o.databaseUrl);
     throw new NotFoundError(
-      `No active key with id ${o.id} in ${o.dataDir} (unknown, or already revoked).`,
+      `No active key with id ${o.id} in ${where} (unknown, or already revoked).`,
       'See the ids with: contentlib keys list (with the same --data-dir)',
     );
   }
@@ -78,19 +91,26 @@ Examples:
     );
   const dataDirOption = '--data-dir <dir>';
   const dataDirHelp = 'the server data dir (default: the embedded library)';
+  const dbOption = '--db <url>';
+  const dbHelp = "the servers' PostgreSQL (postgres://…; default: $CONTENTLIB_DATABASE_URL, else the data dir)";
+  const where = (o: { dataDir?: string; db?: string }): KeysWhere => {
+    const databaseUrl = databaseUrlOf(o.db, process.env);
+    return { dataDir: o.dataDir ?? ctx.paths.data, ...(databaseUrl ? { databaseUrl } : {}) };
+  };
 
   keys
     .command('create')
     .description('create a key for a brand (created when new); the key is shown once')
     .requiredOption('--brand <name>', 'brand the key belongs to')
     .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
     .addHelpText(
       'after',
-      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)',
+      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
     )
-    .action(async (o: { brand: string; dataDir?: string }, cmd: Command) => {
+    .action(async (o: { brand: string; dataDir?: string; db?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
+      const created = await runKeysCreate({ brand: o.brand, ...where(o) });
       ctx.io.stdout.write((await resultJson(globals, created, 'keys create', true)) ?? `${created.key}\n`);
       ctx.io.stderr.write(
         `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
@@ -101,13 +121,14 @@ Examples:
     .command('list')
     .description('list keys (id, prefix, brand, created, status), never the keys themselves')
     .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
     .addHelpText(
       'after',
       "\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'",
     )
-    .action(async (o: { dataDir?: string }, cmd: Command) => {
+    .action(async (o: { dataDir?: string; db?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
+      const list = await runKeysList(where(o));
       // Imported here, not at the top: output/mode.js loads chalk, which --version and --help never need.
       const { outputMode } = await import('../output/mode.js');
       const json = await resultJson(globals, list, 'keys list', true);
@@ -119,10 +140,11 @@ Examples:
     .description('revoke a key at once (requests with it get 401)')
     .argument('<id>', 'key id, from contentlib keys list')
     .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
     .addHelpText('after', '\nExamples:\n  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11')
-    .action(async (id: string, o: { dataDir?: string }, cmd: Command) => {
+    .action(async (id: string, o: { dataDir?: string; db?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const result = await runKeysRevoke({ id, dataDir: o.dataDir ?? ctx.paths.data });
+      const result = await runKeysRevoke({ id, ...where(o) });
       const json = await resultJson(globals, result, 'keys revoke');
       if (json !== undefined) ctx.io.stdout.write(json);
       ctx.io.stderr.write(`Revoked key ${id}.\n`);

@@ -8,11 +8,13 @@ import type { DrainOptions } from '../../server/ops/drain.js';
 import type { LogFormat } from '../../server/ops/logging.js';
 import type { CliContext } from '../context.js';
 import { UsageError, dataDirError } from '../errors.js';
+import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 export interface ServeFlags {
   host: string;
   port: string;
   dataDir?: string;
+  db?: string;
   publicUrl?: string;
   urlTtl?: string;
   quota?: string;
@@ -68,12 +70,19 @@ function publicUrl(text: string): string {
  * Flags → server options (pure, so the table of flag mistakes is tested without a server).
  * Logs are pretty on a terminal and JSON otherwise, unless --log-format says.
  */
-export function serveOptions(flags: ServeFlags, defaultDataDir: string, stderrIsTTY = false): StartServerOptions {
+export function serveOptions(
+  flags: ServeFlags,
+  defaultDataDir: string,
+  stderrIsTTY = false,
+  env: NodeJS.ProcessEnv = process.env,
+): StartServerOptions {
   const o: StartServerOptions = {
     dataDir: flags.dataDir ?? defaultDataDir,
     host: flags.host,
     port: wholeNumber('--port', flags.port, 0, 65535),
   };
+  const databaseUrl = databaseUrlOf(flags.db, env);
+  if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
   if (flags.faultWriteError !== undefined) {
     if (!/^E[A-Z]+$/.test(flags.faultWriteError))
@@ -128,6 +137,7 @@ export function drainOptions(flags: ServeFlags): DrainOptions {
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
   const start = deps.start ?? (await import('../../server/index.js')).startServer;
   const server = await start(options).catch((err: unknown) => {
+    if (options.databaseUrl !== undefined) throw databaseError(options.databaseUrl, err) ?? err;
     throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
   });
   let drain: DrainOptions = { graceMs: 0, timeoutMs: (deps.drain ?? DEFAULT_DRAIN).timeoutMs };
@@ -151,6 +161,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
     .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
     .option(
+      '--db <url>',
+      'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
+    )
+    .option(
       '--public-url <url>',
       'base URL clients reach this server at, used in signed URLs (default: the listening address)',
     )
@@ -173,6 +187,7 @@ Examples:
   contentlib serve
   contentlib serve --port 8080 --data-dir ./library
   contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
+  contentlib serve --host 0.0.0.0 --port 8080 --db postgres://contentlib@db/contentlib   # one of N instances (docs/deploy.md)
   contentlib serve --host 0.0.0.0 --port 8080 --log-format json --metrics-port 9464
 
 Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
@@ -196,7 +211,10 @@ Give clients a key with: contentlib keys create --brand NAME --data-dir <same di
           ctx.io.stdout.write(`${url}\n`);
           // JSON logs stay parseable: the logger says the same in its own lines.
           if (!pretty) return;
-          ctx.io.stderr.write(`contentlib serve: ${url} (data: ${dataDir}); press Ctrl-C to stop\n`);
+          const where = options.databaseUrl
+            ? `database: ${redactUrl(options.databaseUrl)}, files: ${dataDir}`
+            : `data: ${dataDir}`;
+          ctx.io.stderr.write(`contentlib serve: ${url} (${where}); press Ctrl-C to stop\n`);
           if (metricsUrl) ctx.io.stderr.write(`contentlib serve: metrics at ${metricsUrl}\n`);
         },
       });

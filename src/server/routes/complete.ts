@@ -29,22 +29,42 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
 
 async function completeUpload(s: Services, caller: Caller, body: CompleteRequest) {
   const url = urlSigner(s);
-  const upload = usableUpload(s, caller, body);
+  const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
   if (upload.completedAt) return previousResult(s, caller, upload, url);
 
   const violations = checkFile(body.type, body.contentType, body.fileSize);
   if (violations.length > 0) throw violationError(violations[0]!);
-  const target = body.contentItemId ? carouselTarget(s, caller, body) : null;
+  if (body.contentItemId) await carouselTarget(s, caller, body);
 
   const durationSeconds = await checkAndPromote(s, upload, body);
 
-  const result = s.deps.db
-    .transaction(() => commit(s, caller, body, upload, target !== null, durationSeconds))
-    .immediate();
-  const item = s.items.get(caller.brandId, result.itemId);
+  // One transaction, re-checking what a concurrent call (on any instance) may have changed.
+  const result = await s.repo.complete({
+    brandId: caller.brandId,
+    key: upload.key,
+    ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
+    type: body.type,
+    title: titleFromFileName(body.fileName),
+    fileName: body.fileName,
+    contentType: body.contentType,
+    fileSize: body.fileSize,
+    durationSeconds,
+    newItemId: randomUUID(),
+    newFileId: randomUUID(),
+    maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
+    at: s.deps.now().toISOString(),
+  });
+  // The carousel may have been deleted, or filled, while the bytes were being checked.
+  if (result.kind === 'not_found')
+    throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
+  if (result.kind === 'carousel_full') {
+    checkRoom(TYPE_RULES.carousel.maxFiles, body.contentItemId!);
+    throw new Error('complete: carousel_full below the maximum');
+  }
+  const item = await s.repo.getItem(caller.brandId, result.itemId);
   // Deleted between the commit and this read: the same answer a later GET would give.
   if (!item) throw apiError('not_found', `no content item ${result.itemId}; it was deleted meanwhile`);
-  const file = result.fileId ? s.items.file(result.fileId) : null;
+  const file = result.fileId ? await s.repo.file(result.fileId) : null;
   return {
     item: await presentItem(item, url),
     contentItemId: item.id,
@@ -53,8 +73,7 @@ async function completeUpload(s: Services, caller: Caller, body: CompleteRequest
 }
 
 /** The upload behind `key`, when it is the caller's, was PUT, and matches what complete says. */
-function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Upload {
-  const upload = s.uploads.get(body.key);
+function usableUpload(caller: Caller, body: CompleteRequest, upload: Upload | null): Upload {
   // Another user's key answers exactly like an unknown one.
   if (!upload || upload.userId !== caller.userId || upload.brandId !== caller.brandId) {
     throw apiError(
@@ -96,14 +115,14 @@ function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Uploa
 }
 
 async function previousResult(s: Services, caller: Caller, upload: Upload, url: UrlSigner) {
-  const item = upload.itemId ? s.items.get(caller.brandId, upload.itemId) : null;
+  const item = upload.itemId ? await s.repo.getItem(caller.brandId, upload.itemId) : null;
   if (!item)
     throw apiError(
       'invalid_upload',
       'this upload was completed into an item that has since been deleted; upload the file again',
       [{ path: 'key', message: 'item deleted' }],
     );
-  const file = upload.fileRecordId ? s.items.file(upload.fileRecordId) : null;
+  const file = upload.fileRecordId ? await s.repo.file(upload.fileRecordId) : null;
   return {
     item: await presentItem(item, url),
     contentItemId: item.id,
@@ -112,8 +131,8 @@ async function previousResult(s: Services, caller: Caller, upload: Upload, url: 
 }
 
 /** The carousel an image is added to: the caller's, a carousel, and not full yet. */
-function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
-  const item = s.items.get(caller.brandId, body.contentItemId!);
+async function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
+  const item = await s.repo.getItem(caller.brandId, body.contentItemId!);
   if (!item)
     throw apiError('not_found', `no content item ${body.contentItemId}; check the id with GET /api/v1/content`);
   if (item.type !== 'carousel') {
@@ -206,7 +225,7 @@ async function checkBytes(
 
 async function refuse(s: Services, object: StoredObject, upload: Upload): Promise<void> {
   await s.deps.storage.delete(object.key);
-  s.uploads.markNotStored(upload.key);
+  await s.repo.markNotStored(upload.key);
 }
 
 /** Seconds that may differ between the client's duration and the file's (rounding, edit lists). */
@@ -239,64 +258,4 @@ function resolveDuration(body: CompleteRequest, facts: Exclude<VideoFacts, { kin
   const violations = checkDuration(body.type, measured);
   if (violations.length > 0) throw violationError(violations[0]!);
   return measured;
-}
-
-/** The database side of complete, in one transaction; re-checks what a concurrent call may have changed. */
-function commit(
-  s: Services,
-  caller: Caller,
-  body: CompleteRequest,
-  upload: Upload,
-  addToCarousel: boolean,
-  durationSeconds: number | null,
-) {
-  const fresh = s.uploads.get(upload.key)!;
-  if (fresh.completedAt) return { itemId: fresh.itemId!, fileId: fresh.fileRecordId };
-  const at = s.deps.now().toISOString();
-  if (addToCarousel) {
-    const itemId = body.contentItemId!;
-    // The carousel may have been deleted while the bytes were being checked.
-    if (!s.items.get(caller.brandId, itemId))
-      throw apiError('not_found', `no content item ${itemId}; it was deleted meanwhile`);
-    checkRoom(s.items.fileCount(itemId), itemId);
-    const file = s.items.addFile({
-      id: randomUUID(),
-      itemId,
-      fileKey: upload.key,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      createdAt: at,
-    });
-    s.items.touch(itemId, at);
-    s.uploads.markCompleted(upload.key, at, itemId, file.id);
-    return { itemId, fileId: file.id };
-  }
-  const itemId = randomUUID();
-  s.items.create({
-    id: itemId,
-    brandId: caller.brandId,
-    type: body.type,
-    title: titleFromFileName(body.fileName),
-    fileKey: upload.key,
-    fileName: body.fileName,
-    contentType: body.contentType,
-    fileSize: body.fileSize,
-    durationSeconds,
-    createdAt: at,
-  });
-  let fileId: string | null = null;
-  if (body.type === 'carousel') {
-    fileId = s.items.addFile({
-      id: randomUUID(),
-      itemId,
-      fileKey: upload.key,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      createdAt: at,
-    }).id;
-  }
-  s.uploads.markCompleted(upload.key, at, itemId, fileId);
-  return { itemId, fileId };
 }

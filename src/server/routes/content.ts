@@ -9,14 +9,14 @@ import { presentFile, presentItem, urlSigner } from '../present.js';
 import type { ItemChanges, ItemRow } from '../repo/items.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
-import { isObjectState, stagingKeyOf } from '../storage/interface.js';
+import { isObjectState, objectKeysOf, stagingKeyOf } from '../storage/interface.js';
 import { magicBytesProblem } from '../stored-file.js';
 import { callerOf, isUuid } from './common.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
-function findItem(s: Services, caller: Caller, id: string): ItemRow {
-  const item = isUuid(id) ? s.items.get(caller.brandId, id) : null;
+async function findItem(s: Services, caller: Caller, id: string): Promise<ItemRow> {
+  const item = isUuid(id) ? await s.repo.getItem(caller.brandId, id) : null;
   if (!item) throw apiError('not_found', `no content item ${id}; check the id with GET /api/v1/content`);
   return item;
 }
@@ -29,39 +29,45 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const q = parsed.data;
     const limit = q.limit ?? LIST_LIMITS.defaultLimit;
     const offset = q.offset ?? LIST_LIMITS.defaultOffset;
-    const page = s.items.list(caller.brandId, { status: q.status, type: q.type, search: q.search, limit, offset });
+    const page = await s.repo.listItems(caller.brandId, {
+      status: q.status,
+      type: q.type,
+      search: q.search,
+      limit,
+      offset,
+    });
     const url = urlSigner(s);
     const items = await Promise.all(page.items.map((i) => presentItem(i, url)));
     return { items, limit, offset, hasMore: page.hasMore };
   });
 
   app.get('/api/v1/content/:id', async (request: IdRequest) => {
-    const item = findItem(s, callerOf(request), request.params.id);
+    const item = await findItem(s, callerOf(request), request.params.id);
     const url = urlSigner(s);
     const files =
-      item.type === 'carousel' ? await Promise.all(s.items.files(item.id).map((f) => presentFile(f, url))) : [];
+      item.type === 'carousel' ? await Promise.all((await s.repo.files(item.id)).map((f) => presentFile(f, url))) : [];
     return { item: await presentItem(item, url), files };
   });
 
   app.patch('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
-    const item = findItem(s, caller, request.params.id);
+    const item = await findItem(s, caller, request.params.id);
     const parsed = PatchRequestSchema.safeParse(request.body ?? {});
     if (!parsed.success) throw invalidRequest(parsed.error, 'the update');
     const changes: ItemChanges = parsed.data;
     const thumbnailKey = changes.thumbnailKey;
-    if (thumbnailKey === undefined) return patchItem(s, caller, item, changes, null);
+    if (thumbnailKey === undefined) return patchItem(s, caller, item, changes);
     // One attach of a thumbnail at a time: the second finds it attached, never half-promoted.
     return s.oneAtATime(thumbnailKey, async () => {
-      const upload = checkThumbnailKey(s, caller, item, thumbnailKey);
+      const upload = await checkThumbnailKey(s, caller, item, thumbnailKey);
       if (!upload.completedAt) await checkAndPromoteThumbnail(s, upload);
-      return patchItem(s, caller, item, changes, upload.completedAt ? null : upload);
+      return patchItem(s, caller, item, changes);
     });
   });
 
   app.delete('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
-    const item = findItem(s, caller, request.params.id);
+    const item = await findItem(s, caller, request.params.id);
     const objects = await deleteRows(s, caller, item.id);
     // Deleted by a concurrent request between the lookup and the transaction.
     if (!objects) throw apiError('not_found', `no content item ${item.id}; check the id with GET /api/v1/content`);
@@ -72,35 +78,18 @@ export function registerContent(app: FastifyInstance, s: Services): void {
 
 /**
  * Applies a PATCH in one transaction that re-reads the item: one deleted meanwhile is a 404,
- * never a 500. `thumbnail` is a newly checked and promoted thumbnail upload to attach.
+ * never a 500. A new thumbnailKey (checked and promoted by then) is attached, which closes its
+ * upload; the replaced thumbnail's objects are queued for deletion.
  */
-async function patchItem(s: Services, caller: Caller, item: ItemRow, changes: ItemChanges, thumbnail: Upload | null) {
+async function patchItem(s: Services, caller: Caller, item: ItemRow, changes: ItemChanges) {
   const at = s.deps.now().toISOString();
-  const replaced = s.deps.db
-    .transaction(() => {
-      const current = s.items.get(caller.brandId, item.id);
-      if (!current) return null;
-      s.items.update(caller.brandId, item.id, changes, at);
-      if (thumbnail) s.uploads.attachThumbnail(thumbnail.key, item.id, at);
-      const old = current.thumbnailKey;
-      if (changes.thumbnailKey === undefined || !old || old === changes.thumbnailKey) return [];
-      const keys = objectKeysOf(s.uploads.get(old), old);
-      s.uploads.remove(old);
-      s.deletions.add(keys, at);
-      return keys;
-    })
-    .immediate();
+  const replaced = await s.repo.updateItem(caller.brandId, item.id, changes, at, objectKeysOf);
   const gone = () => apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
   if (!replaced) throw gone();
-  await s.removeObjects(replaced);
-  const fresh = s.items.get(caller.brandId, item.id);
+  if (replaced.length > 0) await s.removeObjects(replaced);
+  const fresh = await s.repo.getItem(caller.brandId, item.id);
   if (!fresh) throw gone();
   return { item: await presentItem(fresh, urlSigner(s)) };
-}
-
-/** An upload's final object and its staging object (a late PUT may have left one). */
-function objectKeysOf(upload: { key: string; fileId: string } | null, key: string): string[] {
-  return upload ? [upload.key, stagingKeyOf(upload.fileId)] : [key];
 }
 
 /**
@@ -110,32 +99,20 @@ function objectKeysOf(upload: { key: string; fileId: string } | null, key: strin
  * deleting is how a user frees space.
  */
 async function deleteRows(s: Services, caller: Caller, id: string): Promise<string[] | null> {
-  const run = () =>
-    s.deps.db
-      .transaction(() => {
-        const item = s.items.get(caller.brandId, id);
-        if (!item) return null;
-        // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-        const keys = new Set([item.fileKey, ...s.items.files(item.id).map((f) => f.fileKey)]);
-        for (const u of s.uploads.ofItem(item.id)) for (const k of objectKeysOf(u, u.key)) keys.add(k);
-        if (item.thumbnailKey) keys.add(item.thumbnailKey);
-        s.items.remove(caller.brandId, item.id);
-        s.uploads.removeOfItem(item.id);
-        s.deletions.add([...keys], s.deps.now().toISOString());
-        return [...keys];
-      })
-      .immediate();
+  const run = () => s.repo.deleteItem(caller.brandId, id, s.deps.now().toISOString(), objectKeysOf);
   try {
-    return run();
+    return await run();
   } catch (err) {
+    // SQLITE_FULL only: on PostgreSQL a full disk is the database server's to handle (its own
+    // reserved space and alerts), and this server holds no reserve for it.
     if (!isDiskFull(err) || !(await s.deps.reserve?.release())) throw err;
     return run();
   }
 }
 
 /** thumbnailKey must name a thumbnail upload of this brand that is not another item's. */
-function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: string): Upload {
-  const upload = s.uploads.get(key);
+async function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: string): Promise<Upload> {
+  const upload = await s.repo.getUpload(key);
   const fail = (why: string): never => {
     throw apiError('invalid_upload', `thumbnailKey ${why}`, [{ path: 'thumbnailKey', message: why }]);
   };
@@ -170,7 +147,7 @@ async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<vo
       const mismatch = await magicBytesProblem({ storage, key, head }, upload.contentType);
       if (mismatch) {
         await storage.delete(key);
-        s.uploads.markNotStored(upload.key);
+        await s.repo.markNotStored(upload.key);
         throw mismatch;
       }
       if (key === staging) await storage.promote(staging, upload.key, head.etag);

@@ -46,25 +46,29 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
     if (violations.length > 0) throw violationError(violations[0]!);
 
     const now = s.deps.now();
-    if (!body.thumbnail) checkQuota(s, caller.brandId, body.fileSize, now.getTime());
-
     const fileId = randomUUID();
     const key = buildKey(caller.userId, fileId, safeName);
     const expires = Math.floor(now.getTime() / 1000) + s.deps.urlLifetimeSeconds;
-    s.uploads.insert({
-      key,
-      fileId,
-      brandId: caller.brandId,
-      userId: caller.userId,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      type,
-      thumbnail: body.thumbnail === true,
-      expiresAt: expires * 1000,
-      createdAt: now.toISOString(),
-      keyId: caller.keyId,
-    });
+    // Quota checked and the bytes reserved in one transaction: racing presigns cannot overshoot it.
+    const reserved = await s.repo.reserveUpload(
+      {
+        key,
+        fileId,
+        brandId: caller.brandId,
+        userId: caller.userId,
+        fileName: body.fileName,
+        contentType: body.contentType,
+        fileSize: body.fileSize,
+        type,
+        thumbnail: body.thumbnail === true,
+        expiresAt: expires * 1000,
+        createdAt: now.toISOString(),
+        keyId: caller.keyId,
+      },
+      s.deps.quotaBytes,
+      now.getTime(),
+    );
+    if (!reserved.ok) throw quotaError(s.deps.quotaBytes, reserved.used, body.fileSize);
     // The URL writes the upload's staging object only; complete checks it and promotes it to `key`.
     const signed = await s.deps.storage.presignPut({
       key: stagingKeyOf(fileId),
@@ -103,14 +107,11 @@ function resolveType(
   return detectType(format, fileSize);
 }
 
-function checkQuota(s: Services, brandId: string, fileSize: number, nowMs: number): void {
-  const used = s.uploads.quotaUsed(brandId, nowMs);
-  if (used + fileSize > s.deps.quotaBytes) {
-    const left = Math.max(0, s.deps.quotaBytes - used);
-    throw apiError(
-      'quota_exceeded',
-      `the brand's storage quota of ${formatBytes(s.deps.quotaBytes)} would be exceeded (${formatBytes(used)} used, ${formatBytes(left)} left); delete items to make room`,
-      [{ path: 'fileSize', message: 'over quota', actual: fileSize, limit: left }],
-    );
-  }
+function quotaError(quotaBytes: number, used: number, fileSize: number): HttpError {
+  const left = Math.max(0, quotaBytes - used);
+  return apiError(
+    'quota_exceeded',
+    `the brand's storage quota of ${formatBytes(quotaBytes)} would be exceeded (${formatBytes(used)} used, ${formatBytes(left)} left); delete items to make room`,
+    [{ path: 'fileSize', message: 'over quota', actual: fileSize, limit: left }],
+  );
 }

@@ -51,7 +51,7 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
     scope.put('/storage/*', async (request, reply) => {
-      const check = checkPut(s, request);
+      const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
       const { key, fileId, length } = check;
       let body: Readable = request.raw;
@@ -63,10 +63,10 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
-        outcome = await disk.receive(key, body, length, () => {
+        outcome = await disk.receive(key, body, length, async () => {
           // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-          if (parserRefused(request.raw.socket) || !s.uploads.openForPut(fileId)) return false;
-          s.uploads.markStored(check.uploadKey, s.deps.now().toISOString());
+          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
+          await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
           return true;
         });
       } catch (err) {
@@ -112,7 +112,7 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       if (signed.expires * 1000 < s.deps.now().getTime()) {
         return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
       }
-      const upload = s.uploads.get(signed.key);
+      const upload = await s.repo.getUpload(signed.key);
       const object = upload ? await disk.openRead(signed.key) : null;
       if (!upload || !object)
         return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
@@ -123,10 +123,10 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
 }
 
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
-function checkPut(
+async function checkPut(
   s: Services,
   request: FastifyRequest,
-): { key: string; fileId: string; uploadKey: string; length: number } | HttpError {
+): Promise<{ key: string; fileId: string; uploadKey: string; length: number } | HttpError> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -135,7 +135,7 @@ function checkPut(
   }
   const signed = parseStorageUrl(request.url);
   const fileId = signed ? fileIdOfStagingKey(signed.key) : null;
-  const upload = fileId ? s.uploads.getByFileId(fileId) : null;
+  const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
   const valid =
     signed &&
     upload &&
@@ -156,7 +156,7 @@ function checkPut(
   if (signed.expires * 1000 <= s.deps.now().getTime()) {
     return storageError('expired', 'the presigned URL has expired (it lives 1 hour); presign again');
   }
-  if (!s.uploads.openForPut(fileId)) return storageError('upload_closed', CLOSED);
+  if (!(await s.repo.openForPut(fileId))) return storageError('upload_closed', CLOSED);
   const lengthHeader = request.headers['content-length'];
   if (lengthHeader === undefined) {
     return storageError(

@@ -33,7 +33,12 @@ export interface DiskStorage extends Storage {
    * (LengthMismatchError otherwise). Once the body is on disk, `stillOpen` decides, under the
    * key's lock, whether it becomes the staging object ('stored') or is thrown away ('closed').
    */
-  receive(key: string, body: Readable, expectedBytes: number, stillOpen: () => boolean): Promise<'stored' | 'closed'>;
+  receive(
+    key: string,
+    body: Readable,
+    expectedBytes: number,
+    stillOpen: () => Promise<boolean>,
+  ): Promise<'stored' | 'closed'>;
   /** An object opened for reading: size and bytes come from the same open file. Null when missing. */
   openRead(key: string): Promise<{ size: number; stream: Readable } | null>;
   /** Removes `.part` files of no body being received that were last touched before `before`. */
@@ -78,6 +83,12 @@ function pump(body: Readable, sink: Writable): Promise<void> {
     sink.once('close', () => {
       if (!failed) resolve();
     });
+    // The connection may have been lost while the upload was looked up (an await on the
+    // database): its 'close' came and went, so it would never be heard here.
+    if (body.destroyed && !body.readableEnded) {
+      fail(new Error('the body ended before its Content-Length (connection lost)'));
+      return;
+    }
     // Straight pipe: no per-chunk work of ours, so a big PUT runs at disk/loopback speed.
     body.pipe(sink);
   });
@@ -192,7 +203,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     key: string,
     body: Readable,
     expectedBytes: number,
-    stillOpen: () => boolean,
+    stillOpen: () => Promise<boolean>,
   ): Promise<'stored' | 'closed'> {
     const target = pathOf(key);
     const name = `${randomUUID()}.part`;
@@ -209,7 +220,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
       }
       if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
       return await withLock(key, async () => {
-        if (!stillOpen()) return 'closed';
+        if (!(await stillOpen())) return 'closed';
         await rename(temp, target);
         return 'stored';
       });

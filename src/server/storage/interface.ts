@@ -98,3 +98,12 @@ export class ObjectStateError extends Error {
 export function isObjectState(err: unknown, state: ObjectState): boolean {
   return err instanceof ObjectStateError && err.state === state;
 }
+
+/**
+ * Every object an upload may have with staging → promote: its final object and its staging
+ * object (a late PUT may have left one, or a complete that never committed may have promoted
+ * it). What Repo.deleteItem / updateItem / abandonUploads queue for deletion.
+ */
+export function objectKeysOf(upload: { key: string; fileId: string }): string[] {
+  return [upload.key, stagingKeyOf(upload.fileId)];
+}
