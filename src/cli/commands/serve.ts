@@ -15,6 +15,7 @@ export interface ServeFlags {
   port: string;
   dataDir?: string;
   db?: string;
+  storage?: string;
   publicUrl?: string;
   urlTtl?: string;
   quota?: string;
@@ -83,6 +84,13 @@ export function serveOptions(
   };
   const databaseUrl = databaseUrlOf(flags.db, env);
   if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
+  const storageUrl = flags.storage ?? env.CONTENTLIB_STORAGE_URL;
+  if (storageUrl !== undefined && storageUrl !== '') {
+    const from = flags.storage !== undefined ? '--storage' : 'CONTENTLIB_STORAGE_URL';
+    if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/.test(storageUrl))
+      throw new UsageError(`${from} must be an s3://bucket[/prefix] URL, not "${storageUrl}"`);
+    o.storageUrl = storageUrl;
+  }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
   if (flags.faultWriteError !== undefined) {
     if (!/^E[A-Z]+$/.test(flags.faultWriteError))
@@ -163,6 +171,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option(
       '--db <url>',
       'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
+    )
+    .option(
+      '--storage <url>',
+      's3://bucket[/prefix]: objects in an S3-compatible store, configured by the standard AWS_* variables (default: $CONTENTLIB_STORAGE_URL, else the data dir)',
     )
     .option(
       '--public-url <url>',
