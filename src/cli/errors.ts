@@ -8,6 +8,7 @@ import {
   UnexpectedResponseError,
   requestIdNote,
 } from '../api/errors.js';
+import { ConfigError } from '../config/errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -268,9 +269,10 @@ function describeListenFailure(err: unknown): { message: string; exitCode: ExitC
 
 /** The message and exit code for anything thrown, typed or not. */
 export function describeError(err: unknown, verbose = false): { message: string; exitCode: ExitCode } {
-  if (err instanceof CliError) {
+  if (err instanceof CliError || err instanceof ConfigError) {
     const text = err.hint ? `${err.message}\n${err.hint}` : err.message;
-    return { message: text, exitCode: err.exitCode };
+    const exitCode = err instanceof CliError ? err.exitCode : err.kind === 'usage' ? EXIT.usage : EXIT.failure;
+    return { message: text, exitCode };
   }
   const listen = describeListenFailure(err);
   if (listen) return listen;

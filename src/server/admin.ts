@@ -4,6 +4,9 @@ import { existsSync, statSync } from 'node:fs';
 import { databasePath, openDatabase } from './db.js';
 import { type KeyRow, keysRepository } from './repo/keys.js';
 
+/** A key as listed: its prefix only, never the key. */
+export type KeyInfo = KeyRow;
+
 function withKeys<T>(dataDir: string, fn: (keys: ReturnType<typeof keysRepository>) => T): T {
   const db = openDatabase(dataDir);
   try {
@@ -30,7 +33,7 @@ function noLibrary(dataDir: string): boolean {
   return !existsSync(databasePath(dataDir));
 }
 
-export async function listApiKeys(dataDir: string): Promise<KeyRow[]> {
+export async function listApiKeys(dataDir: string): Promise<KeyInfo[]> {
   if (noLibrary(dataDir)) return [];
   return withKeys(dataDir, (keys) => keys.list());
 }

@@ -12,6 +12,9 @@ import { loadSecret } from './signing.js';
 import { type Storage, createStorage } from './storage.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
+export type { DrainOptions } from './ops/drain.js';
+export type { LogFormat } from './ops/logging.js';
+
 export interface StartServerOptions {
   dataDir: string;
   host?: string;

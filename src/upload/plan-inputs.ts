@@ -6,7 +6,7 @@ import { extname, join, relative, resolve, isAbsolute } from 'node:path';
 import fg from 'fast-glob';
 import { formatOfName } from '../media/inspect.js';
 import { escapeName } from '../text/escape-name.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 
 export interface Candidate {
   /** Absolute path. */

@@ -121,7 +121,7 @@ Examples:
           ? undefined
           : await import('../../upload/thumbnail.js').then((m) => m.inspectThumbnail(thumbnail));
       if (thumb && thumb.problems.length > 0) {
-        const { formatProblem } = await import('../../upload/plan-problem.js');
+        const { formatProblem } = await import('../../rules/problem.js');
         throw new RejectedFilesError(thumb.problems.map(formatProblem), thumbnailHint, 'the item was not changed');
       }
       // Flags alone must make a valid change before the API (or the embedded server) is opened;

@@ -2,14 +2,11 @@
 // printed once, alone on stdout (only its hash is kept); lists show a short prefix, never a key.
 import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../context.js';
-import type { KeyRow } from '../../server/repo/keys.js';
 // Types only: the admin functions (and the database) load when a keys command runs.
 import type * as Admin from '../../server/admin.js';
+import type { KeyInfo } from '../../server/admin.js';
 import { NotFoundError, UsageError, dataDirError } from '../errors.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
-
-/** A key as the server's admin functions list it (prefix only, never the key). */
-export type KeyInfo = KeyRow;
 
 /** Runs an admin call on a data folder; a folder that cannot be used is said in words. */
 async function onDataDir<T>(dataDir: string, fn: (admin: typeof Admin) => Promise<T>): Promise<T> {

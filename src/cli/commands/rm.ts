@@ -7,10 +7,7 @@ import type { ContentItem } from '../../api/schemas.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError, describeError } from '../errors.js';
 import { canPrompt } from '../io.js';
-
-export type RmResult =
-  | { id: string; deleted: true; title?: string; type?: string }
-  | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
+import type { RmResult } from '../output/rm.js';
 
 export interface RmDeps {
   client: Pick<ApiClient, 'get' | 'remove'>;

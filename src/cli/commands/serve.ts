@@ -3,9 +3,7 @@
 // SIGTERM drains (see docs/deploy.md): /readyz turns 503, the listener closes after a grace
 // period, requests in flight finish; Ctrl-C does the same without the grace period.
 import { type Command, Option } from 'commander';
-import type { StartServerOptions } from '../../server/index.js';
-import type { DrainOptions } from '../../server/ops/drain.js';
-import type { LogFormat } from '../../server/ops/logging.js';
+import type { DrainOptions, LogFormat, StartServerOptions } from '../../server/index.js';
 import type { CliContext } from '../context.js';
 import { UsageError, dataDirError } from '../errors.js';
 

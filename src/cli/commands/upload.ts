@@ -42,17 +42,14 @@ export type UploadResult = { kind: 'dry-run'; plan: UploadPlan } | { kind: 'uplo
 
 /** The metadata flags as the plan takes them; --platform and --hashtags parsed as `edit` does. */
 export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
-  const { applyPlatformSet, hashtagsFlag, parsePlatformFlag } = await import('./edit-flags.js');
+  const { applyPlatformFlags, hashtagsFlag } = await import('../metadata-flags.js');
   const metadata: ItemMetadata = {};
   if (f.title !== undefined) metadata.title = f.title;
   if (f.description !== undefined) metadata.description = f.description;
   if (f.status !== undefined) metadata.status = f.status;
   if (f.hashtags !== undefined) metadata.hashtags = hashtagsFlag('--hashtags', f.hashtags);
-  if (f.platform?.length) {
-    let settings: Record<string, unknown> = {};
-    for (const flag of f.platform) settings = applyPlatformSet(settings, parsePlatformFlag(flag));
-    metadata.platformSettings = settings as ItemMetadata['platformSettings'];
-  }
+  if (f.platform?.length)
+    metadata.platformSettings = applyPlatformFlags({}, f.platform) as ItemMetadata['platformSettings'];
   return metadata;
 }
 

@@ -4,8 +4,8 @@
 import type { UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
-import type { ProgressListener } from './progress.js';
-import { flushed } from './progress.js';
+import type { ProgressListener } from './progress-shared.js';
+import { flushed } from './progress-shared.js';
 
 export function summaryObject(summary: UploadSummary) {
   const n = (s: string) => summary.items.filter((o) => o.status === s).length;

@@ -1,9 +1,13 @@
 // What rm says: the one confirmation question naming each item, and one line per id after.
 import type { ContentItem } from '../../api/schemas.js';
-import type { RmResult } from '../commands/rm.js';
 import type { IO } from '../io.js';
 import { confirm } from '../prompt.js';
 import { paint, write } from './mode.js';
+
+/** What happened to one id. */
+export type RmResult =
+  | { id: string; deleted: true; title?: string; type?: string }
+  | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
 
 export function confirmDeletion(io: IO, items: readonly ContentItem[]): Promise<boolean> {
   const c = paint(io);

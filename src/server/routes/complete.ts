@@ -8,13 +8,12 @@ import { MediaError } from '../../media/errors.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../../media/sniff.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile, formatOfMime } from '../../rules/rules.js';
 import type { Services } from '../context.js';
-import { apiError, invalidRequest } from '../errors.js';
+import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
 import { presentFile, presentItem, urlSigner } from '../present.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
 import { baseUrlOf, callerOf } from './common.js';
-import { violationError } from './presign.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/complete', async (request) => {
