@@ -5,7 +5,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import type { CliContext } from './context.js';
-import { EXIT, describeError } from './errors.js';
+import { describeError } from './error-messages.js';
+import { EXIT } from './errors.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -41,7 +42,7 @@ export async function run(
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const verbose = Boolean(program.opts().verbose);
-    const { message, exitCode } = describeError(err, verbose);
+    const { message, exitCode } = describeError(err, { verbose, targetNames: ctx.targetNames });
     ctx.io.stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
     return exitCode;
   } finally {
@@ -85,6 +86,7 @@ export async function main(): Promise<void> {
     sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
     signal: controller.signal,
     onClose: (fn) => closers.push(fn),
+    targetNames: new Map(),
   };
   if (process.argv.includes('--no-color')) ctx.io.color = false;
   ignoreBrokenPipe(process.stdout);

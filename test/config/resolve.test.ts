@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { normalizeBaseUrl, resolveTarget } from '../../src/config/resolve.js';
 import type { TargetEnv, TargetFlags } from '../../src/config/resolve.js';
 import type { ConfigData } from '../../src/config/store.js';
-import { EXIT, describeError } from '../../src/cli/errors.js';
+import { describeError } from '../../src/cli/error-messages.js';
+import { EXIT } from '../../src/cli/errors.js';
 import { ConfigError } from '../../src/config/errors.js';
 
 const KEY_A = 'cl_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';

@@ -3,7 +3,8 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXIT, describeError } from '../../src/cli/errors.js';
+import { describeError } from '../../src/cli/error-messages.js';
+import { EXIT } from '../../src/cli/errors.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { openConfig } from '../../src/config/store.js';
 

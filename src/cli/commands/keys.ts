@@ -1,16 +1,15 @@
 // contentlib keys create|list|revoke: API keys of the embedded server's data dir. A new key is
 // printed once, alone on stdout (only its hash is kept); lists show a short prefix, never a key.
-import type { Command } from 'commander';
-import type { CliContext, GlobalOptions } from '../context.js';
-// Types only: the admin functions (and the database) load when a keys command runs.
-import type * as Admin from '../../server/admin.js';
+import * as admin from '../../server/admin.js';
 import type { KeyInfo } from '../../server/admin.js';
-import { NotFoundError, UsageError, dataDirError } from '../errors.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { dataDirError } from '../error-messages.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { outputMode } from '../output/mode.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
 /** Runs an admin call on a data folder; a folder that cannot be used is said in words. */
-async function onDataDir<T>(dataDir: string, fn: (admin: typeof Admin) => Promise<T>): Promise<T> {
-  const admin = await import('../../server/admin.js');
+async function onDataDir<T>(dataDir: string, fn: (a: typeof admin) => Promise<T>): Promise<T> {
   try {
     return await fn(admin);
   } catch (err) {
@@ -60,65 +59,33 @@ export function formatKeys(keys: readonly KeyInfo[], mode: 'table' | 'plain' | '
     .join('');
 }
 
-export function registerKeys(program: Command, ctx: CliContext): void {
-  const keys = program
-    .command('keys')
-    .description("manage the embedded server's API keys (one brand per key)")
-    .addHelpText(
-      'after',
-      `
-Examples:
-  contentlib keys create --brand acme
-  contentlib keys list
-  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --data-dir ./library`,
-    );
-  const dataDirOption = '--data-dir <dir>';
-  const dataDirHelp = 'the server data dir (default: the embedded library)';
+/** `contentlib keys create --brand NAME`: the key alone on stdout, once. */
+export async function keysCreateCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  o: { brand: string; dataDir?: string },
+): Promise<void> {
+  const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
+  ctx.io.stdout.write(globals.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
+  ctx.io.stderr.write(
+    `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
+  );
+}
 
-  keys
-    .command('create')
-    .description('create a key for a brand (created when new); the key is shown once')
-    .requiredOption('--brand <name>', 'brand the key belongs to')
-    .option(dataDirOption, dataDirHelp)
-    .addHelpText(
-      'after',
-      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)',
-    )
-    .action(async (o: { brand: string; dataDir?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
-      ctx.io.stdout.write(globals.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
-      ctx.io.stderr.write(
-        `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
-      );
-    });
+/** `contentlib keys list`. */
+export async function keysListCommand(ctx: CliContext, globals: GlobalOptions, o: { dataDir?: string }): Promise<void> {
+  const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
+  ctx.io.stdout.write(formatKeys(list, outputMode(ctx.io, globals.json), ctx.io.columns));
+}
 
-  keys
-    .command('list')
-    .description('list keys (id, prefix, brand, created, status), never the keys themselves')
-    .option(dataDirOption, dataDirHelp)
-    .addHelpText(
-      'after',
-      "\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'",
-    )
-    .action(async (o: { dataDir?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
-      // Imported here, not at the top: output/mode.js loads chalk, which --version and --help never need.
-      const { outputMode } = await import('../output/mode.js');
-      ctx.io.stdout.write(formatKeys(list, outputMode(ctx.io, globals.json), ctx.io.columns));
-    });
-
-  keys
-    .command('revoke')
-    .description('revoke a key at once (requests with it get 401)')
-    .argument('<id>', 'key id, from contentlib keys list')
-    .option(dataDirOption, dataDirHelp)
-    .addHelpText('after', '\nExamples:\n  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11')
-    .action(async (id: string, o: { dataDir?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const result = await runKeysRevoke({ id, dataDir: o.dataDir ?? ctx.paths.data });
-      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
-      ctx.io.stderr.write(`Revoked key ${id}.\n`);
-    });
+/** `contentlib keys revoke <id>`. */
+export async function keysRevokeCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  id: string,
+  o: { dataDir?: string },
+): Promise<void> {
+  const result = await runKeysRevoke({ id, dataDir: o.dataDir ?? ctx.paths.data });
+  if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+  ctx.io.stderr.write(`Revoked key ${id}.\n`);
 }

@@ -1,13 +1,14 @@
 // contentlib rm <id…>: deletes items for good. On a terminal it asks once, naming each item;
 // without one it refuses unless --yes. It goes on past an id that fails and reports each.
-import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError, isHttpFailure } from '../../api/errors.js';
 import type { ContentItem } from '../../api/schemas.js';
+import { openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError, describeError } from '../errors.js';
+import { describeError } from '../error-messages.js';
+import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
-import type { RmResult } from '../output/rm.js';
+import { type RmResult, confirmDeletion, printRmResults } from '../output/rm.js';
 
 export interface RmDeps {
   client: Pick<ApiClient, 'get' | 'remove'>;
@@ -103,38 +104,26 @@ export function rmOutcome(results: readonly RmResult[]): Error | undefined {
   return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
 }
 
-export function registerRm(program: Command, ctx: CliContext): void {
-  program
-    .command('rm')
-    .description('delete items and all their files for good (asks first on a terminal)')
-    .argument('<ids...>', 'ids of the items to delete')
-    .option('-y, --yes', 'do not ask (required when not on a terminal)')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
-  contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
-  contentlib ls --status failed --json | jq -r '.[].id' | xargs contentlib rm --yes`,
-    )
-    .action(async (ids: string[], opts: { yes?: boolean }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { openApi } = await import('../api.js');
-      const { printRmResults, confirmDeletion } = await import('../output/rm.js');
-      // Refuse before opening anything (no embedded server start for a command that will not run).
-      if (!opts.yes && !canPrompt(ctx.io)) throw refusal();
-      const { client } = await openApi(ctx, globals);
-      const results = await runRm(ids, opts, {
-        client,
-        signal: ctx.signal,
-        confirm: canPrompt(ctx.io) ? (items) => confirmDeletion(ctx.io, items) : undefined,
-      });
-      await printRmResults(ctx.io, Boolean(globals.json), results);
-      if (ctx.signal.aborted) {
-        const done = results.filter((r) => r.deleted).length;
-        throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);
-      }
-      const outcome = rmOutcome(results);
-      if (outcome) throw outcome;
-    });
+/** `contentlib rm <ids...>`: asks once on a terminal, then deletes each id. */
+export async function rmCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  ids: string[],
+  opts: { yes?: boolean },
+): Promise<void> {
+  // Refuse before opening anything (no embedded server start for a command that will not run).
+  if (!opts.yes && !canPrompt(ctx.io)) throw refusal();
+  const { client } = await openApi(ctx, globals);
+  const results = await runRm(ids, opts, {
+    client,
+    signal: ctx.signal,
+    confirm: canPrompt(ctx.io) ? (items) => confirmDeletion(ctx.io, items) : undefined,
+  });
+  await printRmResults(ctx.io, Boolean(globals.json), results);
+  if (ctx.signal.aborted) {
+    const done = results.filter((r) => r.deleted).length;
+    throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);
+  }
+  const outcome = rmOutcome(results);
+  if (outcome) throw outcome;
 }
