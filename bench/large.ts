@@ -16,6 +16,9 @@ export interface LargeResult {
   clWallMs: number;
   clWallMBps: number;
   clPeakRssMiB: number;
+  /** Median CPU time (user + system) of the whole process, ms: curl's PUT, contentlib's whole upload. */
+  curlCpuMs: number;
+  clCpuMs: number;
 }
 
 interface UploadedEvent {
@@ -28,26 +31,35 @@ interface CompletedEvent {
   itemId: string;
 }
 
-async function curlOnce(t: Target, file: string, bytes: number): Promise<{ transferMs: number; wallMs: number }> {
+async function curlOnce(
+  t: Target,
+  file: string,
+  bytes: number,
+  tmp: string,
+): Promise<{ transferMs: number; wallMs: number; cpuMs: number }> {
   const p = await presign(t, {
     fileName: 'bench-curl.mp4',
     contentType: 'video/mp4',
     fileSize: bytes,
     type: 'longform',
   });
-  const r = await run('curl', [
-    '-sS',
-    '--fail-with-body',
-    '-T',
-    file,
-    '-H',
-    'Content-Type: video/mp4',
-    '-o',
-    '/dev/null',
-    '-w',
-    '%{time_total}',
-    p.presignedUrl,
-  ]);
+  const r = await run(
+    'curl',
+    [
+      '-sS',
+      '--fail-with-body',
+      '-T',
+      file,
+      '-H',
+      'Content-Type: video/mp4',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{time_total}',
+      p.presignedUrl,
+    ],
+    { rssFile: join(tmp, 'curl-time.txt') },
+  );
   const done = await complete(t, {
     key: p.key,
     fileName: 'bench-curl.mp4',
@@ -56,7 +68,7 @@ async function curlOnce(t: Target, file: string, bytes: number): Promise<{ trans
     type: 'longform',
   });
   await remove(t, done.contentItemId); // 1 GiB a run: do not let the disk fill up
-  return { transferMs: Number(r.stdout.trim()) * 1000, wallMs: r.wallMs };
+  return { transferMs: Number(r.stdout.trim()) * 1000, wallMs: r.wallMs, cpuMs: r.cpuMs ?? NaN };
 }
 
 async function contentlibOnce(
@@ -64,7 +76,7 @@ async function contentlibOnce(
   file: string,
   home: string,
   tmp: string,
-): Promise<{ transferMs: number; wallMs: number; rssKiB: number }> {
+): Promise<{ transferMs: number; wallMs: number; rssKiB: number; cpuMs: number }> {
   const r = await run('node', [BIN, 'upload', file, '--json', '--force'], {
     env: cliEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: t.url, CONTENTLIB_API_KEY: t.key }),
     rssFile: join(tmp, 'rss.txt'),
@@ -77,7 +89,7 @@ async function contentlibOnce(
   const completed = events.find((e): e is CompletedEvent => e.type === 'completed');
   if (!uploaded || !completed) throw new Error(`contentlib upload printed no uploaded/completed event:\n${r.stdout}`);
   await remove(t, completed.itemId);
-  return { transferMs: uploaded.ms, wallMs: r.wallMs, rssKiB: r.maxRssKiB ?? NaN };
+  return { transferMs: uploaded.ms, wallMs: r.wallMs, rssKiB: r.maxRssKiB ?? NaN, cpuMs: r.cpuMs ?? NaN };
 }
 
 export async function benchLarge(
@@ -86,21 +98,21 @@ export async function benchLarge(
 ): Promise<LargeResult> {
   const file = join(o.dir, 'longform.mp4');
   await sparseMp4(file, o.bytes, 600);
-  const curl: Array<{ transferMs: number; wallMs: number }> = [];
-  const cl: Array<{ transferMs: number; wallMs: number; rssKiB: number }> = [];
+  const curl: Array<{ transferMs: number; wallMs: number; cpuMs: number }> = [];
+  const cl: Array<{ transferMs: number; wallMs: number; rssKiB: number; cpuMs: number }> = [];
   // The first 1 GiB written to a fresh data dir is slower (disk allocation): an untimed warm-up
   // takes that hit, and the order alternates so neither side always goes first.
-  await curlOnce(t, file, o.bytes);
+  await curlOnce(t, file, o.bytes, o.dir);
   for (let i = 0; i < o.runs; i++) {
     if (i % 2 === 0) {
-      curl.push(await curlOnce(t, file, o.bytes));
+      curl.push(await curlOnce(t, file, o.bytes, o.dir));
       cl.push(await contentlibOnce(t, file, o.home, o.dir));
     } else {
       cl.push(await contentlibOnce(t, file, o.home, o.dir));
-      curl.push(await curlOnce(t, file, o.bytes));
+      curl.push(await curlOnce(t, file, o.bytes, o.dir));
     }
     o.log(
-      `  large run ${i + 1}/${o.runs}: curl ${curl[i]!.transferMs.toFixed(0)} ms, contentlib ${cl[i]!.transferMs.toFixed(0)} ms (wall ${cl[i]!.wallMs.toFixed(0)} ms, ${(cl[i]!.rssKiB / 1024).toFixed(0)} MiB)`,
+      `  large run ${i + 1}/${o.runs}: curl ${curl[i]!.transferMs.toFixed(0)} ms (CPU ${curl[i]!.cpuMs.toFixed(0)} ms), contentlib ${cl[i]!.transferMs.toFixed(0)} ms (wall ${cl[i]!.wallMs.toFixed(0)} ms, CPU ${cl[i]!.cpuMs.toFixed(0)} ms, ${(cl[i]!.rssKiB / 1024).toFixed(0)} MiB)`,
     );
   }
   const clWallMs = median(cl.map((r) => r.wallMs));
@@ -113,5 +125,7 @@ export async function benchLarge(
     clWallMs,
     clWallMBps: mbPerSecond(o.bytes, clWallMs),
     clPeakRssMiB: median(cl.map((r) => r.rssKiB / 1024)),
+    curlCpuMs: median(curl.map((r) => r.cpuMs)),
+    clCpuMs: median(cl.map((r) => r.cpuMs)),
   };
 }

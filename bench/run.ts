@@ -3,7 +3,8 @@
 // writes bench/results.md (full runs only). The work dir is removed at the end.
 //
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
-// BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_ONLY=large,bulk,startup,listing.
+// BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
+// (500), BENCH_SCALE_DRY (100000), BENCH_ONLY=large,bulk,startup,listing,scale.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
@@ -11,11 +12,12 @@ import { join } from 'node:path';
 import { benchBulk } from './bulk.js';
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
+import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
 
-const SCENARIOS = ['large', 'bulk', 'startup', 'listing'] as const;
+const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function envNumber(name: string, fallback: number): number {
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
   for (const d of Object.values(dirs)) await mkdir(d, { recursive: true });
 
   const results: Results = { machine: machine() };
+  let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
     }
     if (only.has('startup')) {
       log('startup…');
-      results.startup = await benchStartup({
+      results.startup = await benchStartup(await target('bench-startup'), {
         dir: dirs.files,
         home: dirs.embeddedHome,
         runs: envNumber('BENCH_STARTUP_RUNS', 20),
@@ -108,6 +111,17 @@ async function main(): Promise<void> {
         home: dirs.cliHome,
         items: envNumber('BENCH_ITEMS', 10_000),
         runs,
+        log,
+      });
+    }
+    if (only.has('scale')) {
+      log('bulk at scale…');
+      scale = await benchScale(await target('bench-scale'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        files: envNumber('BENCH_SCALE_FILES', 10_000),
+        small: envNumber('BENCH_SCALE_SMALL', 500),
+        dry: envNumber('BENCH_SCALE_DRY', 100_000),
         log,
       });
     }
@@ -125,7 +139,7 @@ async function main(): Promise<void> {
         .filter((l) => l.startsWith('- '))
         .map((l) => l.slice(2))
     : [];
-  const text = renderResults(results, notes);
+  const text = renderResults(results, notes) + (scale ? `\n${renderScale(scale).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length) {
     await writeFile(join(ROOT, 'bench/results.md'), text);

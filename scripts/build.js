@@ -1,30 +1,117 @@
-// Builds dist/ from src/: one bundle for the CLI (dist/cli/main.js) whose commands, the server
-// and the database layer are split into chunks loaded only when a command needs them.
-// Why bundle: resolving and reading ~600 small module files was about half the start-up time
-// of every command (node --cpu-prof; docs/reliability.md). Type checking is `npm run lint`'s job.
-import { rm } from 'node:fs/promises';
+// Builds dist/ from src/:
+// - dist/cli/main.cjs: the whole CLI, server and database layer included, as ONE CommonJS file.
+//   Why bundle: resolving and reading ~600 small module files was about half the start-up time
+//   of every command (node --cpu-prof; docs/reliability.md). Why CommonJS and one file: Node 20
+//   can reuse V8's compiled code only for scripts, not ES modules (src/launch/compile-cache.ts).
+//   Modules that src/ imports with import() stay lazy inside the file: esbuild wraps each in a
+//   function run on first use, so `--help` still evaluates neither the server nor zod.
+// - dist/launch/compile-cache.cjs: the small loader bin/contentlib.js runs first (CommonJS too:
+//   a process that loads no ES module skips Node's ES module loader, ~10 ms per command).
+// Type checking is `npm run lint`'s job.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
-await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: ['src/cli/main.ts'],
-  outdir: 'dist',
-  outbase: 'src',
-  chunkNames: 'chunks/[name]-[hash]',
+// The published package installs only its `dependencies`, so those are what the bundle may
+// leave to node_modules (better-sqlite3: a native addon; jq-wasm, for --jq: its 1.3 MB of
+// Emscripten output finds its own WebAssembly file); every other package it uses is a
+// devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
+const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+// Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled the same
+// way: they sit in the bundle as modules evaluated on first use, cost nothing until then and
+// nothing at install. pg asks for its optional native binding, pg-native, only when told to
+// (we never do): it stays out, as it is on most machines (also in scripts/check-package.sh).
+const OPTIONAL_NEVER_BUNDLED = ['pg-native'];
+const external = [...Object.keys(pkg.dependencies ?? {}), ...OPTIONAL_NEVER_BUNDLED];
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20.18',
-  // The native addon is loaded from node_modules as installed.
-  external: ['better-sqlite3'],
+  external,
   sourcemap: true,
   minifyWhitespace: true,
   minifySyntax: true,
-  // Bundled CommonJS packages call require() for Node's built-ins; ESM has no require, so each
-  // chunk gets one made for it.
-  banner: {
-    js: "import { createRequire as __contentlibRequire } from 'node:module'; const require = __contentlibRequire(import.meta.url);",
-  },
   logLevel: 'warning',
+};
+
+// src/ loads a few of Node's modules with import(). In a script compiled from V8's code cache,
+// Node 20 has lost the callback that answers import() ("A dynamic import callback was not
+// specified"), so the bundle must not contain one: each such import becomes a require() of the
+// built-in, run on first use, with the same named exports.
+const builtinImportsAsRequire = {
+  name: 'builtin-imports-as-require',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: args.path, namespace: 'builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+// undici's HTTP/2 client is used only when a connection negotiates h2, which it offers only with
+// allowH2, and contentlib never sets it. Its module loads node:http2 (with tls): ~10 ms of CPU
+// per API command (bench/notes.md). It is left out; reaching it would be a bug, said as one.
+const withoutHttp2 = {
+  name: 'undici-without-http2',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/ }, () => ({
+      contents:
+        "module.exports = function connectH2 () { throw new Error('contentlib is built without HTTP/2 (allowH2 is never set)') }",
+      loader: 'js',
+    }));
+  },
+};
+
+await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await Promise.all([
+  build({
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli/main.cjs',
+    format: 'cjs',
+    // import.meta does not exist in CommonJS: src/ uses only its url, which is the file's own.
+    define: { 'import.meta.url': '__contentlibFileUrl' },
+    plugins: [builtinImportsAsRequire, withoutHttp2],
+    banner: { js: 'var __contentlibFileUrl=require("node:url").pathToFileURL(__filename).href;' },
+  }),
+  build({
+    ...common,
+    entryPoints: ['src/launch/compile-cache.ts'],
+    outfile: 'dist/launch/compile-cache.cjs',
+    format: 'cjs',
+  }),
+]);
+
+// import() of a package left in node_modules (jq-wasm, an ES module) cannot stay either: it goes
+// through __contentlibImport, which dist/launch/compile-cache.cjs defines with Node's own import().
+const cliFile = new URL('../dist/cli/main.cjs', import.meta.url);
+let text = await readFile(cliFile, 'utf8');
+for (const dep of external) {
+  text = text.replaceAll(`import("${dep}")`, `globalThis.__contentlibImport("${dep}")`);
+}
+await writeFile(cliFile, text);
+const left = text.match(/(?<![\w$.])import\("[^"]*"\)/g);
+if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set(left)].join(', ')}`);
+
+// The man page, from the same command definitions as --help (shipped as man/contentlib.1). Its
+// generator is built aside, run, and removed: the CLI never loads it.
+const manDir = new URL('../dist/man-build/', import.meta.url);
+await build({
+  ...common,
+  entryPoints: ['src/cli/man.ts'],
+  outfile: 'dist/man-build/man.mjs',
+  format: 'esm',
+  sourcemap: false,
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
 });
+const { manPage } = await import(new URL('man.mjs', manDir).href);
+// No build date unless asked for (SOURCE_DATE_EPOCH): the page is the same on every machine.
+const date = process.env.SOURCE_DATE_EPOCH
+  ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000).toISOString().slice(0, 10)
+  : '';
+await mkdir(new URL('../man', import.meta.url), { recursive: true });
+await writeFile(new URL('../man/contentlib.1', import.meta.url), manPage(pkg.version, date));
+await rm(manDir, { recursive: true, force: true });

@@ -20,6 +20,8 @@ const LAYERS = {
   fs: [],
   text: [],
   types: [],
+  // The launcher bin/contentlib.js runs first; it loads the CLI bundle and imports nothing of src/.
+  launch: [],
 };
 
 /** Folders reached from outside only through these modules (paths inside the folder). */

@@ -16,17 +16,74 @@ unwanted=$(grep -E '^(test|src|bench|scripts|\.ci)/|^fixtures/(video|image|other
 if [ -n "$unwanted" ]; then
   echo "The package holds files a user does not need:"; echo "$unwanted"; exit 1
 fi
-for needed in bin/contentlib.js dist/cli/main.js fixtures/demo/intro.mp4 README.md CHANGELOG.md; do
+for needed in bin/contentlib.js dist/cli/main.cjs dist/launch/compile-cache.cjs man/contentlib.1 docs/cli.md fixtures/demo/intro.mp4 README.md CHANGELOG.md; do
   grep -qx "$needed" "$work/contents" || { echo "The package lacks $needed"; exit 1; }
 done
 
+echo "== the manifest: no install-time script, run-time dependencies = what dist/ leaves out"
+# npm warns about (and asks users to allow) any preinstall/install/postinstall/prepare script;
+# a clone builds through postprepare instead, which runs only for the project's own npm ci.
+# dist/ must import no package but node's and the declared dependencies: the rest is bundled.
+tar -xzf "$work/$tarball" -C "$work" package/package.json package/dist
+node --input-type=module - "$work/package" <<'JS'
+import { readFileSync, readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+const dir = process.argv[2];
+const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((s) => pkg.scripts?.[s]);
+if (installScripts.length) throw new Error(`the package runs ${installScripts.join(', ')} when installed`);
+const deps = new Set(Object.keys(pkg.dependencies ?? {}));
+const imported = new Set();
+for (const f of readdirSync(join(dir, 'dist'), { recursive: true })) {
+  if (!/\.c?js$/.test(String(f))) continue;
+  const text = readFileSync(join(dir, 'dist', String(f)), 'utf8');
+  // How the bundle loads a package left out of it: require("name") (or from"name" and
+  // import("name") in ES modules). Not when quoted: ajv's generated code holds
+  // 'require("ajv/dist/runtime/…")' in strings and templates.
+  for (const m of text.matchAll(/(?<![\w$.'"`])(?:from|import\(|require\()\s*"([^".$][^"]*)"/g)) imported.add(m[1]);
+}
+const pkgName = (s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/');
+// pg-native: pg's optional native binding, left out on purpose (scripts/build.js).
+const strays = [...imported].filter(
+  (s) => !s.startsWith('node:') && !builtinModules.includes(s) && !deps.has(pkgName(s)) && s !== 'pg-native',
+);
+if (strays.length) throw new Error(`dist/ imports packages the install lacks: ${strays.join(', ')}`);
+const unused = [...deps].filter((d) => ![...imported].some((s) => pkgName(s) === d));
+if (unused.length) throw new Error(`dependencies that dist/ never imports (bundle them instead): ${unused.join(', ')}`);
+console.log(`dependencies: ${[...deps].join(', ') || 'none'}`);
+JS
+
 echo "== npm i -g into an empty prefix"
 # npm 11 runs no dependency install script unless allowed; better-sqlite3 compiles its addon.
+started=$(date +%s)
 npm i -g "$work/$tarball" --prefix "$work/prefix" --allow-scripts=better-sqlite3 --no-audit --no-fund --loglevel=error
+installed="$work/prefix/lib/node_modules/contentlib"
+packages=$(node -e '
+  const { existsSync, readdirSync } = require("node:fs");
+  const { join } = require("node:path");
+  let n = 0;
+  const walk = (dir) => {
+    if (!existsSync(dir)) return;
+    for (const e of readdirSync(dir).filter((e) => !e.startsWith("."))) {
+      const names = e.startsWith("@") ? readdirSync(join(dir, e)).map((s) => join(e, s)) : [e];
+      for (const name of names) (n++, walk(join(dir, name, "node_modules")));
+    }
+  };
+  walk(process.argv[1]);
+  console.log(n);' "$installed/node_modules")
+echo "installed in $(($(date +%s) - started)) s: $packages packages besides contentlib, $(du -sm "$installed" | cut -f1) MB"
 
 echo "== the installed command, on the embedded default"
 bin="$work/prefix/bin/contentlib"
 export CONTENTLIB_HOME="$work/home"
+# No terminal here (and CI is set): a write with no remote configured is refused…
+if "$bin" upload "$root/fixtures/demo" </dev/null >/dev/null 2>"$work/refused"; then
+  echo "upload with no remote and no terminal should have been refused"; exit 1
+fi
+grep -q "CONTENTLIB_EMBEDDED=1" "$work/refused" || { echo "the refusal does not say how to choose:"; cat "$work/refused"; exit 1; }
+# …unless the embedded library is chosen on purpose.
+export CONTENTLIB_EMBEDDED=1
 cd "$work"
 want=$(node -p "require('$root/package.json').version")
 got=$("$bin" --version)
@@ -40,4 +97,8 @@ carousel=$("$bin" ls --type carousel --json | node -e 'let s="";process.stdin.on
 "$bin" ls --search "Renamed from" --json | grep -q "$carousel"
 "$bin" rm --yes "$carousel"
 [ "$("$bin" ls --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')" = 2 ]
+# The man page is installed with the command.
+[ -f "$work/prefix/share/man/man1/contentlib.1" ] || { echo "npm i -g did not install the man page"; exit 1; }
+# --jq loads jq (WebAssembly) from the installed package.
+[ "$("$bin" ls --type carousel --jq 'length')" = 0 ]
 echo "package check: ok"

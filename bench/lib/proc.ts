@@ -16,18 +16,22 @@ export interface RunResult {
   wallMs: number;
   /** Peak resident set size in KiB, when run through /usr/bin/time. */
   maxRssKiB?: number;
+  /** CPU time (user + system) in ms, when run through /usr/bin/time: less swayed by other load than wall time. */
+  cpuMs?: number;
 }
 
 export interface RunOptions {
   env?: Record<string, string>;
   cwd?: string;
-  /** Measure peak RSS with /usr/bin/time -f %M (written to `rssFile`). */
+  /** Measure peak RSS and CPU time with /usr/bin/time (written to `rssFile`). */
   rssFile?: string;
 }
 
 /** Runs a command to its end, collecting output; throws on a non-zero exit with what it said. */
 export async function run(cmd: string, args: readonly string[], o: RunOptions = {}): Promise<RunResult> {
-  const [file, argv] = o.rssFile ? ['/usr/bin/time', ['-f', '%M', '-o', o.rssFile, cmd, ...args]] : [cmd, [...args]];
+  const [file, argv] = o.rssFile
+    ? ['/usr/bin/time', ['-f', '%U %S %M', '-o', o.rssFile, cmd, ...args]]
+    : [cmd, [...args]];
   const started = performance.now();
   const child = spawn(file, argv, {
     env: { ...process.env, ...o.env },
@@ -50,7 +54,9 @@ export async function run(cmd: string, args: readonly string[], o: RunOptions = 
     wallMs,
   };
   if (o.rssFile) {
-    result.maxRssKiB = Number((await readFile(o.rssFile, 'utf8')).trim().split('\n').pop());
+    const [user, sys, rss] = ((await readFile(o.rssFile, 'utf8')).trim().split('\n').pop() ?? '').split(' ');
+    result.maxRssKiB = Number(rss);
+    result.cpuMs = (Number(user) + Number(sys)) * 1000;
     await rm(o.rssFile, { force: true });
   }
   if (code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${code}:\n${result.stderr.slice(-2000)}`);

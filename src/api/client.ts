@@ -52,6 +52,8 @@ export interface ListParams {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Told before each retry's wait (the upload engine turns it into a `retrying` event). */
+  onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
 }
 
 export interface ApiClientOptions {
@@ -251,10 +253,12 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         sleep,
         signal: o?.signal,
         classify: classifyForRetry,
-        onRetry: ({ attempt, delayMs, error }) =>
+        onRetry: (info) => {
           trace?.(
-            `  retry ${attempt}/${policy.attempts - 1} of ${method} ${path} in ${delayMs} ms (${(error as Error).name})`,
-          ),
+            `  retry ${info.attempt}/${policy.attempts - 1} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
+          );
+          o?.onRetry?.(info);
+        },
       },
     );
   }

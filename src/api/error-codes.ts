@@ -17,6 +17,8 @@ export const API_ERRORS = {
   internal: 500,
   /** Not ready (GET /readyz names the failing part), or shutting down. */
   unavailable: 503,
+  /** The server's disk (or database) is full: ENOSPC, EDQUOT, SQLITE_FULL. DELETE still works. */
+  insufficient_storage: 507,
 } as const;
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
@@ -31,5 +33,9 @@ export const STORAGE_ERRORS = {
   invalid_argument: 400,
   /** A signed GET of an object that no longer exists (S3's NoSuchKey). */
   not_found: 404,
+  /** The upload behind a presigned PUT was completed, attached, deleted or swept, or its API key revoked. */
+  upload_closed: 403,
+  /** The server's disk is full: nothing was stored. */
+  insufficient_storage: 507,
 } as const;
 export type StorageErrorCode = keyof typeof STORAGE_ERRORS;

@@ -3,6 +3,7 @@
 // (src/cli/errors.ts) and the retry loops can decide from its type (classifyForRetry).
 import type { RetryDecision } from './retry.js';
 import { parseRetryAfter } from './retry.js';
+import { refusalRetry } from './storage-refusal.js';
 
 /** The service answered with its JSON error body (DESIGN.md section 2). */
 export class ApiError extends Error {
@@ -272,6 +273,13 @@ export function networkCode(err: unknown): string | undefined {
  */
 export function classifyForRetry(err: unknown): RetryDecision {
   if (err instanceof NetworkError || err instanceof TimeoutError) return { retry: true };
+  if (err instanceof StorageError) {
+    // An object store's code says more than its status (S3's RequestTimeout is a 400 worth retrying).
+    const byCode = refusalRetry(err);
+    if (byCode === false) return { retry: false };
+    if (byCode === true)
+      return err.retryAfterMs === undefined ? { retry: true } : { retry: true, afterMs: err.retryAfterMs };
+  }
   if (err instanceof ApiError || err instanceof StorageError) {
     if (err.status === 429 || err.status >= 500) {
       return err.retryAfterMs === undefined ? { retry: true } : { retry: true, afterMs: err.retryAfterMs };

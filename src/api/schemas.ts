@@ -10,10 +10,20 @@ export const StatusSchema = z.enum(STATUSES);
 const fileSize = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const nonBlank = z.string().trim().min(1, 'must not be empty');
 
+/** C0 controls, DEL, and the bidirectional embeddings, overrides and isolates that can disguise a name. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+const noControls = (what: string) =>
+  nonBlank.refine(
+    (text) => !CONTROL_CHARACTERS.test(text),
+    `${what} must not contain control characters (U+0000–U+001F, U+007F, U+202A–U+202E, U+2066–U+2069)`,
+  );
+const fileName = noControls('fileName');
+
 // ---- Requests ----------------------------------------------------------------------------
 
 export const PresignRequestSchema = z.strictObject({
-  fileName: nonBlank,
+  fileName,
   contentType: nonBlank,
   fileSize,
   type: ContentTypeSchema.optional(),
@@ -23,7 +33,7 @@ export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
 export const CompleteRequestSchema = z.strictObject({
   key: nonBlank,
-  fileName: nonBlank,
+  fileName,
   contentType: nonBlank,
   fileSize,
   type: ContentTypeSchema,
@@ -42,7 +52,7 @@ export const HashtagsSchema = z
 
 export const PatchRequestSchema = z
   .strictObject({
-    title: nonBlank.max(METADATA_LIMITS.titleMaxChars).optional(),
+    title: noControls('title').max(METADATA_LIMITS.titleMaxChars).optional(),
     description: z.string().max(METADATA_LIMITS.descriptionMaxChars).optional(),
     hashtags: HashtagsSchema.optional(),
     status: StatusSchema.optional(),

@@ -9,6 +9,7 @@ import {
   UnexpectedResponseError,
   requestIdNote,
 } from '../api/errors.js';
+import { describeRefusal } from '../api/storage-refusal.js';
 import { ConfigError } from '../config/errors.js';
 import { AuthError, CliError, EXIT, type ExitCode } from './errors.js';
 
@@ -140,7 +141,7 @@ function describeHttpFailure(
         ? 'The upload URL was refused; run the upload again to get a fresh one.'
         : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
     return {
-      message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)}).\n${hint}`,
+      message: `Object storage refused the upload: ${describeRefusal(err, requestIdNote(err))}.\n${hint}`,
       exitCode: EXIT.failure,
     };
   }

@@ -39,4 +39,4 @@ export const THUMBNAIL_WHAT = `a ${THUMBNAIL_RULE.formats.join(', ').replace(/, 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** The settings `contentlib config get|set` know. */
-export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path'] as const;
+export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path', 'embedded'] as const;

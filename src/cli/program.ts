@@ -30,7 +30,16 @@ export function buildProgram(ctx: CliContext, version: string): Command {
       'Upload and manage media in a Content Library Service. With no remote configured, works on an embedded library on this machine.',
     )
     .version(version, '-V, --version', 'print the version')
-    .addOption(new Option('--json', 'machine-readable output (JSON; NDJSON events for upload)'))
+    .addOption(
+      new Option(
+        '--json',
+        'machine-readable output (JSON; NDJSON events for upload); --json id,title keeps only those fields (docs/cli.md)',
+      ),
+    )
+    // `--json id,title` arrives here split off by src/cli/argv.ts (see there why).
+    .addOption(new Option('--json-fields <fields>').hideHelp())
+    .addOption(new Option('--jq <expr>', 'filter the JSON output with a jq expression (implies --json)'))
+    .addOption(new Option('-q, --quiet', 'print nothing on stderr but errors'))
     // The environment (CONTENTLIB_PROFILE, CONTENTLIB_BASE_URL, CONTENTLIB_API_KEY) is read by
     // resolveTarget (src/config/resolve.ts), not merged here: flags must win over it, and a flag's
     // base URL must never be paired with an unrelated key.
@@ -47,13 +56,18 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
+    // Every subcommand's --help lists these global flags in their own section.
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
     })
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', async (_program, action) => {
+      if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+    });
 
   defineUpload(program, ctx);
   defineLs(program, ctx);
@@ -61,6 +75,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineEdit(program, ctx);
   defineRm(program, ctx);
   defineLogin(program, ctx); // login and logout
+  defineAuth(program, ctx);
   defineConfig(program, ctx);
   defineCompletion(program, ctx);
   defineServe(program, ctx);
@@ -86,17 +101,21 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
     .option('--dry-run', 'check everything and print the plan; send nothing')
     .option('--force', 'upload again what the journal says was uploaded before')
+    .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .addHelpText(
       'after',
       `
 Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
 a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded (a journal in the state directory).
+Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
+as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 
 Examples:
   contentlib upload fixtures/demo
   contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
-  contentlib upload --manifest release.json --json > upload-log.ndjson`,
+  contentlib upload --manifest release.json --json > upload-log.ndjson
+  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'`,
     )
     .action(
       lazy(
@@ -127,7 +146,9 @@ function defineLs(program: Command, ctx: CliContext): void {
 Examples:
   contentlib ls --status draft --type carousel
   contentlib ls --search "summer sale" --limit 200
-  contentlib ls --all --json > library.json`,
+  contentlib ls --all --json > library.json
+  contentlib ls --status failed --json id,title
+  contentlib ls --type carousel --jq '.[] | select(.fileCount > 5) | .id'`,
     )
     .action(
       lazy(
@@ -148,7 +169,8 @@ function defineShow(program: Command, ctx: CliContext): void {
       `
 Examples:
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
-  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --json | jq .item.platformSettings`,
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --json id,title,status
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --jq '.files[].fileName'`,
     )
     .action(
       lazy(
@@ -200,15 +222,15 @@ function defineRm(program: Command, ctx: CliContext): void {
   program
     .command('rm')
     .description('delete items and all their files for good (asks first on a terminal)')
-    .argument('<ids...>', 'ids of the items to delete')
-    .option('-y, --yes', 'do not ask (required when not on a terminal)')
+    .argument('[ids...]', 'ids of the items to delete; - reads ids from standard input')
+    .option('-y, --yes', 'do not ask (required when not on a terminal); with no ids, does nothing')
     .addHelpText(
       'after',
       `
 Examples:
   contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
   contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
-  contentlib ls --status failed --json | jq -r '.[].id' | xargs contentlib rm --yes`,
+  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -`,
     )
     .action(
       lazy(
@@ -262,6 +284,27 @@ Examples:
     );
 }
 
+function defineAuth(program: Command, ctx: CliContext): void {
+  const auth = program.command('auth').description('check the credentials the commands use');
+  auth
+    .command('status')
+    .description('show the target, brand and key, and check the key against the service (exit 4 when rejected)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib auth status
+  CONTENTLIB_BASE_URL=https://content.example.com CONTENTLIB_API_KEY=$KEY contentlib auth status --json`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/auth.js'),
+        (m) => m.authStatusCommand,
+      ),
+    );
+}
+
 function defineConfig(program: Command, ctx: CliContext): void {
   const config = program
     .command('config')
@@ -269,12 +312,14 @@ function defineConfig(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
-Settings: active-profile, base-url and api-key (of the active profile, or of --profile NAME), path.
+Settings: active-profile, base-url and api-key (of the active profile, or of --profile NAME), path,
+embedded (true: with no remote configured, write to the embedded library even in CI or a pipe).
 
 Examples:
   contentlib config list
   contentlib config set active-profile staging
-  contentlib config get base-url --profile staging`,
+  contentlib config get base-url --profile staging
+  contentlib config set embedded true`,
     );
 
   config
@@ -301,7 +346,7 @@ Examples:
   config
     .command('set')
     .description('change one setting')
-    .argument('<key>', 'active-profile | base-url')
+    .argument('<key>', 'active-profile | base-url | embedded')
     .argument('<value>', 'the new value ("" clears active-profile)')
     .action(
       lazy(
@@ -341,11 +386,20 @@ function defineServe(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
     .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
+    .option(
+      '--db <url>',
+      'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
+    )
+    .option(
+      '--public-url <url>',
+      'base URL clients reach this server at, used in signed URLs (default: the listening address)',
+    )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
     .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
     .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
     .addOption(new Option('--fault-count <n>').hideHelp())
+    .addOption(new Option('--fault-write-error <errno>').hideHelp())
     .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
     .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
     .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')
@@ -359,6 +413,7 @@ Examples:
   contentlib serve
   contentlib serve --port 8080 --data-dir ./library
   contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
+  contentlib serve --host 0.0.0.0 --port 8080 --db postgres://contentlib@db/contentlib   # one of N instances (docs/deploy.md)
   contentlib serve --host 0.0.0.0 --port 8080 --log-format json --metrics-port 9464
 
 Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
@@ -388,15 +443,18 @@ Examples:
     );
   const dataDirOption = '--data-dir <dir>';
   const dataDirHelp = 'the server data dir (default: the embedded library)';
+  const dbOption = '--db <url>';
+  const dbHelp = "the servers' PostgreSQL (postgres://…; default: $CONTENTLIB_DATABASE_URL, else the data dir)";
 
   keys
     .command('create')
     .description('create a key for a brand (created when new); the key is shown once')
     .requiredOption('--brand <name>', 'brand the key belongs to')
     .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
     .addHelpText(
       'after',
-      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)',
+      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
     )
     .action(
       lazy(
@@ -410,6 +468,7 @@ Examples:
     .command('list')
     .description('list keys (id, prefix, brand, created, status), never the keys themselves')
     .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
     .addHelpText(
       'after',
       "\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'",
@@ -427,6 +486,7 @@ Examples:
     .description('revoke a key at once (requests with it get 401)')
     .argument('<id>', 'key id, from contentlib keys list')
     .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
     .addHelpText('after', '\nExamples:\n  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11')
     .action(
       lazy(

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { authenticate, createRateLimiter } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { installJsonParser } from './json-body.js';
 import type { Check } from './ops/health.js';
 import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
 import { registerHealth } from './ops/health.js';
@@ -14,6 +15,11 @@ import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
+
+/** A connection silent this long is closed (Node's socket timeout). */
+export const IDLE_TIMEOUT_MS = 120_000;
+/** All request headers must have arrived within this time. */
+export const HEADERS_TIMEOUT_MS = 30_000;
 
 function noRouteSchemas(): never {
   throw new Error('Fastify route schemas are not used here: validate with the zod schemas of src/api/schemas.ts');
@@ -44,13 +50,16 @@ export function buildApp(
     requestIdHeader: false,
     // Requests arriving while the server closes get our 503 (ops/drain.ts), not Fastify's.
     return503OnClosing: false,
-    // Big uploads take as long as they take; idle keep-alive sockets are closed on shutdown.
+    // Big uploads take as long as they take, but a connection that sends nothing for this long
+    // (headers never finished, a body that stalls) is closed: no client or socket waits forever.
     requestTimeout: 0,
+    connectionTimeout: deps.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    // Idle keep-alive sockets are closed on shutdown.
     forceCloseConnections: 'idle',
     // Requests refused before routing still get the documented error body (see errors.ts).
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, headersTimeout: HEADERS_TIMEOUT_MS },
     // An id longer than find-my-way's default 100 characters must still reach the route and
     // answer 404 not_found like any unknown id, not a 400 naming a Fastify error code. Node's
     // 16 KB header limit bounds the URL anyway.
@@ -72,14 +81,15 @@ export function buildApp(
       return services.track(Promise.resolve(handler.call(this, request, reply)));
     };
   });
-  registerStorage(app, services);
+  if (deps.disk) registerStorage(app, services, deps.disk);
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
   app.register(async (api) => {
     // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
     api.removeContentTypeParser('text/plain');
+    installJsonParser(api);
     api.addHook('onRequest', async (request) => {
-      request.caller = authenticate(request, services.keys);
+      request.caller = await authenticate(request, services.repo);
       limit?.(request.caller.keyId);
     });
     registerPresign(api, services);

@@ -1,7 +1,7 @@
 // Bearer API keys on every /api route, and the optional per-key rate limit (DESIGN.md section 2).
 import type { FastifyRequest } from 'fastify';
 import { apiError } from './errors.js';
-import type { Caller, KeysRepository } from './repo/keys.js';
+import type { Caller, Repo } from './repo/interface.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="contentlib"' };
 
@@ -12,7 +12,7 @@ declare module 'fastify' {
 }
 
 /** The caller of a request, or a 401 `unauthorized` error for a missing, malformed or unknown key. */
-export function authenticate(request: FastifyRequest, keys: KeysRepository): Caller {
+export async function authenticate(request: FastifyRequest, repo: Repo): Promise<Caller> {
   const header = request.headers.authorization;
   if (!header)
     throw apiError(
@@ -23,7 +23,7 @@ export function authenticate(request: FastifyRequest, keys: KeysRepository): Cal
     );
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw apiError('unauthorized', 'the Authorization header must be "Bearer <key>"', [], CHALLENGE);
-  const caller = keys.authenticate(match[1]!);
+  const caller = await repo.authenticate(match[1]!);
   if (!caller)
     throw apiError(
       'unauthorized',

@@ -1,21 +1,26 @@
 // What the routes share: the dependencies buildApp was given, and the repositories over them.
-import type { Db } from './db.js';
-import { deletionsRepository } from './repo/deletions.js';
-import { itemsRepository } from './repo/items.js';
-import { keysRepository } from './repo/keys.js';
-import { uploadsRepository } from './repo/uploads.js';
-import type { Storage } from './storage.js';
+import type { Repo } from './repo/interface.js';
+import type { Reserve } from './reserve.js';
+import type { DiskStorage } from './storage/disk.js';
+import type { Storage } from './storage/interface.js';
 
 export interface AppDeps {
-  db: Db;
+  /** Metadata: SQLite (embedded) or PostgreSQL (many instances). */
+  repo: Repo;
   storage: Storage;
-  /** HMAC key of presigned and signed-GET URLs. */
+  /** Set when this server is itself the object store: it receives PUTs and serves GETs (/storage). */
+  disk?: DiskStorage;
+  /** Disk space held back so that a DELETE still works on a full disk. */
+  reserve?: Reserve;
+  /** HMAC key of the disk storage's URLs (verified by the /storage routes). */
   secret: Buffer;
   now: () => Date;
   /** Bytes a brand may hold (stored + pending, thumbnails excepted). */
   quotaBytes: number;
   urlLifetimeSeconds: number;
   rateLimit?: { max: number; windowMs: number };
+  /** Milliseconds a connection may stay silent before it is closed (default IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
   /** Test only: the first `count` storage PUTs lose their connection after `dropPutAfterBytes`. */
   faults?: { dropPutAfterBytes: number; count: number };
   /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
@@ -23,19 +28,16 @@ export interface AppDeps {
 }
 
 export function createServices(deps: AppDeps) {
-  const items = itemsRepository(deps.db);
-  const uploads = uploadsRepository(deps.db);
-  const keys = keysRepository(deps.db);
-  const deletions = deletionsRepository(deps.db);
+  const { repo } = deps;
 
   /** Removes objects whose rows are gone (already recorded in pending_deletions); failures stay for the sweeper. */
   async function removeObjects(objectKeys: readonly string[]): Promise<void> {
     for (const key of objectKeys) {
       try {
-        await deps.storage.remove(key);
-        deletions.done(key);
+        await deps.storage.delete(key);
+        await repo.deletionDone(key);
       } catch (err) {
-        deletions.failed(key, err instanceof Error ? err.message : String(err));
+        await repo.deletionFailed(key, err instanceof Error ? err.message : String(err));
       }
     }
   }
@@ -53,8 +55,22 @@ export function createServices(deps: AppDeps) {
     while (running.size > 0) await Promise.allSettled([...running]);
   }
 
+  // One complete (or thumbnail attach) of a key at a time in this process: the second sees the
+  // first one's result instead of racing it for the staging object.
+  const tails = new Map<string, Promise<unknown>>();
+  async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const run = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  }
+
   const inFlight = () => running.size;
 
-  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, inFlight };
+  return { deps, repo, removeObjects, track, drain, inFlight, oneAtATime };
 }
 export type Services = ReturnType<typeof createServices>;

@@ -1,5 +1,6 @@
 // The embedded server's database: better-sqlite3 in WAL mode (so `contentlib keys` can write
 // while a server on the same data dir runs), with numbered migrations recorded in `migrations`.
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirSync } from '../fs/make-dir.js';
@@ -82,6 +83,9 @@ const MIGRATIONS: readonly string[] = [
      last_error TEXT,
      created_at TEXT NOT NULL
    );`,
+  // The API key that presigned an upload: revoking the key closes its URL.
+  `ALTER TABLE uploads ADD COLUMN key_id TEXT;
+   CREATE INDEX uploads_file_id ON uploads(file_id);`,
 ];
 
 export function databasePath(dataDir: string): string {
@@ -91,14 +95,38 @@ export function databasePath(dataDir: string): string {
 /** Opens (creating if needed) the data dir's database and brings its schema up to date. */
 export function openDatabase(dataDir: string): Db {
   makeDirSync(dataDir);
-  const db = new Database(databasePath(dataDir));
+  const path = databasePath(dataDir);
+  ownerOnly(path);
+  const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // Another process (keys create, a second server) may hold the write lock for a moment.
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL');
   migrate(db);
+  // SQLite gives the WAL and SHM files the database file's mode; older data dirs may have 0644 ones.
+  for (const file of [`${path}-wal`, `${path}-shm`]) chmodIfThere(file);
   return db;
+}
+
+/** The database file exists with mode 0600 before SQLite opens it (SQLite would make it 0644). */
+function ownerOnly(path: string): void {
+  try {
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (err) {
+    // A folder where the file should be: SQLite's own SQLITE_CANTOPEN says so in the CLI's words.
+    if ((err as NodeJS.ErrnoException).code === 'EISDIR') return;
+    throw err;
+  }
+  chmodSync(path, 0o600);
+}
+
+function chmodIfThere(path: string): void {
+  try {
+    chmodSync(path, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 function migrate(db: Db): void {

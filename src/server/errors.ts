@@ -56,6 +56,12 @@ export function violationError(v: Violation): HttpError {
   ]);
 }
 
+/** ENOSPC and friends: the data dir's disk (or its quota) is full, for files or the database. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+}
+
 export function zodDetails(err: ZodError): ErrorDetail[] {
   return err.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
 }
@@ -114,12 +120,25 @@ export function frameworkErrorHandler(err: FastifyError, _request: FastifyReques
   sendError(reply, apiError('invalid_request', message, [{ path: 'url', message: err.code }]));
 }
 
+/** Sockets on which the HTTP parser refused bytes (see clientErrorHandler). */
+const refused = new WeakSet<object>();
+
+/**
+ * True once the parser refused bytes on this socket. Bytes right after a PUT body that filled
+ * its Content-Length are refused this way (a body that ran past its length), so the PUT keeps
+ * nothing: the check runs after the body was read, when the parser has seen what followed it.
+ */
+export function parserRefused(socket: object): boolean {
+  return refused.has(socket);
+}
+
 /**
  * Requests Node's HTTP parser refuses before any route sees them (a garbled request line,
  * headers over the size limit, a body shorter than its Content-Length): answered on the raw
  * socket, still in the documented error shape, then the connection is closed.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  refused.add(socket);
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const message =
@@ -160,6 +179,14 @@ export function installErrorHandling(
     if (err instanceof ZodError) return sendError(reply, invalidRequest(err, 'the request'));
     const known = fromFastify(err);
     if (known) return sendError(reply, known);
+    if (isDiskFull(err))
+      return sendError(
+        reply,
+        apiError(
+          'insufficient_storage',
+          'the server has no disk space left, so nothing was changed; delete items to free space, or try later',
+        ),
+      );
     onInternalError(err, request.id);
     return sendError(
       reply,

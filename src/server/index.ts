@@ -3,13 +3,13 @@
 import type { Server } from 'node:http';
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
-import { databasePath, openDatabase } from './db.js';
+import { openRepo } from './open-repo.js';
 import { type DrainOptions, drainApp } from './ops/drain.js';
-import { diskCheck, sqliteCheck, sqliteItemsByType, sqlitePool } from './ops/embedded.js';
+import { diskCheck } from './ops/embedded.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
-import { loadSecret } from './signing.js';
-import { type Storage, createStorage } from './storage.js';
+import { createReserve } from './reserve.js';
+import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export type { DrainOptions } from './ops/drain.js';
@@ -17,13 +17,24 @@ export type { LogFormat } from './ops/logging.js';
 
 export interface StartServerOptions {
   dataDir: string;
+  /** postgres://… : metadata in PostgreSQL, shared by every instance (default: SQLite in dataDir). */
+  databaseUrl?: string;
   host?: string;
   port?: number;
   now?: () => Date;
   quotaBytes?: number;
   rateLimit?: { max: number; windowMs: number };
   urlLifetimeSeconds?: number;
+  /**
+   * The base URL clients reach this server at (behind a proxy, say), used in every signed URL.
+   * Default: the address it listens on. Never taken from a request's Host header.
+   */
+  publicUrl?: string;
+  /** Milliseconds a connection may stay silent before it is closed. */
+  idleTimeoutMs?: number;
   faults?: { dropPutAfterBytes: number; count: number };
+  /** Test only: every storage PUT fails with this errno code (e.g. ENOSPC), as on a full disk. */
+  writeError?: string;
   onInternalError?: (err: unknown, requestId?: string) => void;
   /** serve: logs (pino); without it the server writes nothing (the CLI's embedded library). */
   log?: LogOptions;
@@ -43,7 +54,7 @@ export interface RunningServer {
   /** Runs the sweeper once now (tests, after moving the injected clock). */
   sweep(): Promise<SweepReport>;
   /** Where objects live on disk (tests check that nothing is left behind). */
-  storage: Storage;
+  storage: DiskStorage;
 }
 
 function writeInternalError(err: unknown): void {
@@ -60,20 +71,34 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     (logger
       ? (err: unknown, requestId?: string) => logger.error({ err, requestId }, 'internal error')
       : writeInternalError);
-  const db = openDatabase(opts.dataDir);
+  const repo = await openRepo(opts);
   let metricsServer: Server | undefined;
   try {
-    const secret = await loadSecret(opts.dataDir);
-    const storage = createStorage(opts.dataDir);
+    // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
+    const secret = await repo.sharedSecret('signing');
+    let publicUrl = opts.publicUrl ?? '';
+    const storage = createDiskStorage({
+      dataDir: opts.dataDir,
+      secret,
+      publicUrl: () => publicUrl,
+      writeError: opts.writeError,
+    });
     let inFlight = () => 0;
     const metrics = opts.metrics
-      ? createMetrics({ itemsByType: sqliteItemsByType(db), dbPool: sqlitePool, inFlight: () => inFlight() })
+      ? createMetrics({
+          itemsByType: () => repo.itemsByType(),
+          dbPool: () => repo.poolUse(),
+          inFlight: () => inFlight(),
+        })
       : undefined;
     const { app, services, drain } = buildApp(
       {
-        db,
+        repo,
         storage,
+        disk: storage,
+        reserve: createReserve(opts.dataDir),
         secret,
+        idleTimeoutMs: opts.idleTimeoutMs,
         now,
         quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
@@ -83,7 +108,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       },
       {
         logger,
-        checks: { database: sqliteCheck(db, databasePath(opts.dataDir)), storage: diskCheck(opts.dataDir) },
+        checks: {
+          database: () => repo.check(),
+          // This server receives the PUTs: its data folder must take a write, and the store its folders.
+          storage: async () => {
+            await diskCheck(opts.dataDir)();
+            await storage.check();
+          },
+        },
         metrics,
         metricsRoute: opts.metrics?.port === undefined,
       },
@@ -107,6 +139,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       await stopSweeper();
       throw err;
     }
+    publicUrl ||= address;
     if (metricsUrl) app.log.info({ metricsUrl }, 'metrics served');
     let closing: Promise<void> | null = null;
     const shutDown = (o: DrainOptions) =>
@@ -125,7 +158,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         await services.drain();
         await stopSweeper();
         await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
-        db.close();
+        await repo.close();
         app.log.info('stopped');
       })());
     return {
@@ -138,7 +171,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     };
   } catch (err) {
     metricsServer?.close();
-    db.close();
+    await repo.close();
     throw err;
   }
 }

@@ -1,18 +1,22 @@
 // Database rows → wire JSON (spec section 2, plus the extra fields of ContentItemSchema).
-// fileUrl and thumbnailUrl are signed GET URLs on this server, valid for the URL lifetime.
+// fileUrl and thumbnailUrl are presigned GET URLs of the storage, valid for the URL lifetime.
 import type { Services } from './context.js';
 import type { FileRow, ItemRow } from './repo/items.js';
-import { signedUrl } from './signing.js';
 
-export type UrlSigner = (key: string) => string;
+export type UrlSigner = (key: string) => Promise<string>;
 
-export function urlSigner(services: Services, baseUrl: string): UrlSigner {
-  const { secret, now, urlLifetimeSeconds } = services.deps;
-  const expires = Math.floor(now().getTime() / 1000) + urlLifetimeSeconds;
-  return (key) => signedUrl(baseUrl, secret, { method: 'GET', key, expires });
+export function urlSigner(services: Services): UrlSigner {
+  const { storage, now, urlLifetimeSeconds } = services.deps;
+  // Whole seconds, like the URLs' own expiry: every URL of one response expires together.
+  const expiresAt = new Date((Math.floor(now().getTime() / 1000) + urlLifetimeSeconds) * 1000);
+  return (key) => storage.presignGet({ key, expiresAt });
 }
 
-export function presentItem(item: ItemRow, url: UrlSigner) {
+export async function presentItem(item: ItemRow, url: UrlSigner) {
+  const [fileUrl, thumbnailUrl] = await Promise.all([
+    url(item.fileKey),
+    item.thumbnailKey ? url(item.thumbnailKey) : null,
+  ]);
   return {
     id: item.id,
     type: item.type,
@@ -20,8 +24,8 @@ export function presentItem(item: ItemRow, url: UrlSigner) {
     description: item.description,
     hashtags: item.hashtags,
     status: item.status,
-    fileUrl: url(item.fileKey),
-    thumbnailUrl: item.thumbnailKey ? url(item.thumbnailKey) : null,
+    fileUrl,
+    thumbnailUrl,
     platformSettings: item.platformSettings,
     createdAt: item.createdAt,
     updatedAt: item.updatedAt,
@@ -33,12 +37,13 @@ export function presentItem(item: ItemRow, url: UrlSigner) {
   };
 }
 
-export function presentFile(file: FileRow, url: UrlSigner) {
+export async function presentFile(file: FileRow, url: UrlSigner) {
+  const fileUrl = await url(file.fileKey);
   return {
     id: file.id,
     fileKey: file.fileKey,
     sortOrder: file.sortOrder,
-    fileUrl: url(file.fileKey),
+    fileUrl,
     fileName: file.fileName,
     contentType: file.contentType,
     fileSize: file.fileSize,

@@ -1,36 +1,60 @@
 // Housekeeping: uploads presigned but never completed (after their URL expired and a grace
-// period for a late complete), stray temp files of interrupted PUTs, and objects whose deletion
-// failed earlier. Runs at start and then on an unref'd interval.
+// period for a late complete), staging objects no open upload owns (a PUT that landed after
+// its upload was completed, attached or deleted), stray `.part` files of interrupted PUTs,
+// objects whose deletion failed earlier, and the disk space held in reserve. Runs at start and
+// then on an unref'd interval.
 import type { Services } from './context.js';
+import { fileIdOfStagingKey, objectKeysOf } from './storage/interface.js';
 
 /** A PUT that finished just before its URL expired may still be completed for this long. */
 export const COMPLETE_GRACE_MS = 60 * 60 * 1000;
-/** Temp files untouched this long belong to no live PUT (live ones are skipped anyway). */
-export const TEMP_MAX_AGE_MS = 60 * 60 * 1000;
 export const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const DELETION_BATCH = 100;
+/** How long a claimed deletion is this instance's: far longer than deleting a batch takes. */
+const DELETION_LEASE_SECONDS = 300;
 
 export interface SweepReport {
   uploads: number;
+  staging: number;
   tempFiles: number;
   objects: number;
 }
 
 export async function sweep(s: Services): Promise<SweepReport> {
   const now = s.deps.now();
-  const abandoned = s.uploads.abandoned(now.getTime() - COMPLETE_GRACE_MS);
-  if (abandoned.length > 0) {
-    s.deps.db
-      .transaction(() => {
-        for (const key of abandoned) s.uploads.remove(key);
-        s.deletions.add(abandoned, now.toISOString());
-      })
-      .immediate();
+  await s.deps.reserve?.ensure();
+  // Its bytes may be in staging, or already promoted by a complete that never committed.
+  const uploads = await s.repo.abandonUploads(now.getTime() - COMPLETE_GRACE_MS, now.toISOString(), objectKeysOf);
+  const staging = await sweepStaging(s);
+  // `.part` files live no longer than a URL may be used (live ones are skipped anyway).
+  const before = new Date(now.getTime() - s.deps.urlLifetimeSeconds * 1000);
+  const tempFiles = s.deps.disk ? await s.deps.disk.sweepTemp(before) : 0;
+  // Claimed in batches: another instance's sweeper skips what this one holds, so each object is deleted once.
+  let objects = 0;
+  for (;;) {
+    const claimed = await s.repo.claimDeletions(DELETION_BATCH, DELETION_LEASE_SECONDS);
+    if (claimed.length === 0) break;
+    await s.removeObjects(claimed);
+    const left = new Set(await s.repo.pendingDeletions());
+    const removed = claimed.filter((k) => !left.has(k)).length;
+    objects += removed;
+    // What failed stays queued for the next sweep, not this one.
+    if (removed < claimed.length) break;
   }
-  const tempFiles = await s.deps.storage.sweepTemp(now.getTime() - TEMP_MAX_AGE_MS);
-  const pending = s.deletions.all();
-  await s.removeObjects(pending);
-  const left = new Set(s.deletions.all());
-  return { uploads: abandoned.length, tempFiles, objects: pending.filter((k) => !left.has(k)).length };
+  return { uploads, staging, tempFiles, objects };
+}
+
+/** Staging objects whose upload is gone, completed or attached can never be promoted: removed now. */
+async function sweepStaging(s: Services): Promise<number> {
+  let removed = 0;
+  for (const key of await s.deps.storage.listStaging()) {
+    const fileId = fileIdOfStagingKey(key);
+    const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
+    if (upload && !upload.completedAt && !upload.itemId) continue;
+    await s.deps.storage.delete(key);
+    removed++;
+  }
+  return removed;
 }
 
 /** Runs `sweep` now and every `intervalMs`, never keeping the process alive; returns the stopper. */

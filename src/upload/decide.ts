@@ -8,10 +8,18 @@
 // all given images in one carousel; `--to <id>` appends them to an existing one. Metadata:
 // flags < sidecar (`clip.mp4.json`, `carousel.json` or `<folder>.json`) < manifest item, merged
 // field by field.
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import * as z from 'zod';
 import type { InspectedFile } from '../media/inspect.js';
-import { FORMATS, TYPE_RULES, normalizeHashtags, type ContentType, type Media } from '../rules/rules.js';
+import {
+  FORMATS,
+  METADATA_LIMITS,
+  TYPE_RULES,
+  normalizeHashtags,
+  type ContentType,
+  type Media,
+} from '../rules/rules.js';
+import { needsEscape } from '../text/escape-name.js';
 import {
   checkCarouselCount,
   checkImage,
@@ -34,6 +42,7 @@ import {
 } from './plan-metadata.js';
 import type { PlanProblem } from '../rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';
+import { strictProblems } from './skips.js';
 
 export interface PlanOptions {
   /** --type: every file must fit this type (checked strictly); otherwise chosen per file. */
@@ -48,6 +57,8 @@ export interface PlanOptions {
   manifest?: string;
   /** --thumbnail IMG: only with exactly one video item. */
   thumbnail?: string;
+  /** --strict: a skipped media file (HEIC, GIF, a hidden video, a link outside…) is a problem. */
+  strict?: boolean;
 }
 
 export interface PlannedItem {
@@ -67,7 +78,7 @@ export interface UploadPlan {
   items: PlannedItem[];
   /** Anything here stops the upload (exit 2); all are reported at once. */
   problems: PlanProblem[];
-  /** Files passed over on purpose (hidden, .DS_Store, .json sidecars, non-media in a folder). */
+  /** Files under the named folders that are not uploaded, each with its kind, reason and hint (skips.ts). */
   skipped: Skipped[];
   /** Worth saying, does not stop the upload ("photo.jpg: the name says JPEG but the file contains PNG data"). */
   warnings: PlanProblem[];
@@ -104,8 +115,9 @@ export function decide(scanned: Scanned, inputs: readonly string[], options: Pla
     : groupsFromInputs(scanned.files, options, scanned.cwd, plan);
 
   let titlesFromFlags = 0;
+  const sidecarsRead = new Set<string>();
   for (const group of groups) {
-    const { item, titleFromFlags } = planGroup(group, flags, scanned, plan);
+    const { item, titleFromFlags } = planGroup(group, flags, scanned, plan, sidecarsRead);
     plan.items.push(item);
     if (titleFromFlags) titlesFromFlags++;
   }
@@ -119,6 +131,9 @@ export function decide(scanned: Scanned, inputs: readonly string[], options: Pla
     });
   }
   if (scanned.thumbnail) planThumbnailFlag(scanned.thumbnail, plan);
+  // A .json read as a sidecar was used, not skipped; any other is reported.
+  plan.skipped = plan.skipped.filter((s) => !(s.kind === 'sidecar' && sidecarsRead.has(s.path)));
+  if (options.strict) plan.problems.push(...strictProblems(plan.skipped));
   if (plan.items.length === 0 && plan.problems.length === 0) {
     plan.problems.push({
       file: inputs.join(' ') || '.',
@@ -347,10 +362,14 @@ function planGroup(
   flags: ItemMetadata,
   scanned: Scanned,
   plan: UploadPlan,
+  sidecarsRead: Set<string>,
 ): { item: PlannedItem; titleFromFlags: boolean } {
-  const sidecar = findSidecar(group.sidecars, scanned, plan);
+  const sidecar = findSidecar(group.sidecars, scanned, plan, sidecarsRead);
   const appending = group.to !== undefined;
   const metadata = appending ? {} : mergeMetadata(flags, sidecar, group.manifestMetadata);
+  // A folder's carousel is called after its folder, unless something names it.
+  const folderTitle = group.origin === 'folder' && group.files[0] ? titleOfFolder(group.files[0].file.path) : '';
+  if (metadata.title === undefined && folderTitle) metadata.title = folderTitle;
   if (!appending && (sidecar || group.manifestMetadata)) plan.problems.push(...checkMetadata(metadata, group.source));
   const titleFromFlags =
     !appending &&
@@ -376,9 +395,8 @@ function planGroup(
     for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
     if (!group.explicitType || group.explicitType === 'carousel') {
-      plan.problems.push(
-        ...checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin),
-      );
+      const counted = checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin);
+      plan.problems.push(...counted.map((p) => nameSkippedImages(p, group, plan.skipped)));
     }
     if (appending)
       plan.notes.push(
@@ -411,9 +429,38 @@ function planThumbnail({ file, shown }: ScannedFile, plan: UploadPlan): Inspecte
   return file;
 }
 
+/**
+ * "a carousel needs at least 2 images; got only 1 from set" is a riddle when set also holds a
+ * HEIC that was skipped: the problem names the skipped media files of that folder.
+ */
+function nameSkippedImages(problem: PlanProblem, group: Group, skipped: readonly Skipped[]): PlanProblem {
+  if (problem.rule !== 'carousel' || group.origin !== 'folder' || group.files.length >= TYPE_RULES.carousel.minFiles)
+    return problem;
+  const prefix = group.source === '.' ? '' : `${group.source}/`;
+  const here = skipped.filter(
+    (s) => s.media && s.path.startsWith(prefix) && !s.path.slice(prefix.length).includes('/'),
+  );
+  if (here.length === 0) return problem;
+  const list = here.map((s) => `${s.path} (${s.reason})`).join(', ');
+  const hint = here[0]!.hint ? `${here[0]!.hint}, or ${problem.hint ?? 'add another image'}` : problem.hint;
+  return { ...problem, message: `${problem.message}; skipped there: ${list}`, ...(hint ? { hint } : {}) };
+}
+
+/** The name of a file's folder as a title: control and direction characters become spaces; at most the limit. */
+function titleOfFolder(file: string): string {
+  const name = [...basename(dirname(file))].map((ch) => (needsEscape(ch) ? ' ' : ch));
+  return name.slice(0, METADATA_LIMITS.titleMaxChars).join('').trim();
+}
+
 /** The metadata of the first sidecar found; two sidecars for one item is a problem (which wins?). */
-function findSidecar(paths: readonly string[], scanned: Scanned, plan: UploadPlan): ItemMetadata | undefined {
+function findSidecar(
+  paths: readonly string[],
+  scanned: Scanned,
+  plan: UploadPlan,
+  sidecarsRead: Set<string>,
+): ItemMetadata | undefined {
   const found = paths.flatMap((path) => scanned.sidecars[path] ?? []);
+  for (const sidecar of found) sidecarsRead.add(sidecar.shown);
   for (const sidecar of found) if ('problem' in sidecar) plan.problems.push(sidecar.problem);
   if (found.length > 1) {
     plan.problems.push({

@@ -2,34 +2,58 @@
 // complete, then one PATCH per item for its metadata and thumbnail. It emits events (./events.ts)
 // and never draws; it returns what became of every item.
 //
-// - Transfers (presign + PUT) of all files run through one pool of `concurrency`.
-// - A carousel's images transfer in parallel but complete in name order: the first creates the
-//   item (unless --to or a resumed run names it), the rest pass its id.
-// - The journal records each complete at once; a re-run skips what is done (if the item still
-//   exists) and finishes a half-done carousel into the same item.
+// Scheduling, so that time grows with the number of files and memory does not:
+// - Items are worked through in plan order. A window of files (WINDOW_PER_TRANSFER × concurrency)
+//   is admitted at a time: a file takes a slot before its presign and gives it back after its
+//   complete, and at most as many items are open. Nothing else is kept per file.
+// - Transfers (presign + PUT) run through one pool of `concurrency`. A carousel's images
+//   transfer in parallel but complete in name order: the first creates the item (unless --to or
+//   a resumed run names it), the rest pass its id. The window keeps a PUT and its complete close
+//   together, so a presigned URL never waits long enough to expire.
+//
+// Exactly once:
+// - The journal records each key when presigned, marks it PUT, then completed, each at once. A
+//   key that is PUT (or presigned) but not confirmed completed is completed again by the next
+//   run — complete is idempotent per key on the server — instead of presigning a new one, so an
+//   answer lost on the way back never makes a second item. A key the server no longer knows
+//   (swept, or its item deleted) is forgotten and the file sent afresh.
+// - A re-run skips what is done (if the item still exists) and finishes a half-done carousel into
+//   the same item.
 // - A failure never leaves a broken item behind: a carousel this tool made that ends with fewer
 //   than 2 images is deleted again. One that has 2 or more keeps them and stays in the journal, so
 //   running the command again appends the rest in order. An item whose PATCH failed stays too
 //   (its bytes are fine) and the re-run applies the metadata.
+// - A rejected key (401) stops the whole run at once: every later request would be refused too.
 // - Ctrl-C (deps.signal) aborts the PUTs in flight and starts no new complete or PATCH; what was
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, StorageError, requestIdNote } from '../api/errors.js';
-import type { CompleteRequest, PatchRequest } from '../api/schemas.js';
+import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
+import { describeRefusal } from '../api/storage-refusal.js';
+import { escapeName } from '../text/escape-name.js';
+import type { CompleteRequest, CompleteResponse, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
-import type { EmitFn, FileRef, ItemOutcome, UploadSummary } from './events.js';
-import type { Journal, JournalFileEntry } from './journal.js';
+import type { EmitFn, FileRef, ItemOutcome, Step, UploadSummary } from './events.js';
+import type { Journal } from './journal.js';
 import { fileKeyOf, metadataHash } from './journal.js';
-import type { Pool } from './pool.js';
-import { createPool } from './pool.js';
+import type { Pool, Slots } from './pool.js';
+import { createPool, createSlots } from './pool.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
-import { contentTypeOf, transferFile } from './transfer.js';
-import { escapeName } from '../text/escape-name.js';
+import { contentTypeOf, reasonOf, transferFile, wireFileName } from './transfer.js';
 
 export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
+ * completes (which go one at a time, in order) and for a few carousels to be worked on at once;
+ * few enough that a file waits for at most a handful of completes between its PUT and its own.
+ */
+export const WINDOW_PER_TRANSFER = 4;
+
+/** Items whose existence is checked at once before the run (one GET each). */
+const CHECK_CONCURRENCY = 8;
 
 export type EngineApi = Pick<ApiClient, 'dispatcher' | 'presign' | 'complete' | 'patch' | 'get' | 'remove'>;
 
@@ -62,217 +86,302 @@ export interface EngineDeps extends TransferDeps {
   signal: AbortSignal;
 }
 
-/** What the journal knows about one planned item before this run. */
+/** What the journal knows about one planned item before this run, in compact form. */
 interface Prior {
-  /** Per file: its journal entry when it is already part of the item. */
-  done: Array<JournalFileEntry | undefined>;
+  /** Per file, whether it is already part of the item; undefined when none is. */
+  done: boolean[] | undefined;
+  doneCount: number;
   /** The item to add to: --to, or the one an earlier run created. */
   itemId?: string;
-}
-
-export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
-  const clock = deps.clock ?? (() => performance.now());
-  const started = clock();
-  const priors = await readPriors(plan, deps);
-  const todo = plan.items.flatMap((item, i) => item.files.filter((_, f) => !priors[i]!.done[f]));
-  emit({
-    type: 'planned',
-    items: plan.items.length,
-    files: todo.length,
-    bytes: todo.reduce((n, f) => n + f.size, 0),
-    alreadyDone: plan.items.reduce((n, _, i) => n + priors[i]!.done.filter(Boolean).length, 0),
-  });
-  const run: Run = { deps, emit, pool: createPool(deps.concurrency, deps.signal), bytesSent: 0 };
-  const items = await Promise.all(
-    plan.items.map((item, index) =>
-      item.type === 'carousel'
-        ? uploadCarousel(run, item, index, priors[index]!)
-        : uploadSingle(run, item, index, priors[index]!),
-    ),
-  );
-  await deps.journal.flush();
-  return { items, interrupted: deps.signal.aborted, bytesSent: run.bytesSent, ms: Math.round(clock() - started) };
 }
 
 interface Run {
   deps: EngineDeps;
   emit: EmitFn;
+  /** Aborts on Ctrl-C and on a rejected key: nothing new starts. */
+  signal: AbortSignal;
   pool: Pool;
   bytesSent: number;
+  keyRejected: boolean;
+  rejectKey(err: unknown): void;
+}
+
+export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
+  const clock = deps.clock ?? (() => performance.now());
+  const started = clock();
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(deps.signal.reason);
+  if (deps.signal.aborted) onAbort();
+  else deps.signal.addEventListener('abort', onAbort, { once: true });
+  const run: Run = {
+    deps,
+    emit,
+    signal: stop.signal,
+    pool: createPool(deps.concurrency, stop.signal),
+    bytesSent: 0,
+    keyRejected: false,
+    rejectKey(err) {
+      run.keyRejected = true;
+      stop.abort(err);
+    },
+  };
+  try {
+    const priors = await readPriors(plan, run);
+    let files = 0;
+    let bytes = 0;
+    let alreadyDone = 0;
+    plan.items.forEach((item, i) => {
+      const prior = priors[i]!;
+      alreadyDone += prior.doneCount;
+      item.files.forEach((f, n) => {
+        if (prior.done?.[n]) return;
+        files++;
+        bytes += f.size;
+      });
+    });
+    emit({ type: 'planned', items: plan.items.length, files, bytes, alreadyDone });
+    const items = await driveItems(plan, priors, run);
+    await deps.journal.flush();
+    return {
+      items,
+      interrupted: deps.signal.aborted,
+      ...(run.keyRejected ? { keyRejected: true as const } : {}),
+      bytesSent: run.bytesSent,
+      ms: Math.round(clock() - started),
+    };
+  } finally {
+    deps.signal.removeEventListener('abort', onAbort);
+  }
 }
 
 // ---- What is done already -------------------------------------------------------------------
 
 /**
- * Reads the journal for every file and checks that the items it names still exist (one GET per
- * item): an item deleted since is forgotten and its files count as new.
+ * Looks every file up in the journal (one indexed lookup each) and checks that the items it
+ * names still exist (one GET per item): an item deleted since is forgotten and its files count
+ * as new.
  */
-async function readPriors(plan: EnginePlan, deps: EngineDeps): Promise<Prior[]> {
-  if (deps.force)
-    return plan.items.map((item) => ({ done: item.files.map(() => undefined), itemId: item.contentItemId }));
-  const entries = plan.items.map((item) => item.files.map((f) => deps.journal.findFile(f)));
-  const ids = new Set(entries.flat().flatMap((e) => (e ? [e.itemId] : [])));
+async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
+  const { deps } = run;
+  if (deps.force) return plan.items.map((item) => ({ done: undefined, doneCount: 0, itemId: item.contentItemId }));
+  // Per item, the item each file is completed into (only for items with any); each item once,
+  // with a file of it to name in `retrying` events.
+  const found: Array<Array<string | undefined> | undefined> = [];
+  const ids = new Map<string, FileRef>();
+  plan.items.forEach((item, index) =>
+    item.files.forEach((f, n) => {
+      const itemId = deps.journal.findFile(f)?.itemId;
+      if (!itemId) return;
+      (found[index] ??= [])[n] = itemId;
+      if (!ids.has(itemId)) ids.set(itemId, refOf(f, index, 'file'));
+    }),
+  );
   const gone = new Set<string>();
-  const pool = createPool(4, deps.signal);
+  const pool = createPool(CHECK_CONCURRENCY, deps.signal);
   await Promise.all(
-    [...ids].map((id) =>
+    [...ids].map(([id, ref]) =>
       pool.run(async () => {
         try {
-          await deps.api.get(id, { signal: deps.signal });
+          await deps.api.get(id, { signal: deps.signal, onRetry: retryEvent(run, 'check', ref) });
         } catch (err) {
           if (!(err instanceof ApiError && err.status === 404)) throw err;
           gone.add(id);
-          await deps.journal.forgetItem(id);
+          deps.journal.forgetItem(id);
         }
       }),
     ),
   );
-  return plan.items.map((item, i) => {
-    const known = entries[i]!.map((e) => (e && !gone.has(e.itemId) ? e : undefined));
+  return plan.items.map((item, index) => priorOf(item, found[index], gone));
+}
+
+function priorOf(item: EngineItem, found: Array<string | undefined> | undefined, gone: Set<string>): Prior {
+  let itemId = item.contentItemId;
+  let done: boolean[] | undefined;
+  let doneCount = 0;
+  item.files.forEach((_, i) => {
+    const e = found?.[i];
+    if (!e || gone.has(e)) return;
     // A carousel resumes into one item: --to, else the item of its first done image.
-    const itemId = item.contentItemId ?? known.find(Boolean)?.itemId;
-    const done = known.map((e) => (e && (item.type !== 'carousel' || e.itemId === itemId) ? e : undefined));
-    return { done, itemId };
+    itemId ??= e;
+    if (item.type === 'carousel' && e !== itemId) return;
+    (done ??= item.files.map(() => false))[i] = true;
+    doneCount++;
   });
+  return { done, doneCount, itemId };
 }
 
-// ---- One video ------------------------------------------------------------------------------
+// ---- The window -----------------------------------------------------------------------------
 
-async function uploadSingle(run: Run, item: EngineItem, index: number, prior: Prior): Promise<ItemOutcome> {
-  const { deps, emit } = run;
-  const file = item.files[0]!;
-  const ref = refOf(file, index, 'file');
-  const outcome = baseOutcome(item, index);
-  const ctl = new AbortController();
-  const signal = AbortSignal.any([deps.signal, ctl.signal]);
-  const thumb = startThumbnail(run, item, index, prior.done[0]?.itemId, signal);
-  let itemId = prior.done[0]?.itemId;
-
-  if (itemId) {
-    emit({ type: 'skipped', file: ref, itemId, reason: 'already uploaded' });
-    outcome.filesSkipped = 1;
-  } else {
-    try {
-      const presigned = await run.pool.run(() => transferFile(file, ref, { type: item.type }, deps, emit, signal));
-      run.bytesSent += file.size;
-      if (deps.signal.aborted) return interrupted(outcome, thumb);
-      const res = await completeFile(run, item, file, ref, presigned.key, undefined);
-      itemId = res.contentItemId;
-      outcome.filesCompleted = 1;
-    } catch (err) {
-      ctl.abort();
-      await thumb?.catch(() => {});
-      if (deps.signal.aborted) return interrupted(outcome);
-      emit({ type: 'failed', file: ref, item: index, message: messageOf(err) });
-      return {
-        ...outcome,
-        status: 'failed',
-        message: `${escapeName(file.name)}: ${messageOf(err)}`,
-        ...keyRejected(err),
-      };
+async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<ItemOutcome[]> {
+  const size = WINDOW_PER_TRANSFER * run.deps.concurrency;
+  const fileSlots = createSlots(size, run.signal);
+  const itemSlots = createSlots(size, run.signal);
+  const outcomes: ItemOutcome[] = new Array<ItemOutcome>(plan.items.length);
+  const open = new Set<Promise<void>>();
+  for (const [index, item] of plan.items.entries()) {
+    const prior = priors[index]!;
+    if (!(await itemSlots.acquire())) {
+      outcomes[index] = notStarted(run, item, index, prior);
+      continue;
     }
+    const work = openItem(run, item, index, prior);
+    await work.admit(fileSlots);
+    const settled: Promise<void> = work
+      .conclude()
+      .then((o) => {
+        outcomes[index] = o;
+      })
+      .finally(() => {
+        itemSlots.release();
+        open.delete(settled);
+      });
+    open.add(settled);
   }
-  outcome.itemId = itemId;
-  return finishItem(run, item, index, itemId, thumb, outcome);
+  await Promise.all(open);
+  return outcomes;
 }
 
-// ---- A carousel -----------------------------------------------------------------------------
+/** An item the run never got to (Ctrl-C or a rejected key): done before, or not made. */
+function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): ItemOutcome {
+  const outcome = { ...baseOutcome(item, index), filesSkipped: prior.doneCount, itemId: prior.itemId };
+  if (prior.doneCount === item.files.length) return { ...outcome, status: 'skipped' };
+  if (!run.deps.signal.aborted && run.keyRejected) return keyStopped(outcome);
+  return { ...outcome, status: 'interrupted' };
+}
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+// ---- One item -------------------------------------------------------------------------------
 
-async function uploadCarousel(run: Run, item: EngineItem, index: number, prior: Prior): Promise<ItemOutcome> {
-  const { deps, emit } = run;
-  const outcome = baseOutcome(item, index);
-  let itemId = prior.itemId;
-  const doneBefore = prior.done.filter(Boolean).length;
-  outcome.filesSkipped = doneBefore;
+interface ItemState {
+  itemId: string | undefined;
+  completed: number;
+  failure?: { name: string; message: string; error: unknown };
+  /** The last admitted file's work; each file's complete waits for the one before. */
+  chain: Promise<void>;
+  /** Stops this item's transfers: a failure (later images are useless) or the run stopping. */
+  ctl: AbortController;
+}
+
+function openItem(run: Run, item: EngineItem, index: number, prior: Prior) {
+  const state: ItemState = {
+    itemId: prior.itemId,
+    completed: 0,
+    chain: Promise.resolve(),
+    ctl: new AbortController(),
+  };
+  const onStop = () => state.ctl.abort(run.signal.reason);
+  run.signal.addEventListener('abort', onStop, { once: true });
   item.files.forEach((f, i) => {
-    const entry = prior.done[i];
-    if (entry)
-      emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: entry.itemId, reason: 'already uploaded' });
+    if (prior.done?.[i])
+      run.emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: prior.itemId!, reason: 'already uploaded' });
   });
+  const thumb = startThumbnail(run, item, index, prior.itemId, state.ctl.signal);
 
-  const todo = item.files.map((f, i) => ({ file: f, i })).filter(({ i }) => !prior.done[i]);
-  // One controller per image: when image k fails, the images after it are useless (they may not
-  // complete out of order), so their transfers stop; the ones before it go on.
-  const controllers = todo.map(() => new AbortController());
-  const transfers = todo.map(({ file }, n) => {
-    const signal = AbortSignal.any([deps.signal, controllers[n]!.signal]);
-    return settle(
-      run.pool.run(() => transferFile(file, refOf(file, index, 'file'), { type: 'carousel' }, deps, emit, signal)),
-    ).then((r) => {
-      if (!r.ok) controllers.slice(n + 1).forEach((c) => c.abort());
-      return r;
-    });
-  });
-
-  let failure: { name: string; message: string; error: unknown } | undefined;
-  for (const [n, { file }] of todo.entries()) {
-    const ref = refOf(file, index, 'file');
-    const r = await transfers[n]!;
-    if (deps.signal.aborted) break;
-    try {
-      if (!r.ok) throw r.error;
-      run.bytesSent += file.size;
-      const res = await completeFile(run, item, file, ref, r.value.key, itemId);
-      itemId = res.contentItemId;
-      outcome.filesCompleted++;
-    } catch (err) {
-      controllers.slice(n + 1).forEach((c) => c.abort());
-      failure = { name: file.name, message: messageOf(err), error: err };
-      emit({ type: 'failed', file: ref, item: index, message: failure.message });
-      break;
-    }
-  }
-  await Promise.all(transfers);
-  outcome.itemId = itemId;
-  const count = doneBefore + outcome.filesCompleted;
-  const progress = `${count} of ${item.files.length} images added`;
-
-  if (deps.signal.aborted && count < item.files.length) {
-    return interrupted({
-      ...outcome,
-      message: itemId
-        ? `${progress} to ${itemId}; run the same command again to finish it (or: contentlib rm ${itemId})`
-        : undefined,
-    });
-  }
-  if (failure) {
-    const why = `${escapeName(failure.name)}: ${failure.message}`;
-    if (!itemId) return { ...outcome, status: 'failed', message: why, ...keyRejected(failure.error) };
-    if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles)
-      return removeHalfCarousel(run, outcome, itemId, why);
-    return {
-      ...outcome,
-      status: 'partial',
-      message: `${why}; ${progress} to ${itemId}. Fix it and run the same command again to add the rest in order.`,
-    };
-  }
-  return finishItem(run, item, index, itemId!, startThumbnail(run, item, index, itemId, deps.signal), outcome);
+  return {
+    /** Takes a window slot for each file still to send, in order, and starts it. */
+    async admit(slots: Slots): Promise<void> {
+      for (const [i, file] of item.files.entries()) {
+        if (prior.done?.[i]) continue;
+        if (!(await slots.acquire())) return;
+        if (state.failure || state.ctl.signal.aborted) {
+          slots.release();
+          return;
+        }
+        state.chain = sendFile(run, item, index, file, state, state.chain).finally(() => slots.release());
+      }
+    },
+    /** Waits for the item's files, then applies its metadata or says what went wrong. */
+    async conclude(): Promise<ItemOutcome> {
+      await state.chain;
+      run.signal.removeEventListener('abort', onStop);
+      return concludeItem(run, item, index, prior, state, thumb);
+    },
+  };
 }
 
-/** A carousel this tool made that failed below 2 images is not a carousel: delete it and forget it. */
-async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string, why: string): Promise<ItemOutcome> {
+/** One file: its transfer (or the key an earlier run left unconfirmed), then its complete in turn. */
+async function sendFile(
+  run: Run,
+  item: EngineItem,
+  index: number,
+  file: SendableFile,
+  state: ItemState,
+  previous: Promise<void>,
+): Promise<void> {
+  const ref = refOf(file, index, 'file');
+  const at: { step: Step } = { step: 'presign' };
+  const signal = state.ctl.signal;
   try {
-    await run.deps.api.remove(itemId);
-    await run.deps.journal.forgetItem(itemId);
-    return {
-      ...outcome,
-      status: 'failed',
-      itemId: undefined,
-      deletedItemId: itemId,
-      message: `${why}; the carousel ${itemId} it had started was deleted again`,
-    };
+    const resumed = resumableKey(run, item, file);
+    const sent = resumed
+      ? { ok: true as const, value: resumed }
+      : await settle(transfer(run, item, file, ref, at, signal));
+    await previous;
+    // The refusal itself is reported; what the stop cut short is not a failure of its own.
+    if (!sent.ok && isKeyRejected(sent.error)) throw sent.error;
+    if (state.failure || signal.aborted) return;
+    if (!sent.ok) throw sent.error;
+    if (!resumed) run.bytesSent += file.size;
+    at.step = 'complete';
+    let res: CompleteResponse;
+    try {
+      res = await completeFile(run, item, file, ref, sent.value, state.itemId);
+    } catch (err) {
+      if (!resumed || !isUnknownKey(err)) throw err;
+      // The server no longer knows the key (swept, or its item deleted since): send the file afresh.
+      run.deps.journal.dropPending(file);
+      at.step = 'presign';
+      const key = await transfer(run, item, file, ref, at, signal);
+      run.bytesSent += file.size;
+      at.step = 'complete';
+      res = await completeFile(run, item, file, ref, key, state.itemId);
+    }
+    state.itemId = res.contentItemId;
+    state.completed++;
   } catch (err) {
-    return {
-      ...outcome,
-      status: 'partial',
-      message: `${why}; the carousel ${itemId} has fewer than 2 images and could not be deleted (${messageOf(err)}). Run the same command again to finish it, or: contentlib rm ${itemId}`,
-    };
+    if (isKeyRejected(err)) run.rejectKey(err);
+    else if (run.signal.aborted || (signal.aborted && state.failure)) return; // stopped, not failed
+    const message = `${STEP_LABEL[at.step]} failed: ${messageOf(err)}`;
+    state.failure = { name: file.name, message, error: err };
+    state.ctl.abort();
+    run.emit({ type: 'failed', file: ref, item: index, message, step: at.step, ...codeOf(err) });
   }
 }
 
-// ---- Shared steps ---------------------------------------------------------------------------
+/** A key presigned for this file by an earlier run and never confirmed completed. */
+function resumableKey(run: Run, item: EngineItem, file: SendableFile): string | undefined {
+  if (run.deps.force) return undefined;
+  const known = run.deps.journal.lookup(file);
+  if (!known || known.state === 'completed') return undefined;
+  if (known.type === item.type) return known.key;
+  run.deps.journal.dropPending(file); // presigned as another type: of no use now
+  return undefined;
+}
+
+/** presign → PUT in the pool, each step in the journal; resolves with the stored key. */
+function transfer(
+  run: Run,
+  item: EngineItem,
+  file: SendableFile,
+  ref: FileRef,
+  at: { step: Step },
+  signal: AbortSignal,
+): Promise<string> {
+  const { journal } = run.deps;
+  return run.pool.run(async () => {
+    try {
+      const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
+        onStep: (step) => (at.step = step),
+        onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
+      });
+      journal.recordPut(file, presigned.key);
+      return presigned.key;
+    } catch (err) {
+      // At once, not when this file's turn to complete comes: no other transfer may start.
+      if (isKeyRejected(err)) run.rejectKey(err);
+      throw err;
+    }
+  });
+}
 
 async function completeFile(
   run: Run,
@@ -281,10 +390,10 @@ async function completeFile(
   ref: FileRef,
   key: string,
   contentItemId: string | undefined,
-) {
+): Promise<CompleteResponse> {
   const body: CompleteRequest = {
     key,
-    fileName: file.name,
+    fileName: wireFileName(file.name),
     contentType: contentTypeOf(file),
     fileSize: file.size,
     type: item.type,
@@ -294,26 +403,111 @@ async function completeFile(
     ...(contentItemId ? { contentItemId } : {}),
   };
   // No abort signal: a complete already sent is let finish, so we know whether the item exists.
-  const res = await run.deps.api.complete(body);
-  await run.deps.journal.recordFile(file, {
-    itemId: res.contentItemId,
-    key,
-    type: item.type,
-    sortOrder: res.file?.sortOrder,
-  });
+  const res = await run.deps.api.complete(body, { onRetry: retryEvent(run, 'complete', ref) });
+  const sortOrder = res.file?.sortOrder;
+  run.deps.journal.recordFile(file, { itemId: res.contentItemId, key, type: item.type, sortOrder });
+  // A key completed before answers with the item it went into: for a carousel that must be ours.
+  if (contentItemId && res.contentItemId !== contentItemId)
+    throw new Error(`it is already part of ${res.contentItemId}, not of ${contentItemId}`);
   run.emit({
     type: 'completed',
     file: ref,
     itemId: res.contentItemId,
     itemType: item.type,
-    sortOrder: res.file?.sortOrder,
+    sortOrder,
     created: !contentItemId,
   });
   return res;
 }
 
+// ---- How an item ends -----------------------------------------------------------------------
+
+async function concludeItem(
+  run: Run,
+  item: EngineItem,
+  index: number,
+  prior: Prior,
+  state: ItemState,
+  thumb: ThumbnailUpload | undefined,
+): Promise<ItemOutcome> {
+  const outcome: ItemOutcome = {
+    ...baseOutcome(item, index),
+    filesCompleted: state.completed,
+    filesSkipped: prior.doneCount,
+    itemId: state.itemId,
+  };
+  const count = prior.doneCount + state.completed;
+  const finished = count === item.files.length;
+  if (!state.failure && !finished) {
+    if (!run.deps.signal.aborted && run.keyRejected) return keyStopped(outcome);
+    const progress = `${count} of ${item.files.length} images added`;
+    return interrupted({
+      ...outcome,
+      message:
+        item.type === 'carousel' && state.itemId
+          ? `${progress} to ${state.itemId}; run the same command again to finish it (or: contentlib rm ${state.itemId})`
+          : undefined,
+    });
+  }
+  if (state.failure) return failedItem(run, item, outcome, state, count);
+  return finishItem(run, item, index, state.itemId!, thumb, outcome);
+}
+
+function failedItem(
+  run: Run,
+  item: EngineItem,
+  outcome: ItemOutcome,
+  state: ItemState,
+  count: number,
+): ItemOutcome | Promise<ItemOutcome> {
+  const failure = state.failure!;
+  const why = `${escapeName(failure.name)}: ${failure.message}`;
+  const rejected = isKeyRejected(failure.error) ? { keyRejected: true as const } : {};
+  if (!state.itemId) return { ...outcome, status: 'failed', message: why, ...rejected };
+  if (item.type !== 'carousel') return { ...outcome, status: 'partial', message: why, ...rejected };
+  if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles && !run.keyRejected)
+    return removeHalfCarousel(run, outcome, state.itemId, why);
+  const progress = `${count} of ${item.files.length} images added`;
+  return {
+    ...outcome,
+    status: 'partial',
+    ...rejected,
+    message: `${why}; ${progress} to ${state.itemId}. Fix it and run the same command again to add the rest in order.`,
+  };
+}
+
+/** A carousel this tool made that failed below 2 images is not a carousel: delete it and forget it. */
+async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string, why: string): Promise<ItemOutcome> {
+  try {
+    await run.deps.api.remove(itemId);
+    run.deps.journal.forgetItem(itemId);
+    return {
+      ...outcome,
+      status: 'failed',
+      itemId: undefined,
+      deletedItemId: itemId,
+      message: `${why}; the carousel ${itemId} it had started was deleted again`,
+    };
+  } catch (err) {
+    if (isKeyRejected(err)) run.rejectKey(err);
+    return {
+      ...outcome,
+      status: 'partial',
+      message: `${why}; the carousel ${itemId} has fewer than 2 images and could not be deleted (${messageOf(err)}). Run the same command again to finish it, or: contentlib rm ${itemId}`,
+    };
+  }
+}
+
+type ThumbnailUpload = Promise<{ key: string; fileKey: string; ref: FileRef }>;
+
 /** Sends the thumbnail's bytes (in parallel with the item's) unless the journal has it attached. */
-function startThumbnail(run: Run, item: EngineItem, index: number, itemId: string | undefined, signal: AbortSignal) {
+function startThumbnail(
+  run: Run,
+  item: EngineItem,
+  index: number,
+  itemId: string | undefined,
+  signal: AbortSignal,
+): ThumbnailUpload | undefined {
   const thumb = item.thumbnail;
   if (!thumb) return undefined;
   if (itemId && run.deps.journal.item(itemId)?.thumbnail === fileKeyOf(thumb) && !run.deps.force) return undefined;
@@ -329,7 +523,7 @@ async function finishItem(
   item: EngineItem,
   index: number,
   itemId: string,
-  thumb: Promise<{ key: string; fileKey: string; ref: FileRef }> | undefined,
+  thumb: ThumbnailUpload | undefined,
   outcome: ItemOutcome,
 ): Promise<ItemOutcome> {
   const { deps } = run;
@@ -339,6 +533,12 @@ async function finishItem(
   const applied = deps.journal.item(itemId);
   const body: PatchRequest = hash && (deps.force || applied?.metadataHash !== hash) ? { ...metadata } : {};
   let thumbFileKey: string | undefined;
+  let step: Step = 'put';
+  const notApplied = () =>
+    interrupted({
+      ...outcome,
+      message: `${itemId} was created; its metadata was not applied: run the same command again to apply it`,
+    });
   try {
     if (thumb) {
       const t = await thumb;
@@ -346,31 +546,34 @@ async function finishItem(
       thumbFileKey = t.fileKey;
     }
     if (Object.keys(body).length === 0) return { ...outcome, status };
-    if (deps.signal.aborted)
-      return interrupted({
-        ...outcome,
-        message: `${itemId} was created; its metadata was not applied: run the same command again to apply it`,
-      });
-    await deps.api.patch(itemId, body);
-    await deps.journal.recordItem(itemId, {
+    if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
+    step = 'patch';
+    const first = item.files[0];
+    await deps.api.patch(itemId, body, first ? { onRetry: retryEvent(run, 'patch', refOf(first, index, 'file')) } : {});
+    deps.journal.recordItem(itemId, {
       ...(hash ? { metadataHash: hash } : {}),
       ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}),
     });
     return { ...outcome, status };
   } catch (err) {
-    if (deps.signal.aborted)
-      return interrupted({
-        ...outcome,
-        message: `${itemId} was created; its metadata was not applied: run the same command again to apply it`,
-      });
+    if (isKeyRejected(err)) run.rejectKey(err);
+    else if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
     const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(err)}. Run the same command again to apply it.`;
-    run.emit({ type: 'failed', item: index, message });
-    return { ...outcome, status: 'partial', message };
+    run.emit({ type: 'failed', item: index, message, step, ...codeOf(err) });
+    return { ...outcome, status: 'partial', message, ...(isKeyRejected(err) ? { keyRejected: true as const } : {}) };
   }
 }
 
 // ---- Small helpers --------------------------------------------------------------------------
+
+const STEP_LABEL: Record<Step, string> = {
+  presign: 'presign',
+  put: 'PUT',
+  complete: 'complete',
+  patch: 'PATCH',
+  check: 'check',
+};
 
 function refOf(file: SendableFile, item: number, role: FileRef['role']): FileRef {
   return { path: file.path, name: file.name, size: file.size, item, role };
@@ -388,14 +591,26 @@ function baseOutcome(item: EngineItem, index: number): ItemOutcome {
   };
 }
 
-function interrupted(outcome: ItemOutcome, pending?: Promise<unknown>): ItemOutcome {
-  pending?.catch(() => {});
+function interrupted(outcome: ItemOutcome): ItemOutcome {
   return { ...outcome, status: 'interrupted' };
+}
+
+/** An item left unfinished because another request's 401 stopped the run. */
+function keyStopped(outcome: ItemOutcome): ItemOutcome {
+  const made = outcome.itemId !== undefined;
+  return {
+    ...outcome,
+    status: made ? 'partial' : 'failed',
+    keyRejected: true,
+    message: `not ${made ? 'finished' : 'uploaded'}: the service rejected the API key, so the upload stopped`,
+  };
 }
 
 function definedFields(metadata: ItemMetadata): ItemMetadata {
   return Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== undefined)) as ItemMetadata;
 }
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 function settle<T>(p: Promise<T>): Promise<Settled<T>> {
   return p.then(
@@ -404,18 +619,30 @@ function settle<T>(p: Promise<T>): Promise<Settled<T>> {
   );
 }
 
-/** Marks an item stopped by a 401, so the command can exit 4 and say to log in again. */
-function keyRejected(err: unknown): Pick<ItemOutcome, 'keyRejected'> {
-  return err instanceof ApiError && err.status === 401 ? { keyRejected: true } : {};
+function retryEvent(run: Run, step: Step, file: FileRef) {
+  return ({ attempt, delayMs, error }: { attempt: number; delayMs: number; error: unknown }) =>
+    run.emit({ type: 'retrying', step, file, attempt, delayMs, reason: reasonOf(error) });
+}
+
+function isKeyRejected(err: unknown): boolean {
+  return err instanceof ApiError && err.status === 401;
+}
+
+/** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */
+function isUnknownKey(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 'invalid_upload';
+}
+
+function codeOf(err: unknown): { code?: string } {
+  if (err instanceof ApiError || err instanceof StorageError) return { code: err.code };
+  if (err instanceof NetworkError && err.code) return { code: err.code };
+  return {};
 }
 
 /** One line on why a file failed, with the server's code so a person can search for it. */
 export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
-  if (err instanceof StorageError) {
-    const final = /mismatch/.test(err.code) ? ' (not retried: the request did not match what was signed)' : '';
-    return `storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)})${final}`;
-  }
+  if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err, requestIdNote(err))}`;
   if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
   return err instanceof Error ? err.message : String(err);
 }

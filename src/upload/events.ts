@@ -16,6 +16,9 @@ export interface FileRef {
   role: 'file' | 'thumbnail';
 }
 
+/** The request a retry or a failure belongs to: presign, the storage PUT, complete, the metadata PATCH, or the check that an earlier run's item still exists. */
+export type Step = 'presign' | 'put' | 'complete' | 'patch' | 'check';
+
 export type UploadEvent =
   | { type: 'planned'; items: number; files: number; bytes: number; alreadyDone: number }
   | { type: 'started'; file: FileRef }
@@ -25,10 +28,12 @@ export type UploadEvent =
   | { type: 'uploaded'; file: FileRef; ms: number }
   /** complete answered: the file is part of item `itemId` (sortOrder for a carousel image). */
   | { type: 'completed'; file: FileRef; itemId: string; itemType: ContentType; sortOrder?: number; created: boolean }
-  | { type: 'failed'; file?: FileRef; item: number; message: string }
+  /** `message` starts with the step ("complete: …") and ends with the server's code when it gave one. */
+  | { type: 'failed'; file?: FileRef; item: number; message: string; step?: Step; code?: string }
   /** Done in an earlier run (the journal says so and the item still exists). */
   | { type: 'skipped'; file: FileRef; itemId: string; reason: string }
-  | { type: 'retrying'; file: FileRef; attempt: number; delayMs: number; reason: string };
+  /** A request failed and is tried again after `delayMs`; `file` is the file it is for (for patch and check: the item's first file). */
+  | { type: 'retrying'; step: Step; file: FileRef; attempt: number; delayMs: number; reason: string };
 
 export type EmitFn = (event: UploadEvent) => void;
 
@@ -51,11 +56,17 @@ export interface ItemOutcome {
   keyRejected?: true;
   /** An item this run created and then deleted because it could not be finished. */
   deletedItemId?: string;
+  /** The files were added to an existing carousel (--to), not a new item. */
+  appended?: true;
 }
 
 export interface UploadSummary {
   items: ItemOutcome[];
   interrupted: boolean;
+  /** The service rejected the API key (401): the run stopped at once; logging in again is what helps. */
+  keyRejected?: true;
   bytesSent: number;
   ms: number;
+  /** Files under the named folders the plan did not upload (reported before the upload). */
+  skippedFiles?: number;
 }

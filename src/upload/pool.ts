@@ -38,3 +38,36 @@ export function createPool(size: number, signal?: AbortSignal): Pool {
     },
   };
 }
+
+/**
+ * Slots taken and given back by hand, in FIFO order: the engine's window of files between their
+ * presign and their complete. acquire() resolves false (taking nothing) once `signal` aborts, so
+ * a stopped run stops admitting files.
+ */
+export interface Slots {
+  acquire(): Promise<boolean>;
+  release(): void;
+}
+
+export function createSlots(size: number, signal: AbortSignal): Slots {
+  if (!Number.isInteger(size) || size < 1) throw new RangeError(`slot count must be a whole number ≥ 1, got ${size}`);
+  let free = size;
+  const waiting: Array<(ok: boolean) => void> = [];
+  signal.addEventListener('abort', () => waiting.splice(0).forEach((w) => w(false)), { once: true });
+  return {
+    acquire() {
+      if (signal.aborted) return Promise.resolve(false);
+      if (free > 0) {
+        free--;
+        return Promise.resolve(true);
+      }
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    release() {
+      // A slot given back goes straight to the next waiter, so the count can never exceed `size`.
+      const next = waiting.shift();
+      if (next) next(true);
+      else free++;
+    },
+  };
+}

@@ -25,6 +25,7 @@ import {
 import type { RetryDecision, RetryPolicy } from '../api/retry.js';
 import { withRetry } from '../api/retry.js';
 import type { PresignResponse } from '../api/schemas.js';
+import { describeRefusal, isExpiredRefusal } from '../api/storage-refusal.js';
 
 /** Large reads: fewer syscalls and socket writes; at most a few of these are in memory per file. */
 export const READ_SLICE_BYTES = 2 * 1024 * 1024;
@@ -96,8 +97,7 @@ export function expiresTooSoon(url: string, size: number, now: Date): boolean {
 
 /** Storage said the URL has expired: ours (`expired`) or S3 ("Request has expired"). */
 export function isExpired(err: unknown): boolean {
-  if (!(err instanceof StorageError)) return false;
-  return err.code === 'expired' || (err.code === 'AccessDenied' && /expired/i.test(err.message));
+  return err instanceof StorageError && isExpiredRefusal(err);
 }
 
 export interface PutOnceOptions {
@@ -291,5 +291,6 @@ export async function presignAndPut(
 
 function retryReason(err: unknown): string {
   if (isExpired(err)) return 'the upload URL expired; presigning again';
+  if (err instanceof StorageError) return `storage: ${describeRefusal(err)}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -4,7 +4,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { RetryPolicy } from '../api/retry.js';
+import type { CallOptions } from '../api/client.js';
 import type { PresignRequest, PresignResponse } from '../api/schemas.js';
+import { CONTROL_CHARACTERS } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import type { EmitFn, FileRef } from './events.js';
 import { presignAndPut } from './put.js';
@@ -23,7 +25,7 @@ export interface SendableFile {
 export interface TransferDeps {
   api: {
     dispatcher: Dispatcher;
-    presign(body: PresignRequest, o?: { signal?: AbortSignal }): Promise<PresignResponse>;
+    presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   };
   now: () => Date;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -41,6 +43,14 @@ export function contentTypeOf(file: SendableFile): string {
   return file.contentType;
 }
 
+/** Where a transfer is, for the engine: the journal records each key, and a failure names its step. */
+export interface TransferHooks {
+  /** The step now under way: a failure thrown from here on happened in it. */
+  onStep?: (step: 'presign' | 'put') => void;
+  /** A presign answered (each one: an expired URL is presigned again). */
+  onPresigned?: (presigned: PresignResponse) => void;
+}
+
 /** presign → PUT for one file; resolves with the presign whose PUT succeeded (complete needs its key). */
 export async function transferFile(
   file: SendableFile,
@@ -49,12 +59,14 @@ export async function transferFile(
   deps: TransferDeps,
   emit: EmitFn,
   signal: AbortSignal,
+  hooks: TransferHooks = {},
 ): Promise<PresignResponse> {
   const contentType = contentTypeOf(file);
+  const fileName = wireFileName(file.name);
   const body: PresignRequest =
     'thumbnail' in as
-      ? { fileName: file.name, contentType, fileSize: file.size, thumbnail: true }
-      : { fileName: file.name, contentType, fileSize: file.size, type: as.type };
+      ? { fileName, contentType, fileSize: file.size, thumbnail: true }
+      : { fileName, contentType, fileSize: file.size, type: as.type };
   const clock = deps.clock ?? (() => performance.now());
   const interval = deps.progressIntervalMs ?? 100;
   const started = clock();
@@ -67,7 +79,17 @@ export async function transferFile(
     policy: deps.policy,
     random: deps.random,
     signal,
-    presign: () => deps.api.presign(body, { signal }),
+    presign: async () => {
+      hooks.onStep?.('presign');
+      const presigned = await deps.api.presign(body, {
+        signal,
+        onRetry: ({ attempt, delayMs, error }) =>
+          emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
+      });
+      hooks.onPresigned?.(presigned);
+      hooks.onStep?.('put');
+      return presigned;
+    },
     onSent: (sent) => {
       const t = clock();
       if (sent === 0 || sent === file.size || t - lastEmit >= interval) {
@@ -75,8 +97,25 @@ export async function transferFile(
         emit({ type: 'progress', file: ref, sent });
       }
     },
-    onRetry: ({ attempt, delayMs, reason }) => emit({ type: 'retrying', file: ref, attempt, delayMs, reason }),
+    onRetry: ({ attempt, delayMs, reason }) =>
+      emit({ type: 'retrying', step: 'put', file: ref, attempt, delayMs, reason }),
   });
   emit({ type: 'uploaded', file: ref, ms: Math.round(clock() - started) });
   return presigned;
+}
+
+export function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const CONTROLS = new RegExp(CONTROL_CHARACTERS.source, 'g');
+
+/**
+ * The name the service is told: it refuses control and direction characters in names (they can
+ * split a log line or disguise an extension), while a creator's disk may hold a file named with a
+ * newline or a tab. Such a file is still uploaded, under its name with each of them as `_`;
+ * everything local (the journal, the output) keeps the real name, escaped where printed.
+ */
+export function wireFileName(name: string): string {
+  return name.replace(CONTROLS, '_');
 }

@@ -1,7 +1,7 @@
 // The server's commands in-process: `keys list` output in each mode and `serve` flags → server options.
 import { describe, expect, it } from 'vitest';
 import { formatKeys } from '../../src/cli/commands/keys.js';
-import { serveOptions } from '../../src/cli/commands/serve.js';
+import { drainOptions, serveOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/errors.js';
 
 describe('keys list output', () => {
@@ -59,8 +59,31 @@ describe('serveOptions (flags → server options)', () => {
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
+    [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
+    [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
+    [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
+    [{ faultWriteError: 'ENOSPC' }, { writeError: 'ENOSPC' }],
   ])('%j → %j', (flags, expected) => {
-    expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
+    expect(serveOptions({ ...base, ...flags }, '/d', false, {})).toMatchObject(expected);
+  });
+
+  it('takes the database from CONTENTLIB_DATABASE_URL unless --db says otherwise; none means SQLite', () => {
+    const env = { CONTENTLIB_DATABASE_URL: 'postgresql://cl@env/lib' };
+    expect(serveOptions(base, '/d', false, env).databaseUrl).toBe('postgresql://cl@env/lib');
+    expect(serveOptions({ ...base, db: 'postgres://cl@flag/lib' }, '/d', false, env).databaseUrl).toBe(
+      'postgres://cl@flag/lib',
+    );
+    expect(serveOptions(base, '/d', false, {}).databaseUrl).toBeUndefined();
+  });
+
+  it('refuses a database URL that is not PostgreSQL, without echoing its password', () => {
+    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).toThrow(
+      /must be a PostgreSQL URL/,
+    );
+    expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).not.toThrow(/hunter2/);
+    expect(() => serveOptions(base, '/d', false, { CONTENTLIB_DATABASE_URL: 'sqlite:x' })).toThrow(
+      /CONTENTLIB_DATABASE_URL/,
+    );
   });
 
   it.each([
@@ -72,7 +95,45 @@ describe('serveOptions (flags → server options)', () => {
     { rateLimit: '0/10' },
     { faultCount: '2' },
     { quota: '1e9' },
+    { publicUrl: 'media.example.com' },
+    { publicUrl: 'ftp://media.example.com' },
+    { publicUrl: 'https://media.example.com/?a=1' },
+    { publicUrl: 'https://user:pw@media.example.com' },
+    { faultWriteError: 'full' },
   ])('%j is a usage error', (flags) => {
-    expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+    expect(() => serveOptions({ ...base, ...flags }, '/d', false, {})).toThrow(UsageError);
+  });
+});
+
+describe('serve: logs, metrics and drain flags', () => {
+  const base = { host: '127.0.0.1', port: '0' };
+  it.each([
+    [{}, false, { log: { level: 'info', format: 'json' } }],
+    [{}, true, { log: { level: 'info', format: 'pretty' } }],
+    [{ logFormat: 'json' }, true, { log: { format: 'json' } }],
+    [{ logLevel: 'silent', logFormat: 'pretty' }, false, { log: { level: 'silent', format: 'pretty' } }],
+    [{ metrics: true }, false, { metrics: {} }],
+    [{ metricsPort: '9464' }, false, { metrics: { port: 9464 } }],
+    [{ metrics: true, metricsPort: '0' }, false, { metrics: { port: 0 } }],
+  ])('%j (stderr a terminal: %s) → %j', (flags, tty, expected) => {
+    expect(serveOptions({ ...base, ...flags }, '/d', tty)).toMatchObject(expected);
+  });
+
+  it('metrics are off unless asked for', () => {
+    expect(serveOptions(base, '/d').metrics).toBeUndefined();
+  });
+
+  it.each([{ logLevel: 'verbose' }, { logFormat: 'text' }, { metricsPort: '70000' }, { metricsPort: 'x' }])(
+    '%j is a usage error',
+    (flags) => {
+      expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+    },
+  );
+
+  it('drain: seconds on the command line, 5 s grace and 60 s limit by default', () => {
+    expect(drainOptions({ ...base })).toEqual({ graceMs: 5000, timeoutMs: 60_000 });
+    expect(drainOptions({ ...base, drainGrace: '0', drainTimeout: '300' })).toEqual({ graceMs: 0, timeoutMs: 300_000 });
+    expect(() => drainOptions({ ...base, drainGrace: '-1' })).toThrow(UsageError);
+    expect(() => drainOptions({ ...base, drainTimeout: '1.5' })).toThrow(UsageError);
   });
 });

@@ -12,10 +12,12 @@ import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
 import { startServer } from '../../src/server/index.js';
-import { createStorage } from '../../src/server/storage.js';
-import { COMPLETE_GRACE_MS, TEMP_MAX_AGE_MS } from '../../src/server/sweeper.js';
+import { createDiskStorage } from '../../src/server/storage/disk.js';
+import { stagingKeyOf } from '../../src/server/storage/interface.js';
+import { COMPLETE_GRACE_MS } from '../../src/server/sweeper.js';
 import { fixtureMedia, http, integrityCheck, listAll, query } from '../support/http.js';
 import { BIN, ROOT } from '../support/paths.js';
+import { sizeOf } from '../support/server.js';
 import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
 
 const URL_TTL_SECONDS = 60;
@@ -66,7 +68,7 @@ async function presignOne(base: string, key: string, fileName: string, contentTy
     json: { fileName, contentType, fileSize, type: 'shortform' },
   });
   expect(a.status, a.text).toBe(200);
-  return a.json as { presignedUrl: string; key: string };
+  return a.json as { presignedUrl: string; key: string; fileId: string };
 }
 
 describe('crash: kill -9 with PUTs and completes in flight', () => {
@@ -124,7 +126,7 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     ).toBe(true);
 
     server = await serve(dataDir);
-    const storage = createStorage(dataDir);
+    const storage = createDiskStorage({ dataDir, secret: Buffer.alloc(32), publicUrl: () => '' });
     expect(integrityCheck(dataDir)).toBe('ok');
 
     // Every item's object (and every carousel image) is whole on disk.
@@ -133,7 +135,7 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
       'SELECT id, file_key, file_size FROM items',
     );
     for (const item of items)
-      expect(await storage.size(item.file_key), `object of item ${item.id}`).toBe(item.file_size);
+      expect(await sizeOf(storage, item.file_key), `object of item ${item.id}`).toBe(item.file_size);
     // A complete that answered before the crash survived it.
     const answered = completeOutcomes.filter(
       (o): o is Exclude<typeof o, Error> => !(o instanceof Error) && o.status === 200,
@@ -142,7 +144,8 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     for (const a of answered) expect(listedIds.has((a.json as { contentItemId: string }).contentItemId)).toBe(true);
     // No partial object: the interrupted PUTs stored nothing, and their URLs still lead nowhere.
     for (const p of slow) {
-      expect(await storage.size(p.key)).toBeNull();
+      expect(await sizeOf(storage, p.key)).toBeNull();
+      expect(await sizeOf(storage, stagingKeyOf(p.fileId))).toBeNull();
       expect(
         query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', p.key)[0]
           ?.stored_at,
@@ -179,21 +182,24 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     await server.stop();
 
     // The sweeper, on a clock past every URL's expiry and grace: temp files and expired uploads go.
-    const later = Date.now() + (URL_TTL_SECONDS * 1000 + COMPLETE_GRACE_MS + TEMP_MAX_AGE_MS) * 2;
+    const later = Date.now() + (URL_TTL_SECONDS * 1000 * 2 + COMPLETE_GRACE_MS) * 2;
     const swept = await startServer({ dataDir, now: () => new Date(later) });
     try {
       for (
         let i = 0;
-        i < 100 && ((await readdir(join(dataDir, 'tmp'))).length > 0 || (await storage.size(orphan.key)) !== null);
+        i < 100 &&
+        ((await readdir(join(dataDir, 'tmp'))).length > 0 ||
+          (await sizeOf(storage, stagingKeyOf(orphan.fileId))) !== null);
         i++
       )
         await delay(50);
       expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
-      expect(await storage.size(orphan.key)).toBeNull();
+      expect(await sizeOf(storage, stagingKeyOf(orphan.fileId))).toBeNull();
+      expect(await sizeOf(storage, orphan.key)).toBeNull();
       const left = query<{ key: string }>(dataDir, 'SELECT key FROM uploads WHERE completed_at IS NULL');
       expect(left).toEqual([]);
       // What was completed is untouched.
-      for (const r of ready) expect(await storage.size(r.storageKey)).toBe(clip.bytes.length);
+      for (const r of ready) expect(await sizeOf(storage, r.storageKey)).toBe(clip.bytes.length);
     } finally {
       await swept.close();
     }
@@ -263,12 +269,12 @@ describe('crash: contentlib upload while the server is killed and restarted', ()
     const listed = await listAll(server.url, apiKey);
     const titles = listed.map((x) => x.title).sort();
     expect(titles).toEqual(Array.from({ length: FILES }, (_, i) => `clip-${String(i).padStart(2, '0')}`));
-    const storage = createStorage(dataDir);
+    const storage = createDiskStorage({ dataDir, secret: Buffer.alloc(32), publicUrl: () => '' });
     for (const item of query<{ file_key: string; file_size: number }>(
       dataDir,
       'SELECT file_key, file_size FROM items',
     )) {
-      expect(await storage.size(item.file_key)).toBe(item.file_size);
+      expect(await sizeOf(storage, item.file_key)).toBe(item.file_size);
     }
     expect(integrityCheck(dataDir)).toBe('ok');
   });

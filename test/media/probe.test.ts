@@ -1,6 +1,7 @@
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ByteSource, bufferSource, withFileSource } from '../../src/media/byte-source.js';
 import { MediaError } from '../../src/media/errors.js';
@@ -239,6 +240,39 @@ describe('probeVideo: what is refused', () => {
     // duration is 'no_video_track' (the more useful thing to say).
     expect((await failure(ftyp, box('moov', track('soun')))).reason).toBe('no_mvhd');
     expect((await failure(ftyp, box('moov', mvhd0(1000, 0), track('soun')))).reason).toBe('no_video_track');
+  });
+});
+
+describe('probeVideo: damaged fragmented files', () => {
+  it('never hangs or throws anything but MediaError', async () => {
+    const valid = Buffer.concat([
+      ftyp,
+      box('moov', mvhd0(1000, 0), track('vide', 1, 90_000), box('mvex', mehd(0), trex(1, 3000))),
+      sidx(1000, [2000]),
+      moof(traf(tfhd(1, 3000), tfdt(0), trun([3000, 3000]), trun(4))),
+      mdat(8),
+    ]);
+    const damaged = fc
+      .tuple(
+        fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }),
+        fc.nat(valid.length),
+      )
+      .map(([edits, cut]) => {
+        const copy = Buffer.from(valid);
+        for (const [at, byte] of edits) copy[at] = byte;
+        return copy.subarray(0, Math.max(cut, 1));
+      });
+    await fc.assert(
+      fc.asyncProperty(damaged, async (bytes) => {
+        const outcome = await probeVideo(bufferSource(bytes)).then(
+          (probe) => probe.durationSeconds,
+          (err: unknown) => err,
+        );
+        if (typeof outcome === 'number') expect(outcome).toBeGreaterThan(0);
+        else expect(outcome).toBeInstanceOf(MediaError);
+      }),
+      { numRuns: 500, seed: 7 },
+    );
   });
 });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, errorBodyProblem, fixtureMedia, http, query, uploadFlow } from '../support/http.js';
 import { ROOT } from '../support/paths.js';
 import { type RawAnswer, rawRequest } from '../support/raw-http.js';
-import { type TestServer, startTestServer } from '../support/server.js';
+import { type TestServer, sizeOf, startTestServer } from '../support/server.js';
 
 // Modest by default so npm test stays fast; ABUSE_RUNS=1000 for a deep run.
 const RUNS = Number(process.env.ABUSE_RUNS ?? 60);
@@ -439,7 +439,7 @@ describe('abuse: the storage PUT', () => {
         note(head, ans);
         if (!o.halfClose) expect(problemOf(ans), `${head}\n${ans.text}`).toBeNull();
         else if (ans.status !== 0) expect(problemOf(ans), `${head}\n${ans.text}`).toBeNull();
-        expect(await server.storage.size(key), 'an object was stored by a bad PUT').toBeNull();
+        expect(await sizeOf(server.storage, key), 'an object was stored by a bad PUT').toBeNull();
         expect(
           query<{ stored_at: string | null }>(dataDir, 'SELECT stored_at FROM uploads WHERE key = ?', key)[0]
             ?.stored_at,

@@ -11,6 +11,8 @@ import {
   startTestServer,
   uploadItem,
   video,
+  stagingKeyOf,
+  uploadedSize,
 } from '../support/server.js';
 
 let s: TestServer;
@@ -220,8 +222,8 @@ describe('patch', () => {
     await put(p2.body.presignedUrl, t2);
     const r2 = await patch(item.id, { thumbnailKey: p2.body.key });
     expect(r2.status).toBe(200);
-    expect(await s.storage.size(p1.body.key)).toBeNull();
-    expect(await s.storage.size(p2.body.key)).toBe(500);
+    expect(await uploadedSize(s.storage, p1.body)).toBeNull();
+    expect(await uploadedSize(s.storage, p2.body)).toBe(500);
     expect((await call('GET', r1.body.item.thumbnailUrl!)).status).toBe(404);
   });
 
@@ -315,12 +317,12 @@ describe('uploads never completed', () => {
     const f = image('abandoned.jpg');
     const p = await presign(s, key, f);
     await put(p.body.presignedUrl, f);
-    expect(existsSync(s.storage.pathOf(p.body.key))).toBe(true);
+    expect(existsSync(s.storage.pathOf(stagingKeyOf(p.body.fileId)))).toBe(true);
     expect((await s.sweep()).uploads).toBe(0);
     s.clock.advance(2 * 3600_000 + 1000);
     const report = await s.sweep();
     expect(report.uploads).toBeGreaterThanOrEqual(1);
-    expect(existsSync(s.storage.pathOf(p.body.key))).toBe(false);
+    expect(existsSync(s.storage.pathOf(stagingKeyOf(p.body.fileId)))).toBe(false);
     const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
       key,
       json: {

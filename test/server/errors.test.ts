@@ -8,7 +8,8 @@ import { ErrorBodySchema } from '../../src/api/schemas.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../src/server/admin.js';
 import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
-import { createStorage } from '../../src/server/storage.js';
+import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
+import { createDiskStorage } from '../../src/server/storage/disk.js';
 import { type TestServer, call, image, presign, put, startTestServer } from '../support/server.js';
 
 let s: TestServer;
@@ -171,7 +172,8 @@ describe('unexpected failures', () => {
   it('are a 500 internal with no stack, path or secret in the body', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'contentlib-500-'));
     const db = openDatabase(dataDir);
-    const storage = createStorage(dataDir);
+    let base = '';
+    const storage = createDiskStorage({ dataDir, secret: Buffer.alloc(32, 7), publicUrl: () => base });
     const reported: unknown[] = [];
     // A disk that fails on read: complete needs the object's first bytes.
     const broken = {
@@ -179,8 +181,9 @@ describe('unexpected failures', () => {
       head: async () => Promise.reject(new Error(`EIO: i/o error, open '${dataDir}/objects/secret'`)),
     };
     const { app } = buildApp({
-      db,
+      repo: createSqliteRepo(db, { dataDir }),
       storage: broken,
+      disk: storage,
       secret: Buffer.alloc(32, 7),
       now: () => new Date(),
       quotaBytes: 1e9,
@@ -188,7 +191,7 @@ describe('unexpected failures', () => {
       onInternalError: (e) => reported.push(e),
     });
     try {
-      const base = await app.listen({ host: '127.0.0.1', port: 0 });
+      base = await app.listen({ host: '127.0.0.1', port: 0 });
       const k = (await createApiKey(dataDir, 'acme')).key;
       const f = image();
       const p = await presign({ url: base }, k, f);

@@ -12,7 +12,7 @@ import {
   uploadFlow,
   wideAgent,
 } from '../support/http.js';
-import { type TestServer, startTestServer } from '../support/server.js';
+import { type TestServer, sizeOf, startTestServer } from '../support/server.js';
 
 const UPLOADS = 50;
 const LISTERS = 10;
@@ -96,7 +96,7 @@ describe('load: 50 concurrent uploads and 10 concurrent listers', () => {
         expect(new Set(listed.map((x) => x.id))).toEqual(new Set(mine.map((u) => u.itemId)));
       }
       for (const u of uploads) {
-        expect(await server.storage.size(u.storageKey!), `object of ${u.name}`).toBe(u.media.bytes.length);
+        expect(await sizeOf(server.storage, u.storageKey!), `object of ${u.name}`).toBe(u.media.bytes.length);
       }
       expect(integrityCheck(server.dataDir)).toBe('ok');
       expect(server.internal).toEqual([]);

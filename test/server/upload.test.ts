@@ -21,6 +21,7 @@ import {
   uploadItem,
   video,
   webp,
+  uploadedSize,
 } from '../support/server.js';
 
 let s: TestServer;
@@ -232,7 +233,7 @@ describe('storage PUT', () => {
     const r = await put(p.presignedUrl, f, { 'content-type': 'image/png' });
     expect(r.status).toBe(403);
     expect(errorOf(r).code).toBe('content_type_mismatch');
-    expect(await s.storage.size(p.key)).toBeNull();
+    expect(await uploadedSize(s.storage, p)).toBeNull();
   });
 
   it('403 content_length_mismatch for a body longer than signed, and nothing is stored', async () => {
@@ -240,7 +241,7 @@ describe('storage PUT', () => {
     const r = await put(p.presignedUrl, image('a.jpg', 300));
     expect(r.status).toBe(403);
     expect(errorOf(r).code).toBe('content_length_mismatch');
-    expect(await s.storage.size(p.key)).toBeNull();
+    expect(await uploadedSize(s.storage, p)).toBeNull();
   });
 
   it('403 signature_mismatch for a tampered signature, key or expiry', async () => {
@@ -309,7 +310,7 @@ describe('storage PUT', () => {
     const c = await complete(s, key, p.key, f, 'carousel');
     expect(c.status).toBe(400);
     expect(errorOf(c).code).toBe('invalid_upload');
-    expect(await s.storage.size(p.key)).toBeNull();
+    expect(await uploadedSize(s.storage, p)).toBeNull();
   });
 
   it('cleans temp files: none left after uploads, stray ones swept', async () => {
@@ -348,7 +349,7 @@ describe('shutdown', () => {
       sock.write(f.bytes.subarray(1000));
       expect(await answer).toMatch(/^HTTP\/1\.1 200/);
       await closing;
-      expect(await g.storage.size(p.body.key)).toBe(4000);
+      expect(await uploadedSize(g.storage, p.body)).toBe(4000);
     } finally {
       await g.dispose();
     }
@@ -375,7 +376,7 @@ describe('shutdown with a half-closing client', () => {
       sock.end(f.bytes.subarray(1000));
       await gone;
       await closing;
-      expect(await g.storage.size(p.body.key)).toBe(4000);
+      expect(await uploadedSize(g.storage, p.body)).toBe(4000);
     } finally {
       await g.dispose();
     }
@@ -390,9 +391,9 @@ describe('storage PUT faults (test flag)', () => {
       const k = await fs.key();
       const p = await presign(fs, k, f);
       await expect(put(p.body.presignedUrl, f)).rejects.toThrow();
-      expect(await fs.storage.size(p.body.key)).toBeNull();
+      expect(await uploadedSize(fs.storage, p.body)).toBeNull();
       expect((await put(p.body.presignedUrl, f)).status).toBe(200);
-      expect(await fs.storage.size(p.body.key)).toBe(f.bytes.length);
+      expect(await uploadedSize(fs.storage, p.body)).toBe(f.bytes.length);
     } finally {
       await fs.dispose();
     }
@@ -531,7 +532,7 @@ describe('complete', () => {
     const c = await complete(s, key, p.body.key, f, 'carousel');
     expect(c.status).toBe(415);
     expect(errorOf(c).code).toBe('content_mismatch');
-    expect(await s.storage.size(p.body.key)).toBeNull();
+    expect(await uploadedSize(s.storage, p.body)).toBeNull();
   });
 
   it('415 when complete names a type the file may not have', async () => {

@@ -6,9 +6,13 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
+import { testDatabaseUrl } from './backend.js';
+import { stagingKeyOf } from '../../src/server/storage/interface.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
+  /** Set when the suite runs on PostgreSQL (test/support/backend.ts). */
+  databaseUrl?: string;
   /** The server's clock: starts at 2026-01-01 (or at the real time with `clock: 'real'`); advance() moves it. */
   clock: { readonly now: Date; advance(ms: number): void };
   /** What the server reported through onInternalError (unless the caller passed its own). */
@@ -31,6 +35,7 @@ export interface TestServerOptions extends Partial<StartServerOptions> {
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const { clock: clockKind = 'fixed', ...serverOpts } = opts;
   const dataDir = serverOpts.dataDir ?? (await mkdtemp(join(tmpdir(), 'contentlib-server-')));
+  const databaseUrl = serverOpts.databaseUrl ?? (await testDatabaseUrl());
   const fixedStart = clockKind === 'fixed' ? new Date('2026-01-01T00:00:00.000Z').getTime() : undefined;
   let offsetMs = 0;
   const clock = {
@@ -44,6 +49,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const internal: unknown[] = [];
   const start = (port?: number) =>
     startServer({
+      ...(databaseUrl ? { databaseUrl } : {}),
       now: () => clock.now,
       onInternalError: (e) => internal.push(e),
       ...serverOpts,
@@ -53,6 +59,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let server = await start();
   const t: TestServer = {
     dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
     clock,
     internal,
     get url() {
@@ -67,7 +74,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     sweep: () => server.sweep(),
     close: () => server.close(),
     drain: (o) => server.drain(o),
-    key: async (brand = 'acme') => (await createApiKey(dataDir, brand)).key,
+    key: async (brand = 'acme') => (await createApiKey({ dataDir, databaseUrl }, brand)).key,
     // Same port again, so URLs handed out before the restart can be tried after it.
     restart: async () => {
       const port = Number(new URL(server.url).port);
@@ -278,3 +285,21 @@ export const video = (name = 'clip.mp4', seconds = 10): FileSpec => ({
   contentType: 'video/mp4',
   bytes: mp4(seconds),
 });
+
+// ---- objects on disk --------------------------------------------------------------------
+
+/** Bytes of an object (final or staging key), or null when there is none. */
+export async function sizeOf(storage: { head(key: string): Promise<{ size: number } | null> }, key: string) {
+  return (await storage.head(key))?.size ?? null;
+}
+
+/** The staging key a presigned PUT of `fileId` writes. */
+export { stagingKeyOf };
+
+/** Bytes held for an upload: its staging object, else its promoted one; null when neither exists. */
+export async function uploadedSize(
+  storage: { head(key: string): Promise<{ size: number } | null> },
+  p: { key: string; fileId: string },
+) {
+  return (await sizeOf(storage, stagingKeyOf(p.fileId))) ?? (await sizeOf(storage, p.key));
+}

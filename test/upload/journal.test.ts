@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,22 +27,39 @@ describe('journal', () => {
     expect((await openJournal(dir, 't2')).findFile(file)).toBeUndefined();
   });
 
-  it('writes atomically: no temp files are left, and the file is always whole JSON', async () => {
+  it('keeps one database per library, and records many files at a constant cost', async () => {
     const j = await openJournal(dir, 't1');
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        j.recordFile(
-          { ...file, path: `/v/${i}.mp4` },
-          { itemId: `i${i}`, key: `k${i}`, type: 'carousel', sortOrder: i },
-        ),
-      ),
-    );
-    const files = await readdir(join(dir, 'journals'));
-    expect(files).toEqual(['t1.json']);
-    const data = JSON.parse(await readFile(join(dir, 'journals', 't1.json'), 'utf8')) as {
-      files: Record<string, unknown>;
-    };
-    expect(Object.keys(data.files)).toHaveLength(20);
+    for (let i = 0; i < 2000; i++)
+      j.recordFile(
+        { ...file, path: `/v/${i}.jpg` },
+        { itemId: `i${i % 10}`, key: `k${i}`, type: 'carousel', sortOrder: i },
+      );
+    j.close();
+    const names = (await readdir(join(dir, 'journals'))).filter((n) => !n.endsWith('-wal') && !n.endsWith('-shm'));
+    expect(names).toEqual(['t1.db']);
+    const again = await openJournal(dir, 't1');
+    expect(again.findFile({ ...file, path: '/v/1999.jpg' })).toMatchObject({ itemId: 'i9', sortOrder: 1999 });
+    expect(again.filesOfItem('i3')).toHaveLength(200);
+    again.close();
+  });
+
+  it('follows a file from presigned to put to completed; only a completed one is found as done', async () => {
+    const j = await openJournal(dir, 't1');
+    j.recordPresigned(file, { key: 'k1', type: 'shortform' });
+    expect(j.findFile(file)).toBeUndefined();
+    expect(j.lookup(file)).toMatchObject({ state: 'presigned', key: 'k1' });
+    j.recordPut(file, 'other-key'); // not the key presigned: ignored
+    expect(j.lookup(file)).toMatchObject({ state: 'presigned' });
+    j.recordPut(file, 'k1');
+    expect(j.lookup(file)).toMatchObject({ state: 'put', key: 'k1' });
+    j.dropPending(file);
+    expect(j.lookup(file)).toBeUndefined();
+    j.recordPresigned(file, { key: 'k2', type: 'shortform' });
+    j.recordPut(file, 'k2');
+    j.recordFile(file, { itemId: 'i1', key: 'k2', type: 'shortform' });
+    j.dropPending(file); // a completed file is not pending: kept
+    expect(j.findFile(file)).toMatchObject({ state: 'completed', itemId: 'i1', key: 'k2' });
+    j.close();
   });
 
   it('forgets an item with all its files, and keeps item metadata state', async () => {
@@ -58,11 +75,63 @@ describe('journal', () => {
   });
 
   it('puts an unreadable journal aside and says so, instead of refusing to upload', async () => {
-    await openJournal(dir, 't1');
+    (await openJournal(dir, 't1')).close();
+    await writeFile(
+      join(dir, 'journals', 't1.db'),
+      'this is not a database, but it is long enough to be read as one '.repeat(100),
+    );
+    const j = await openJournal(dir, 't1', () => new Date('2026-01-01T00:00:00Z'));
+    expect(j.warning).toMatch(/could not be read; it was moved to .*t1\.db\.unreadable-2026-01-01/);
+    j.recordFile(file, { itemId: 'i1', key: 'k', type: 'shortform' });
+    expect(j.findFile(file)).toBeDefined();
+    j.close();
+    expect(await readdir(join(dir, 'journals'))).toContain('t1.db.unreadable-2026-01-01T00-00-00-000Z');
+  });
+
+  it('imports a JSON journal of version 1 once, then keeps it aside as .imported', async () => {
+    const v1 = {
+      version: 1,
+      target: 't1',
+      files: {
+        a: { ...file, itemId: 'i1', key: 'u/f/a.mp4', type: 'shortform', completedAt: '2026-01-01T00:00:00.000Z' },
+        b: {
+          path: '/imgs/1.jpg',
+          size: 5,
+          mtimeMs: 1,
+          itemId: 'c1',
+          key: 'u/g/1.jpg',
+          type: 'carousel',
+          sortOrder: 0,
+          completedAt: '2026-01-01T00:00:00.000Z',
+        },
+      },
+      items: { i1: { metadataHash: 'h1', thumbnail: 'tk', updatedAt: '2026-01-01T00:00:00.000Z' } },
+    };
+    await mkdir(join(dir, 'journals'), { recursive: true });
+    await writeFile(join(dir, 'journals', 't1.json'), JSON.stringify(v1));
+    const j = await openJournal(dir, 't1');
+    expect(j.warning).toBeUndefined();
+    expect(j.findFile(file)).toMatchObject({ itemId: 'i1', key: 'u/f/a.mp4', type: 'shortform' });
+    expect(j.filesOfItem('c1')).toMatchObject([{ path: '/imgs/1.jpg', sortOrder: 0 }]);
+    expect(j.item('i1')).toMatchObject({ metadataHash: 'h1', thumbnail: 'tk' });
+    // Newer knowledge wins over a second import (a crash between commit and rename).
+    j.recordFile(file, { itemId: 'i2', key: 'k2', type: 'shortform' });
+    j.close();
+    const names = await readdir(join(dir, 'journals'));
+    expect(names).toContain('t1.json.imported');
+    expect(names).not.toContain('t1.json');
+    await writeFile(join(dir, 'journals', 't1.json'), JSON.stringify(v1));
+    const again = await openJournal(dir, 't1');
+    expect(again.findFile(file)).toMatchObject({ itemId: 'i2' });
+    again.close();
+  });
+
+  it('puts an unreadable JSON journal aside too', async () => {
+    await mkdir(join(dir, 'journals'), { recursive: true });
     await writeFile(join(dir, 'journals', 't1.json'), '{"version":1,"files":');
     const j = await openJournal(dir, 't1', () => new Date('2026-01-01T00:00:00Z'));
-    expect(j.warning).toMatch(/could not be read; it was moved to .*unreadable-2026-01-01/);
-    expect((await readdir(join(dir, 'journals'))).sort()).toEqual(['t1.json.unreadable-2026-01-01T00-00-00-000Z']);
+    expect(j.warning).toMatch(/t1\.json could not be read; it was moved to .*unreadable-2026-01-01/);
+    j.close();
   });
 
   it('names targets without the key in them, and hashes metadata regardless of key order', () => {

@@ -55,7 +55,8 @@ describe('scan', () => {
     ]);
     expect(s.files[3]!.file.problems.map((x) => x.rule)).toEqual(['format']);
     expect(s.problems.map((x) => `${x.file} ${x.rule}`)).toEqual(['missing.mp4 exists']);
-    expect(s.skipped).toEqual([{ path: 'set/carousel.json', reason: expect.stringMatching(/^metadata file/) }]);
+    // Every .json is a skip candidate until decide() knows which were read as sidecars.
+    expect(s.skipped).toEqual([expect.objectContaining({ path: 'set/carousel.json', kind: 'sidecar' })]);
     expect(s.sidecars).toEqual({
       [join(cwd, 'set/carousel.json')]: { shown: 'set/carousel.json', metadata: { title: 'Set' } },
       [join(cwd, 'v.mp4.json')]: { shown: 'v.mp4.json', problem: expect.objectContaining({ rule: 'sidecar' }) },
@@ -91,10 +92,8 @@ describe("the demo folder (the README's first command)", () => {
     expect(teaser!.files[0]).toMatchObject({ durationSeconds: 4, contentType: 'video/quicktime' });
     expect(carousel!.metadata).toEqual({ title: 'Demo carousel', hashtags: ['demo'] });
     expect(carousel!.files.map((f) => f.contentType)).toEqual(['image/jpeg', 'image/png', 'image/webp']);
-    expect(p.skipped.map((s) => s.path)).toEqual([
-      'fixtures/demo/intro.mp4.json',
-      'fixtures/demo/carousel/carousel.json',
-    ]);
+    // Both .json files are read as sidecars: used, not skipped.
+    expect(p.skipped).toEqual([]);
   });
 });
 
@@ -146,13 +145,15 @@ describe('carousels', () => {
       'carousel trip/day1: 1.jpg 2.jpg',
       'carousel trip/day2: 1.png 2.webp',
     ]);
-    expect(p.skipped).toEqual([
-      { path: 'trip/.git', reason: 'hidden directory' },
-      { path: 'trip/.hidden.jpg', reason: 'hidden file' },
-      { path: 'trip/Thumbs.db', reason: 'system file' },
-      { path: 'trip/notes.txt', reason: 'not a media file (.txt)' },
-      { path: 'trip/day2/.DS_Store', reason: 'system file' },
+    expect(p.skipped.map((s) => [s.path, s.kind, s.reason, s.media])).toEqual([
+      ['trip/.git', 'hidden', 'hidden folder, not walked', false],
+      ['trip/.hidden.jpg', 'hidden', 'hidden file', true],
+      ['trip/Thumbs.db', 'system', 'system file', false],
+      ['trip/notes.txt', 'not-media', 'not a photo or video (.txt)', false],
+      ['trip/day2/.DS_Store', 'system', 'system file', false],
     ]);
+    // A folder's carousel is titled after its folder.
+    expect(p.items.map((i) => i.metadata.title)).toEqual([undefined, 'day1', 'day2']);
   });
 
   it('sends a PNG named .jpg as PNG, with a warning, not a problem', async () => {
@@ -262,7 +263,7 @@ describe('inputs', () => {
     expect(p.problems).toEqual([]);
     expect(summary(p)).toEqual(['shortform m/a.mp4: a.mp4', 'shortform m/b.mov: b.mov']);
     expect(p.items[0]!.metadata).toEqual({ title: 'A' });
-    expect(p.skipped.map((s) => s.path)).toEqual(['m/a.mp4.json', 'm/notes.txt']);
+    expect(p.skipped.map((s) => s.path)).toEqual(['m/notes.txt']);
   });
 
   it('reports missing paths and empty globs, with everything else, at once', async () => {
@@ -295,7 +296,9 @@ describe('inputs', () => {
     await symlink(join(cwd, 'd'), join(cwd, 'd/loop'));
     const p = await plan(['d']);
     expect(summary(p)).toEqual(['shortform d/a.mp4: a.mp4']);
-    expect(p.skipped).toEqual([{ path: 'd/loop', reason: 'directory already walked (symbolic link loop)' }]);
+    expect(p.skipped).toEqual([
+      { path: 'd/loop', kind: 'link', reason: 'symbolic link to d, a folder already walked', media: false },
+    ]);
   });
 
   it('shows paths outside the working directory as absolute', async () => {

@@ -6,6 +6,7 @@ import { type ConfigData, type ConfigStore, openConfig } from '../../config/stor
 import type { CliContext, GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 import { CONFIG_KEYS } from '../flags.js';
+import { resultJson } from '../output/json.js';
 
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -15,6 +16,7 @@ export function configEntries(data: ConfigData, path: string): Array<[string, st
     ['path', path],
     ['active-profile', data.activeProfile ?? ''],
   ];
+  if (data.useEmbedded) rows.push(['embedded', 'true']);
   for (const [name, p] of Object.entries(data.profiles).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push([`profiles.${name}.base-url`, p.baseUrl], [`profiles.${name}.api-key`, redactKey(p.apiKey)]);
   }
@@ -46,6 +48,7 @@ export function runConfigGet(rawKey: string, profile: string | undefined, store:
   const data = store.read();
   if (key === 'path') return store.path;
   if (key === 'active-profile') return data.activeProfile ?? '';
+  if (key === 'embedded') return data.useEmbedded ? 'true' : 'false';
   const p = data.profiles[profileName(data, profile)]!;
   return key === 'base-url' ? p.baseUrl : redactKey(p.apiKey);
 }
@@ -68,7 +71,16 @@ export async function runConfigSet(
       'path is where the config file lives; it cannot be set.',
       'Set CONTENTLIB_HOME to keep everything in another folder.',
     );
-  if (key === 'active-profile') {
+  if (key === 'embedded') {
+    // With no remote configured, the embedded library is then meant, even in CI or a pipe.
+    if (!/^(true|false)$/.test(value))
+      throw new UsageError(
+        `embedded is true or false, got "${value}".`,
+        'For example: contentlib config set embedded true',
+      );
+    if (value === 'true') data.useEmbedded = true;
+    else delete data.useEmbedded;
+  } else if (key === 'active-profile') {
     if (value === '') delete data.activeProfile;
     else {
       if (!data.profiles[value])
@@ -82,10 +94,11 @@ export async function runConfigSet(
 }
 
 /** `contentlib config list`: every setting, keys redacted. */
-export function configListCommand(ctx: CliContext, globals: GlobalOptions): void {
+export async function configListCommand(ctx: CliContext, globals: GlobalOptions): Promise<void> {
   const store = openConfig(ctx.paths.config);
   const rows = configEntries(store.read(), store.path);
-  if (globals.json) ctx.io.stdout.write(`${JSON.stringify(Object.fromEntries(rows), null, 2)}\n`);
+  const json = await resultJson(globals, Object.fromEntries(rows), 'config list', true);
+  if (json !== undefined) ctx.io.stdout.write(json);
   else {
     const width = Math.max(...rows.map(([k]) => k.length)) + 2;
     const sep = ctx.io.stdoutIsTTY ? (k: string) => k.padEnd(width) : (k: string) => `${k}\t`;
@@ -94,9 +107,9 @@ export function configListCommand(ctx: CliContext, globals: GlobalOptions): void
 }
 
 /** `contentlib config get <key>`. */
-export function configGetCommand(ctx: CliContext, globals: GlobalOptions, key: string): void {
+export async function configGetCommand(ctx: CliContext, globals: GlobalOptions, key: string): Promise<void> {
   const value = runConfigGet(key, globals.profile, openConfig(ctx.paths.config));
-  ctx.io.stdout.write(globals.json ? `${JSON.stringify({ [key]: value })}\n` : `${value}\n`);
+  ctx.io.stdout.write((await resultJson(globals, { [key]: value }, 'config get')) ?? `${value}\n`);
 }
 
 /** `contentlib config set <key> <value>`. */

@@ -10,6 +10,7 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { RejectedFilesError, UsageError } from '../errors.js';
 import { THUMBNAIL_WHAT } from '../flags.js';
 import { printItem } from '../output/item.js';
+import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 import { type EditFlags, buildPatch, needsCurrent } from './edit-flags.js';
 
@@ -96,7 +97,9 @@ export async function editCommand(
   // Flags alone must make a valid change before the API (or the embedded server) is opened;
   // a placeholder stands for the thumbnail's key, which exists only after its upload.
   if (!needsCurrent(flags)) buildPatch({ ...flags, ...(thumb ? { thumbnailKey: 'pending-upload' } : {}) });
-  const { client } = await openApi(ctx, globals);
+  const sel = jsonSelection(globals, ITEM_FIELDS, 'edit');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
+  const { client } = await openApi(ctx, globals, { writes: true });
   if (thumb) {
     flags.thumbnailKey = await sendThumbnail(
       thumb.file,
@@ -109,5 +112,7 @@ export async function editCommand(
     () => runEdit(id, flags, { client, signal: ctx.signal }),
     'Interrupted; the item may or may not have been changed (check with contentlib show).',
   );
-  await printItem(ctx.io, outputMode(ctx.io, globals.json), { item }, ctx.now());
+  // A carousel is printed with its files, as show prints it (one item shape).
+  const files = item.type === 'carousel' ? (await client.get(item.id, { signal: ctx.signal })).files : undefined;
+  await printItem(ctx.io, outputMode(ctx.io, Boolean(sel)), item, files, ctx.now(), sel);
 }

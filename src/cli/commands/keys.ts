@@ -5,32 +5,46 @@ import type { KeyInfo } from '../../server/admin.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { NotFoundError, UsageError } from '../errors.js';
+import { resultJson } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
+import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
-/** Runs an admin call on a data folder; a folder that cannot be used is said in words. */
-async function onDataDir<T>(dataDir: string, fn: (a: typeof admin) => Promise<T>): Promise<T> {
+/** Where keys live: a data dir's SQLite database, or the PostgreSQL database every instance shares. */
+export interface KeysWhere {
+  dataDir: string;
+  databaseUrl?: string;
+}
+
+/** Runs an admin call on a data folder or database; one that cannot be used is said in words. */
+async function onLibrary<T>(o: KeysWhere, fn: (a: typeof admin) => Promise<T>): Promise<T> {
   try {
     return await fn(admin);
   } catch (err) {
-    throw dataDirError(dataDir, err, 'data-dir') ?? err;
+    if (o.databaseUrl !== undefined) throw databaseError(o.databaseUrl, err) ?? err;
+    throw dataDirError(o.dataDir, err, 'data-dir') ?? err;
   }
 }
 
-export async function runKeysCreate(o: { dataDir: string; brand: string }) {
+function target(o: KeysWhere) {
+  return o.databaseUrl === undefined ? o.dataDir : { dataDir: o.dataDir, databaseUrl: o.databaseUrl };
+}
+
+export async function runKeysCreate(o: KeysWhere & { brand: string }) {
   const brand = o.brand.trim();
   if (!brand) throw new UsageError('--brand must not be empty', 'Example: contentlib keys create --brand acme');
-  return onDataDir(o.dataDir, (admin) => admin.createApiKey(o.dataDir, brand));
+  return onLibrary(o, (admin) => admin.createApiKey(target(o), brand));
 }
 
-export async function runKeysList(o: { dataDir: string }): Promise<KeyInfo[]> {
-  return onDataDir(o.dataDir, (admin) => admin.listApiKeys(o.dataDir));
+export async function runKeysList(o: KeysWhere): Promise<KeyInfo[]> {
+  return onLibrary(o, (admin) => admin.listApiKeys(target(o)));
 }
 
-export async function runKeysRevoke(o: { dataDir: string; id: string }): Promise<{ id: string; revoked: true }> {
-  if (!(await onDataDir(o.dataDir, (admin) => admin.revokeApiKey(o.dataDir, o.id)))) {
+export async function runKeysRevoke(o: KeysWhere & { id: string }): Promise<{ id: string; revoked: true }> {
+  if (!(await onLibrary(o, (admin) => admin.revokeApiKey(target(o), o.id)))) {
+    const where = o.databaseUrl === undefined ? o.dataDir : redactUrl(o.databaseUrl);
     throw new NotFoundError(
-      `No active key with id ${o.id} in ${o.dataDir} (unknown, or already revoked).`,
+      `No active key with id ${o.id} in ${where} (unknown, or already revoked).`,
       'See the ids with: contentlib keys list (with the same --data-dir)',
     );
   }
@@ -59,23 +73,34 @@ export function formatKeys(keys: readonly KeyInfo[], mode: 'table' | 'plain' | '
     .join('');
 }
 
+/** --data-dir and --db (or CONTENTLIB_DATABASE_URL): where the keys live. */
+function where(ctx: CliContext, o: { dataDir?: string; db?: string }): KeysWhere {
+  const databaseUrl = databaseUrlOf(o.db, ctx.env);
+  return { dataDir: o.dataDir ?? ctx.paths.data, ...(databaseUrl ? { databaseUrl } : {}) };
+}
+
 /** `contentlib keys create --brand NAME`: the key alone on stdout, once. */
 export async function keysCreateCommand(
   ctx: CliContext,
   globals: GlobalOptions,
-  o: { brand: string; dataDir?: string },
+  o: { brand: string; dataDir?: string; db?: string },
 ): Promise<void> {
-  const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
-  ctx.io.stdout.write(globals.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
+  const created = await runKeysCreate({ brand: o.brand, ...where(ctx, o) });
+  ctx.io.stdout.write((await resultJson(globals, created, 'keys create', true)) ?? `${created.key}\n`);
   ctx.io.stderr.write(
     `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
   );
 }
 
 /** `contentlib keys list`. */
-export async function keysListCommand(ctx: CliContext, globals: GlobalOptions, o: { dataDir?: string }): Promise<void> {
-  const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
-  ctx.io.stdout.write(formatKeys(list, outputMode(ctx.io, globals.json), ctx.io.columns));
+export async function keysListCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  o: { dataDir?: string; db?: string },
+): Promise<void> {
+  const list = await runKeysList(where(ctx, o));
+  const json = await resultJson(globals, list, 'keys list', true);
+  ctx.io.stdout.write(json ?? formatKeys(list, outputMode(ctx.io, false), ctx.io.columns));
 }
 
 /** `contentlib keys revoke <id>`. */
@@ -83,9 +108,10 @@ export async function keysRevokeCommand(
   ctx: CliContext,
   globals: GlobalOptions,
   id: string,
-  o: { dataDir?: string },
+  o: { dataDir?: string; db?: string },
 ): Promise<void> {
-  const result = await runKeysRevoke({ id, dataDir: o.dataDir ?? ctx.paths.data });
-  if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+  const result = await runKeysRevoke({ id, ...where(ctx, o) });
+  const json = await resultJson(globals, result, 'keys revoke');
+  if (json !== undefined) ctx.io.stdout.write(json);
   ctx.io.stderr.write(`Revoked key ${id}.\n`);
 }

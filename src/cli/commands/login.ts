@@ -9,6 +9,7 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { networkReason } from '../error-messages.js';
 import { AuthError, CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
+import { resultJson } from '../output/json.js';
 import { askLine as ask } from '../prompt.js';
 
 export const DEFAULT_PROFILE = 'default';
@@ -152,7 +153,8 @@ export async function loginCommand(
       },
     },
   );
-  if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+  const json = await resultJson(globals, result, 'login');
+  if (json !== undefined) ctx.io.stdout.write(json);
   ctx.io.stderr.write(
     `Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`,
   );
@@ -161,7 +163,8 @@ export async function loginCommand(
 /** `contentlib logout`: forgets the active profile (or --profile NAME). */
 export async function logoutCommand(ctx: CliContext, globals: GlobalOptions): Promise<void> {
   const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
-  if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+  const json = await resultJson(globals, result, 'logout');
+  if (json !== undefined) ctx.io.stdout.write(json);
   if (result.removed)
     ctx.io.stderr.write(
       `Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`,

@@ -9,6 +9,7 @@ import { interruptible, openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { isClosed } from '../io.js';
 import { EMPTY_LIST, createItemListPrinter } from '../output/items.js';
+import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 
 export interface LsOptions {
@@ -54,14 +55,17 @@ export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number
 
 /** `contentlib ls`: pages of items printed as they arrive. */
 export async function lsCommand(ctx: CliContext, globals: GlobalOptions, opts: LsOptions): Promise<void> {
+  const sel = jsonSelection(globals, ITEM_FIELDS, 'ls');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
   const { client } = await openApi(ctx, globals);
   const filtered =
     opts.status !== undefined || opts.type !== undefined || opts.search !== undefined || (opts.offset ?? 0) > 0;
   const printer = createItemListPrinter(
     ctx.io,
-    outputMode(ctx.io, globals.json),
+    outputMode(ctx.io, Boolean(sel)),
     ctx.now,
     filtered ? EMPTY_LIST.filtered : EMPTY_LIST.library,
+    sel,
   );
   const result = await interruptible(
     ctx,
@@ -69,7 +73,7 @@ export async function lsCommand(ctx: CliContext, globals: GlobalOptions, opts: L
     'Interrupted; the list above is incomplete.',
   );
   await printer.end();
-  if (result.hasMore && ctx.io.stderrIsTTY && !globals.json) {
+  if (result.hasMore && ctx.io.stderrIsTTY && !sel) {
     ctx.io.stderr.write(
       `More items exist: use --offset ${(opts.offset ?? 0) + result.count} for the next page, or --all.\n`,
     );

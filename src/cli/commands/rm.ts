@@ -8,6 +8,7 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
+import { RM_FIELDS, jsonSelection } from '../output/json.js';
 import { type RmResult, confirmDeletion, printRmResults } from '../output/rm.js';
 
 export interface RmDeps {
@@ -104,22 +105,52 @@ export function rmOutcome(results: readonly RmResult[]): Error | undefined {
   return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
 }
 
-/** `contentlib rm <ids...>`: asks once on a terminal, then deletes each id. */
+/** `rm -`: ids from standard input, separated by white space (what `jq -r '.[].id'` prints). */
+async function readIds(stdin: NodeJS.ReadableStream): Promise<string[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8').split(/\s+/).filter(Boolean);
+}
+
+/** The ids named on the command line, `-` replaced by those read from stdin. */
+export async function collectIds(args: readonly string[], stdin: NodeJS.ReadableStream): Promise<string[]> {
+  if (!args.includes('-')) return [...args];
+  const fromStdin = await readIds(stdin);
+  return args.flatMap((a) => (a === '-' ? fromStdin : [a]));
+}
+
+/** `contentlib rm [ids...]`: asks once on a terminal, then deletes each id. */
 export async function rmCommand(
   ctx: CliContext,
   globals: GlobalOptions,
-  ids: string[],
+  args: string[],
   opts: { yes?: boolean },
 ): Promise<void> {
+  const sel = jsonSelection(globals, RM_FIELDS, 'rm');
+  if (args.length === 0 && !opts.yes)
+    throw new UsageError(
+      'Name the ids of the items to delete (or - to read them from standard input).',
+      'For example: contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11',
+    );
+  // Standard input holds the ids, so nobody can answer a question there.
+  const canAsk = canPrompt(ctx.io) && !args.includes('-');
   // Refuse before opening anything (no embedded server start for a command that will not run).
-  if (!opts.yes && !canPrompt(ctx.io)) throw refusal();
-  const { client } = await openApi(ctx, globals);
+  if (!opts.yes && !canAsk) throw refusal();
+  const ids = await collectIds(args, ctx.io.stdin);
+  // A script's empty list (`… | xargs contentlib rm --yes`, or rm --yes - with nothing piped)
+  // is not a mistake: nothing to do.
+  if (ids.length === 0) {
+    ctx.io.stderr.write('Nothing to delete: no ids were given.\n');
+    await printRmResults(ctx.io, sel, []);
+    return;
+  }
+  const { client } = await openApi(ctx, globals, { writes: true });
   const results = await runRm(ids, opts, {
     client,
     signal: ctx.signal,
-    confirm: canPrompt(ctx.io) ? (items) => confirmDeletion(ctx.io, items) : undefined,
+    confirm: canAsk ? (items) => confirmDeletion(ctx.io, items) : undefined,
   });
-  await printRmResults(ctx.io, Boolean(globals.json), results);
+  await printRmResults(ctx.io, sel, results);
   if (ctx.signal.aborted) {
     const done = results.filter((r) => r.deleted).length;
     throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);

@@ -6,16 +6,20 @@ import { type DrainOptions, type LogFormat, type StartServerOptions, startServer
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { UsageError } from '../errors.js';
+import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 export interface ServeFlags {
   host: string;
   port: string;
   dataDir?: string;
+  db?: string;
+  publicUrl?: string;
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
   faultDropPutAfter?: string;
   faultCount?: string;
+  faultWriteError?: string;
   logLevel?: string;
   logFormat?: string;
   metrics?: boolean;
@@ -24,7 +28,7 @@ export interface ServeFlags {
   drainTimeout?: string;
 }
 
-/** Written here rather than imported from the logger, which would load pino for a mistyped flag. */
+/** What the server's logger (pino) takes, checked before anything starts. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 export const DEFAULT_DRAIN: DrainOptions = { graceMs: 5000, timeoutMs: 60_000 };
@@ -47,16 +51,42 @@ function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_S
   return n;
 }
 
+/** --public-url: an http(s) origin, optionally with a path prefix; no query, no fragment, no trailing slash. */
+function publicUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--public-url must be a URL such as https://media.example.com, not "${text}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username)
+    throw new UsageError(`--public-url must be an http(s) URL without query, fragment or credentials, not "${text}"`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /**
  * Flags → server options (pure, so the table of flag mistakes is tested without a server).
  * Logs are pretty on a terminal and JSON otherwise, unless --log-format says.
  */
-export function serveOptions(flags: ServeFlags, defaultDataDir: string, stderrIsTTY = false): StartServerOptions {
+export function serveOptions(
+  flags: ServeFlags,
+  defaultDataDir: string,
+  stderrIsTTY = false,
+  env: NodeJS.ProcessEnv = process.env,
+): StartServerOptions {
   const o: StartServerOptions = {
     dataDir: flags.dataDir ?? defaultDataDir,
     host: flags.host,
     port: wholeNumber('--port', flags.port, 0, 65535),
   };
+  const databaseUrl = databaseUrlOf(flags.db, env);
+  if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
+  if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
+  if (flags.faultWriteError !== undefined) {
+    if (!/^E[A-Z]+$/.test(flags.faultWriteError))
+      throw new UsageError(`--fault-write-error must be an errno code such as ENOSPC, not "${flags.faultWriteError}"`);
+    o.writeError = flags.faultWriteError;
+  }
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {
@@ -105,6 +135,7 @@ export function drainOptions(flags: ServeFlags): DrainOptions {
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
   const start = deps.start ?? startServer;
   const server = await start(options).catch((err: unknown) => {
+    if (options.databaseUrl !== undefined) throw databaseError(options.databaseUrl, err) ?? err;
     throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
   });
   let drain: DrainOptions = { graceMs: 0, timeoutMs: (deps.drain ?? DEFAULT_DRAIN).timeoutMs };
@@ -138,7 +169,10 @@ export async function serveCommand(ctx: CliContext, _globals: GlobalOptions, fla
       ctx.io.stdout.write(`${url}\n`);
       // JSON logs stay parseable: the logger says the same in its own lines.
       if (!pretty) return;
-      ctx.io.stderr.write(`contentlib serve: ${url} (data: ${dataDir}); press Ctrl-C to stop\n`);
+      const where = options.databaseUrl
+        ? `database: ${redactUrl(options.databaseUrl)}, files: ${dataDir}`
+        : `data: ${dataDir}`;
+      ctx.io.stderr.write(`contentlib serve: ${url} (${where}); press Ctrl-C to stop\n`);
       if (metricsUrl) ctx.io.stderr.write(`contentlib serve: metrics at ${metricsUrl}\n`);
     },
   });

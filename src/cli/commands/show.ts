@@ -4,6 +4,7 @@ import type { GetResponse } from '../../api/schemas.js';
 import { interruptible, openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { printItem } from '../output/item.js';
+import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 
 export const EMBEDDED_URL_NOTE =
@@ -18,9 +19,11 @@ export async function runShow(
 
 /** `contentlib show <id>`. */
 export async function showCommand(ctx: CliContext, globals: GlobalOptions, id: string): Promise<void> {
+  const sel = jsonSelection(globals, ITEM_FIELDS, 'show');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
   const { client, target } = await openApi(ctx, globals);
   const response = await interruptible(ctx, () => runShow(id, { client, signal: ctx.signal }));
-  await printItem(ctx.io, outputMode(ctx.io, globals.json), response, ctx.now());
+  await printItem(ctx.io, outputMode(ctx.io, Boolean(sel)), response.item, response.files, ctx.now(), sel);
   // The embedded server stops with this command, and its URLs with it: say so to a person
   // (scripts get the bare output; the README's "embedded server" part tells them the same).
   if (target.embedded && ctx.io.stderrIsTTY && response.item.fileUrl) ctx.io.stderr.write(`${EMBEDDED_URL_NOTE}\n`);

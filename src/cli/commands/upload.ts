@@ -13,8 +13,10 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { keyRejectedError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
 import { applyPlatformFlags, hashtagsFlag } from '../metadata-flags.js';
+import { checkJq, formatJson, jsonSelection } from '../output/json.js';
 import { createProgress, progressKind } from '../output/progress.js';
 import { printPlan } from '../output/upload-plan.js';
+import { reportRefusedPlanJson, reportSkipped } from '../output/upload-skips.js';
 
 export interface UploadFlags {
   type?: ContentType;
@@ -30,6 +32,7 @@ export interface UploadFlags {
   concurrency: number;
   dryRun?: boolean;
   force?: boolean;
+  strict?: boolean;
 }
 
 /** What the command did: the plan it printed (--dry-run), or the engine's summary. */
@@ -49,8 +52,10 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 
 /** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
-  if (summary.interrupted)
-    return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  // The summary above already said "Interrupted." and what was and was not created: once is enough.
+  if (summary.interrupted) return new InterruptedError('');
+  // Running it again will not help when the key itself is refused: say to log in (exit 4).
+  if (summary.keyRejected) return keyRejectedError(baseUrl);
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
@@ -68,7 +73,7 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
 
 /** The API, the journal of its library, and the checks that need the service (--to). */
 async function openTarget(plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
-  const { client, target } = await openApi(ctx, globals);
+  const { client, target } = await openApi(ctx, globals, { writes: true });
   const targetId = journalTargetId(target.library.where, target.library.who);
   // Another upload to this library first finishes; then its journal says what to skip.
   const lock = await lockJournal(ctx.paths.state, targetId, {
@@ -79,15 +84,18 @@ async function openTarget(plan: UploadPlan, flags: UploadFlags, ctx: CliContext,
   });
   ctx.onClose(() => lock.release());
   const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
+  ctx.onClose(() => journal.close());
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
 
   const remote = await checkAppendTargets(
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
       source: item.source,
-      newFiles: flags.force
-        ? item.files.length
-        : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+      // Counted only for --to (a journal lookup per file).
+      newFiles:
+        flags.force || !item.contentItemId
+          ? item.files.length
+          : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
     })),
     client,
     ctx.signal,
@@ -97,7 +105,7 @@ async function openTarget(plan: UploadPlan, flags: UploadFlags, ctx: CliContext,
       remote,
       'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
     );
-  return { client, journal, baseUrl: target.baseUrl };
+  return { client, journal, baseUrl: target.baseUrl, target: target.info };
 }
 
 export async function runUploadCommand(
@@ -114,6 +122,8 @@ export async function runUploadCommand(
       'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
     );
   }
+  const sel = jsonSelection(globals, undefined, 'upload');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
   const plan = await buildPlan(
     paths,
     {
@@ -123,28 +133,42 @@ export async function runUploadCommand(
       metadata: await metadataFromFlags(flags),
       manifest: flags.manifest,
       thumbnail: flags.thumbnail,
+      strict: flags.strict,
     },
     { cwd },
   );
+  const skipOutput = sel ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
+  // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
+  const line = (v: object) => formatJson(v, sel ?? {}, false);
   if (plan.problems.length > 0) {
+    // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
+    if (sel) await reportRefusedPlanJson(ctx.io, plan, line);
+    else await reportSkipped(ctx.io, skipOutput, plan.skipped);
     throw new RejectedFilesError(
       plan.problems.map(formatProblem),
       'Fix these and run the command again; see contentlib upload --help for the rules.',
     );
   }
-  if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
+  if (!sel) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (flags.dryRun) {
-    await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
+    // --json prints one plan object, which lists the skipped files itself.
+    if (!sel) await reportSkipped(ctx.io, skipOutput, plan.skipped);
+    await printPlan(ctx.io, sel ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
     return { kind: 'dry-run', plan };
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+  await reportSkipped(ctx.io, skipOutput, plan.skipped, line);
 
-  const { client, journal, baseUrl } = await interruptible(
+  const { client, journal, baseUrl, target } = await interruptible(
     ctx,
     () => openTarget(plan, flags, ctx, globals),
     'Interrupted before anything was uploaded.',
   );
-  const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
+  const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
+    target,
+    ...(sel ? { json: sel } : {}),
+    heartbeatMs: heartbeatMs(ctx.env),
+  });
   let summary: UploadSummary;
   try {
     summary = await runUpload(
@@ -169,12 +193,24 @@ export async function runUploadCommand(
     if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
+  // What only the plan knows: which items were appended to an existing carousel, and what was skipped.
+  for (const o of summary.items) if (plan.items[o.index]?.contentItemId) o.appended = true;
+  summary.skippedFiles = plan.skipped.length;
   await progress.finish(summary);
   if (ctx.env.CONTENTLIB_REPORT_RSS)
     ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
   const failure = outcomeError(summary, baseUrl);
   if (failure) throw failure;
   return { kind: 'uploaded', summary };
+}
+
+/**
+ * How often a log (no terminal) says how far each running transfer is: every 10 s, as rclone's
+ * --stats does. CONTENTLIB_HEARTBEAT_MS shortens it for the end-to-end tests.
+ */
+export function heartbeatMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.CONTENTLIB_HEARTBEAT_MS;
+  return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 10_000;
 }
 
 /** `contentlib upload [paths...]`, from the working directory. */

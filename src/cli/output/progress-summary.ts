@@ -13,18 +13,31 @@ function withoutEcho(source: string, message: string): string {
 }
 
 export function itemRows(summary: UploadSummary, aligned: boolean): string[] {
-  const rows = summary.items.filter((o) => o.itemId).map((o) => [o.itemId!, o.type, o.status, o.source]);
+  const rows = summary.items.filter((o) => o.itemId).map((o) => [o.itemId!, o.type, statusWord(o), o.source]);
   if (!aligned) return rows.map((r) => r.join('\t'));
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c]!) : cell)).join('  '));
+}
+
+/** Items named one by one on stderr; a 10,000-item run lists the rest as a count (--json has them all). */
+export const MAX_LISTED = 50;
+
+function more(n: number): string {
+  return `… and ${n.toLocaleString('en-US')} more; see --json`;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** 'appended' for images added to an existing carousel, else the outcome's status. */
+function statusWord(o: ItemOutcome): string {
+  return o.appended && o.status === 'created' ? 'appended' : o.status;
+}
+
 function count(items: ItemOutcome[], status: ItemOutcome['status']): number {
-  return items.filter((o) => o.status === status).length;
+  // Images appended to an existing carousel created nothing: they are said on their own line.
+  return items.filter((o) => o.status === status && !(status === 'created' && o.appended)).length;
 }
 
 /** The human summary for stderr, line by line. */
@@ -39,22 +52,30 @@ export function summaryLines(summary: UploadSummary): string[] {
     ];
   }
   const parts = [
-    `${plural(count(items, 'created'), 'item')} created`,
+    count(items, 'created') || !items.some((o) => o.appended)
+      ? `${plural(count(items, 'created'), 'item')} created`
+      : '',
     count(items, 'skipped') ? `${count(items, 'skipped')} already there` : '',
     count(items, 'partial') ? `${count(items, 'partial')} incomplete` : '',
     count(items, 'failed') ? `${count(items, 'failed')} failed` : '',
     count(items, 'interrupted') ? `${count(items, 'interrupted')} interrupted` : '',
   ].filter(Boolean);
   lines.push(`${parts.join(', ')}; ${formatBytes(summary.bytesSent)} sent in ${formatMs(summary.ms)}.`);
+  for (const o of items) {
+    if (o.appended && o.status === 'created')
+      lines.push(`Appended ${plural(o.filesCompleted, 'image')} to ${o.itemId ?? o.source}.`);
+  }
+  if (summary.skippedFiles)
+    lines.push(`${plural(summary.skippedFiles, 'file')} in the folders skipped, not uploaded (listed above).`);
 
   if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
 
-  for (const o of items) {
-    if (o.status === 'failed' || o.status === 'partial')
-      lines.push(
-        `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`,
-      );
-  }
+  const bad = items.filter((o) => o.status === 'failed' || o.status === 'partial');
+  for (const o of bad.slice(0, MAX_LISTED))
+    lines.push(
+      `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`,
+    );
+  if (bad.length > MAX_LISTED) lines.push(more(bad.length - MAX_LISTED));
   if (summary.interrupted) lines.push(...interruptedLines(items));
   return lines;
 }
@@ -64,13 +85,18 @@ function interruptedLines(items: ItemOutcome[]): string[] {
   const made = items.filter((o) => o.itemId && o.status !== 'skipped');
   const notMade = items.filter((o) => !o.itemId && o.status !== 'failed');
   const lines = ['Interrupted.'];
+  const list = (all: ItemOutcome[], show: (o: ItemOutcome) => string) =>
+    all.slice(0, MAX_LISTED).map(show).join(', ') +
+    (all.length > MAX_LISTED ? ` … and ${all.length - MAX_LISTED} more; see --json` : '');
   lines.push(
     made.length
-      ? `Created: ${made.map((o) => `${o.source} → ${o.itemId}${o.status === 'interrupted' ? ' (incomplete)' : ''}`).join(', ')}`
+      ? `Created: ${list(made, (o) => `${o.source} → ${o.itemId}${o.status === 'interrupted' ? ' (incomplete)' : ''}`)}`
       : 'Created: nothing.',
   );
-  if (notMade.length) lines.push(`Not created: ${notMade.map((o) => o.source).join(', ')}`);
-  for (const o of items) if (o.status === 'interrupted' && o.message) lines.push(`  ${o.source}: ${o.message}`);
+  if (notMade.length) lines.push(`Not created: ${list(notMade, (o) => o.source)}`);
+  const unfinished = items.filter((o) => o.status === 'interrupted' && o.message);
+  for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${o.message}`);
+  if (unfinished.length > MAX_LISTED) lines.push(`  ${more(unfinished.length - MAX_LISTED)}`);
   lines.push('Run the same command again to upload the rest; nothing is uploaded twice.');
   return lines;
 }

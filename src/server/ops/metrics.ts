@@ -139,6 +139,7 @@ export function createMetrics(sources: MetricsSources) {
     done(report: SweepReport) {
       sweeps.inc({ outcome: 'ok' });
       swept.inc({ what: 'uploads' }, report.uploads);
+      swept.inc({ what: 'staging' }, report.staging);
       swept.inc({ what: 'temp_files' }, report.tempFiles);
       swept.inc({ what: 'objects' }, report.objects);
     },

@@ -20,12 +20,14 @@ export interface Upload {
   completedAt: string | null;
   itemId: string | null;
   fileRecordId: string | null;
+  /** The API key that presigned it (null for uploads made before keys were recorded). */
+  keyId: string | null;
 }
 
 const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
   content_type AS contentType, file_size AS fileSize, type, thumbnail, expires_at AS expiresAt,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
-  file_record_id AS fileRecordId`;
+  file_record_id AS fileRecordId, key_id AS keyId`;
 
 function toUpload(row: Record<string, unknown> | undefined): Upload | null {
   if (!row) return null;
@@ -35,10 +37,17 @@ function toUpload(row: Record<string, unknown> | undefined): Upload | null {
 export function uploadsRepository(db: Db) {
   const byKey = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE key = ?`);
 
+  const byFileId = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE file_id = ?`);
+  const openByFileId = db.prepare(
+    `SELECT ${COLUMNS} FROM uploads
+      WHERE file_id = ? AND completed_at IS NULL AND item_id IS NULL
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id AND k.revoked_at IS NOT NULL)`,
+  );
+
   function insert(u: Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>): void {
     db.prepare(
-      `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       u.key,
       u.fileId,
@@ -51,7 +60,21 @@ export function uploadsRepository(db: Db) {
       u.thumbnail ? 1 : 0,
       u.expiresAt,
       u.createdAt,
+      u.keyId,
     );
+  }
+
+  /** The upload whose staging object is `staging/<fileId>`. */
+  function getByFileId(fileId: string): Upload | null {
+    return toUpload(byFileId.get(fileId) as Record<string, unknown> | undefined);
+  }
+
+  /**
+   * The upload a presigned PUT may still write: not completed, not attached as a thumbnail, and
+   * its API key not revoked. Null once complete, PATCH, DELETE, the sweeper or revocation closed it.
+   */
+  function openForPut(fileId: string): Upload | null {
+    return toUpload(openByFileId.get(fileId) as Record<string, unknown> | undefined);
   }
 
   function get(key: string): Upload | null {
@@ -76,18 +99,21 @@ export function uploadsRepository(db: Db) {
     );
   }
 
-  function attachThumbnail(key: string, itemId: string): void {
-    db.prepare('UPDATE uploads SET item_id = ? WHERE key = ?').run(itemId, key);
+  /** The thumbnail belongs to the item and is completed: its URL is closed. */
+  function attachThumbnail(key: string, itemId: string, at: string): void {
+    db.prepare('UPDATE uploads SET item_id = ?, completed_at = ? WHERE key = ?').run(itemId, at, key);
   }
 
   function remove(key: string): void {
     db.prepare('DELETE FROM uploads WHERE key = ?').run(key);
   }
 
-  function keysOfItem(itemId: string): string[] {
-    return (db.prepare('SELECT key FROM uploads WHERE item_id = ?').all(itemId) as Array<{ key: string }>).map(
-      (r) => r.key,
-    );
+  /** Every upload attached to the item: its main file, carousel images and thumbnail. */
+  function ofItem(itemId: string): Array<{ key: string; fileId: string }> {
+    return db.prepare('SELECT key, file_id AS fileId FROM uploads WHERE item_id = ?').all(itemId) as Array<{
+      key: string;
+      fileId: string;
+    }>;
   }
 
   function removeOfItem(itemId: string): void {
@@ -109,23 +135,25 @@ export function uploadsRepository(db: Db) {
   }
 
   /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
-  function abandoned(beforeMs: number): string[] {
-    return (
-      db
-        .prepare('SELECT key FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ?')
-        .all(beforeMs) as Array<{ key: string }>
-    ).map((r) => r.key);
+  function abandoned(beforeMs: number): Array<{ key: string; fileId: string }> {
+    return db
+      .prepare(
+        'SELECT key, file_id AS fileId FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ?',
+      )
+      .all(beforeMs) as Array<{ key: string; fileId: string }>;
   }
 
   return {
     insert,
     get,
+    getByFileId,
+    openForPut,
     markStored,
     markNotStored,
     markCompleted,
     attachThumbnail,
     remove,
-    keysOfItem,
+    ofItem,
     removeOfItem,
     quotaUsed,
     abandoned,

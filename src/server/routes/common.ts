@@ -8,11 +8,6 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-/** This server's base URL as the client reached it: signed URLs point back to the same place. */
-export function baseUrlOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** An id that cannot exist answers 404 like any unknown id, without a database query. */

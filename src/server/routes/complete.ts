@@ -1,19 +1,19 @@
-// POST /api/v1/upload/complete: turns a PUT upload into a new item or a carousel image.
-// Idempotent per key: a second complete of the same key returns the same item and file record.
+// POST /api/v1/upload/complete: checks the uploaded bytes, promotes them from staging to the
+// upload's key, and turns them into a new item or a carousel image. Idempotent per key: a second
+// complete of the same key returns the same item and file record.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema } from '../../api/schemas.js';
-import { readVideoDuration } from '../../media/duration.js';
-import { MediaError } from '../../media/errors.js';
-import { SNIFF_BYTES, describeFormat, sniff } from '../../media/sniff.js';
-import { TYPE_RULES, type TypeRule, checkDuration, checkFile, formatOfMime } from '../../rules/rules.js';
+import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
-import { presentFile, presentItem, urlSigner } from '../present.js';
+import { type UrlSigner, presentFile, presentItem, urlSigner } from '../present.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
-import { baseUrlOf, callerOf } from './common.js';
+import { isObjectState, stagingKeyOf } from '../storage/interface.js';
+import { type StoredObject, type VideoFacts, magicBytesProblem, videoFacts } from '../stored-file.js';
+import { callerOf } from './common.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/complete', async (request) => {
@@ -21,33 +21,58 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
     const parsed = CompleteRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidRequest(parsed.error, 'the complete request');
     const body = parsed.data;
-    const url = urlSigner(s, baseUrlOf(request));
-
-    const upload = usableUpload(s, caller, body);
-    if (upload.completedAt) return previousResult(s, caller, upload, url);
-
-    const violations = checkFile(body.type, body.contentType, body.fileSize);
-    if (violations.length > 0) throw violationError(violations[0]!);
-    const target = body.contentItemId ? carouselTarget(s, caller, body) : null;
-
-    await checkMagicBytes(s, upload);
-    const durationSeconds = await resolveDuration(s, body);
-
-    const result = s.deps.db
-      .transaction(() => commit(s, caller, body, upload, target !== null, durationSeconds))
-      .immediate();
-    const item = s.items.get(caller.brandId, result.itemId)!;
-    return {
-      item: presentItem(item, url),
-      contentItemId: item.id,
-      ...(result.fileId ? { file: presentFile(s.items.file(result.fileId)!, url) } : {}),
-    };
+    // Completes of one key run one after another: a repeat sees the first one's item.
+    return s.oneAtATime(body.key, () => completeUpload(s, caller, body));
   });
 }
 
+async function completeUpload(s: Services, caller: Caller, body: CompleteRequest) {
+  const url = urlSigner(s);
+  const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
+  if (upload.completedAt) return previousResult(s, caller, upload, url);
+
+  const violations = checkFile(body.type, body.contentType, body.fileSize);
+  if (violations.length > 0) throw violationError(violations[0]!);
+  if (body.contentItemId) await carouselTarget(s, caller, body);
+
+  const durationSeconds = await checkAndPromote(s, upload, body);
+
+  // One transaction, re-checking what a concurrent call (on any instance) may have changed.
+  const result = await s.repo.complete({
+    brandId: caller.brandId,
+    key: upload.key,
+    ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
+    type: body.type,
+    title: titleFromFileName(body.fileName),
+    fileName: body.fileName,
+    contentType: body.contentType,
+    fileSize: body.fileSize,
+    durationSeconds,
+    newItemId: randomUUID(),
+    newFileId: randomUUID(),
+    maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
+    at: s.deps.now().toISOString(),
+  });
+  // The carousel may have been deleted, or filled, while the bytes were being checked.
+  if (result.kind === 'not_found')
+    throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
+  if (result.kind === 'carousel_full') {
+    checkRoom(TYPE_RULES.carousel.maxFiles, body.contentItemId!);
+    throw new Error('complete: carousel_full below the maximum');
+  }
+  const item = await s.repo.getItem(caller.brandId, result.itemId);
+  // Deleted between the commit and this read: the same answer a later GET would give.
+  if (!item) throw apiError('not_found', `no content item ${result.itemId}; it was deleted meanwhile`);
+  const file = result.fileId ? await s.repo.file(result.fileId) : null;
+  return {
+    item: await presentItem(item, url),
+    contentItemId: item.id,
+    ...(file ? { file: await presentFile(file, url) } : {}),
+  };
+}
+
 /** The upload behind `key`, when it is the caller's, was PUT, and matches what complete says. */
-function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Upload {
-  const upload = s.uploads.get(body.key);
+function usableUpload(caller: Caller, body: CompleteRequest, upload: Upload | null): Upload {
   // Another user's key answers exactly like an unknown one.
   if (!upload || upload.userId !== caller.userId || upload.brandId !== caller.brandId) {
     throw apiError(
@@ -64,18 +89,18 @@ function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Uploa
     );
   }
   if (upload.completedAt) return upload;
-  if (!upload.storedAt) {
-    throw apiError(
-      'invalid_upload',
-      'nothing was uploaded for this key yet; PUT the file to the presigned URL, then complete',
-      [{ path: 'key', message: 'not uploaded' }],
-    );
-  }
   if (upload.fileSize !== body.fileSize) {
     throw apiError(
       'invalid_upload',
       `fileSize ${body.fileSize} differs from the ${upload.fileSize} bytes presigned and uploaded for this key`,
       [{ path: 'fileSize', message: 'differs from the upload', actual: body.fileSize, limit: upload.fileSize }],
+    );
+  }
+  if (upload.fileName !== body.fileName) {
+    throw apiError(
+      'invalid_upload',
+      `fileName "${body.fileName}" differs from "${upload.fileName}" given at presign; send the same name`,
+      [{ path: 'fileName', message: 'differs from the upload', actual: body.fileName, limit: upload.fileName }],
     );
   }
   if (upload.contentType !== body.contentType) {
@@ -88,21 +113,25 @@ function usableUpload(s: Services, caller: Caller, body: CompleteRequest): Uploa
   return upload;
 }
 
-function previousResult(s: Services, caller: Caller, upload: Upload, url: ReturnType<typeof urlSigner>) {
-  const item = upload.itemId ? s.items.get(caller.brandId, upload.itemId) : null;
+async function previousResult(s: Services, caller: Caller, upload: Upload, url: UrlSigner) {
+  const item = upload.itemId ? await s.repo.getItem(caller.brandId, upload.itemId) : null;
   if (!item)
     throw apiError(
       'invalid_upload',
       'this upload was completed into an item that has since been deleted; upload the file again',
       [{ path: 'key', message: 'item deleted' }],
     );
-  const file = upload.fileRecordId ? s.items.file(upload.fileRecordId) : null;
-  return { item: presentItem(item, url), contentItemId: item.id, ...(file ? { file: presentFile(file, url) } : {}) };
+  const file = upload.fileRecordId ? await s.repo.file(upload.fileRecordId) : null;
+  return {
+    item: await presentItem(item, url),
+    contentItemId: item.id,
+    ...(file ? { file: await presentFile(file, url) } : {}),
+  };
 }
 
 /** The carousel an image is added to: the caller's, a carousel, and not full yet. */
-function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
-  const item = s.items.get(caller.brandId, body.contentItemId!);
+async function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
+  const item = await s.repo.getItem(caller.brandId, body.contentItemId!);
   if (!item)
     throw apiError('not_found', `no content item ${body.contentItemId}; check the id with GET /api/v1/content`);
   if (item.type !== 'carousel') {
@@ -129,101 +158,103 @@ function checkRoom(count: number, id: string): void {
     );
 }
 
-/** The stored bytes must be what contentType says; a mismatching object is removed. */
-async function checkMagicBytes(s: Services, upload: Upload): Promise<void> {
-  const head = await s.deps.storage.head(upload.key, SNIFF_BYTES);
-  const real = sniff(head);
-  const declared = formatOfMime(upload.contentType);
-  if (real && real === declared) return;
-  await s.deps.storage.remove(upload.key);
-  s.uploads.markNotStored(upload.key);
+const NOT_UPLOADED = () =>
+  apiError(
+    'invalid_upload',
+    'nothing was uploaded for this key yet; PUT the file to the presigned URL, then complete',
+    [{ path: 'key', message: 'not uploaded' }],
+  );
+
+/**
+ * Checks the uploaded bytes and promotes them to the upload's final key; returns the video's
+ * duration. The bytes are read from the staging object, pinned by its etag, and only that
+ * version is promoted: a PUT that lands meanwhile makes the promote fail, and the new bytes are
+ * checked instead. A final object without a staging one was promoted by an earlier complete that
+ * did not get to commit (a crash, a full carousel): no URL can write there, so it is checked as is.
+ */
+async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<number | null> {
+  const { storage } = s.deps;
+  const staging = stagingKeyOf(upload.fileId);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stagedHead = await storage.head(staging);
+    const key = stagedHead ? staging : upload.key;
+    const head = stagedHead ?? (await storage.head(upload.key));
+    if (!head) throw NOT_UPLOADED();
+    const object: StoredObject = { storage, key, head };
+    try {
+      const seconds = await checkBytes(s, object, upload, body);
+      if (key === staging) await storage.promote(staging, upload.key, head.etag);
+      return seconds;
+    } catch (err) {
+      // Written again (or completed by another instance) while being checked: look again.
+      if (isObjectState(err, 'changed') || isObjectState(err, 'missing')) continue;
+      throw err;
+    }
+  }
   throw apiError(
-    'content_mismatch',
-    `the uploaded bytes are ${describeFormat(real)} data, not ${upload.contentType}; the object was removed — upload the right file or declare its real type`,
-    [{ path: 'contentType', message: 'does not match the file content', actual: describeFormat(real) }],
+    'invalid_upload',
+    'the upload kept changing while it was being checked; let the PUT finish, then complete again',
+    [{ path: 'key', message: 'still being written' }],
   );
 }
 
-/** Videos: the given duration, or the one read from the stored file; then the type's rule. */
-async function resolveDuration(s: Services, body: CompleteRequest): Promise<number | null> {
-  if (TYPE_RULES[body.type].media !== 'video') return null;
-  let seconds = body.durationSeconds;
-  if (seconds === undefined) {
-    try {
-      seconds = await readVideoDuration(s.deps.storage.pathOf(body.key));
-    } catch (err) {
-      if (!(err instanceof MediaError)) throw err;
-      // Longform has no duration rule: an unreadable header just leaves the duration unknown.
-      const rule: TypeRule = TYPE_RULES[body.type];
-      if (!rule.duration) return null;
-      throw apiError(
-        'invalid_duration',
-        `the video's duration could not be read (${err.message}); send durationSeconds`,
-        [{ path: 'durationSeconds', message: err.reason }],
-      );
-    }
+/** Magic bytes, then for videos the duration the file itself gives. A refused object is removed. */
+async function checkBytes(
+  s: Services,
+  object: StoredObject,
+  upload: Upload,
+  body: CompleteRequest,
+): Promise<number | null> {
+  if (object.head.size !== upload.fileSize) throw NOT_UPLOADED();
+  const mismatch = await magicBytesProblem(object, upload.contentType);
+  if (mismatch) {
+    await refuse(s, object, upload);
+    throw mismatch;
   }
-  const violations = checkDuration(body.type, seconds);
-  if (violations.length > 0) throw violationError(violations[0]!);
-  return seconds;
+  if (TYPE_RULES[body.type].media !== 'video') return null;
+  const facts = await videoFacts(object);
+  if (facts.kind === 'not_video') {
+    await refuse(s, object, upload);
+    throw apiError('content_mismatch', `the uploaded file ${facts.message}; the object was removed`, [
+      { path: 'contentType', message: 'no video track' },
+    ]);
+  }
+  return resolveDuration(body, facts);
 }
 
-/** The database side of complete, in one transaction; re-checks what a concurrent call may have changed. */
-function commit(
-  s: Services,
-  caller: Caller,
-  body: CompleteRequest,
-  upload: Upload,
-  addToCarousel: boolean,
-  durationSeconds: number | null,
-) {
-  const fresh = s.uploads.get(upload.key)!;
-  if (fresh.completedAt) return { itemId: fresh.itemId!, fileId: fresh.fileRecordId };
-  const at = s.deps.now().toISOString();
-  if (addToCarousel) {
-    const itemId = body.contentItemId!;
-    // The carousel may have been deleted while the bytes were being checked.
-    if (!s.items.get(caller.brandId, itemId))
-      throw apiError('not_found', `no content item ${itemId}; it was deleted meanwhile`);
-    checkRoom(s.items.fileCount(itemId), itemId);
-    const file = s.items.addFile({
-      id: randomUUID(),
-      itemId,
-      fileKey: upload.key,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      createdAt: at,
-    });
-    s.items.touch(itemId, at);
-    s.uploads.markCompleted(upload.key, at, itemId, file.id);
-    return { itemId, fileId: file.id };
+async function refuse(s: Services, object: StoredObject, upload: Upload): Promise<void> {
+  await s.deps.storage.delete(object.key);
+  await s.repo.markNotStored(upload.key);
+}
+
+/** Seconds that may differ between the client's duration and the file's (rounding, edit lists). */
+export const DURATION_TOLERANCE_SECONDS = 0.5;
+
+/**
+ * The server measures: a client duration that disagrees with the file's by more than the
+ * tolerance is refused, and the type's range applies to what was measured. Only a longform
+ * whose header gives no duration takes the client's value (or none).
+ */
+function resolveDuration(body: CompleteRequest, facts: Exclude<VideoFacts, { kind: 'not_video' }>): number | null {
+  const given = body.durationSeconds;
+  if (facts.kind === 'unknown') {
+    const rule: TypeRule = TYPE_RULES[body.type];
+    if (!rule.duration) return given ?? null;
+    throw apiError(
+      'invalid_duration',
+      `the video's duration could not be read from the file (${facts.message}); a ${body.type} needs a readable duration — export the video again`,
+      [{ path: 'durationSeconds', message: facts.reason, ...(given === undefined ? {} : { given }) }],
+    );
   }
-  const itemId = randomUUID();
-  s.items.create({
-    id: itemId,
-    brandId: caller.brandId,
-    type: body.type,
-    title: titleFromFileName(body.fileName),
-    fileKey: upload.key,
-    fileName: body.fileName,
-    contentType: body.contentType,
-    fileSize: body.fileSize,
-    durationSeconds,
-    createdAt: at,
-  });
-  let fileId: string | null = null;
-  if (body.type === 'carousel') {
-    fileId = s.items.addFile({
-      id: randomUUID(),
-      itemId,
-      fileKey: upload.key,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      createdAt: at,
-    }).id;
+  const measured = facts.seconds;
+  if (given !== undefined && Math.abs(given - measured) > DURATION_TOLERANCE_SECONDS) {
+    throw apiError(
+      'invalid_duration',
+      `durationSeconds ${given} differs from the ${measured} s the file's header gives; send the file's duration or omit it`,
+      [{ path: 'durationSeconds', message: 'differs from the file', given, measured }],
+    );
   }
-  s.uploads.markCompleted(upload.key, at, itemId, fileId);
-  return { itemId, fileId };
+  const violations = checkDuration(body.type, measured);
+  if (violations.length > 0) throw violationError(violations[0]!);
+  return measured;
 }

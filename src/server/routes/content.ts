@@ -4,16 +4,19 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ListQuerySchema, PatchRequestSchema } from '../../api/schemas.js';
 import { LIST_LIMITS } from '../../rules/rules.js';
 import type { Services } from '../context.js';
-import { apiError, invalidRequest } from '../errors.js';
+import { apiError, invalidRequest, isDiskFull } from '../errors.js';
 import { presentFile, presentItem, urlSigner } from '../present.js';
 import type { ItemChanges, ItemRow } from '../repo/items.js';
 import type { Caller } from '../repo/keys.js';
-import { baseUrlOf, callerOf, isUuid } from './common.js';
+import type { Upload } from '../repo/uploads.js';
+import { isObjectState, objectKeysOf, stagingKeyOf } from '../storage/interface.js';
+import { magicBytesProblem } from '../stored-file.js';
+import { callerOf, isUuid } from './common.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
-function findItem(s: Services, caller: Caller, id: string): ItemRow {
-  const item = isUuid(id) ? s.items.get(caller.brandId, id) : null;
+async function findItem(s: Services, caller: Caller, id: string): Promise<ItemRow> {
+  const item = isUuid(id) ? await s.repo.getItem(caller.brandId, id) : null;
   if (!item) throw apiError('not_found', `no content item ${id}; check the id with GET /api/v1/content`);
   return item;
 }
@@ -26,79 +29,135 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const q = parsed.data;
     const limit = q.limit ?? LIST_LIMITS.defaultLimit;
     const offset = q.offset ?? LIST_LIMITS.defaultOffset;
-    const page = s.items.list(caller.brandId, { status: q.status, type: q.type, search: q.search, limit, offset });
-    const url = urlSigner(s, baseUrlOf(request));
-    return { items: page.items.map((i) => presentItem(i, url)), limit, offset, hasMore: page.hasMore };
+    const page = await s.repo.listItems(caller.brandId, {
+      status: q.status,
+      type: q.type,
+      search: q.search,
+      limit,
+      offset,
+    });
+    const url = urlSigner(s);
+    const items = await Promise.all(page.items.map((i) => presentItem(i, url)));
+    return { items, limit, offset, hasMore: page.hasMore };
   });
 
   app.get('/api/v1/content/:id', async (request: IdRequest) => {
-    const item = findItem(s, callerOf(request), request.params.id);
-    const url = urlSigner(s, baseUrlOf(request));
-    const files = item.type === 'carousel' ? s.items.files(item.id).map((f) => presentFile(f, url)) : [];
-    return { item: presentItem(item, url), files };
+    const item = await findItem(s, callerOf(request), request.params.id);
+    const url = urlSigner(s);
+    const files =
+      item.type === 'carousel' ? await Promise.all((await s.repo.files(item.id)).map((f) => presentFile(f, url))) : [];
+    return { item: await presentItem(item, url), files };
   });
 
   app.patch('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
-    const item = findItem(s, caller, request.params.id);
+    const item = await findItem(s, caller, request.params.id);
     const parsed = PatchRequestSchema.safeParse(request.body ?? {});
     if (!parsed.success) throw invalidRequest(parsed.error, 'the update');
     const changes: ItemChanges = parsed.data;
-    if (changes.thumbnailKey !== undefined) checkThumbnailKey(s, caller, item, changes.thumbnailKey);
-
-    const old =
-      changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
-    const at = s.deps.now().toISOString();
-    s.deps.db
-      .transaction(() => {
-        s.items.update(caller.brandId, item.id, changes, at);
-        if (changes.thumbnailKey !== undefined) s.uploads.attachThumbnail(changes.thumbnailKey, item.id);
-        if (old) {
-          s.uploads.remove(old);
-          s.deletions.add([old], at);
-        }
-      })
-      .immediate();
-    if (old) await s.removeObjects([old]);
-    const url = urlSigner(s, baseUrlOf(request));
-    return { item: presentItem(s.items.get(caller.brandId, item.id)!, url) };
+    const thumbnailKey = changes.thumbnailKey;
+    if (thumbnailKey === undefined) return patchItem(s, caller, item, changes);
+    // One attach of a thumbnail at a time: the second finds it attached, never half-promoted.
+    return s.oneAtATime(thumbnailKey, async () => {
+      const upload = await checkThumbnailKey(s, caller, item, thumbnailKey);
+      if (!upload.completedAt) await checkAndPromoteThumbnail(s, upload);
+      return patchItem(s, caller, item, changes);
+    });
   });
 
   app.delete('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
-    const item = findItem(s, caller, request.params.id);
-    const at = s.deps.now().toISOString();
-    const objects = s.deps.db
-      .transaction(() => {
-        // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-        const keys = new Set([
-          item.fileKey,
-          ...s.items.files(item.id).map((f) => f.fileKey),
-          ...s.uploads.keysOfItem(item.id),
-        ]);
-        if (item.thumbnailKey) keys.add(item.thumbnailKey);
-        s.items.remove(caller.brandId, item.id);
-        s.uploads.removeOfItem(item.id);
-        s.deletions.add([...keys], at);
-        return [...keys];
-      })
-      .immediate();
+    const item = await findItem(s, caller, request.params.id);
+    const objects = await deleteRows(s, caller, item.id);
+    // Deleted by a concurrent request between the lookup and the transaction.
+    if (!objects) throw apiError('not_found', `no content item ${item.id}; check the id with GET /api/v1/content`);
     await s.removeObjects(objects);
     return { deleted: true as const };
   });
 }
 
-/** thumbnailKey must name a thumbnail upload of this brand that was PUT and is not another item's. */
-function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: string): void {
-  const upload = s.uploads.get(key);
-  const fail = (why: string) => {
+/**
+ * Applies a PATCH in one transaction that re-reads the item: one deleted meanwhile is a 404,
+ * never a 500. A new thumbnailKey (checked and promoted by then) is attached, which closes its
+ * upload; the replaced thumbnail's objects are queued for deletion.
+ */
+async function patchItem(s: Services, caller: Caller, item: ItemRow, changes: ItemChanges) {
+  const at = s.deps.now().toISOString();
+  const replaced = await s.repo.updateItem(caller.brandId, item.id, changes, at, objectKeysOf);
+  const gone = () => apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
+  if (!replaced) throw gone();
+  if (replaced.length > 0) await s.removeObjects(replaced);
+  const fresh = await s.repo.getItem(caller.brandId, item.id);
+  if (!fresh) throw gone();
+  return { item: await presentItem(fresh, urlSigner(s)) };
+}
+
+/**
+ * Removes the item's rows and records every object of it for deletion, in one transaction;
+ * null when the item is gone already. On a full disk the database may be unable to grow its
+ * log: the space held in reserve is released once and the transaction tried again, because
+ * deleting is how a user frees space.
+ */
+async function deleteRows(s: Services, caller: Caller, id: string): Promise<string[] | null> {
+  const run = () => s.repo.deleteItem(caller.brandId, id, s.deps.now().toISOString(), objectKeysOf);
+  try {
+    return await run();
+  } catch (err) {
+    // SQLITE_FULL only: on PostgreSQL a full disk is the database server's to handle (its own
+    // reserved space and alerts), and this server holds no reserve for it.
+    if (!isDiskFull(err) || !(await s.deps.reserve?.release())) throw err;
+    return run();
+  }
+}
+
+/** thumbnailKey must name a thumbnail upload of this brand that is not another item's. */
+async function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key: string): Promise<Upload> {
+  const upload = await s.repo.getUpload(key);
+  const fail = (why: string): never => {
     throw apiError('invalid_upload', `thumbnailKey ${why}`, [{ path: 'thumbnailKey', message: why }]);
   };
   if (!upload || upload.brandId !== caller.brandId)
-    fail('names no upload of yours; presign with thumbnail: true, PUT the image, then send its key');
-  if (!upload!.thumbnail)
-    fail('names an upload that was not presigned as a thumbnail; presign it again with thumbnail: true');
-  if (!upload!.storedAt) fail('names a thumbnail that was never uploaded; PUT the image to its presigned URL first');
-  if (upload!.itemId && upload!.itemId !== item.id)
-    fail('is already the thumbnail of another item; upload the image again for this one');
+    return fail('names no upload of yours; presign with thumbnail: true, PUT the image, then send its key');
+  if (!upload.thumbnail)
+    return fail('names an upload that was not presigned as a thumbnail; presign it again with thumbnail: true');
+  if (upload.itemId && upload.itemId !== item.id)
+    return fail('is already the thumbnail of another item; upload the image again for this one');
+  return upload;
+}
+
+/**
+ * A thumbnail goes the way of any upload: its staging bytes must be the declared image type,
+ * and only the checked version is promoted to its key (which no URL can write). Attaching it
+ * then closes its URL.
+ */
+async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<void> {
+  const { storage } = s.deps;
+  const staging = stagingKeyOf(upload.fileId);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stagedHead = await storage.head(staging);
+    const key = stagedHead ? staging : upload.key;
+    const head = stagedHead ?? (await storage.head(upload.key));
+    if (!head || head.size !== upload.fileSize)
+      throw apiError(
+        'invalid_upload',
+        'thumbnailKey names a thumbnail that was never uploaded; PUT the image to its presigned URL first',
+        [{ path: 'thumbnailKey', message: 'not uploaded' }],
+      );
+    try {
+      const mismatch = await magicBytesProblem({ storage, key, head }, upload.contentType);
+      if (mismatch) {
+        await storage.delete(key);
+        await s.repo.markNotStored(upload.key);
+        throw mismatch;
+      }
+      if (key === staging) await storage.promote(staging, upload.key, head.etag);
+      return;
+    } catch (err) {
+      if (isObjectState(err, 'changed') || isObjectState(err, 'missing')) continue;
+      throw err;
+    }
+  }
+  throw apiError('invalid_upload', 'the thumbnail kept changing while it was being checked; let the PUT finish', [
+    { path: 'thumbnailKey', message: 'still being written' },
+  ]);
 }

@@ -12,10 +12,10 @@ import {
   formatOfMime,
 } from '../../rules/rules.js';
 import type { Services } from '../context.js';
-import { apiError, invalidRequest, violationError } from '../errors.js';
+import { type HttpError, apiError, invalidRequest, violationError } from '../errors.js';
 import { buildKey, sanitizeFileName } from '../object-keys.js';
-import { signedUrl } from '../signing.js';
-import { baseUrlOf, callerOf } from './common.js';
+import { stagingKeyOf } from '../storage/interface.js';
+import { callerOf } from './common.js';
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/presign', async (request) => {
@@ -39,32 +39,44 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
     if (violations.length > 0) throw violationError(violations[0]!);
 
     const now = s.deps.now();
-    if (!body.thumbnail) checkQuota(s, caller.brandId, body.fileSize, now.getTime());
-
     const fileId = randomUUID();
     const key = buildKey(caller.userId, fileId, safeName);
     const expires = Math.floor(now.getTime() / 1000) + s.deps.urlLifetimeSeconds;
-    s.uploads.insert({
-      key,
-      fileId,
-      brandId: caller.brandId,
-      userId: caller.userId,
-      fileName: body.fileName,
-      contentType: body.contentType,
-      fileSize: body.fileSize,
-      type,
-      thumbnail: body.thumbnail === true,
-      expiresAt: expires * 1000,
-      createdAt: now.toISOString(),
-    });
-    const presignedUrl = signedUrl(baseUrlOf(request), s.deps.secret, {
-      method: 'PUT',
-      key,
-      expires,
+    // Quota checked and the bytes reserved in one transaction: racing presigns cannot overshoot it.
+    const reserved = await s.repo.reserveUpload(
+      {
+        key,
+        fileId,
+        brandId: caller.brandId,
+        userId: caller.userId,
+        fileName: body.fileName,
+        contentType: body.contentType,
+        fileSize: body.fileSize,
+        type,
+        thumbnail: body.thumbnail === true,
+        expiresAt: expires * 1000,
+        createdAt: now.toISOString(),
+        keyId: caller.keyId,
+      },
+      s.deps.quotaBytes,
+      now.getTime(),
+    );
+    if (!reserved.ok) throw quotaError(s.deps.quotaBytes, reserved.used, body.fileSize);
+    // The URL writes the upload's staging object only; complete checks it and promotes it to `key`.
+    const signed = await s.deps.storage.presignPut({
+      key: stagingKeyOf(fileId),
       contentType: body.contentType,
       contentLength: body.fileSize,
+      expiresAt: new Date(expires * 1000),
     });
-    return { presignedUrl, key, fileId, type, expiresAt: new Date(expires * 1000).toISOString() };
+    return {
+      presignedUrl: signed.url,
+      key,
+      fileId,
+      type,
+      expiresAt: new Date(expires * 1000).toISOString(),
+      headers: signed.headers,
+    };
   });
 }
 
@@ -88,14 +100,11 @@ function resolveType(
   return detectType(format, fileSize);
 }
 
-function checkQuota(s: Services, brandId: string, fileSize: number, nowMs: number): void {
-  const used = s.uploads.quotaUsed(brandId, nowMs);
-  if (used + fileSize > s.deps.quotaBytes) {
-    const left = Math.max(0, s.deps.quotaBytes - used);
-    throw apiError(
-      'quota_exceeded',
-      `the brand's storage quota of ${formatBytes(s.deps.quotaBytes)} would be exceeded (${formatBytes(used)} used, ${formatBytes(left)} left); delete items to make room`,
-      [{ path: 'fileSize', message: 'over quota', actual: fileSize, limit: left }],
-    );
-  }
+function quotaError(quotaBytes: number, used: number, fileSize: number): HttpError {
+  const left = Math.max(0, quotaBytes - used);
+  return apiError(
+    'quota_exceeded',
+    `the brand's storage quota of ${formatBytes(quotaBytes)} would be exceeded (${formatBytes(used)} used, ${formatBytes(left)} left); delete items to make room`,
+    [{ path: 'fileSize', message: 'over quota', actual: fileSize, limit: left }],
+  );
 }

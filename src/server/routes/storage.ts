@@ -1,12 +1,14 @@
-// The object storage side: PUT {presignedUrl} (spec 4.2) and the signed GET of fileUrl and
-// thumbnailUrl. Registered in its own scope whose only body parser hands the raw request over
-// untouched, so a 1 GiB body streams straight to a temp file and is never buffered.
+// The object storage side when this server is the store (disk): PUT {presignedUrl} (spec 4.2),
+// which writes an upload's staging object only, and the signed GET of fileUrl and thumbnailUrl.
+// Registered in its own scope whose only body parser hands the raw request over untouched, so a
+// 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import type { Services } from '../context.js';
-import { HttpError, sendError, storageError } from '../errors.js';
-import { LengthMismatchError } from '../storage.js';
+import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { verify } from '../signing.js';
+import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
+import { fileIdOfStagingKey } from '../storage/interface.js';
 
 interface SignedRequest {
   key: string;
@@ -37,7 +39,10 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
   return sendError(reply, err);
 }
 
-export function registerStorage(app: FastifyInstance, s: Services): void {
+const CLOSED =
+  'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked); nothing was stored — presign again';
+
+export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
   let faultsLeft = s.deps.faults?.count ?? 0;
 
   app.register(async (scope) => {
@@ -46,16 +51,24 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
     scope.put('/storage/*', async (request, reply) => {
-      const check = checkPut(s, request);
+      const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
-      const { key, length } = check;
-      let body: NodeJS.ReadableStream = request.raw;
+      const { key, fileId, length } = check;
+      let body: Readable = request.raw;
       if (faultsLeft > 0 && s.deps.faults) {
         faultsLeft--;
         body = request.raw.pipe(dropAfter(s.deps.faults.dropPutAfterBytes, () => request.raw.socket.destroy()));
       }
+      // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
+      const gone = () => request.raw.socket.destroyed;
+      let outcome: 'stored' | 'closed';
       try {
-        await s.deps.storage.write(key, body as never, length);
+        outcome = await disk.receive(key, body, length, async () => {
+          // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
+          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
+          await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
+          return true;
+        });
       } catch (err) {
         if (err instanceof LengthMismatchError) {
           return reject(
@@ -66,15 +79,23 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
             ),
           );
         }
+        if (isDiskFull(err))
+          return reject(
+            reply,
+            storageError('insufficient_storage', 'the server has no disk space left; nothing was stored — try later'),
+          );
         // The client went away mid-body: nothing was stored, and nobody is left to answer.
-        if (request.raw.destroyed || request.raw.aborted || request.raw.socket.destroyed) return reply.hijack();
+        if (gone()) return reply.hijack();
         throw err;
       }
-      s.uploads.markStored(key, s.deps.now().toISOString());
-      return reply
-        .code(200)
-        .header('ETag', `"${key.split('/')[1] ?? ''}"`)
-        .send();
+      if (gone()) return reply.hijack();
+      if (parserRefused(request.raw.socket))
+        return reject(
+          reply,
+          storageError('content_length_mismatch', 'the body ran past its Content-Length; nothing was stored'),
+        );
+      if (outcome === 'closed') return reject(reply, storageError('upload_closed', CLOSED));
+      return reply.code(200).header('ETag', `"${fileId}"`).send();
     });
 
     scope.get('/storage/*', async (request, reply) => {
@@ -91,18 +112,21 @@ export function registerStorage(app: FastifyInstance, s: Services): void {
       if (signed.expires * 1000 < s.deps.now().getTime()) {
         return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
       }
-      const upload = s.uploads.get(signed.key);
-      const size = upload ? await s.deps.storage.size(signed.key) : null;
-      if (!upload || size === null)
+      const upload = await s.repo.getUpload(signed.key);
+      const object = upload ? await disk.openRead(signed.key) : null;
+      if (!upload || !object)
         return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
-      reply.header('Content-Type', upload.contentType).header('Content-Length', String(size));
-      return reply.send(s.deps.storage.read(signed.key));
+      reply.header('Content-Type', upload.contentType).header('Content-Length', String(object.size));
+      return reply.send(object.stream);
     });
   });
 }
 
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
-function checkPut(s: Services, request: FastifyRequest): { key: string; length: number } | HttpError {
+async function checkPut(
+  s: Services,
+  request: FastifyRequest,
+): Promise<{ key: string; fileId: string; uploadKey: string; length: number } | HttpError> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -110,11 +134,11 @@ function checkPut(s: Services, request: FastifyRequest): { key: string; length: 
     );
   }
   const signed = parseStorageUrl(request.url);
-  const upload = signed ? s.uploads.get(signed.key) : null;
+  const fileId = signed ? fileIdOfStagingKey(signed.key) : null;
+  const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
   const valid =
     signed &&
     upload &&
-    !upload.completedAt &&
     verify(
       s.deps.secret,
       {
@@ -126,15 +150,13 @@ function checkPut(s: Services, request: FastifyRequest): { key: string; length: 
       },
       signed.signature,
     );
-  if (!signed || !upload || !valid) {
-    return storageError(
-      'signature_mismatch',
-      'the URL signature does not match (tampered, or for an upload that was already completed); presign again',
-    );
+  if (!signed || !fileId || !upload || !valid) {
+    return storageError('signature_mismatch', 'the URL signature does not match (tampered or unknown); presign again');
   }
   if (signed.expires * 1000 <= s.deps.now().getTime()) {
     return storageError('expired', 'the presigned URL has expired (it lives 1 hour); presign again');
   }
+  if (!(await s.repo.openForPut(fileId))) return storageError('upload_closed', CLOSED);
   const lengthHeader = request.headers['content-length'];
   if (lengthHeader === undefined) {
     return storageError(
@@ -155,9 +177,8 @@ function checkPut(s: Services, request: FastifyRequest): { key: string; length: 
       `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
     );
   }
-  return { key: signed.key, length: upload.fileSize };
+  return { key: signed.key, fileId, uploadKey: upload.key, length: upload.fileSize };
 }
-
 /** Test fault: passes bytes through until `limit`, then kills the connection. */
 function dropAfter(limit: number, kill: () => void): Transform {
   let seen = 0;

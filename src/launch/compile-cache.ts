@@ -1,0 +1,147 @@
+// Loads the CLI bundle (dist/cli/main.cjs) with V8's code cache, so that after the first run of a
+// command its JavaScript is neither parsed nor compiled again: that was ~40 % of the CPU time of
+// `ls` on the embedded library (bench/notes.md).
+//
+// Node 22.1+ has this built in (module.enableCompileCache). Node 20 has it only for scripts, not
+// ES modules, which is why the bundle is one CommonJS file: it is compiled here as a vm.Script
+// with the cached data of an earlier run (what v8-compile-cache does for CommonJS), and a run
+// that had none writes, as it exits, what V8 compiled by then — the functions that command
+// called. Hence one cache file per command: `ls` does not pay for `upload`'s code, nor `--help`
+// leave `ls` uncached.
+//
+// The file name holds a hash of the bundle's bytes and of Node's version: V8 itself checks only
+// the source's length and its own flags before it trusts cached data.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as nodeModule from 'node:module';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import vm from 'node:vm';
+
+/** Global flags that take a value: that value is not a command name. */
+const FLAGS_WITH_VALUE = new Set(['--profile', '--base-url', '--api-key']);
+
+/**
+ * Where the cache lives: `$CONTENTLIB_HOME/cache` when set (like config, data and state, see
+ * src/config/paths.ts), else `$XDG_CACHE_HOME/contentlib` or `~/.cache/contentlib`. Undefined
+ * when NODE_DISABLE_COMPILE_CACHE is set, the variable Node 22 reads for its own cache.
+ */
+export function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  if (env.CONTENTLIB_HOME) return join(resolve(env.CONTENTLIB_HOME), 'cache');
+  if (env.XDG_CACHE_HOME) return join(resolve(env.XDG_CACHE_HOME), 'contentlib');
+  return join(homedir(), '.cache', 'contentlib');
+}
+
+/** The command a command line runs (`ls`, `upload`…), the part of the cache file's name it picks. */
+export function commandKey(argv: readonly string[]): string {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (FLAGS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) return /^[a-z][a-z-]{0,19}$/.test(arg) ? arg : 'other';
+  }
+  return 'none';
+}
+
+export interface Loaded {
+  /** The bundle's module.exports. */
+  exports: unknown;
+  /** Whether V8 took cached data from an earlier run. */
+  cached: boolean;
+  /** Writes the cache when this run had none (call at exit, once the command ran); never throws. */
+  save(): void;
+}
+
+/** Compiles and runs the CommonJS file `bundle` (its bytes: `source`), with `cacheFile` as its V8 code cache. */
+export function loadWithCodeCache(bundle: string, source: Buffer, cacheFile: string | undefined): Loaded {
+  let cachedData: Buffer | undefined;
+  if (cacheFile) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // No cache yet (or unreadable): compile from source, and write one at exit.
+    }
+  }
+  // Node's own CommonJS wrapper, on a line of its own so that line numbers in stack traces match the file.
+  const wrapped = `(function (exports, require, module, __filename, __dirname) {\n${source.toString('utf8')}\n})`;
+  const script = new vm.Script(wrapped, {
+    filename: bundle,
+    lineOffset: -1,
+    // No importModuleDynamically: Node 20 loses it in a script compiled from cached data, so the
+    // bundle holds no import() (scripts/build.js; test/e2e/compile-cache.test.ts).
+    cachedData,
+  });
+  const cached = cachedData !== undefined && !script.cachedDataRejected;
+  const fn = script.runInThisContext() as (...args: unknown[]) => void;
+  const mod = { exports: {} as unknown };
+  fn.call(mod.exports, mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
+  return {
+    exports: mod.exports,
+    cached,
+    save: () => {
+      if (!cacheFile || cached) return;
+      try {
+        writeCache(cacheFile, script.createCachedData());
+      } catch {
+        // A cache is an optimisation: a read-only or full disk must not fail the command.
+      }
+    },
+  };
+}
+
+function writeCache(file: string, data: Buffer): void {
+  makeDirsSync(dirname(file));
+  // Written aside and renamed: a run starting meanwhile reads the old file or the new, never half.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, data, { mode: 0o600 });
+  renameSync(tmp, file);
+  // Caches of other builds of the bundle (an upgrade) are of no further use.
+  const hash = basename(file).split('-')[0]!;
+  for (const name of readdirSync(dirname(file))) {
+    if (!name.startsWith(hash)) rmSync(join(dirname(file), name), { force: true });
+  }
+}
+
+/**
+ * mkdir -p without Node 20's recursive mkdir, which spins forever where the kernel answers
+ * ENOENT under an existing parent (/proc/1; see src/fs/make-dir.ts, not imported here because
+ * this file must stay tiny: it runs before the bundle).
+ */
+function makeDirsSync(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw err;
+    makeDirsSync(dirname(dir));
+    mkdirSync(dir, { mode: 0o700 });
+  }
+}
+
+/** The cache file of `bundle` for the command `key`, in `dir`. */
+export function cacheFileFor(dir: string, bundle: Buffer, key: string): string {
+  const hash = createHash('sha1').update(bundle).update(`${process.version} ${process.arch}`).digest('hex');
+  return join(dir, 'v8', `${hash.slice(0, 20)}-${key}.bin`);
+}
+
+/** Loads the CLI bundle for this command line, with whichever code cache this Node has. */
+export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.ProcessEnv): unknown {
+  // The bundle's import() of a package in node_modules (jq-wasm), run by Node's loader from this
+  // module, which Node compiled itself (scripts/build.js says why the bundle cannot).
+  (globalThis as { __contentlibImport?: (specifier: string) => Promise<unknown> }).__contentlibImport = (specifier) =>
+    import(specifier);
+  const dir = cacheDir(env);
+  // Node 22.1+: its own cache, for any file it loads. Typed loosely: @types/node is Node 20's.
+  const enable = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
+  if (enable) {
+    if (dir) enable(join(dir, 'node'));
+    return createRequire(bundle)(bundle) as unknown;
+  }
+  const source = readFileSync(bundle);
+  const cacheFile = dir ? cacheFileFor(dir, source, commandKey(argv)) : undefined;
+  const loaded = loadWithCodeCache(bundle, source, cacheFile);
+  process.once('exit', () => loaded.save());
+  return loaded.exports;
+}

@@ -1,0 +1,52 @@
+// JSON request bodies with a nesting limit checked on the raw text, before anything recurses
+// into the value: JSON.parse copes with deep input, but every walk after it (zod, the size check
+// of platformSettings, JSON.stringify of a stored value, jq and Python reading a listing later)
+// may overflow a stack. One iterative scan, then Fastify's own parser (prototype-poisoning checks).
+import type { FastifyInstance } from 'fastify';
+import { apiError } from './errors.js';
+
+/** Deep enough for any real request (platformSettings nest a few levels), far from any stack limit. */
+export const MAX_JSON_DEPTH = 32;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x7b, 0x5b]); // { [
+const CLOSERS = new Set([0x7d, 0x5d]); // } ]
+
+/** True when objects and arrays in `text` nest deeper than `max` (strings are skipped). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (OPENERS.has(c)) {
+      if (++depth > max) return true;
+    } else if (CLOSERS.has(c)) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** Replaces the scope's JSON parser with the depth-checked one. */
+export function installJsonParser(scope: FastifyInstance): void {
+  const parse = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (nestsDeeperThan(typeof body === 'string' ? body : body.toString('utf8'), MAX_JSON_DEPTH)) {
+      done(
+        apiError('invalid_request', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels; send a flatter value`, [
+          { path: '', message: `nesting deeper than ${MAX_JSON_DEPTH}`, limit: MAX_JSON_DEPTH },
+        ]),
+        undefined,
+      );
+      return;
+    }
+    parse(request, typeof body === 'string' ? body : body.toString('utf8'), done);
+  });
+}

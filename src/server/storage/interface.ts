@@ -1,0 +1,109 @@
+// Where the bytes live, behind one interface: local disk with HMAC-signed URLs (disk.ts) today,
+// S3-compatible object storage later. A presigned PUT only ever writes a staging object
+// (`staging/<fileId>`); complete (or PATCH for a thumbnail) checks those bytes with ranged reads
+// and promotes them to the item's final key, which no URL can write. `etag` pins one version of
+// an object, so a late PUT that replaces the staging object between the check and the promote
+// makes the promote fail instead of promoting unchecked bytes.
+
+/** The prefix of every staging key. Final keys start with a user id (a UUID), so never with this. */
+export const STAGING_PREFIX = 'staging/';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The staging key of an upload: one per presign, so a URL can write nothing but its own upload. */
+export function stagingKeyOf(fileId: string): string {
+  if (!UUID.test(fileId)) throw new Error(`a staging key needs a lower-case UUID file id, not "${fileId}"`);
+  return `${STAGING_PREFIX}${fileId}`;
+}
+
+/** The file id of a staging key, or null when `key` is not one. */
+export function fileIdOfStagingKey(key: string): string | null {
+  if (!key.startsWith(STAGING_PREFIX)) return null;
+  const id = key.slice(STAGING_PREFIX.length);
+  return UUID.test(id) ? id : null;
+}
+
+export interface PutToPresign {
+  /** A staging key (stagingKeyOf). */
+  key: string;
+  /** The exact Content-Type the PUT must carry (signed). */
+  contentType: string;
+  /** The exact number of bytes the PUT must carry (signed). */
+  contentLength: number;
+  expiresAt: Date;
+}
+
+export interface PresignedPut {
+  url: string;
+  /** Headers the client must send with the PUT, with exactly these values. */
+  headers: Record<string, string>;
+}
+
+export interface GetToPresign {
+  key: string;
+  expiresAt: Date;
+}
+
+export interface ObjectHead {
+  size: number;
+  /** As stored with the object; null when the store keeps none (disk). */
+  contentType: string | null;
+  /** Changes whenever the object is written again. */
+  etag: string;
+  lastModified: Date;
+}
+
+export interface Storage {
+  presignPut(put: PutToPresign): Promise<PresignedPut>;
+  presignGet(get: GetToPresign): Promise<string>;
+  /** Size, type and version of an object, or null when there is none. */
+  head(key: string): Promise<ObjectHead | null>;
+  /**
+   * Up to `length` bytes from `offset` (fewer at the end of the object, none past it). With
+   * `etag`, throws ObjectStateError('changed') when the object is no longer that version.
+   * Throws ObjectStateError('missing') when there is no object.
+   */
+  readRange(key: string, offset: number, length: number, etag?: string): Promise<Buffer>;
+  /**
+   * Moves a staging object to its final key, atomically as seen by readers of the final key
+   * (a rename on disk; copy then delete on object storage). With `etag`, only that version
+   * moves (ObjectStateError('changed') otherwise); a missing staging object is
+   * ObjectStateError('missing'). An existing final object is replaced.
+   */
+  promote(stagingKey: string, finalKey: string, etag?: string): Promise<void>;
+  /** Removes an object; a missing one counts as removed. */
+  delete(key: string): Promise<void>;
+  /**
+   * Every staging key in the store. The sweeper deletes those that no open upload owns (its row
+   * is gone, completed or attached): such an object can never be promoted, whatever its age.
+   */
+  listStaging(): Promise<string[]>;
+  /** Throws when the store cannot be used right now (readiness). Cheap: no object is written. */
+  check(): Promise<void>;
+}
+
+export type ObjectState = 'missing' | 'changed';
+
+/** The object a call named is not there, or not the version the caller checked. */
+export class ObjectStateError extends Error {
+  constructor(
+    readonly state: ObjectState,
+    readonly key: string,
+  ) {
+    super(state === 'missing' ? `no object ${key}` : `object ${key} was written again meanwhile`);
+    this.name = 'ObjectStateError';
+  }
+}
+
+export function isObjectState(err: unknown, state: ObjectState): boolean {
+  return err instanceof ObjectStateError && err.state === state;
+}
+
+/**
+ * Every object an upload may have with staging → promote: its final object and its staging
+ * object (a late PUT may have left one, or a complete that never committed may have promoted
+ * it). What Repo.deleteItem / updateItem / abandonUploads queue for deletion.
+ */
+export function objectKeysOf(upload: { key: string; fileId: string }): string[] {
+  return [upload.key, stagingKeyOf(upload.fileId)];
+}

@@ -1,0 +1,234 @@
+// Objects in an S3-compatible store (AWS S3, MinIO, Ceph RGW, R2, Garage) through the AWS SDK v3,
+// behind the same Storage interface as the disk. Loaded with a dynamic import only when
+// `--storage s3://…` is given, so the embedded default never pays for the SDK. An upload's bytes
+// go from the client straight to the store with a presigned PUT that signs content-type,
+// content-length and host: the store itself answers 403 when the PUT's headers differ from what
+// the presign allowed. Staging objects live under `<prefix>/staging/`, final ones beside them.
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import {
+  type ObjectHead,
+  ObjectStateError,
+  type PresignedPut,
+  type PutToPresign,
+  STAGING_PREFIX,
+  type Storage,
+} from './interface.js';
+
+export interface S3Location {
+  bucket: string;
+  /** Prepended to every key with a '/', or empty for the bucket's root. */
+  prefix: string;
+}
+
+/** `s3://bucket/some/prefix` → bucket and prefix (no leading or trailing slash), or an Error saying why not. */
+export function parseS3Url(text: string): S3Location | Error {
+  const m = /^s3:\/\/([^/?#]+)(\/[^?#]*)?$/.exec(text.trim());
+  if (!m) return new Error(`"${text}" is not an s3://bucket[/prefix] URL`);
+  const bucket = m[1]!;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    return new Error(`"${bucket}" is not a valid bucket name (3–63 lowercase letters, digits, dots and hyphens)`);
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  return { bucket, prefix };
+}
+
+export interface S3StorageOptions {
+  location: S3Location;
+  /** Overrides AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (MinIO, R2, s3rver …). */
+  endpoint?: string;
+  region?: string;
+  /** Path-style addressing (endpoint/bucket/key): what most self-hosted stores need. */
+  forcePathStyle?: boolean;
+  credentials?: S3ClientConfig['credentials'];
+  /** The clock URLs are signed with (the server's, so expiries match the database's). */
+  now?: () => Date;
+}
+
+/** Client settings from options and the standard AWS environment (region, endpoint, credentials, profiles). */
+export function s3ClientConfig(o: S3StorageOptions, env: NodeJS.ProcessEnv = process.env): S3ClientConfig {
+  const endpoint = o.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  const region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1';
+  return {
+    region,
+    ...(endpoint ? { endpoint } : {}),
+    // A custom endpoint is almost always a self-hosted store without virtual-host DNS for buckets.
+    forcePathStyle: o.forcePathStyle ?? (endpoint !== undefined || env.AWS_S3_FORCE_PATH_STYLE === 'true'),
+    ...(o.credentials ? { credentials: o.credentials } : {}),
+    // No CRC32 baked into presigned URLs or added to requests: many S3-compatible stores reject
+    // the newer flexible-checksum headers, and a presigned PUT's body is not known when signing.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
+
+function statusOf(err: unknown): number | undefined {
+  return err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
+}
+
+function isMissing(err: unknown): boolean {
+  return (
+    err instanceof S3ServiceException && (err.name === 'NotFound' || err.name === 'NoSuchKey' || statusOf(err) === 404)
+  );
+}
+
+/** SigV4 allows at most 7 days; at least one second so a URL is never born expired. */
+function lifetimeSeconds(expiresAt: Date, now: Date): number {
+  return Math.min(7 * 24 * 3600, Math.max(1, Math.round((expiresAt.getTime() - now.getTime()) / 1000)));
+}
+
+export interface S3Storage extends Storage {
+  close(): void;
+}
+
+export function createS3Storage(o: S3StorageOptions): S3Storage {
+  // The SDK warns on every start under Node 20 that future releases need Node 22; the versions
+  // this package allows run on 20, and `serve`'s stderr is for the operator's problems.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const client = new S3Client(s3ClientConfig(o));
+  const now = o.now ?? (() => new Date());
+  const { bucket, prefix } = o.location;
+  const objectKey = (key: string) => (prefix ? `${prefix}/${key}` : key);
+
+  async function presignPut(put: PutToPresign): Promise<PresignedPut> {
+    const command = new PutObjectCommand({
+      Bucket: bucket,
+      Key: objectKey(put.key),
+      ContentType: put.contentType,
+      ContentLength: put.contentLength,
+    });
+    const signingDate = now();
+    // The presigner leaves content-type unsigned unless told; content-length must be named too.
+    const url = await getSignedUrl(client, command, {
+      signingDate,
+      expiresIn: lifetimeSeconds(put.expiresAt, signingDate),
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return { url, headers: { 'Content-Type': put.contentType, 'Content-Length': String(put.contentLength) } };
+  }
+
+  async function presignGet(get: { key: string; expiresAt: Date }): Promise<string> {
+    const signingDate = now();
+    const command = new GetObjectCommand({ Bucket: bucket, Key: objectKey(get.key) });
+    return getSignedUrl(client, command, { signingDate, expiresIn: lifetimeSeconds(get.expiresAt, signingDate) });
+  }
+
+  async function head(key: string): Promise<ObjectHead | null> {
+    try {
+      const res = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      return {
+        size: res.ContentLength ?? 0,
+        contentType: res.ContentType ?? null,
+        etag: res.ETag ?? '',
+        lastModified: res.LastModified ?? new Date(0),
+      };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async function readRange(key: string, offset: number, length: number, etag?: string): Promise<Buffer> {
+    if (length <= 0) return Buffer.alloc(0);
+    try {
+      const res = await client.send(
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: objectKey(key),
+          Range: `bytes=${offset}-${offset + length - 1}`,
+          ...(etag ? { IfMatch: etag } : {}),
+        }),
+      );
+      // Stores that ignore If-Match still say which version they read.
+      if (etag && res.ETag && res.ETag !== etag) {
+        res.Body?.transformToWebStream().cancel();
+        throw new ObjectStateError('changed', key);
+      }
+      const bytes = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } catch (err) {
+      if (isMissing(err)) throw new ObjectStateError('missing', key);
+      if (statusOf(err) === 412) throw new ObjectStateError('changed', key);
+      // A range that starts past the end: nothing there, like a positional read at end of file.
+      if (statusOf(err) === 416) return Buffer.alloc(0);
+      throw err;
+    }
+  }
+
+  async function promote(stagingKey: string, finalKey: string, etag?: string): Promise<void> {
+    if (!stagingKey.startsWith(STAGING_PREFIX) || finalKey.startsWith(STAGING_PREFIX))
+      throw new Error(`promote goes from a staging key to a final key, not ${stagingKey} → ${finalKey}`);
+    let copied: string | undefined;
+    try {
+      const res = await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: objectKey(finalKey),
+          // The copy source is URL-encoded "bucket/key" (keys may hold spaces and unicode).
+          CopySource: `${bucket}/${objectKey(stagingKey).split('/').map(encodeURIComponent).join('/')}`,
+          ...(etag ? { CopySourceIfMatch: etag } : {}),
+        }),
+      );
+      copied = res.CopyObjectResult?.ETag;
+    } catch (err) {
+      if (isMissing(err)) throw new ObjectStateError('missing', stagingKey);
+      if (statusOf(err) === 412) throw new ObjectStateError('changed', stagingKey);
+      throw err;
+    }
+    // Stores that ignore CopySourceIfMatch: the copy says what it copied; unchecked bytes never stay final.
+    if (etag && copied && copied !== etag) {
+      await remove(finalKey);
+      throw new ObjectStateError('changed', stagingKey);
+    }
+    await remove(stagingKey);
+  }
+
+  async function remove(key: string): Promise<void> {
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+    }
+  }
+
+  async function listStaging(): Promise<string[]> {
+    const keys: string[] = [];
+    const listed = objectKey(STAGING_PREFIX);
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: listed, ContinuationToken: token }),
+      );
+      for (const item of page.Contents ?? []) {
+        if (!item.Key) continue;
+        keys.push(item.Key.slice(listed.length - STAGING_PREFIX.length));
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
+
+  return {
+    presignPut,
+    presignGet,
+    head,
+    readRange,
+    promote,
+    delete: remove,
+    listStaging,
+    async check() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    },
+    close: () => client.destroy(),
+  };
+}

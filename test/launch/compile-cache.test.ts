@@ -1,0 +1,106 @@
+// The launcher's code cache (src/launch/compile-cache.ts): a second load takes V8's cached data,
+// a changed bundle never gets an old cache, and a cache that cannot be written never fails a run.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cacheDir, cacheFileFor, commandKey, loadWithCodeCache } from '../../src/launch/compile-cache.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'contentlib-cc-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+// V8 keeps what it compiled in a process and does not look at cached data for a script it has
+// already seen from the same file: a file of another name is a fresh start, as a new process is.
+let files = 0;
+function bundle(body: string): { file: string; source: Buffer } {
+  const file = join(dir, `main-${++files}.cjs`);
+  // Enough code that V8 has something to cache, and a function that runs lazily.
+  const text = `${body}\nexports.twice = (n) => n * 2;\nexports.file = __filename;\nexports.req = typeof require('node:path').join;\n`;
+  writeFileSync(file, text);
+  return { file, source: Buffer.from(text) };
+}
+
+describe('loadWithCodeCache', () => {
+  it('runs the file as CommonJS, then loads it again from the cache it saved', () => {
+    const { file, source } = bundle('exports.answer = 42;');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), source, 'ls');
+    const first = loadWithCodeCache(file, source, cacheFile);
+    const exports = first.exports as { answer: number; twice: (n: number) => number; file: string; req: string };
+    expect(exports.answer).toBe(42);
+    expect(exports.twice(21)).toBe(42);
+    expect(exports.file).toBe(file);
+    expect(exports.req).toBe('function');
+    expect(first.cached).toBe(false);
+    first.save();
+    expect(existsSync(cacheFile)).toBe(true);
+
+    const again = bundle('exports.answer = 42;');
+    const second = loadWithCodeCache(again.file, again.source, cacheFile);
+    expect(second.cached).toBe(true);
+    expect((second.exports as { answer: number }).answer).toBe(42);
+  });
+
+  it('gives a changed bundle a cache of its own and removes the old one when it saves', () => {
+    const old = bundle('exports.answer = 1;');
+    const oldCache = cacheFileFor(join(dir, 'cache'), old.source, 'ls');
+    loadWithCodeCache(old.file, old.source, oldCache).save();
+    // Same length, other bytes: V8 alone would accept the old cache for it.
+    const changed = bundle('exports.answer = 2;');
+    const newCache = cacheFileFor(join(dir, 'cache'), changed.source, 'ls');
+    expect(newCache).not.toBe(oldCache);
+    const loaded = loadWithCodeCache(changed.file, changed.source, newCache);
+    expect(loaded.cached).toBe(false);
+    expect((loaded.exports as { answer: number }).answer).toBe(2);
+    loaded.save();
+    expect(readdirSync(join(dir, 'cache', 'v8'))).toEqual([newCache.split('/').pop()]);
+  });
+
+  it('ignores a cache file that is not V8 cached data, and replaces it', () => {
+    const { file, source } = bundle('exports.answer = 3;');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), source, 'ls');
+    loadWithCodeCache(file, source, cacheFile).save();
+    writeFileSync(cacheFile, 'not a cache');
+    const again = bundle('exports.answer = 3;');
+    const loaded = loadWithCodeCache(again.file, again.source, cacheFile);
+    expect(loaded.cached).toBe(false);
+    expect((loaded.exports as { answer: number }).answer).toBe(3);
+    loaded.save();
+    expect(readFileSync(cacheFile).toString()).not.toBe('not a cache');
+  });
+
+  it('runs, and saves nothing, when the cache folder cannot be made', () => {
+    const { file, source } = bundle('exports.answer = 4;');
+    writeFileSync(join(dir, 'blocked'), 'a file where the folder would be');
+    const cacheFile = cacheFileFor(join(dir, 'blocked'), source, 'ls');
+    const loaded = loadWithCodeCache(file, source, cacheFile);
+    expect((loaded.exports as { answer: number }).answer).toBe(4);
+    expect(() => loaded.save()).not.toThrow();
+    expect(existsSync(cacheFile)).toBe(false);
+  });
+});
+
+describe('cacheDir', () => {
+  it('follows CONTENTLIB_HOME, then XDG_CACHE_HOME, and is off with NODE_DISABLE_COMPILE_CACHE', () => {
+    expect(cacheDir({ CONTENTLIB_HOME: '/h', XDG_CACHE_HOME: '/x' })).toBe('/h/cache');
+    expect(cacheDir({ XDG_CACHE_HOME: '/x' })).toBe('/x/contentlib');
+    expect(cacheDir({})).toMatch(/\/\.cache\/contentlib$/);
+    expect(cacheDir({ CONTENTLIB_HOME: '/h', NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
+  });
+});
+
+describe('commandKey', () => {
+  it.each([
+    [['ls', '--json'], 'ls'],
+    [['--json', 'show', 'abc'], 'show'],
+    [['--profile', 'acme', 'upload', 'dir'], 'upload'],
+    [['--base-url', 'http://x', '--api-key', 'k', 'rm', 'id'], 'rm'],
+    [['--help'], 'none'],
+    [[], 'none'],
+    [['../weird/Path'], 'other'],
+  ])('%j → %s', (argv, key) => {
+    expect(commandKey(argv)).toBe(key);
+  });
+});

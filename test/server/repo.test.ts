@@ -1,0 +1,264 @@
+// The Repo contract, run unchanged against both implementations: SQLite (the embedded default)
+// and PostgreSQL (a real server from test/support/postgres.ts, one for this file). The races are
+// real on PostgreSQL (a pool of connections, row locks) and serialised by design on SQLite.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/server/db.js';
+import type { CompleteInput, NewUpload, Repo } from '../../src/server/repo/interface.js';
+import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
+import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
+import { type TestPostgres, startPostgres } from '../support/postgres.js';
+
+let postgres: TestPostgres;
+const cleanups: Array<() => Promise<void>> = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  for (const c of cleanups) await c();
+  await postgres?.stop();
+});
+
+const backends: Array<[string, () => Promise<Repo>]> = [
+  [
+    'sqlite',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'contentlib-repo-'));
+      const repo = createSqliteRepo(openDatabase(dir), { dataDir: dir });
+      cleanups.push(async () => {
+        await repo.close();
+        await rm(dir, { recursive: true, force: true });
+      });
+      return repo;
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const repo = await createPostgresRepo({ connectionString: await postgres.createDatabase('repo'), max: 12 });
+      cleanups.push(() => repo.close());
+      return repo;
+    },
+  ],
+];
+
+const AT = '2026-01-01T00:00:00.000Z';
+const NOW_MS = Date.parse(AT);
+
+function upload(caller: { userId: string; brandId: string; keyId?: string }, o: Partial<NewUpload> = {}): NewUpload {
+  const fileId = randomUUID();
+  return {
+    key: `${caller.userId}/${fileId}/photo.jpg`,
+    fileId,
+    brandId: caller.brandId,
+    userId: caller.userId,
+    fileName: 'photo.jpg',
+    contentType: 'image/jpeg',
+    fileSize: 100,
+    type: 'carousel',
+    thumbnail: false,
+    expiresAt: NOW_MS + 3600_000,
+    createdAt: AT,
+    keyId: caller.keyId ?? null,
+    ...o,
+  };
+}
+
+function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput {
+  return {
+    brandId: u.brandId,
+    key: u.key,
+    type: u.type,
+    title: 'photo',
+    fileName: u.fileName,
+    contentType: u.contentType,
+    fileSize: u.fileSize,
+    durationSeconds: null,
+    newItemId: randomUUID(),
+    newFileId: randomUUID(),
+    maxCarouselFiles: 10,
+    at: AT,
+    ...o,
+  };
+}
+
+describe.each(backends)('Repo on %s', (_name, open) => {
+  async function withCaller() {
+    const repo = await open();
+    const made = await repo.createKey('acme', new Date(AT));
+    const caller = (await repo.authenticate(made.key))!;
+    return { repo, caller, made };
+  }
+
+  async function stored(repo: Repo, u: NewUpload) {
+    expect(await repo.reserveUpload(u, 1e9, NOW_MS)).toEqual({ ok: true });
+    await repo.markStored(u.key, AT);
+    return u;
+  }
+
+  it('keys: a created key authenticates until revoked; listing shows it; brands are shared by name', async () => {
+    const { repo, caller, made } = await withCaller();
+    expect(caller.brandId).toBeTruthy();
+    const second = await repo.createKey('acme', new Date(AT));
+    expect((await repo.authenticate(second.key))!.brandId).toBe(caller.brandId);
+    expect((await repo.listKeys()).map((k) => k.id)).toEqual(expect.arrayContaining([made.id, second.id]));
+    expect(await repo.revokeKey(made.id, new Date(AT))).toBe(true);
+    expect(await repo.revokeKey(made.id, new Date(AT))).toBe(false);
+    expect(await repo.authenticate(made.key)).toBeNull();
+    expect(await repo.authenticate('cl_nonsense')).toBeNull();
+  });
+
+  it('keys made together for a new brand make one brand', async () => {
+    const repo = await open();
+    const made = await Promise.all(Array.from({ length: 6 }, () => repo.createKey('together', new Date(AT))));
+    const brands = new Set(await Promise.all(made.map(async (m) => (await repo.authenticate(m.key))!.brandId)));
+    expect(brands.size).toBe(1);
+  });
+
+  it('quota: checked and reserved together, thumbnails aside', async () => {
+    const { repo, caller } = await withCaller();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => repo.reserveUpload(upload(caller, { fileSize: 100 }), 500, NOW_MS)),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(5);
+    expect(results.find((r) => !r.ok)).toEqual({ ok: false, used: 500 });
+    expect(await repo.reserveUpload(upload(caller, { thumbnail: true }), 500, NOW_MS)).toEqual({ ok: true });
+    // Expired and never stored: no longer counted.
+    expect(await repo.reserveUpload(upload(caller), 500, NOW_MS + 7200_000)).toEqual({ ok: true });
+  });
+
+  it('complete: one item per key, however many calls race', async () => {
+    const { repo, caller } = await withCaller();
+    const u = await stored(repo, upload(caller, { type: 'shortform', contentType: 'video/mp4', fileName: 'a.mp4' }));
+    const results = await Promise.all(Array.from({ length: 8 }, () => repo.complete(completion(u))));
+    const ids = new Set(results.map((r) => (r.kind === 'done' ? r.itemId : r.kind)));
+    expect(ids.size).toBe(1);
+    const item = (await repo.getItem(caller.brandId, [...ids][0]!))!;
+    expect(item).toMatchObject({ type: 'shortform', fileKey: u.key, fileCount: 1, fileSize: 100, status: 'draft' });
+    expect((await repo.getUpload(u.key))!.completedAt).toBe(AT);
+    expect((await repo.listItems(caller.brandId, { limit: 10, offset: 0 })).items).toHaveLength(1);
+  });
+
+  it('carousel: racing additions stop at exactly the maximum', async () => {
+    const { repo, caller } = await withCaller();
+    const first = await stored(repo, upload(caller));
+    const made = await repo.complete(completion(first));
+    if (made.kind !== 'done') throw new Error(made.kind);
+    const more = await Promise.all(Array.from({ length: 11 }, () => stored(repo, upload(caller))));
+    const results = await Promise.all(more.map((u) => repo.complete(completion(u, { contentItemId: made.itemId }))));
+    expect(results.filter((r) => r.kind === 'done')).toHaveLength(9);
+    expect(results.filter((r) => r.kind === 'carousel_full')).toHaveLength(2);
+    const item = (await repo.getItem(caller.brandId, made.itemId))!;
+    expect(item.fileCount).toBe(10);
+    expect(item.fileSize).toBe(1000);
+    expect((await repo.files(made.itemId)).map((f) => f.sortOrder)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const other = await repo.createKey('other', new Date(AT));
+    const stranger = (await repo.authenticate(other.key))!;
+    expect(await repo.getItem(stranger.brandId, made.itemId)).toBeNull();
+  });
+
+  it('list: filters, search with LIKE characters taken literally, pages', async () => {
+    const { repo, caller } = await withCaller();
+    for (const title of ['Summer 100%', 'summer_fun', 'Winter']) {
+      const u = await stored(repo, upload(caller));
+      await repo.complete(completion(u, { title }));
+    }
+    const search = async (s: string) =>
+      (await repo.listItems(caller.brandId, { search: s, limit: 10, offset: 0 })).items.map((i) => i.title).sort();
+    expect(await search('SUMMER')).toEqual(['Summer 100%', 'summer_fun']);
+    expect(await search('%')).toEqual(['Summer 100%']);
+    expect(await search('_')).toEqual(['summer_fun']);
+    const page = await repo.listItems(caller.brandId, { limit: 2, offset: 0, type: 'carousel', status: 'draft' });
+    expect(page.items).toHaveLength(2);
+    expect(page.hasMore).toBe(true);
+  });
+
+  it('update: changes stick; a replaced thumbnail goes to the outbox; a missing item is null', async () => {
+    const { repo, caller } = await withCaller();
+    const u = await stored(repo, upload(caller));
+    const done = await repo.complete(completion(u));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    const t1 = await stored(repo, upload(caller, { thumbnail: true }));
+    const t2 = await stored(repo, upload(caller, { thumbnail: true }));
+    expect(await repo.updateItem(caller.brandId, done.itemId, { title: 'New', thumbnailKey: t1.key }, AT)).toEqual([]);
+    expect(await repo.updateItem(caller.brandId, done.itemId, { thumbnailKey: t2.key, hashtags: ['#a'] }, AT)).toEqual([
+      t1.key,
+    ]);
+    expect(await repo.getItem(caller.brandId, done.itemId)).toMatchObject({
+      title: 'New',
+      hashtags: ['#a'],
+      thumbnailKey: t2.key,
+    });
+    expect(await repo.pendingDeletions()).toEqual([t1.key]);
+    expect(await repo.updateItem(caller.brandId, randomUUID(), { title: 'x' }, AT)).toBeNull();
+  });
+
+  it('delete: every object of the item goes to the outbox once; a second delete finds nothing', async () => {
+    const { repo, caller } = await withCaller();
+    const first = await stored(repo, upload(caller));
+    const done = await repo.complete(completion(first));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    const second = await stored(repo, upload(caller));
+    await repo.complete(completion(second, { contentItemId: done.itemId }));
+    const results = await Promise.all([1, 2, 3].map(() => repo.deleteItem(caller.brandId, done.itemId, AT)));
+    const winners = results.filter((r) => r !== null);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.sort()).toEqual([first.key, second.key].sort());
+    expect(await repo.getItem(caller.brandId, done.itemId)).toBeNull();
+    expect(await repo.getUpload(first.key)).toBeNull();
+  });
+
+  it('outbox: abandoned uploads are queued; claims never overlap; failures come back', async () => {
+    const { repo, caller } = await withCaller();
+    const open = await Promise.all(Array.from({ length: 6 }, () => stored(repo, upload(caller))));
+    expect(await repo.abandonUploads(NOW_MS, AT)).toBe(0);
+    expect(await repo.abandonUploads(NOW_MS + 7200_000, AT)).toBe(6);
+    expect((await repo.pendingDeletions()).sort()).toEqual(open.map((u) => u.key).sort());
+    const [a, b] = await Promise.all([repo.claimDeletions(4, 60), repo.claimDeletions(4, 60)]);
+    const claimed = [...a!, ...b!];
+    expect(new Set(claimed).size).toBe(6);
+    expect(claimed).toHaveLength(6);
+    await repo.deletionFailed(claimed[0]!, 'store unreachable');
+    for (const key of claimed.slice(1)) await repo.deletionDone(key);
+    expect(await repo.pendingDeletions()).toEqual([claimed[0]]);
+    expect(await repo.claimDeletions(10, 60)).toEqual([claimed[0]]);
+  });
+
+  it('an upload is open for its PUT until completed or its key revoked; objects map to their staging keys', async () => {
+    const { repo, caller, made } = await withCaller();
+    const u = await stored(repo, upload(caller));
+    expect((await repo.getUploadByFileId(u.fileId))!.key).toBe(u.key);
+    expect((await repo.openForPut(u.fileId))!.keyId).toBe(made.id);
+    const done = await repo.complete(completion(u));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    expect(await repo.openForPut(u.fileId)).toBeNull();
+    const open = await stored(repo, upload(caller));
+    await repo.revokeKey(made.id, new Date(AT));
+    expect(await repo.openForPut(open.fileId)).toBeNull();
+    const staging = (x: { key: string; fileId: string }) => [`staging/${x.fileId}`, x.key];
+    expect((await repo.deleteItem(caller.brandId, done.itemId, AT, staging))!.sort()).toEqual(
+      [`staging/${u.fileId}`, u.key].sort(),
+    );
+  });
+
+  it('a shared secret is made once and then the same for every caller; ping answers', async () => {
+    const repo = await open();
+    const [x, y] = await Promise.all([repo.sharedSecret('signing'), repo.sharedSecret('signing')]);
+    expect(x!.length).toBe(32);
+    expect(x!.equals(y!)).toBe(true);
+    await repo.ping();
+  });
+});
+
+describe('PostgreSQL migrations', () => {
+  it('instances starting together migrate once', async () => {
+    const url = await postgres.createDatabase('migrate');
+    const repos = await Promise.all([1, 2, 3, 4].map(() => createPostgresRepo({ connectionString: url, max: 2 })));
+    const made = await repos[0]!.createKey('acme', new Date(AT));
+    expect(await repos[3]!.authenticate(made.key)).not.toBeNull();
+    await Promise.all(repos.map((r) => r.close()));
+  });
+});

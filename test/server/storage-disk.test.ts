@@ -1,0 +1,56 @@
+// The Storage contract against the disk implementation, plus what only disk does: receive a
+// PUT body into staging (exact length, the still-open decision) and keep keys off the path.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LengthMismatchError, createDiskStorage } from '../../src/server/storage/disk.js';
+import { stagingKeyOf } from '../../src/server/storage/interface.js';
+import { storageContract } from './storage-contract.js';
+
+async function diskSetup() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'contentlib-disk-'));
+  const storage = createDiskStorage({ dataDir, secret: Buffer.alloc(32, 1), publicUrl: () => 'http://127.0.0.1:1' });
+  return {
+    dataDir,
+    storage,
+    async stage(key: string, bytes: Buffer) {
+      expect(await storage.receive(key, Readable.from([bytes]), bytes.length, async () => true)).toBe('stored');
+    },
+    dispose: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+storageContract('disk', diskSetup);
+
+describe('disk only', () => {
+  it('a body of the wrong length, or one whose upload closed meanwhile, leaves nothing behind', async () => {
+    const s = await diskSetup();
+    try {
+      const key = stagingKeyOf(crypto.randomUUID());
+      const short = await s.storage
+        .receive(key, Readable.from([Buffer.alloc(5)]), 10, async () => true)
+        .catch((e) => e);
+      expect(short).toBeInstanceOf(LengthMismatchError);
+      expect(await s.storage.receive(key, Readable.from([Buffer.alloc(10)]), 10, async () => false)).toBe('closed');
+      expect(await s.storage.head(key)).toBeNull();
+      expect(await readdir(join(s.dataDir, 'tmp'))).toEqual([]);
+    } finally {
+      await s.dispose();
+    }
+  });
+
+  it('keys never become paths: a final key is hashed, a bad staging key is refused', async () => {
+    const s = await diskSetup();
+    try {
+      const path = s.storage.pathOf('../../etc/passwd');
+      expect(path.startsWith(join(s.dataDir, 'objects'))).toBe(true);
+      expect(() => s.storage.pathOf('staging/../../x')).toThrow();
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      await s.dispose();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+// A real PostgreSQL for tests: Debian's server binaries (package `postgresql`, installed by
+// .ci/run when missing) run on a temporary folder and a free port, listening on 127.0.0.1 only.
+// PostgreSQL refuses to run as root, so under root (CI) every server command runs as the
+// `postgres` user the package creates, on a folder that user owns. One server per test file at
+// most: start it in beforeAll, and give each test its own database with `createDatabase`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export interface TestPostgres {
+  /** postgres://postgres@127.0.0.1:PORT/postgres */
+  url: string;
+  /** A fresh, empty database; returns its URL. */
+  createDatabase(prefix?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** The newest installed server's bin folder, or null when PostgreSQL is not installed. */
+export function postgresBinDir(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], 'bin') : null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const asRoot = process.getuid?.() === 0;
+
+/** Runs a server binary, as `postgres` when we are root. */
+function run(bin: string, args: string[]): void {
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/' });
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql; .ci/run does it)');
+  const dir = await mkdtemp(join(tmpdir(), 'contentlib-pg-'));
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
+    await chown(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '-N']);
+  const port = await freePort();
+  // fsync off: a test database need not survive a power cut, and the shared machine is slow.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
+  run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let count = 0;
+  return {
+    url,
+    async createDatabase(prefix = 'test') {
+      const name = `${prefix}_${process.pid}_${++count}`;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      try {
+        run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
