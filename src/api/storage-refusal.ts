@@ -1,7 +1,13 @@
 // What an object store's refusal of a presigned PUT means for the upload: retried or final, and
 // in words. S3 and the S3-compatible stores answer with an XML <Error><Code> (parsed by
 // errorFromResponse into a StorageError); our own disk storage with its JSON codes.
-import type { StorageError } from './errors.js';
+
+/** What a store's refusal says: a StorageError (./errors.ts, which asks refusalRetry) has these. */
+export interface Refusal {
+  code: string;
+  message: string;
+  status: number;
+}
 
 interface Meaning {
   /** Another try of the same PUT (from byte 0) may succeed. */
@@ -31,17 +37,17 @@ const MEANINGS: Record<string, Meaning> = {
 };
 
 /** The store said the presigned URL has expired: ours (`expired`) or S3's AccessDenied "Request has expired". */
-export function isExpiredRefusal(err: StorageError): boolean {
+export function isExpiredRefusal(err: Refusal): boolean {
   return err.code === 'expired' || (err.code === 'AccessDenied' && /expired/i.test(err.message));
 }
 
 /** Whether another try may help; undefined when the code says nothing beyond its status. */
-export function refusalRetry(err: StorageError): boolean | undefined {
+export function refusalRetry(err: Refusal): boolean | undefined {
   return MEANINGS[err.code]?.retry;
 }
 
 /** One line: the store's own message, status and code (and `note`, e.g. its request id), then what they mean. */
-export function describeRefusal(err: StorageError, note = ''): string {
+export function describeRefusal(err: Refusal, note = ''): string {
   const meaning = isExpiredRefusal(err) ? 'the upload URL expired' : MEANINGS[err.code]?.says;
   const quoted = `${err.message} (${err.status} ${err.code}${note})`;
   return meaning ? `${quoted} — ${meaning}` : quoted;

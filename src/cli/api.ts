@@ -1,8 +1,9 @@
 // Opens the API for a command: resolves the target (flags → env → profile → embedded), starts
 // the embedded server in-process when that is the target, and returns a client that talks real
-// HTTP either way. Everything it opens is closed through ctx.onClose.
+// HTTP either way. Everything it opens is closed through ctx.onClose. The server (Fastify,
+// SQLite) loads only when the embedded library is the target: a remote never needs it.
 import { createHash } from 'node:crypto';
-import type { ApiClient } from '../api/client.js';
+import { type ApiClient, createApiClient } from '../api/client.js';
 import { redactKey } from '../api/errors.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
@@ -10,7 +11,8 @@ import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
 import { resolveTarget } from '../config/resolve.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { InterruptedError, dataDirError, nameTarget } from './errors.js';
+import { dataDirError } from './error-messages.js';
+import { InterruptedError } from './errors.js';
 import { makeDir } from '../fs/make-dir.js';
 import { automationReason, embeddedByEnv, noRemoteError, targetLine } from './target.js';
 import type { TargetInfo } from './target.js';
@@ -93,7 +95,6 @@ export async function openApi(
     const reason = onPurpose ? undefined : automationReason(ctx.io, ctx.env);
     if (reason) throw noRemoteError(reason);
   }
-  const { createApiClient } = await import('../api/client.js');
   const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals), retry: retryPolicy(ctx.env) };
 
   if (resolved.kind === 'remote') {
@@ -129,7 +130,7 @@ export async function openApi(
   const client = createApiClient({ baseUrl: server.url, apiKey: key.apiKey, ...common });
   // Closers run in reverse: the client lets go of its sockets before the server stops.
   ctx.onClose(() => client.close());
-  nameTarget(server.url, `the embedded library (${dataDir})`);
+  ctx.targetNames.set(server.url.replace(/\/+$/, ''), `the embedded library (${dataDir})`);
   const info: TargetInfo = { kind: 'embedded', dataDir };
   // Chosen by default (nothing configured): say how to choose otherwise.
   const byDefault = !globals.embedded && !embeddedByEnv(ctx.env) && config.useEmbedded !== true;

@@ -13,6 +13,11 @@ export interface CliContext {
   signal: AbortSignal;
   /** Registers a cleanup (close the embedded server, the HTTP dispatcher) that main runs before exiting. */
   onClose: (fn: () => Promise<void> | void) => void;
+  /**
+   * What error messages call a base URL that means nothing to a person (the embedded library's
+   * fresh port): its data folder. openApi adds to it; main hands it to describeError.
+   */
+  targetNames: Map<string, string>;
 }
 
 /** Global flags, as commander parses them from the top-level program. */

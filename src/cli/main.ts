@@ -6,7 +6,8 @@ import { CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import type { CliContext } from './context.js';
 import { splitJsonFields } from './argv.js';
-import { EXIT, describeError } from './errors.js';
+import { describeError } from './error-messages.js';
+import { EXIT } from './errors.js';
 import { ALL_FIELDS } from './output/json.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
@@ -50,7 +51,7 @@ export async function run(
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const verbose = Boolean(program.opts().verbose);
-    const { message, exitCode } = describeError(err, verbose);
+    const { message, exitCode } = describeError(err, { verbose, targetNames: ctx.targetNames });
     // An error with no message was reported where it happened (upload's interrupted summary).
     if (message) stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
     return exitCode;
@@ -95,6 +96,7 @@ export async function main(): Promise<void> {
     sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
     signal: controller.signal,
     onClose: (fn) => closers.push(fn),
+    targetNames: new Map(),
   };
   if (process.argv.includes('--no-color')) ctx.io.color = false;
   ignoreBrokenPipe(process.stdout);

@@ -1,19 +1,28 @@
-// The one registration file: every command, its flags and examples. Each command module keeps
-// its heavy imports (HTTP client, server, database) inside its action, so `--version` and
-// `--help` load almost nothing.
+// The one registration file: every command, its flags, help and examples, and the one place
+// command modules are loaded lazily. A command's module (src/cli/commands/*.ts) imports what it
+// needs statically and loads only when that command runs, so `--version` and `--help` load none
+// of them: only this file, commander, and the light flags.ts and rules.
 import { Command, Option } from 'commander';
-import { registerAuth } from './commands/auth.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerConfig } from './commands/config.js';
-import { registerEdit } from './commands/edit.js';
-import { registerKeys } from './commands/keys.js';
-import { registerLogin } from './commands/login.js';
-import { registerLs } from './commands/ls.js';
-import { registerRm } from './commands/rm.js';
-import { registerServe } from './commands/serve.js';
-import { registerShow } from './commands/show.js';
-import { registerUpload } from './commands/upload.js';
+import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
+import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+
+/**
+ * The action of a command, from its module, loaded when the command runs. Commander calls an
+ * action with the command's arguments, its options and the command itself; the command's
+ * function gets the context, the global flags, then the arguments and options.
+ */
+function lazy<M, A extends unknown[]>(
+  ctx: CliContext,
+  load: () => Promise<M>,
+  pick: (m: M) => (ctx: CliContext, globals: GlobalOptions, ...args: A) => Promise<unknown> | unknown,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    const command = args[args.length - 1] as Command;
+    const run = pick(await load());
+    await run(ctx, command.optsWithGlobals<GlobalOptions>(), ...(args.slice(0, -1) as A));
+  };
+}
 
 export function buildProgram(ctx: CliContext, version: string): Command {
   const program = new Command('contentlib')
@@ -60,18 +69,434 @@ export function buildProgram(ctx: CliContext, version: string): Command {
       if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
     });
 
-  // Commands register here, one line each.
-  registerUpload(program, ctx);
-  registerLs(program, ctx);
-  registerShow(program, ctx);
-  registerEdit(program, ctx);
-  registerRm(program, ctx);
-  registerLogin(program, ctx); // login and logout
-  registerAuth(program, ctx);
-  registerConfig(program, ctx);
-  registerCompletion(program, ctx);
-  registerServe(program, ctx);
-  registerKeys(program, ctx);
-  void ctx;
+  defineUpload(program, ctx);
+  defineLs(program, ctx);
+  defineShow(program, ctx);
+  defineEdit(program, ctx);
+  defineRm(program, ctx);
+  defineLogin(program, ctx); // login and logout
+  defineAuth(program, ctx);
+  defineConfig(program, ctx);
+  defineCompletion(program, ctx);
+  defineServe(program, ctx);
+  defineKeys(program, ctx);
   return program;
+}
+
+function defineUpload(program: Command, ctx: CliContext): void {
+  program
+    .command('upload')
+    .description('upload videos and images: each video one item, the images of a folder one carousel')
+    .argument('[paths...]', 'files, folders or globs (quote globs: "clips/*.mp4")')
+    .addOption(new Option('--type <type>', 'make every item this type (checked strictly)').choices(CONTENT_TYPES))
+    .option('--carousel', 'put all the given images into one carousel, wherever they are')
+    .option('--to <id>', 'append the images to this existing carousel')
+    .option('--title <text>', 'title of the item (one item only; use sidecars or --manifest for more)')
+    .option('--description <text>', 'description')
+    .option('--hashtags <list>', 'hashtags: "summer, #sale"')
+    .addOption(new Option('--status <status>', 'status after upload (default: draft)').choices(STATUSES))
+    .option('--platform <path=value>', 'a platform setting, e.g. youtube.visibility=private (repeatable)', collect)
+    .option('--manifest <file>', 'a JSON list of items with their files and metadata (for CI)')
+    .option('--thumbnail <image>', 'thumbnail image for a single video')
+    .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
+    .option('--dry-run', 'check everything and print the plan; send nothing')
+    .option('--force', 'upload again what the journal says was uploaded before')
+    .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
+    .addHelpText(
+      'after',
+      `
+Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
+a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
+Re-running the same command skips what was uploaded (a journal in the state directory).
+Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
+as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
+
+Examples:
+  contentlib upload fixtures/demo
+  contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
+  contentlib upload --manifest release.json --json > upload-log.ndjson
+  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/upload.js'),
+        (m) => m.uploadCommand,
+      ),
+    );
+}
+
+function defineLs(program: Command, ctx: CliContext): void {
+  program
+    .command('ls')
+    .description('list content items, newest first')
+    .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
+    .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
+    .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
+    .option(
+      '--limit <n>',
+      `how many items (default ${LIST_LIMITS.defaultLimit}; above ${LIST_LIMITS.maxLimit} is fetched in several pages)`,
+      parseCount('--limit', 1),
+    )
+    .option('--offset <n>', 'skip this many items first', parseCount('--offset', 0))
+    .option('--all', 'every item, page by page (ignores --limit)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib ls --status draft --type carousel
+  contentlib ls --search "summer sale" --limit 200
+  contentlib ls --all --json > library.json
+  contentlib ls --status failed --json id,title
+  contentlib ls --type carousel --jq '.[] | select(.fileCount > 5) | .id'`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/ls.js'),
+        (m) => m.lsCommand,
+      ),
+    );
+}
+
+function defineShow(program: Command, ctx: CliContext): void {
+  program
+    .command('show')
+    .description('show one item: every field, platform settings, and a carousel’s images in order')
+    .argument('<id>', 'the item id (see contentlib ls)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --json id,title,status
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --jq '.files[].fileName'`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/show.js'),
+        (m) => m.showCommand,
+      ),
+    );
+}
+
+function defineEdit(program: Command, ctx: CliContext): void {
+  program
+    .command('edit')
+    .description('change an item’s title, description, status, hashtags or platform settings')
+    .argument('<id>', 'the item id (see contentlib ls)')
+    .option('--title <text>', 'new title')
+    .option('--description <text>', 'new description ("" clears it)')
+    .addOption(new Option('--status <status>', 'new status').choices(STATUSES))
+    .option('--hashtags <list>', 'replace all hashtags: "summer, #sale" ("" clears them)')
+    .option('--add-hashtag <tag>', 'add a hashtag (repeatable)', collect)
+    .option('--remove-hashtag <tag>', 'remove a hashtag (repeatable)', collect)
+    .option(
+      '--platform <path=value>',
+      'set one platform setting, e.g. youtube.visibility=private; value read as JSON when it parses; =null removes it (repeatable)',
+      collect,
+    )
+    .option('--platform-json <file>', 'merge platform settings from a JSON file (- for stdin)')
+    .option('--replace-platform', 'replace all platform settings instead of merging into them')
+    .option('--thumbnail <image>', `set the thumbnail: ${THUMBNAIL_WHAT}`)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --title "Summer sale" --status scheduled
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --add-hashtag summer --remove-hashtag winter
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --thumbnail cover.jpg
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --platform youtube.visibility=private --platform tiktok.duet=false`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/edit.js'),
+        (m) => m.editCommand,
+      ),
+    );
+}
+
+function defineRm(program: Command, ctx: CliContext): void {
+  program
+    .command('rm')
+    .description('delete items and all their files for good (asks first on a terminal)')
+    .argument('[ids...]', 'ids of the items to delete; - reads ids from standard input')
+    .option('-y, --yes', 'do not ask (required when not on a terminal); with no ids, does nothing')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
+  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/rm.js'),
+        (m) => m.rmCommand,
+      ),
+    );
+}
+
+function defineLogin(program: Command, ctx: CliContext): void {
+  program
+    .command('login')
+    .description('save a service’s base URL and API key as a profile, after checking the key works')
+    .option('--with-token', 'read the API key from standard input (for scripts)')
+    .addHelpText(
+      'after',
+      `
+The key is checked with one list request, then saved in the config file (mode 0600) and the
+profile becomes the active one. Use the global --profile NAME to keep several.
+
+Examples:
+  contentlib login --base-url https://content.example.com
+  printf %s "$CONTENTLIB_KEY" | contentlib login --with-token --base-url https://content.example.com
+  contentlib login --profile staging --base-url https://staging.content.example.com`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/login.js'),
+        (m) => m.loginCommand,
+      ),
+    );
+
+  program
+    .command('logout')
+    .description('forget a saved profile and its key (the active one unless --profile)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib logout
+  contentlib logout --profile staging`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/login.js'),
+        (m) => m.logoutCommand,
+      ),
+    );
+}
+
+function defineAuth(program: Command, ctx: CliContext): void {
+  const auth = program.command('auth').description('check the credentials the commands use');
+  auth
+    .command('status')
+    .description('show the target, brand and key, and check the key against the service (exit 4 when rejected)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib auth status
+  CONTENTLIB_BASE_URL=https://content.example.com CONTENTLIB_API_KEY=$KEY contentlib auth status --json`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/auth.js'),
+        (m) => m.authStatusCommand,
+      ),
+    );
+}
+
+function defineConfig(program: Command, ctx: CliContext): void {
+  const config = program
+    .command('config')
+    .description('show or change saved settings (profiles, active profile)')
+    .addHelpText(
+      'after',
+      `
+Settings: active-profile, base-url and api-key (of the active profile, or of --profile NAME), path,
+embedded (true: with no remote configured, write to the embedded library even in CI or a pipe).
+
+Examples:
+  contentlib config list
+  contentlib config set active-profile staging
+  contentlib config get base-url --profile staging
+  contentlib config set embedded true`,
+    );
+
+  config
+    .command('list')
+    .description('every setting, API keys redacted')
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/config.js'),
+        (m) => m.configListCommand,
+      ),
+    );
+  config
+    .command('get')
+    .description('print one setting')
+    .argument('<key>', CONFIG_KEYS.join(' | '))
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/config.js'),
+        (m) => m.configGetCommand,
+      ),
+    );
+  config
+    .command('set')
+    .description('change one setting')
+    .argument('<key>', 'active-profile | base-url | embedded')
+    .argument('<value>', 'the new value ("" clears active-profile)')
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/config.js'),
+        (m) => m.configSetCommand,
+      ),
+    );
+}
+
+function defineCompletion(program: Command, ctx: CliContext): void {
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .argument('<shell>', SHELLS.join(' | '))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  source <(contentlib completion bash)          # add to ~/.bashrc
+  source <(contentlib completion zsh)           # add to ~/.zshrc
+  contentlib completion fish > ~/.config/fish/completions/contentlib.fish`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/completion.js'),
+        (m) => m.completionCommand(program),
+      ),
+    );
+}
+
+function defineServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('run the embedded Content Library server for other clients (prints its base URL)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
+    .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
+    .option(
+      '--db <url>',
+      'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
+    )
+    .option(
+      '--storage <url>',
+      's3://bucket[/prefix]: objects in an S3-compatible store, configured by the standard AWS_* variables (default: $CONTENTLIB_STORAGE_URL, else the data dir)',
+    )
+    .option(
+      '--public-url <url>',
+      'base URL clients reach this server at, used in signed URLs (default: the listening address)',
+    )
+    .addOption(new Option('--url-ttl <seconds>').hideHelp())
+    .addOption(new Option('--quota <bytes>').hideHelp())
+    .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
+    .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
+    .addOption(new Option('--fault-count <n>').hideHelp())
+    .addOption(new Option('--fault-write-error <errno>').hideHelp())
+    .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
+    .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
+    .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')
+    .option('--metrics-port <port>', 'serve GET /metrics on this port instead (implies --metrics)')
+    .option('--drain-grace <seconds>', 'after SIGTERM, keep serving this long while /readyz says 503', '5')
+    .option('--drain-timeout <seconds>', 'then wait this long for requests in flight before cutting them', '60')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib serve
+  contentlib serve --port 8080 --data-dir ./library
+  contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
+  contentlib serve --host 0.0.0.0 --port 8080 --db postgres://contentlib@db/contentlib   # one of N instances (docs/deploy.md)
+  contentlib serve --host 0.0.0.0 --port 8080 --log-format json --metrics-port 9464
+
+Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
+
+Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/serve.js'),
+        (m) => m.serveCommand,
+      ),
+    );
+}
+
+function defineKeys(program: Command, ctx: CliContext): void {
+  const keys = program
+    .command('keys')
+    .description("manage the embedded server's API keys (one brand per key)")
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib keys create --brand acme
+  contentlib keys list
+  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --data-dir ./library`,
+    );
+  const dataDirOption = '--data-dir <dir>';
+  const dataDirHelp = 'the server data dir (default: the embedded library)';
+  const dbOption = '--db <url>';
+  const dbHelp = "the servers' PostgreSQL (postgres://…; default: $CONTENTLIB_DATABASE_URL, else the data dir)";
+
+  keys
+    .command('create')
+    .description('create a key for a brand (created when new); the key is shown once')
+    .requiredOption('--brand <name>', 'brand the key belongs to')
+    .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/keys.js'),
+        (m) => m.keysCreateCommand,
+      ),
+    );
+
+  keys
+    .command('list')
+    .description('list keys (id, prefix, brand, created, status), never the keys themselves')
+    .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
+    .addHelpText(
+      'after',
+      "\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'",
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/keys.js'),
+        (m) => m.keysListCommand,
+      ),
+    );
+
+  keys
+    .command('revoke')
+    .description('revoke a key at once (requests with it get 401)')
+    .argument('<id>', 'key id, from contentlib keys list')
+    .option(dataDirOption, dataDirHelp)
+    .option(dbOption, dbHelp)
+    .addHelpText('after', '\nExamples:\n  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11')
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/keys.js'),
+        (m) => m.keysRevokeCommand,
+      ),
+    );
 }

@@ -1,7 +1,7 @@
 // Which library a command talks to, decided by ONE pure function from flags, environment and the
 // config file: flags → CONTENTLIB_* environment → the active profile → the embedded library.
 import { redactKey } from '../api/errors.js';
-import { UsageError } from '../cli/errors.js';
+import { configUsage } from './errors.js';
 import type { ConfigData } from './store.js';
 
 export interface TargetFlags {
@@ -42,13 +42,13 @@ export function normalizeBaseUrl(raw: string, from: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UsageError(`${from} "${raw}" is not a URL.`, schemeHint(raw));
+    throw configUsage(`${from} "${raw}" is not a URL.`, schemeHint(raw));
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${from} "${raw}" must start with http:// or https://.`, schemeHint(raw));
+    throw configUsage(`${from} "${raw}" must start with http:// or https://.`, schemeHint(raw));
   }
   if (url.search || url.hash)
-    throw new UsageError(
+    throw configUsage(
       `${from} "${raw}" must not have a query or fragment.`,
       'Give the service root, e.g. https://content.example.com',
     );
@@ -59,7 +59,7 @@ function fromProfile(name: string, config: ConfigData, how: string): Target {
   const p = config.profiles[name];
   if (!p) {
     const known = Object.keys(config.profiles);
-    throw new UsageError(
+    throw configUsage(
       `No profile named "${name}" (${how}).`,
       known.length
         ? `Known profiles: ${known.join(', ')}. Create one with: contentlib login --profile ${name}`
@@ -83,7 +83,7 @@ export function resolveTarget(flags: TargetFlags, env: TargetEnv, config: Config
   const embeddedLabel = 'the embedded library on this machine';
   if (flags.embedded) {
     if (flags.baseUrl || flags.apiKey || flags.profile)
-      throw new UsageError(
+      throw configUsage(
         '--embedded cannot be combined with --base-url, --api-key or --profile.',
         'Choose one library.',
       );
@@ -91,7 +91,7 @@ export function resolveTarget(flags: TargetFlags, env: TargetEnv, config: Config
   }
   if (flags.profile !== undefined) {
     if (flags.baseUrl || flags.apiKey)
-      throw new UsageError(
+      throw configUsage(
         '--profile cannot be combined with --base-url or --api-key.',
         'Choose either a saved profile or an explicit base URL and key.',
       );
@@ -114,13 +114,13 @@ export function resolveTarget(flags: TargetFlags, env: TargetEnv, config: Config
     };
   }
   if (baseUrl) {
-    throw new UsageError(
+    throw configUsage(
       `A base URL (${baseUrl}) was given without an API key.`,
       'Also set CONTENTLIB_API_KEY (or --api-key), or save both with: contentlib login',
     );
   }
   if (apiKey) {
-    throw new UsageError(
+    throw configUsage(
       `An API key (${redactKey(apiKey)}) was given without a base URL.`,
       'Also set CONTENTLIB_BASE_URL (or --base-url), or save both with: contentlib login',
     );

@@ -7,7 +7,7 @@
 // library's first run write it.
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../cli/errors.js';
+import { ConfigError } from './errors.js';
 import { makeDirSync } from '../fs/make-dir.js';
 
 export interface Profile {
@@ -46,9 +46,11 @@ export function ensurePrivate(path: string): void {
   chmodSync(path, CONFIG_FILE_MODE);
   const mode = statSync(path).mode & 0o777;
   if (mode !== CONFIG_FILE_MODE) {
-    throw new CliError(`The config file ${path} has mode ${mode.toString(8)} and could not be made private (0600).`, {
-      hint: `It holds API keys: fix it with  chmod 600 ${path}`,
-    });
+    throw new ConfigError(
+      'unusable',
+      `The config file ${path} has mode ${mode.toString(8)} and could not be made private (0600).`,
+      `It holds API keys: fix it with  chmod 600 ${path}`,
+    );
   }
 }
 
@@ -80,10 +82,12 @@ function loadOrExplain(path: string): Record<string, unknown> {
   try {
     return load(path);
   } catch (err) {
-    throw new CliError(`Could not read the config file ${path}: ${(err as Error).message}`, {
-      hint: 'Fix or remove the file (you will need to log in again), then run the command again.',
-      cause: err,
-    });
+    throw new ConfigError(
+      'unusable',
+      `Could not read the config file ${path}: ${(err as Error).message}`,
+      'Fix or remove the file (you will need to log in again), then run the command again.',
+      { cause: err },
+    );
   }
 }
 
@@ -106,10 +110,12 @@ export function openConfig(dir: string): ConfigStore {
     // The folder too is owner-only when we create it (an existing one is left as the user set it).
     makeDirSync(dir);
   } catch (err) {
-    throw new CliError(`Could not create the config folder ${dir}: ${(err as Error).message}`, {
-      hint: 'Check its permissions, or set CONTENTLIB_HOME.',
-      cause: err,
-    });
+    throw new ConfigError(
+      'unusable',
+      `Could not create the config folder ${dir}: ${(err as Error).message}`,
+      'Check its permissions, or set CONTENTLIB_HOME.',
+      { cause: err },
+    );
   }
   // Read once now, so a broken file is reported before the command does anything.
   loadOrExplain(path);

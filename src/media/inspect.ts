@@ -14,7 +14,7 @@ import {
   unsupportedFormatOfFileName,
   type Format,
 } from '../rules/rules.js';
-import type { PlanProblem } from '../upload/plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 import { MediaError } from './errors.js';
 import { probeVideoFile } from './probe.js';
 import { SNIFF_BYTES, describeFormat, sniff, sniffUnsupported } from './sniff.js';

@@ -7,6 +7,9 @@ import { type RepoTarget, openRepo } from './open-repo.js';
 import type { Repo } from './repo/interface.js';
 import type { KeyRow } from './repo/keys.js';
 
+/** A key as listed: its prefix only, never the key. */
+export type KeyInfo = KeyRow;
+
 /** A data dir, or a data dir and a database URL (`--db`). */
 export type KeysTarget = string | RepoTarget;
 
@@ -42,7 +45,7 @@ function noLibrary(t: KeysTarget): boolean {
   return !existsSync(databasePath(dataDir));
 }
 
-export async function listApiKeys(target: KeysTarget): Promise<KeyRow[]> {
+export async function listApiKeys(target: KeysTarget): Promise<KeyInfo[]> {
   if (noLibrary(target)) return [];
   return withRepo(target, (repo) => repo.listKeys());
 }

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } from '../api/error-codes.js';
+import type { Violation } from '../rules/rules.js';
 import { REQUEST_ID_HEADER, requestIdDetail } from './ops/request-id.js';
 
 declare module 'fastify' {
@@ -46,6 +47,13 @@ export function apiError(
 
 export function storageError(code: StorageErrorCode, message: string, headers: Record<string, string> = {}): HttpError {
   return new HttpError(STORAGE_ERRORS[code], code, message, [], headers);
+}
+
+/** A file breaking a rule of the table (src/rules/rules.ts), as the API error it names. */
+export function violationError(v: Violation): HttpError {
+  return apiError(v.code, v.message, [
+    { path: v.rule, message: v.message, actual: v.actual, ...(v.limit === undefined ? {} : { limit: v.limit }) },
+  ]);
 }
 
 /** ENOSPC and friends: the data dir's disk (or its quota) is full, for files or the database. */

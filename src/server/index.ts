@@ -13,6 +13,9 @@ import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
+export type { DrainOptions } from './ops/drain.js';
+export type { LogFormat } from './ops/logging.js';
+
 export interface StartServerOptions {
   dataDir: string;
   /** postgres://… : metadata in PostgreSQL, shared by every instance (default: SQLite in dataDir). */

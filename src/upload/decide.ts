@@ -40,7 +40,7 @@ import {
   videoSidecarName,
   type ItemMetadata,
 } from './plan-metadata.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';
 import { strictProblems } from './skips.js';
 

@@ -15,7 +15,7 @@ import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
 import { TYPE_RULES } from '../rules/rules.js';
 import { clean, describeIssues, metadataFields, type ItemMetadata } from './plan-metadata.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 
 export const ManifestItemSchema = z.strictObject({
   files: z.array(z.string().trim().min(1)).min(1, 'list at least one file').max(TYPE_RULES.carousel.maxFiles),

@@ -13,7 +13,7 @@ import {
   type ContentType,
   type Violation,
 } from '../rules/rules.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 
 /** How hints name a type choice: `--type longform` for flags, `"type": "longform"` in a manifest. */
 export type TypeHint = (type: ContentType) => string;

@@ -5,7 +5,7 @@ import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { escapeName } from '../text/escape-name.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 import { hiddenFolderSkip, looksLikeMedia, skipOfName, type SkippedFile } from './skips.js';
 
 export interface Candidate {

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
 import { PatchRequestSchema, type PlatformSettings } from '../api/schemas.js';
 import { normalizeHashtags, type Status } from '../rules/rules.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 
 export interface ItemMetadata {
   title?: string;

@@ -10,7 +10,7 @@ export type { InspectedFile } from '../media/inspect.js';
 export type { PlanOptions, PlannedItem, UploadPlan } from './decide.js';
 export type { ItemMetadata } from './plan-metadata.js';
 export type { SkippedFile, SkipKind } from './skips.js';
-export { formatProblem, type PlanProblem } from './plan-problem.js';
+export { formatProblem, type PlanProblem } from '../rules/problem.js';
 
 export async function buildPlan(inputs: string[], options: PlanOptions, deps: { cwd: string }): Promise<UploadPlan> {
   return decide(await scan(inputs, options, deps.cwd), inputs, options);

@@ -4,7 +4,7 @@
 import { extname } from 'node:path';
 import { formatOfName } from '../media/inspect.js';
 import { unsupportedFormatOfFileName } from '../rules/rules.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 
 export type SkipKind =
   /** .DS_Store, ._*, Thumbs.db, desktop.ini: counted on one line, never listed. */

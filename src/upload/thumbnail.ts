@@ -6,7 +6,7 @@ import { inspectFile } from '../media/inspect.js';
 import type { InspectedFile } from '../media/inspect.js';
 import type { EmitFn } from './events.js';
 import { checkThumbnailFile } from './plan-checks.js';
-import type { PlanProblem } from './plan-problem.js';
+import type { PlanProblem } from '../rules/problem.js';
 import type { TransferDeps } from './transfer.js';
 import { transferFile } from './transfer.js';
 

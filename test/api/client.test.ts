@@ -18,7 +18,8 @@ import {
   redactKey,
 } from '../../src/api/errors.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
-import { EXIT, describeError } from '../../src/cli/errors.js';
+import { describeError } from '../../src/cli/error-messages.js';
+import { EXIT } from '../../src/cli/errors.js';
 
 const KEY = 'cl_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG';
 type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void;

@@ -1,13 +1,8 @@
 // `contentlib edit` flags → PATCH body, checked before anything is sent.
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/api/schemas.js';
-import {
-  applyPlatformSet,
-  buildPatch,
-  needsCurrent,
-  parseFlagValue,
-  parsePlatformFlag,
-} from '../../src/cli/commands/edit-flags.js';
+import { buildPatch, needsCurrent } from '../../src/cli/commands/edit-flags.js';
+import { applyPlatformSet, parseFlagValue, parsePlatformFlag } from '../../src/cli/metadata-flags.js';
 import { UsageError } from '../../src/cli/errors.js';
 
 const current: ContentItem = {

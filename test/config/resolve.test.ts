@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { normalizeBaseUrl, resolveTarget } from '../../src/config/resolve.js';
 import type { TargetEnv, TargetFlags } from '../../src/config/resolve.js';
 import type { ConfigData } from '../../src/config/store.js';
-import { EXIT, UsageError } from '../../src/cli/errors.js';
+import { describeError } from '../../src/cli/error-messages.js';
+import { EXIT } from '../../src/cli/errors.js';
+import { ConfigError } from '../../src/config/errors.js';
 
 const KEY_A = 'cl_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const KEY_B = 'cl_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
@@ -102,12 +104,12 @@ describe('resolveTarget', () => {
       } catch (e) {
         err = e;
       }
-      expect(err).toBeInstanceOf(UsageError);
-      expect((err as UsageError).exitCode).toBe(EXIT.usage);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(describeError(err).exitCode).toBe(EXIT.usage);
       expect((err as Error).message).toMatch(expected);
       // A key is never printed in full, not even in a usage error.
       for (const k of [KEY_A, KEY_B, KEY_C])
-        expect(`${(err as Error).message} ${(err as UsageError).hint}`).not.toContain(k);
+        expect(`${(err as Error).message} ${(err as ConfigError).hint}`).not.toContain(k);
     } else {
       expect(resolveTarget(flags, env, cfg)).toMatchObject(expected);
     }
@@ -126,11 +128,11 @@ describe('a base URL typed without its scheme', () => {
     ['localhost:8080', 'Did you mean http://localhost:8080?'],
     ['127.0.0.1:1', 'Did you mean http://127.0.0.1:1?'],
   ])('%s → %s', (raw, hint) => {
-    expect(() => normalizeBaseUrl(raw, '--base-url')).toThrow(UsageError);
+    expect(() => normalizeBaseUrl(raw, '--base-url')).toThrow(ConfigError);
     try {
       normalizeBaseUrl(raw, '--base-url');
     } catch (e) {
-      expect((e as UsageError).hint).toContain(hint);
+      expect((e as ConfigError).hint).toContain(hint);
     }
   });
 
@@ -138,7 +140,7 @@ describe('a base URL typed without its scheme', () => {
     try {
       normalizeBaseUrl('ftp://h', '--base-url');
     } catch (e) {
-      expect((e as UsageError).hint).toBe('Give the service root, e.g. https://content.example.com');
+      expect((e as ConfigError).hint).toBe('Give the service root, e.g. https://content.example.com');
     }
     expect.assertions(1);
   });

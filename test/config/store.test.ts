@@ -3,7 +3,9 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/errors.js';
+import { describeError } from '../../src/cli/error-messages.js';
+import { EXIT } from '../../src/cli/errors.js';
+import { ConfigError } from '../../src/config/errors.js';
 import { openConfig } from '../../src/config/store.js';
 
 let dir: string;
@@ -55,7 +57,8 @@ describe('config store', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(CliError);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(describeError(err).exitCode).toBe(EXIT.failure);
     expect((err as Error).message).toContain(path);
     expect(await readFile(path, 'utf8')).toBe('{broken');
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliContext } from '../../src/cli/context.js';
-import { describeError } from '../../src/cli/errors.js';
+import { describeError } from '../../src/cli/error-messages.js';
 import { run } from '../../src/cli/main.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { cli, createKey, startRemote, tempHome } from '../support/cli.js';
@@ -332,6 +332,7 @@ describe('Ctrl-C or Ctrl-D at a login question', () => {
       sleep: async () => {},
       signal: new AbortController().signal,
       onClose: () => {},
+      targetNames: new Map(),
     };
     expect(await run(args, ctx, [])).toBe(130);
     expect(io.err()).toContain('Interrupted; nothing was saved.');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatOfName, inspectFile, SUPPORTED_EXTENSIONS } from '../../src/media/inspect.js';
-import { formatProblem } from '../../src/upload/plan-problem.js';
+import { formatProblem } from '../../src/rules/problem.js';
 import { PNG_HEAD, sparseMp4, tinyMp4 } from '../support/mp4-boxes.js';
 import { FIXTURES } from '../support/paths.js';
 

@@ -1,10 +1,10 @@
 // contentlib completion bash|zsh|fish: a completion script built from the registered commands
 // and their flags, so it never drifts from the program.
 import type { Command, Option } from 'commander';
-import type { CliContext } from '../context.js';
+import type { CliContext, GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { SHELLS } from '../flags.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 interface Spec {
@@ -103,20 +103,9 @@ export function runCompletion(shell: string, program: Command): string {
   throw new UsageError(`No completion for the shell "${shell}".`, `Choose one of: ${SHELLS.join(', ')}`);
 }
 
-export function registerCompletion(program: Command, ctx: CliContext): void {
-  program
-    .command('completion')
-    .description('print a shell completion script')
-    .argument('<shell>', SHELLS.join(' | '))
-    .addHelpText(
-      'after',
-      `
-Examples:
-  source <(contentlib completion bash)          # add to ~/.bashrc
-  source <(contentlib completion zsh)           # add to ~/.zshrc
-  contentlib completion fish > ~/.config/fish/completions/contentlib.fish`,
-    )
-    .action((shell: string) => {
-      ctx.io.stdout.write(runCompletion(shell, program));
-    });
+/** `contentlib completion <shell>`, for this program's commands and flags. */
+export function completionCommand(program: Command) {
+  return (ctx: CliContext, _globals: GlobalOptions, shell: string): void => {
+    ctx.io.stdout.write(runCompletion(shell, program));
+  };
 }

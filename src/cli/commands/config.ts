@@ -1,13 +1,13 @@
 // contentlib config get|set|list: reads and changes the saved settings. Keys are shown
 // redacted (cl_abcd…) and cannot be set here: `contentlib login` checks and saves them.
-import type { Command } from 'commander';
 import { redactKey } from '../../api/errors.js';
-import type { ConfigData, ConfigStore } from '../../config/store.js';
+import { normalizeBaseUrl } from '../../config/resolve.js';
+import { type ConfigData, type ConfigStore, openConfig } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { CONFIG_KEYS } from '../flags.js';
 import { resultJson } from '../output/json.js';
 
-export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path', 'embedded'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Every setting as `name → value`, keys redacted; profiles as profiles.NAME.base-url etc. */
@@ -88,62 +88,37 @@ export async function runConfigSet(
       data.activeProfile = value;
     }
   } else {
-    const { normalizeBaseUrl } = await import('../../config/resolve.js');
     data.profiles[profileName(data, profile)]!.baseUrl = normalizeBaseUrl(value, 'base-url');
   }
   await store.write(data);
 }
 
-export function registerConfig(program: Command, ctx: CliContext): void {
-  const config = program
-    .command('config')
-    .description('show or change saved settings (profiles, active profile)')
-    .addHelpText(
-      'after',
-      `
-Settings: active-profile, base-url and api-key (of the active profile, or of --profile NAME), path,
-embedded (true: with no remote configured, write to the embedded library even in CI or a pipe).
+/** `contentlib config list`: every setting, keys redacted. */
+export async function configListCommand(ctx: CliContext, globals: GlobalOptions): Promise<void> {
+  const store = openConfig(ctx.paths.config);
+  const rows = configEntries(store.read(), store.path);
+  const json = await resultJson(globals, Object.fromEntries(rows), 'config list', true);
+  if (json !== undefined) ctx.io.stdout.write(json);
+  else {
+    const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+    const sep = ctx.io.stdoutIsTTY ? (k: string) => k.padEnd(width) : (k: string) => `${k}\t`;
+    ctx.io.stdout.write(`${rows.map(([k, v]) => `${sep(k)}${v}`.trimEnd()).join('\n')}\n`);
+  }
+}
 
-Examples:
-  contentlib config list
-  contentlib config set active-profile staging
-  contentlib config get base-url --profile staging
-  contentlib config set embedded true`,
-    );
-  const open = async () => (await import('../../config/store.js')).openConfig(ctx.paths.config);
+/** `contentlib config get <key>`. */
+export async function configGetCommand(ctx: CliContext, globals: GlobalOptions, key: string): Promise<void> {
+  const value = runConfigGet(key, globals.profile, openConfig(ctx.paths.config));
+  ctx.io.stdout.write((await resultJson(globals, { [key]: value }, 'config get')) ?? `${value}\n`);
+}
 
-  config
-    .command('list')
-    .description('every setting, API keys redacted')
-    .action(async (_o: unknown, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const store = await open();
-      const rows = configEntries(store.read(), store.path);
-      const json = await resultJson(globals, Object.fromEntries(rows), 'config list', true);
-      if (json !== undefined) ctx.io.stdout.write(json);
-      else {
-        const width = Math.max(...rows.map(([k]) => k.length)) + 2;
-        const sep = ctx.io.stdoutIsTTY ? (k: string) => k.padEnd(width) : (k: string) => `${k}\t`;
-        ctx.io.stdout.write(`${rows.map(([k, v]) => `${sep(k)}${v}`.trimEnd()).join('\n')}\n`);
-      }
-    });
-  config
-    .command('get')
-    .description('print one setting')
-    .argument('<key>', CONFIG_KEYS.join(' | '))
-    .action(async (key: string, _o: unknown, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const value = runConfigGet(key, globals.profile, await open());
-      ctx.io.stdout.write((await resultJson(globals, { [key]: value }, 'config get')) ?? `${value}\n`);
-    });
-  config
-    .command('set')
-    .description('change one setting')
-    .argument('<key>', 'active-profile | base-url | embedded')
-    .argument('<value>', 'the new value ("" clears active-profile)')
-    .action(async (key: string, value: string, _o: unknown, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      await runConfigSet(key, value, globals.profile, await open());
-      ctx.io.stderr.write(`Set ${key}.\n`);
-    });
+/** `contentlib config set <key> <value>`. */
+export async function configSetCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  key: string,
+  value: string,
+): Promise<void> {
+  await runConfigSet(key, value, globals.profile, openConfig(ctx.paths.config));
+  ctx.io.stderr.write(`Set ${key}.\n`);
 }

@@ -1,17 +1,14 @@
 // contentlib keys create|list|revoke: API keys of the embedded server's data dir. A new key is
 // printed once, alone on stdout (only its hash is kept); lists show a short prefix, never a key.
-import type { Command } from 'commander';
+import * as admin from '../../server/admin.js';
+import type { KeyInfo } from '../../server/admin.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import type { KeyRow } from '../../server/repo/keys.js';
-// Types only: the admin functions (and the database) load when a keys command runs.
-import type * as Admin from '../../server/admin.js';
-import { NotFoundError, UsageError, dataDirError } from '../errors.js';
-import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
+import { dataDirError } from '../error-messages.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import { resultJson } from '../output/json.js';
+import { outputMode } from '../output/mode.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
-
-/** A key as the server's admin functions list it (prefix only, never the key). */
-export type KeyInfo = KeyRow;
+import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 /** Where keys live: a data dir's SQLite database, or the PostgreSQL database every instance shares. */
 export interface KeysWhere {
@@ -20,8 +17,7 @@ export interface KeysWhere {
 }
 
 /** Runs an admin call on a data folder or database; one that cannot be used is said in words. */
-async function onLibrary<T>(o: KeysWhere, fn: (admin: typeof Admin) => Promise<T>): Promise<T> {
-  const admin = await import('../../server/admin.js');
+async function onLibrary<T>(o: KeysWhere, fn: (a: typeof admin) => Promise<T>): Promise<T> {
   try {
     return await fn(admin);
   } catch (err) {
@@ -77,76 +73,45 @@ export function formatKeys(keys: readonly KeyInfo[], mode: 'table' | 'plain' | '
     .join('');
 }
 
-export function registerKeys(program: Command, ctx: CliContext): void {
-  const keys = program
-    .command('keys')
-    .description("manage the embedded server's API keys (one brand per key)")
-    .addHelpText(
-      'after',
-      `
-Examples:
-  contentlib keys create --brand acme
-  contentlib keys list
-  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --data-dir ./library`,
-    );
-  const dataDirOption = '--data-dir <dir>';
-  const dataDirHelp = 'the server data dir (default: the embedded library)';
-  const dbOption = '--db <url>';
-  const dbHelp = "the servers' PostgreSQL (postgres://…; default: $CONTENTLIB_DATABASE_URL, else the data dir)";
-  const where = (o: { dataDir?: string; db?: string }): KeysWhere => {
-    const databaseUrl = databaseUrlOf(o.db, process.env);
-    return { dataDir: o.dataDir ?? ctx.paths.data, ...(databaseUrl ? { databaseUrl } : {}) };
-  };
+/** --data-dir and --db (or CONTENTLIB_DATABASE_URL): where the keys live. */
+function where(ctx: CliContext, o: { dataDir?: string; db?: string }): KeysWhere {
+  const databaseUrl = databaseUrlOf(o.db, ctx.env);
+  return { dataDir: o.dataDir ?? ctx.paths.data, ...(databaseUrl ? { databaseUrl } : {}) };
+}
 
-  keys
-    .command('create')
-    .description('create a key for a brand (created when new); the key is shown once')
-    .requiredOption('--brand <name>', 'brand the key belongs to')
-    .option(dataDirOption, dataDirHelp)
-    .option(dbOption, dbHelp)
-    .addHelpText(
-      'after',
-      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
-    )
-    .action(async (o: { brand: string; dataDir?: string; db?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const created = await runKeysCreate({ brand: o.brand, ...where(o) });
-      ctx.io.stdout.write((await resultJson(globals, created, 'keys create', true)) ?? `${created.key}\n`);
-      ctx.io.stderr.write(
-        `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
-      );
-    });
+/** `contentlib keys create --brand NAME`: the key alone on stdout, once. */
+export async function keysCreateCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  o: { brand: string; dataDir?: string; db?: string },
+): Promise<void> {
+  const created = await runKeysCreate({ brand: o.brand, ...where(ctx, o) });
+  ctx.io.stdout.write((await resultJson(globals, created, 'keys create', true)) ?? `${created.key}\n`);
+  ctx.io.stderr.write(
+    `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
+  );
+}
 
-  keys
-    .command('list')
-    .description('list keys (id, prefix, brand, created, status), never the keys themselves')
-    .option(dataDirOption, dataDirHelp)
-    .option(dbOption, dbHelp)
-    .addHelpText(
-      'after',
-      "\nExamples:\n  contentlib keys list\n  contentlib keys list --json | jq -r '.[] | select(.revokedAt == null) | .id'",
-    )
-    .action(async (o: { dataDir?: string; db?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const list = await runKeysList(where(o));
-      // Imported here, not at the top: output/mode.js loads chalk, which --version and --help never need.
-      const { outputMode } = await import('../output/mode.js');
-      const json = await resultJson(globals, list, 'keys list', true);
-      ctx.io.stdout.write(json ?? formatKeys(list, outputMode(ctx.io, false), ctx.io.columns));
-    });
+/** `contentlib keys list`. */
+export async function keysListCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  o: { dataDir?: string; db?: string },
+): Promise<void> {
+  const list = await runKeysList(where(ctx, o));
+  const json = await resultJson(globals, list, 'keys list', true);
+  ctx.io.stdout.write(json ?? formatKeys(list, outputMode(ctx.io, false), ctx.io.columns));
+}
 
-  keys
-    .command('revoke')
-    .description('revoke a key at once (requests with it get 401)')
-    .argument('<id>', 'key id, from contentlib keys list')
-    .option(dataDirOption, dataDirHelp)
-    .option(dbOption, dbHelp)
-    .addHelpText('after', '\nExamples:\n  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11')
-    .action(async (id: string, o: { dataDir?: string; db?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const result = await runKeysRevoke({ id, ...where(o) });
-      const json = await resultJson(globals, result, 'keys revoke');
-      if (json !== undefined) ctx.io.stdout.write(json);
-      ctx.io.stderr.write(`Revoked key ${id}.\n`);
-    });
+/** `contentlib keys revoke <id>`. */
+export async function keysRevokeCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  id: string,
+  o: { dataDir?: string; db?: string },
+): Promise<void> {
+  const result = await runKeysRevoke({ id, ...where(ctx, o) });
+  const json = await resultJson(globals, result, 'keys revoke');
+  if (json !== undefined) ctx.io.stdout.write(json);
+  ctx.io.stderr.write(`Revoked key ${id}.\n`);
 }

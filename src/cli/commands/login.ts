@@ -1,13 +1,16 @@
 // contentlib login / logout: saves a base URL and API key as a profile (and makes it the active
 // one) after checking that the key works; logout forgets it. Keys come from a hidden prompt or
 // from stdin (--with-token), so they never land in shell history.
-import type { Command } from 'commander';
+import { createApiClient } from '../../api/client.js';
 import { ApiError, NetworkError, redactKey } from '../../api/errors.js';
-import type { ConfigStore } from '../../config/store.js';
+import { normalizeBaseUrl } from '../../config/resolve.js';
+import { type ConfigStore, openConfig } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { AuthError, CliError, EXIT, InterruptedError, UsageError, networkReason } from '../errors.js';
+import { networkReason } from '../error-messages.js';
+import { AuthError, CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 import { resultJson } from '../output/json.js';
+import { askLine as ask } from '../prompt.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -37,7 +40,6 @@ export async function runLogin(
   o: { baseUrl: string; apiKey: string; profile: string },
   deps: LoginDeps,
 ): Promise<LoginResult> {
-  const { normalizeBaseUrl } = await import('../../config/resolve.js');
   const baseUrl = normalizeBaseUrl(o.baseUrl, 'The base URL');
   const apiKey = o.apiKey.trim();
   if (!apiKey)
@@ -96,10 +98,9 @@ async function loginInputs(
   globals: GlobalOptions,
   withToken: boolean,
 ): Promise<{ baseUrl: string; apiKey: string }> {
-  const prompt = await import('../prompt.js');
   // Ctrl-C or Ctrl-D at a question is the person stopping, not an empty answer.
   const askLine = async (question: string, opts?: { hidden?: boolean }) => {
-    const answer = await prompt.askLine(ctx.io, question, opts);
+    const answer = await ask(ctx.io, question, opts);
     if (answer === undefined) throw new InterruptedError('Interrupted; nothing was saved.');
     return answer;
   };
@@ -121,81 +122,55 @@ async function loginInputs(
   return { baseUrl: baseUrl.trim(), apiKey: apiKey ?? '' };
 }
 
-export function registerLogin(program: Command, ctx: CliContext): void {
-  program
-    .command('login')
-    .description('save a service’s base URL and API key as a profile, after checking the key works')
-    .option('--with-token', 'read the API key from standard input (for scripts)')
-    .addHelpText(
-      'after',
-      `
-The key is checked with one list request, then saved in the config file (mode 0600) and the
-profile becomes the active one. Use the global --profile NAME to keep several.
+/** `contentlib login`: checks the key with one list request, then saves the profile. */
+export async function loginCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  opts: { withToken?: boolean },
+): Promise<void> {
+  const profile = checkProfileName(globals.profile ?? DEFAULT_PROFILE);
+  const store = openConfig(ctx.paths.config);
+  const inputs = await loginInputs(ctx, globals, Boolean(opts.withToken));
+  const trace = globals.verbose ? (l: string) => ctx.io.stderr.write(`[http] ${l}\n`) : undefined;
+  const result = await runLogin(
+    { ...inputs, profile },
+    {
+      store,
+      verify: async (baseUrl, apiKey) => {
+        const client = createApiClient({
+          baseUrl,
+          apiKey,
+          now: ctx.now,
+          sleep: ctx.sleep,
+          trace,
+          retry: { attempts: 2, baseMs: 200, capMs: 1000 },
+        });
+        try {
+          await client.list({ limit: 1 }, { signal: ctx.signal });
+        } finally {
+          await client.close();
+        }
+      },
+    },
+  );
+  const json = await resultJson(globals, result, 'login');
+  if (json !== undefined) ctx.io.stdout.write(json);
+  ctx.io.stderr.write(
+    `Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`,
+  );
+}
 
-Examples:
-  contentlib login --base-url https://content.example.com
-  printf %s "$CONTENTLIB_KEY" | contentlib login --with-token --base-url https://content.example.com
-  contentlib login --profile staging --base-url https://staging.content.example.com`,
-    )
-    .action(async (opts: { withToken?: boolean }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const profile = checkProfileName(globals.profile ?? DEFAULT_PROFILE);
-      const { openConfig } = await import('../../config/store.js');
-      const { createApiClient } = await import('../../api/client.js');
-      const store = openConfig(ctx.paths.config);
-      const inputs = await loginInputs(ctx, globals, Boolean(opts.withToken));
-      const trace = globals.verbose ? (l: string) => ctx.io.stderr.write(`[http] ${l}\n`) : undefined;
-      const result = await runLogin(
-        { ...inputs, profile },
-        {
-          store,
-          verify: async (baseUrl, apiKey) => {
-            const client = createApiClient({
-              baseUrl,
-              apiKey,
-              now: ctx.now,
-              sleep: ctx.sleep,
-              trace,
-              retry: { attempts: 2, baseMs: 200, capMs: 1000 },
-            });
-            try {
-              await client.list({ limit: 1 }, { signal: ctx.signal });
-            } finally {
-              await client.close();
-            }
-          },
-        },
-      );
-      const json = await resultJson(globals, result, 'login');
-      if (json !== undefined) ctx.io.stdout.write(json);
-      ctx.io.stderr.write(
-        `Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`,
-      );
-    });
-
-  program
-    .command('logout')
-    .description('forget a saved profile and its key (the active one unless --profile)')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  contentlib logout
-  contentlib logout --profile staging`,
-    )
-    .action(async (_opts: unknown, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { openConfig } = await import('../../config/store.js');
-      const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
-      const json = await resultJson(globals, result, 'logout');
-      if (json !== undefined) ctx.io.stdout.write(json);
-      if (result.removed)
-        ctx.io.stderr.write(
-          `Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`,
-        );
-      else
-        ctx.io.stderr.write(
-          result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n',
-        );
-    });
+/** `contentlib logout`: forgets the active profile (or --profile NAME). */
+export async function logoutCommand(ctx: CliContext, globals: GlobalOptions): Promise<void> {
+  const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
+  const json = await resultJson(globals, result, 'logout');
+  if (json !== undefined) ctx.io.stdout.write(json);
+  if (result.removed)
+    ctx.io.stderr.write(
+      `Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`,
+    );
+  else
+    ctx.io.stderr.write(
+      result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n',
+    );
 }

@@ -1,16 +1,15 @@
 // contentlib rm <id…>: deletes items for good. On a terminal it asks once, naming each item;
 // without one it refuses unless --yes. It goes on past an id that fails and reports each.
-import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError, isHttpFailure } from '../../api/errors.js';
 import type { ContentItem } from '../../api/schemas.js';
+import { openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError, describeError } from '../errors.js';
+import { describeError } from '../error-messages.js';
+import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
-
-export type RmResult =
-  | { id: string; deleted: true; title?: string; type?: string }
-  | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
+import { RM_FIELDS, jsonSelection } from '../output/json.js';
+import { type RmResult, confirmDeletion, printRmResults } from '../output/rm.js';
 
 export interface RmDeps {
   client: Pick<ApiClient, 'get' | 'remove'>;
@@ -120,55 +119,42 @@ export async function collectIds(args: readonly string[], stdin: NodeJS.Readable
   return args.flatMap((a) => (a === '-' ? fromStdin : [a]));
 }
 
-export function registerRm(program: Command, ctx: CliContext): void {
-  program
-    .command('rm')
-    .description('delete items and all their files for good (asks first on a terminal)')
-    .argument('[ids...]', 'ids of the items to delete; - reads ids from standard input')
-    .option('-y, --yes', 'do not ask (required when not on a terminal); with no ids, does nothing')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
-  contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
-  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -`,
-    )
-    .action(async (args: string[], opts: { yes?: boolean }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const { RM_FIELDS, jsonSelection } = await import('../output/json.js');
-      const sel = jsonSelection(globals, RM_FIELDS, 'rm');
-      if (args.length === 0 && !opts.yes)
-        throw new UsageError(
-          'Name the ids of the items to delete (or - to read them from standard input).',
-          'For example: contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11',
-        );
-      // Standard input holds the ids, so nobody can answer a question there.
-      const canAsk = canPrompt(ctx.io) && !args.includes('-');
-      // Refuse before opening anything (no embedded server start for a command that will not run).
-      if (!opts.yes && !canAsk) throw refusal();
-      const ids = await collectIds(args, ctx.io.stdin);
-      const { openApi } = await import('../api.js');
-      const { printRmResults, confirmDeletion } = await import('../output/rm.js');
-      // A script's empty list (`… | xargs contentlib rm --yes`, or rm --yes - with nothing piped)
-      // is not a mistake: nothing to do.
-      if (ids.length === 0) {
-        ctx.io.stderr.write('Nothing to delete: no ids were given.\n');
-        await printRmResults(ctx.io, sel, []);
-        return;
-      }
-      const { client } = await openApi(ctx, globals, { writes: true });
-      const results = await runRm(ids, opts, {
-        client,
-        signal: ctx.signal,
-        confirm: canAsk ? (items) => confirmDeletion(ctx.io, items) : undefined,
-      });
-      await printRmResults(ctx.io, sel, results);
-      if (ctx.signal.aborted) {
-        const done = results.filter((r) => r.deleted).length;
-        throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);
-      }
-      const outcome = rmOutcome(results);
-      if (outcome) throw outcome;
-    });
+/** `contentlib rm [ids...]`: asks once on a terminal, then deletes each id. */
+export async function rmCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  args: string[],
+  opts: { yes?: boolean },
+): Promise<void> {
+  const sel = jsonSelection(globals, RM_FIELDS, 'rm');
+  if (args.length === 0 && !opts.yes)
+    throw new UsageError(
+      'Name the ids of the items to delete (or - to read them from standard input).',
+      'For example: contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11',
+    );
+  // Standard input holds the ids, so nobody can answer a question there.
+  const canAsk = canPrompt(ctx.io) && !args.includes('-');
+  // Refuse before opening anything (no embedded server start for a command that will not run).
+  if (!opts.yes && !canAsk) throw refusal();
+  const ids = await collectIds(args, ctx.io.stdin);
+  // A script's empty list (`… | xargs contentlib rm --yes`, or rm --yes - with nothing piped)
+  // is not a mistake: nothing to do.
+  if (ids.length === 0) {
+    ctx.io.stderr.write('Nothing to delete: no ids were given.\n');
+    await printRmResults(ctx.io, sel, []);
+    return;
+  }
+  const { client } = await openApi(ctx, globals, { writes: true });
+  const results = await runRm(ids, opts, {
+    client,
+    signal: ctx.signal,
+    confirm: canAsk ? (items) => confirmDeletion(ctx.io, items) : undefined,
+  });
+  await printRmResults(ctx.io, sel, results);
+  if (ctx.signal.aborted) {
+    const done = results.filter((r) => r.deleted).length;
+    throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);
+  }
+  const outcome = rmOutcome(results);
+  if (outcome) throw outcome;
 }

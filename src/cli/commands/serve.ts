@@ -2,12 +2,10 @@
 // clients. The first line on stdout is exactly the base URL (scripts read it); logs go to stderr.
 // SIGTERM drains (see docs/deploy.md): /readyz turns 503, the listener closes after a grace
 // period, requests in flight finish; Ctrl-C does the same without the grace period.
-import { type Command, Option } from 'commander';
-import type { StartServerOptions } from '../../server/index.js';
-import type { DrainOptions } from '../../server/ops/drain.js';
-import type { LogFormat } from '../../server/ops/logging.js';
-import type { CliContext } from '../context.js';
-import { UsageError, dataDirError } from '../errors.js';
+import { type DrainOptions, type LogFormat, type StartServerOptions, startServer } from '../../server/index.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { dataDirError } from '../error-messages.js';
+import { UsageError } from '../errors.js';
 import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 export interface ServeFlags {
@@ -15,7 +13,6 @@ export interface ServeFlags {
   port: string;
   dataDir?: string;
   db?: string;
-  storage?: string;
   publicUrl?: string;
   urlTtl?: string;
   quota?: string;
@@ -31,7 +28,7 @@ export interface ServeFlags {
   drainTimeout?: string;
 }
 
-/** Written here rather than imported, so that `serve --help` does not load pino. */
+/** What the server's logger (pino) takes, checked before anything starts. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 export const DEFAULT_DRAIN: DrainOptions = { graceMs: 5000, timeoutMs: 60_000 };
@@ -84,13 +81,6 @@ export function serveOptions(
   };
   const databaseUrl = databaseUrlOf(flags.db, env);
   if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
-  const storageUrl = flags.storage ?? env.CONTENTLIB_STORAGE_URL;
-  if (storageUrl !== undefined && storageUrl !== '') {
-    const from = flags.storage !== undefined ? '--storage' : 'CONTENTLIB_STORAGE_URL';
-    if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/.test(storageUrl))
-      throw new UsageError(`${from} must be an s3://bucket[/prefix] URL, not "${storageUrl}"`);
-    o.storageUrl = storageUrl;
-  }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
   if (flags.faultWriteError !== undefined) {
     if (!/^E[A-Z]+$/.test(flags.faultWriteError))
@@ -143,7 +133,7 @@ export function drainOptions(flags: ServeFlags): DrainOptions {
 
 /** Runs until `deps.signal` aborts; then drains and closes. Returns the URL it served on. */
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
-  const start = deps.start ?? (await import('../../server/index.js')).startServer;
+  const start = deps.start ?? startServer;
   const server = await start(options).catch((err: unknown) => {
     if (options.databaseUrl !== undefined) throw databaseError(options.databaseUrl, err) ?? err;
     throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
@@ -161,75 +151,30 @@ export async function runServe(options: StartServerOptions, deps: ServeDeps): Pr
   return { url: server.url };
 }
 
-export function registerServe(program: Command, ctx: CliContext): void {
-  program
-    .command('serve')
-    .description('run the embedded Content Library server for other clients (prints its base URL)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
-    .option('--data-dir <dir>', 'where the database and files live (default: the embedded library)')
-    .option(
-      '--db <url>',
-      'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
-    )
-    .option(
-      '--storage <url>',
-      's3://bucket[/prefix]: objects in an S3-compatible store, configured by the standard AWS_* variables (default: $CONTENTLIB_STORAGE_URL, else the data dir)',
-    )
-    .option(
-      '--public-url <url>',
-      'base URL clients reach this server at, used in signed URLs (default: the listening address)',
-    )
-    .addOption(new Option('--url-ttl <seconds>').hideHelp())
-    .addOption(new Option('--quota <bytes>').hideHelp())
-    .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
-    .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
-    .addOption(new Option('--fault-count <n>').hideHelp())
-    .addOption(new Option('--fault-write-error <errno>').hideHelp())
-    .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
-    .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
-    .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')
-    .option('--metrics-port <port>', 'serve GET /metrics on this port instead (implies --metrics)')
-    .option('--drain-grace <seconds>', 'after SIGTERM, keep serving this long while /readyz says 503', '5')
-    .option('--drain-timeout <seconds>', 'then wait this long for requests in flight before cutting them', '60')
-    .addHelpText(
-      'after',
-      `
-Examples:
-  contentlib serve
-  contentlib serve --port 8080 --data-dir ./library
-  contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
-  contentlib serve --host 0.0.0.0 --port 8080 --db postgres://contentlib@db/contentlib   # one of N instances (docs/deploy.md)
-  contentlib serve --host 0.0.0.0 --port 8080 --log-format json --metrics-port 9464
-
-Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
-
-Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
-    )
-    .action(async (flags: ServeFlags) => {
-      const options = serveOptions(flags, ctx.paths.data, ctx.io.stderrIsTTY);
-      if (options.log) options.log.color = ctx.io.color && ctx.io.stderrIsTTY;
-      const drain = drainOptions(flags);
-      const pretty = options.log?.format === 'pretty';
-      if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
-        ctx.io.stderr.write(
-          `contentlib serve: listening on ${options.host} makes the library reachable from other machines over plain HTTP.\n`,
-        );
-      }
-      await runServe(options, {
-        signal: ctx.signal,
-        drain,
-        onListening: (url, dataDir, metricsUrl) => {
-          ctx.io.stdout.write(`${url}\n`);
-          // JSON logs stay parseable: the logger says the same in its own lines.
-          if (!pretty) return;
-          const where = options.databaseUrl
-            ? `database: ${redactUrl(options.databaseUrl)}, files: ${dataDir}`
-            : `data: ${dataDir}`;
-          ctx.io.stderr.write(`contentlib serve: ${url} (${where}); press Ctrl-C to stop\n`);
-          if (metricsUrl) ctx.io.stderr.write(`contentlib serve: metrics at ${metricsUrl}\n`);
-        },
-      });
-      if (pretty) ctx.io.stderr.write('contentlib serve: stopped\n');
-    });
+/** `contentlib serve`: prints the URL first, serves until a signal, then drains. */
+export async function serveCommand(ctx: CliContext, _globals: GlobalOptions, flags: ServeFlags): Promise<void> {
+  const options = serveOptions(flags, ctx.paths.data, ctx.io.stderrIsTTY);
+  if (options.log) options.log.color = ctx.io.color && ctx.io.stderrIsTTY;
+  const drain = drainOptions(flags);
+  const pretty = options.log?.format === 'pretty';
+  if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+    ctx.io.stderr.write(
+      `contentlib serve: listening on ${options.host} makes the library reachable from other machines over plain HTTP.\n`,
+    );
+  }
+  await runServe(options, {
+    signal: ctx.signal,
+    drain,
+    onListening: (url, dataDir, metricsUrl) => {
+      ctx.io.stdout.write(`${url}\n`);
+      // JSON logs stay parseable: the logger says the same in its own lines.
+      if (!pretty) return;
+      const where = options.databaseUrl
+        ? `database: ${redactUrl(options.databaseUrl)}, files: ${dataDir}`
+        : `data: ${dataDir}`;
+      ctx.io.stderr.write(`contentlib serve: ${url} (${where}); press Ctrl-C to stop\n`);
+      if (metricsUrl) ctx.io.stderr.write(`contentlib serve: metrics at ${metricsUrl}\n`);
+    },
+  });
+  if (pretty) ctx.io.stderr.write('contentlib serve: stopped\n');
 }

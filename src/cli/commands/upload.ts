@@ -1,23 +1,22 @@
 // contentlib upload <paths…>: files, folders and globs (or a --manifest) become items. Every
 // file is checked first and every problem reported at once (exit 2, nothing sent); then the
 // engine streams them with progress, retries and a journal that makes re-runs safe.
-import type { Command } from 'commander';
-import { Option } from 'commander';
-import { CONTENT_TYPES, STATUSES } from '../../rules/rules.js';
 import type { ContentType, Status } from '../../rules/rules.js';
+import { runUpload } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
-import type { ItemMetadata, UploadPlan } from '../../upload/plan.js';
-import type { openApi as OpenApiFn } from '../api.js';
+import { lockJournal } from '../../upload/journal-lock.js';
+import { journalTargetId, openJournal } from '../../upload/journal.js';
+import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem } from '../../upload/plan.js';
+import { checkAppendTargets } from '../../upload/preflight.js';
+import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import {
-  CliError,
-  EXIT,
-  InterruptedError,
-  PartialError,
-  RejectedFilesError,
-  UsageError,
-  keyRejectedError,
-} from '../errors.js';
+import { keyRejectedError } from '../error-messages.js';
+import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
+import { applyPlatformFlags, hashtagsFlag } from '../metadata-flags.js';
+import { checkJq, formatJson, jsonSelection } from '../output/json.js';
+import { createProgress, progressKind } from '../output/progress.js';
+import { printPlan } from '../output/upload-plan.js';
+import { reportRefusedPlanJson, reportSkipped } from '../output/upload-skips.js';
 
 export interface UploadFlags {
   type?: ContentType;
@@ -36,24 +35,18 @@ export interface UploadFlags {
   strict?: boolean;
 }
 
-export const MAX_CONCURRENCY = 16;
-
 /** What the command did: the plan it printed (--dry-run), or the engine's summary. */
 export type UploadResult = { kind: 'dry-run'; plan: UploadPlan } | { kind: 'uploaded'; summary: UploadSummary };
 
 /** The metadata flags as the plan takes them; --platform and --hashtags parsed as `edit` does. */
 export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
-  const { applyPlatformSet, hashtagsFlag, parsePlatformFlag } = await import('./edit-flags.js');
   const metadata: ItemMetadata = {};
   if (f.title !== undefined) metadata.title = f.title;
   if (f.description !== undefined) metadata.description = f.description;
   if (f.status !== undefined) metadata.status = f.status;
   if (f.hashtags !== undefined) metadata.hashtags = hashtagsFlag('--hashtags', f.hashtags);
-  if (f.platform?.length) {
-    let settings: Record<string, unknown> = {};
-    for (const flag of f.platform) settings = applyPlatformSet(settings, parsePlatformFlag(flag));
-    metadata.platformSettings = settings as ItemMetadata['platformSettings'];
-  }
+  if (f.platform?.length)
+    metadata.platformSettings = applyPlatformFlags({}, f.platform) as ItemMetadata['platformSettings'];
   return metadata;
 }
 
@@ -79,16 +72,8 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
 }
 
 /** The API, the journal of its library, and the checks that need the service (--to). */
-async function openTarget(
-  openApi: typeof OpenApiFn,
-  plan: UploadPlan,
-  flags: UploadFlags,
-  ctx: CliContext,
-  globals: GlobalOptions,
-) {
+async function openTarget(plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
   const { client, target } = await openApi(ctx, globals, { writes: true });
-  const { journalTargetId, openJournal } = await import('../../upload/journal.js');
-  const { lockJournal } = await import('../../upload/journal-lock.js');
   const targetId = journalTargetId(target.library.where, target.library.who);
   // Another upload to this library first finishes; then its journal says what to skip.
   const lock = await lockJournal(ctx.paths.state, targetId, {
@@ -102,7 +87,6 @@ async function openTarget(
   ctx.onClose(() => journal.close());
   if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
 
-  const { checkAppendTargets } = await import('../../upload/preflight.js');
   const remote = await checkAppendTargets(
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
@@ -138,10 +122,8 @@ export async function runUploadCommand(
       'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
     );
   }
-  const { checkJq, jsonSelection } = await import('../output/json.js');
   const sel = jsonSelection(globals, undefined, 'upload');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
-  const { buildPlan, formatProblem } = await import('../../upload/plan.js');
   const plan = await buildPlan(
     paths,
     {
@@ -155,10 +137,8 @@ export async function runUploadCommand(
     },
     { cwd },
   );
-  const { reportRefusedPlanJson, reportSkipped } = await import('../output/upload-skips.js');
   const skipOutput = sel ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
   // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
-  const { formatJson } = await import('../output/json.js');
   const line = (v: object) => formatJson(v, sel ?? {}, false);
   if (plan.problems.length > 0) {
     // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
@@ -173,21 +153,17 @@ export async function runUploadCommand(
   if (flags.dryRun) {
     // --json prints one plan object, which lists the skipped files itself.
     if (!sel) await reportSkipped(ctx.io, skipOutput, plan.skipped);
-    const { printPlan } = await import('../output/upload-plan.js');
     await printPlan(ctx.io, sel ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
     return { kind: 'dry-run', plan };
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
   await reportSkipped(ctx.io, skipOutput, plan.skipped, line);
 
-  const api = await import('../api.js');
-  const { client, journal, baseUrl, target } = await api.interruptible(
+  const { client, journal, baseUrl, target } = await interruptible(
     ctx,
-    () => openTarget(api.openApi, plan, flags, ctx, globals),
+    () => openTarget(plan, flags, ctx, globals),
     'Interrupted before anything was uploaded.',
   );
-  const { runUpload } = await import('../../upload/engine.js');
-  const { createProgress, progressKind } = await import('../output/progress.js');
   const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
     target,
     ...(sel ? { json: sel } : {}),
@@ -205,7 +181,7 @@ export async function runUploadCommand(
         signal: ctx.signal,
         now: ctx.now,
         sleep: ctx.sleep,
-        policy: api.retryPolicy(ctx.env),
+        policy: retryPolicy(ctx.env),
       },
       (event) => progress.onEvent(event),
     );
@@ -228,8 +204,6 @@ export async function runUploadCommand(
   return { kind: 'uploaded', summary };
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
 /**
  * How often a log (no terminal) says how far each running transfer is: every 10 s, as rclone's
  * --stats does. CONTENTLIB_HEARTBEAT_MS shortens it for the end-to-end tests.
@@ -239,53 +213,12 @@ export function heartbeatMs(env: NodeJS.ProcessEnv): number {
   return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 10_000;
 }
 
-function parseConcurrency(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_CONCURRENCY) {
-    throw new UsageError(
-      `--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}.`,
-      'For example: --concurrency 4',
-    );
-  }
-  return n;
-}
-
-export function registerUpload(program: Command, ctx: CliContext): Command {
-  return program
-    .command('upload')
-    .description('upload videos and images: each video one item, the images of a folder one carousel')
-    .argument('[paths...]', 'files, folders or globs (quote globs: "clips/*.mp4")')
-    .addOption(new Option('--type <type>', 'make every item this type (checked strictly)').choices(CONTENT_TYPES))
-    .option('--carousel', 'put all the given images into one carousel, wherever they are')
-    .option('--to <id>', 'append the images to this existing carousel')
-    .option('--title <text>', 'title of the item (one item only; use sidecars or --manifest for more)')
-    .option('--description <text>', 'description')
-    .option('--hashtags <list>', 'hashtags: "summer, #sale"')
-    .addOption(new Option('--status <status>', 'status after upload (default: draft)').choices(STATUSES))
-    .option('--platform <path=value>', 'a platform setting, e.g. youtube.visibility=private (repeatable)', collect)
-    .option('--manifest <file>', 'a JSON list of items with their files and metadata (for CI)')
-    .option('--thumbnail <image>', 'thumbnail image for a single video')
-    .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
-    .option('--dry-run', 'check everything and print the plan; send nothing')
-    .option('--force', 'upload again what the journal says was uploaded before')
-    .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
-    .addHelpText(
-      'after',
-      `
-Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
-a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
-Re-running the same command skips what was uploaded (a journal in the state directory).
-Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
-as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
-
-Examples:
-  contentlib upload fixtures/demo
-  contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
-  contentlib upload --manifest release.json --json > upload-log.ndjson
-  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'`,
-    )
-    .action(async (paths: string[], opts: UploadFlags, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      await runUploadCommand(paths, opts, ctx, globals, process.cwd());
-    });
+/** `contentlib upload [paths...]`, from the working directory. */
+export async function uploadCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  paths: string[],
+  opts: UploadFlags,
+): Promise<void> {
+  await runUploadCommand(paths, opts, ctx, globals, process.cwd());
 }

@@ -5,8 +5,8 @@ import type { ItemOutcome, UploadEvent, UploadSummary } from '../../upload/event
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import { write } from './mode.js';
-import type { ProgressListener } from './progress.js';
-import { flushed } from './progress.js';
+import type { ProgressListener } from './progress-shared.js';
+import { flushed } from './progress-shared.js';
 
 /**
  * A summary item in the names `ls --json` uses: `id` (not itemId) and `type`; what this run did

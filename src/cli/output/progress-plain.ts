@@ -8,8 +8,8 @@ import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js
 import { escapeName } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
-import type { ProgressListener } from './progress.js';
-import { flushed, formatMs, formatSpeed } from './progress.js';
+import type { ProgressListener } from './progress-shared.js';
+import { flushed, formatMs, formatSpeed } from './progress-shared.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {

@@ -3,7 +3,7 @@
 // after Ctrl-C what was and was not created. Pure functions of the engine's summary.
 import { formatBytes } from '../../rules/rules.js';
 import type { ItemOutcome, UploadSummary } from '../../upload/events.js';
-import { formatMs } from './progress.js';
+import { formatMs } from './progress-shared.js';
 
 /** One row per item that exists: id, type, status, source. Tab-separated unless `aligned`. */
 /** "dir/a.mp4: a.mp4: why" says the name twice: a single file's message already starts with it. */

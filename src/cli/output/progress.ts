@@ -1,20 +1,10 @@
 // The three ways an upload shows its progress, chosen once per run: bars on a terminal, one
 // plain line per file otherwise (CI logs), NDJSON events with --json. Each is a listener of the
 // engine's events (src/upload/events.ts); none of them knows how uploads work.
-import type { Writable } from 'node:stream';
-import { formatBytes } from '../../rules/rules.js';
-import type { UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import type { JsonSelection } from './json.js';
-
-export interface ProgressListener {
-  onEvent(event: UploadEvent): void;
-  /** Stops drawing, writes the summary and waits until every byte of it is flushed. */
-  finish(summary: UploadSummary): Promise<void>;
-  /** Stops drawing without a summary (the upload broke; the error is reported elsewhere). */
-  stop(): Promise<void>;
-}
+import type { ProgressListener } from './progress-shared.js';
 
 export type ProgressKind = 'tty' | 'plain' | 'json';
 
@@ -41,25 +31,4 @@ export async function createProgress(kind: ProgressKind, io: IO, o: ProgressOpti
   }
   if (kind === 'tty') return (await import('./progress-tty.js')).createTtyProgress(io, o.clock);
   return (await import('./progress-plain.js')).createPlainProgress(io, o.clock, o.heartbeatMs);
-}
-
-/** "4.2 MB/s", from bytes over milliseconds; blank until there is something to divide. */
-export function formatSpeed(bytes: number, ms: number): string {
-  if (ms <= 0 || bytes <= 0) return '';
-  return `${formatBytes(Math.round((bytes * 1000) / ms))}/s`;
-}
-
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)} min ${s % 60} s`;
-}
-
-/** Resolves once everything written to the stream so far has been handed to the OS. */
-export function flushed(stream: Writable): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.writableEnded || stream.destroyed || stream.errored) return resolve();
-    stream.write('', () => resolve());
-  });
 }

@@ -1,12 +1,16 @@
 // What rm says: the one confirmation question naming each item, and one line per id after.
 import type { ContentItem } from '../../api/schemas.js';
-import type { RmResult } from '../commands/rm.js';
 import type { IO } from '../io.js';
 import { confirm } from '../prompt.js';
 import type { JsonSelection } from './json.js';
 import { formatJson } from './json.js';
 import { paint, write } from './mode.js';
 import { loudStderr } from './quiet.js';
+
+/** What happened to one id. */
+export type RmResult =
+  | { id: string; deleted: true; title?: string; type?: string }
+  | { id: string; deleted: false; error: { status?: number; code: string; message: string } };
 
 export function confirmDeletion(quietable: IO, items: readonly ContentItem[]): Promise<boolean> {
   // Asked even with --quiet: the answer is needed.

@@ -4,7 +4,7 @@
 // --json, a plan refused for its problems still tells a CI log why: `problem` events and a
 // summary on stdout.
 import type { UploadPlan } from '../../upload/plan.js';
-import type { PlanProblem } from '../../upload/plan-problem.js';
+import type { PlanProblem } from '../../rules/problem.js';
 import { skippedLines, type SkippedFile } from '../../upload/skips.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema } from '../../api/schemas.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
 import type { Services } from '../context.js';
-import { apiError, invalidRequest } from '../errors.js';
+import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
 import { type UrlSigner, presentFile, presentItem, urlSigner } from '../present.js';
 import type { Caller } from '../repo/keys.js';
@@ -14,7 +14,6 @@ import type { Upload } from '../repo/uploads.js';
 import { isObjectState, stagingKeyOf } from '../storage/interface.js';
 import { type StoredObject, type VideoFacts, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
-import { violationError } from './presign.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/complete', async (request) => {

@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { PresignRequestSchema } from '../../api/schemas.js';
 import {
   type ContentType,
-  type Violation,
   checkFile,
   checkThumbnail,
   detectType,
@@ -13,16 +12,10 @@ import {
   formatOfMime,
 } from '../../rules/rules.js';
 import type { Services } from '../context.js';
-import { type HttpError, apiError, invalidRequest } from '../errors.js';
+import { type HttpError, apiError, invalidRequest, violationError } from '../errors.js';
 import { buildKey, sanitizeFileName } from '../object-keys.js';
 import { stagingKeyOf } from '../storage/interface.js';
 import { callerOf } from './common.js';
-
-export function violationError(v: Violation): HttpError {
-  return apiError(v.code, v.message, [
-    { path: v.rule, message: v.message, actual: v.actual, ...(v.limit === undefined ? {} : { limit: v.limit }) },
-  ]);
-}
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/presign', async (request) => {

@@ -1,5 +1,6 @@
-// A problem found while planning an upload: one line per file and rule, all listed at once
-// before anything is sent. Shared by inspection (src/media/inspect.ts) and the plan.
+// A file breaking a rule: one line per file and rule, all listed at once before anything is
+// sent. Found by inspection (src/media/inspect.ts) and by the upload plan (src/upload/), so it
+// lives here, with the rules, below both.
 
 export interface PlanProblem {
   /** The file (or input, or option) as the user named it, e.g. "clips/a.mp4" or "--title". */

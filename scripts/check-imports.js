@@ -1,0 +1,116 @@
+// Checks the import graph of src/ (part of `npm run lint`): no module imports one of a layer above
+// its own, src/server/ is reached only through its surface, and there are no import cycles. The layers and what each may import are in
+// docs/design.md; LAYERS below is the same table. Every import counts, `import type` and
+// `await import()` included: a cycle of types is still a knot for the reader.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SRC = join(ROOT, 'src');
+
+/** Each top-level folder of src/ and the folders it may import from (besides its own). */
+const LAYERS = {
+  cli: ['config', 'upload', 'server', 'api', 'media', 'rules', 'fs', 'text'],
+  config: ['api', 'rules', 'fs'],
+  upload: ['api', 'media', 'rules', 'fs', 'text'],
+  server: ['api', 'media', 'rules', 'fs', 'text'],
+  api: ['rules', 'text'],
+  media: ['rules', 'text'],
+  rules: [],
+  fs: [],
+  text: [],
+  types: [],
+  // The launcher bin/contentlib.js runs first; it loads the CLI bundle and imports nothing of src/.
+  launch: [],
+};
+
+/** Folders reached from outside only through these modules (paths inside the folder). */
+const SURFACES = {
+  // The CLI starts the server (index.ts) and administers keys (admin.ts); it knows nothing else of it.
+  server: ['index.ts', 'admin.ts'],
+};
+
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return files(path);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+
+const graph = new Map();
+for (const file of files(SRC)) {
+  const text = readFileSync(file, 'utf8');
+  const deps = new Set();
+  for (const m of text.matchAll(IMPORT)) {
+    const spec = m[1] ?? m[2];
+    deps.add(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
+  }
+  graph.set(file, [...deps]);
+}
+
+const problems = [];
+const name = (path) => relative(ROOT, path);
+const layerOf = (path) => relative(SRC, path).split('/')[0];
+
+for (const [file, deps] of graph) {
+  const layer = layerOf(file);
+  const allowed = LAYERS[layer];
+  if (!allowed) {
+    problems.push(`${name(file)}: src/${layer}/ is not in the LAYERS table of scripts/check-imports.js`);
+    continue;
+  }
+  for (const dep of deps) {
+    if (!graph.has(dep)) {
+      problems.push(`${name(file)}: imports ${name(dep)}, which is not a module of src/`);
+      continue;
+    }
+    const to = layerOf(dep);
+    if (to === layer) continue;
+    if (!allowed.includes(to))
+      problems.push(`${name(file)}: src/${layer}/ may not import from src/${to}/ (imports ${name(dep)})`);
+    else if (SURFACES[to] && !SURFACES[to].includes(relative(join(SRC, to), dep)))
+      problems.push(
+        `${name(file)}: imports ${name(dep)}; from outside, src/${to}/ is reached through ${SURFACES[to].join(' or ')}`,
+      );
+  }
+}
+
+// Tarjan's strongly connected components: every component of more than one module is a cycle.
+let index = 0;
+const stack = [];
+const state = new Map();
+function connect(v) {
+  const s = { index, low: index, onStack: true };
+  index++;
+  state.set(v, s);
+  stack.push(v);
+  for (const w of graph.get(v) ?? []) {
+    if (!graph.has(w)) continue;
+    const t = state.get(w);
+    if (!t) {
+      connect(w);
+      s.low = Math.min(s.low, state.get(w).low);
+    } else if (t.onStack) s.low = Math.min(s.low, t.index);
+  }
+  if (s.low === s.index) {
+    const component = [];
+    let w;
+    do {
+      w = stack.pop();
+      state.get(w).onStack = false;
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) problems.push(`import cycle: ${component.map(name).sort().join(' ↔ ')}`);
+    else if ((graph.get(v) ?? []).includes(v)) problems.push(`import cycle: ${name(v)} imports itself`);
+  }
+}
+for (const v of graph.keys()) if (!state.has(v)) connect(v);
+
+if (problems.length > 0) {
+  for (const p of problems) console.error(p);
+  console.error(`\n${problems.length} import problem(s); the layers are described in docs/design.md`);
+  process.exit(1);
+}
