@@ -2,7 +2,9 @@
 // clients. The first line on stdout is exactly the base URL (scripts read it); logs go to stderr.
 // SIGTERM drains (see docs/deploy.md): /readyz turns 503, the listener closes after a grace
 // period, requests in flight finish; Ctrl-C does the same without the grace period.
-import { type DrainOptions, type LogFormat, type StartServerOptions, startServer } from '../../server/index.js';
+import type { StartServerOptions } from '../../server/index.js';
+import type { DrainOptions } from '../../server/ops/drain.js';
+import type { LogFormat } from '../../server/ops/logging.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { UsageError } from '../errors.js';
@@ -13,6 +15,7 @@ export interface ServeFlags {
   port: string;
   dataDir?: string;
   db?: string;
+  storage?: string;
   publicUrl?: string;
   urlTtl?: string;
   quota?: string;
@@ -28,7 +31,7 @@ export interface ServeFlags {
   drainTimeout?: string;
 }
 
-/** What the server's logger (pino) takes, checked before anything starts. */
+/** Written here rather than imported, so that `serve --help` does not load pino. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 export const DEFAULT_DRAIN: DrainOptions = { graceMs: 5000, timeoutMs: 60_000 };
@@ -81,6 +84,13 @@ export function serveOptions(
   };
   const databaseUrl = databaseUrlOf(flags.db, env);
   if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
+  const storageUrl = flags.storage ?? env.CONTENTLIB_STORAGE_URL;
+  if (storageUrl !== undefined && storageUrl !== '') {
+    const from = flags.storage !== undefined ? '--storage' : 'CONTENTLIB_STORAGE_URL';
+    if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/.test(storageUrl))
+      throw new UsageError(`${from} must be an s3://bucket[/prefix] URL, not "${storageUrl}"`);
+    o.storageUrl = storageUrl;
+  }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
   if (flags.faultWriteError !== undefined) {
     if (!/^E[A-Z]+$/.test(flags.faultWriteError))
@@ -133,7 +143,7 @@ export function drainOptions(flags: ServeFlags): DrainOptions {
 
 /** Runs until `deps.signal` aborts; then drains and closes. Returns the URL it served on. */
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
-  const start = deps.start ?? startServer;
+  const start = deps.start ?? (await import('../../server/index.js')).startServer;
   const server = await start(options).catch((err: unknown) => {
     if (options.databaseUrl !== undefined) throw databaseError(options.databaseUrl, err) ?? err;
     throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
