@@ -19,8 +19,10 @@ const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url
 // Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled the same
 // way: they sit in the bundle as modules evaluated on first use, cost nothing until then and
 // nothing at install. pg asks for its optional native binding, pg-native, only when told to
-// (we never do): it stays out, as it is on most machines (also in scripts/check-package.sh).
-const OPTIONAL_NEVER_BUNDLED = ['pg-native'];
+// (we never do): it stays out, as it is on most machines (also in scripts/check-package.sh). So
+// does the AWS SDK's optional native signer (@aws-sdk/signature-v4-crt), needed only for SigV4a
+// multi-region access points, which contentlib never signs for.
+const OPTIONAL_NEVER_BUNDLED = ['pg-native', '@aws-sdk/signature-v4-crt'];
 const external = [...Object.keys(pkg.dependencies ?? {}), ...OPTIONAL_NEVER_BUNDLED];
 
 const common = {

@@ -44,9 +44,11 @@ for (const f of readdirSync(join(dir, 'dist'), { recursive: true })) {
   for (const m of text.matchAll(/(?<![\w$.'"`])(?:from|import\(|require\()\s*"([^".$][^"]*)"/g)) imported.add(m[1]);
 }
 const pkgName = (s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/');
-// pg-native: pg's optional native binding, left out on purpose (scripts/build.js).
+// Optional native add-ons of bundled libraries, left out on purpose (scripts/build.js): pg's
+// pg-native and the AWS SDK's CRT signer; both are required only when asked for.
+const optional = new Set(['pg-native', '@aws-sdk/signature-v4-crt']);
 const strays = [...imported].filter(
-  (s) => !s.startsWith('node:') && !builtinModules.includes(s) && !deps.has(pkgName(s)) && s !== 'pg-native',
+  (s) => !s.startsWith('node:') && !builtinModules.includes(s) && !deps.has(pkgName(s)) && !optional.has(s),
 );
 if (strays.length) throw new Error(`dist/ imports packages the install lacks: ${strays.join(', ')}`);
 const unused = [...deps].filter((d) => ![...imported].some((s) => pkgName(s) === d));
