@@ -2,9 +2,7 @@
 // clients. The first line on stdout is exactly the base URL (scripts read it); logs go to stderr.
 // SIGTERM drains (see docs/deploy.md): /readyz turns 503, the listener closes after a grace
 // period, requests in flight finish; Ctrl-C does the same without the grace period.
-import type { StartServerOptions } from '../../server/index.js';
-import type { DrainOptions } from '../../server/ops/drain.js';
-import type { LogFormat } from '../../server/ops/logging.js';
+import type { DrainOptions, LogFormat, StartServerOptions } from '../../server/index.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { UsageError } from '../errors.js';
