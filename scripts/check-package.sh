@@ -42,6 +42,8 @@ for (const f of readdirSync(join(dir, 'dist'), { recursive: true })) {
   // import("name") in ES modules). Not when quoted: ajv's generated code holds
   // 'require("ajv/dist/runtime/…")' in strings and templates.
   for (const m of text.matchAll(/(?<![\w$.'"`])(?:from|import\(|require\()\s*"([^".$][^"]*)"/g)) imported.add(m[1]);
+  // The launcher's import() for a package the cached bundle cannot import itself (src/launch).
+  for (const m of text.matchAll(/__contentlibImport\("([^".$][^"]*)"\)/g)) imported.add(m[1]);
 }
 const pkgName = (s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/');
 // Optional native add-ons of bundled libraries, left out on purpose (scripts/build.js): pg's
