@@ -391,6 +391,10 @@ function defineServe(program: Command, ctx: CliContext): void {
       'postgres://… : metadata in PostgreSQL, shared by every instance (default: $CONTENTLIB_DATABASE_URL, else SQLite in the data dir)',
     )
     .option(
+      '--storage <url>',
+      's3://bucket[/prefix]: objects in an S3-compatible store, configured by the standard AWS_* variables (default: $CONTENTLIB_STORAGE_URL, else the data dir)',
+    )
+    .option(
       '--public-url <url>',
       'base URL clients reach this server at, used in signed URLs (default: the listening address)',
     )

@@ -10,6 +10,7 @@ import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { createReserve } from './reserve.js';
 import { type DiskStorage, createDiskStorage } from './storage/disk.js';
+import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export type { DrainOptions } from './ops/drain.js';
@@ -30,6 +31,13 @@ export interface StartServerOptions {
    * Default: the address it listens on. Never taken from a request's Host header.
    */
   publicUrl?: string;
+  /**
+   * s3://bucket[/prefix]: objects in an S3-compatible store (endpoint, region and credentials from
+   * the standard AWS environment, or `s3`). Default: the data dir, served by this server itself.
+   */
+  storageUrl?: string;
+  /** Overrides for the S3 client (tests point it at a local endpoint). */
+  s3?: { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
   /** Milliseconds a connection may stay silent before it is closed. */
   idleTimeoutMs?: number;
   faults?: { dropPutAfterBytes: number; count: number };
@@ -54,7 +62,9 @@ export interface RunningServer {
   /** Runs the sweeper once now (tests, after moving the injected clock). */
   sweep(): Promise<SweepReport>;
   /** Where objects live on disk (tests check that nothing is left behind). */
-  storage: DiskStorage;
+  storage: Storage;
+  /** Set when the objects are on this server's disk (no --storage). */
+  disk?: DiskStorage;
 }
 
 function writeInternalError(err: unknown): void {
@@ -77,12 +87,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
     const secret = await repo.sharedSecret('signing');
     let publicUrl = opts.publicUrl ?? '';
-    const storage = createDiskStorage({
-      dataDir: opts.dataDir,
-      secret,
-      publicUrl: () => publicUrl,
-      writeError: opts.writeError,
-    });
+    const disk =
+      opts.storageUrl === undefined
+        ? createDiskStorage({ dataDir: opts.dataDir, secret, publicUrl: () => publicUrl, writeError: opts.writeError })
+        : undefined;
+    const s3 = disk ? undefined : await openS3Storage(opts.storageUrl!, opts.s3 ?? {}, now);
+    const storage: Storage = disk ?? s3!;
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -95,7 +105,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         repo,
         storage,
-        disk: storage,
+        ...(disk ? { disk } : {}),
         reserve: createReserve(opts.dataDir),
         secret,
         idleTimeoutMs: opts.idleTimeoutMs,
@@ -110,9 +120,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         logger,
         checks: {
           database: () => repo.check(),
-          // This server receives the PUTs: its data folder must take a write, and the store its folders.
+          // On disk this server receives the PUTs: its data folder must take a write, and the
+          // store its folders. On S3 the bucket must answer.
           storage: async () => {
-            await diskCheck(opts.dataDir)();
+            if (disk) await diskCheck(opts.dataDir)();
             await storage.check();
           },
         },
@@ -158,6 +169,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         await services.drain();
         await stopSweeper();
         await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
+        s3?.close();
         await repo.close();
         app.log.info('stopped');
       })());
@@ -165,6 +177,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       url: address,
       ...(metricsUrl ? { metricsUrl } : {}),
       storage,
+      ...(disk ? { disk } : {}),
       sweep: () => sweep(services),
       close: () => shutDown({ graceMs: 0, timeoutMs: Infinity }),
       drain: shutDown,
@@ -174,4 +187,12 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     await repo.close();
     throw err;
   }
+}
+
+/** The S3 storage of `--storage s3://bucket/prefix`; the AWS SDK is imported only then. */
+async function openS3Storage(url: string, o: NonNullable<StartServerOptions['s3']>, now: () => Date) {
+  const { createS3Storage, parseS3Url } = await import('./storage/s3.js');
+  const location = parseS3Url(url);
+  if (location instanceof Error) throw location;
+  return createS3Storage({ location, now, ...o });
 }

@@ -60,6 +60,7 @@ describe('serveOptions (flags → server options)', () => {
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
     [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
+    [{ storage: 's3://media/lib' }, { storageUrl: 's3://media/lib' }],
     [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
     [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
     [{ faultWriteError: 'ENOSPC' }, { writeError: 'ENOSPC' }],
@@ -100,6 +101,8 @@ describe('serveOptions (flags → server options)', () => {
     { publicUrl: 'https://media.example.com/?a=1' },
     { publicUrl: 'https://user:pw@media.example.com' },
     { faultWriteError: 'full' },
+    { storage: 'https://media.example.com/lib' },
+    { storage: 's3://Bad_Bucket' },
   ])('%j is a usage error', (flags) => {
     expect(() => serveOptions({ ...base, ...flags }, '/d', false, {})).toThrow(UsageError);
   });

@@ -304,7 +304,9 @@ describe('two commands at once on the embedded library', () => {
       cli(h, ['upload', demo]),
       cli(h, ['ls', '--json']),
     ]);
-    expect([a.exitCode, b.exitCode, list.exitCode]).toEqual([0, 0, 0]);
+    expect([a.exitCode, b.exitCode, list.exitCode], [a.stderr, b.stderr, list.stderr].join('\n---\n')).toEqual([
+      0, 0, 0,
+    ]);
     const items = JSON.parse((await cli(h, ['ls', '--json'])).stdout) as Array<{ type: string }>;
     expect(items.map((i) => i.type).sort()).toEqual(['carousel', 'shortform', 'shortform']);
     // One of them did the work; the other waited for it, then skipped all three.

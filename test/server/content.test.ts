@@ -263,12 +263,12 @@ describe('delete', () => {
     await put(pt.body.presignedUrl, t);
     await patch(first.item.id, { thumbnailKey: pt.body.key });
     const objects = [first.storageKey, second.storageKey, pt.body.key];
-    for (const k of objects) expect(existsSync(s.storage.pathOf(k))).toBe(true);
+    for (const k of objects) expect(existsSync(s.disk!.pathOf(k))).toBe(true);
 
     const r = await del(first.item.id);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ deleted: true });
-    for (const k of objects) expect(existsSync(s.storage.pathOf(k)), k).toBe(false);
+    for (const k of objects) expect(existsSync(s.disk!.pathOf(k)), k).toBe(false);
     expect((await get(first.item.id)).status).toBe(404);
     expect((await del(first.item.id)).status).toBe(404);
     expect((await call('GET', first.item.fileUrl)).status).toBe(404);
@@ -277,7 +277,7 @@ describe('delete', () => {
   it('an object that could not be removed is retried by the sweeper', async () => {
     const { mkdir, rm, writeFile } = await import('node:fs/promises');
     const v = await uploadItem(s, key, video('stuck.mp4', 10));
-    const path = s.storage.pathOf(v.storageKey);
+    const path = s.disk!.pathOf(v.storageKey);
     // A directory where the object's file was: unlink fails (even as root), like a busy disk would.
     await rm(path);
     await mkdir(path);
@@ -317,12 +317,12 @@ describe('uploads never completed', () => {
     const f = image('abandoned.jpg');
     const p = await presign(s, key, f);
     await put(p.body.presignedUrl, f);
-    expect(existsSync(s.storage.pathOf(stagingKeyOf(p.body.fileId)))).toBe(true);
+    expect(existsSync(s.disk!.pathOf(stagingKeyOf(p.body.fileId)))).toBe(true);
     expect((await s.sweep()).uploads).toBe(0);
     s.clock.advance(2 * 3600_000 + 1000);
     const report = await s.sweep();
     expect(report.uploads).toBeGreaterThanOrEqual(1);
-    expect(existsSync(s.storage.pathOf(stagingKeyOf(p.body.fileId)))).toBe(false);
+    expect(existsSync(s.disk!.pathOf(stagingKeyOf(p.body.fileId)))).toBe(false);
     const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
       key,
       json: {

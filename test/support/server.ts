@@ -68,6 +68,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     get storage() {
       return server.storage;
     },
+    get disk() {
+      return server.disk;
+    },
     get metricsUrl() {
       return server.metricsUrl;
     },

@@ -13,6 +13,7 @@ export interface ServeFlags {
   port: string;
   dataDir?: string;
   db?: string;
+  storage?: string;
   publicUrl?: string;
   urlTtl?: string;
   quota?: string;
@@ -81,6 +82,13 @@ export function serveOptions(
   };
   const databaseUrl = databaseUrlOf(flags.db, env);
   if (databaseUrl !== undefined) o.databaseUrl = databaseUrl;
+  const storageUrl = flags.storage ?? env.CONTENTLIB_STORAGE_URL;
+  if (storageUrl !== undefined && storageUrl !== '') {
+    const from = flags.storage !== undefined ? '--storage' : 'CONTENTLIB_STORAGE_URL';
+    if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/.test(storageUrl))
+      throw new UsageError(`${from} must be an s3://bucket[/prefix] URL, not "${storageUrl}"`);
+    o.storageUrl = storageUrl;
+  }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
   if (flags.faultWriteError !== undefined) {
     if (!/^E[A-Z]+$/.test(flags.faultWriteError))
