@@ -65,6 +65,12 @@ export const PatchRequestSchema = z
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
 export type PatchRequest = z.infer<typeof PatchRequestSchema>;
 
+/**
+ * An item's metadata besides its files: what PATCH changes and an upload sets (from flags,
+ * sidecars or a manifest). The one definition, for the client, the upload and the server.
+ */
+export type ItemMetadata = Omit<PatchRequest, 'thumbnailKey'>;
+
 /** Query strings arrive as text: a whole number written in decimal digits, nothing else. */
 const queryInt = (name: string) =>
   z
