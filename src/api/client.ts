@@ -245,7 +245,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     baseUrl,
     dispatcher,
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
-    // complete is idempotent per key on the server (DESIGN.md section 2), so it may be retried.
+    // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
     list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
     get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),

@@ -1,12 +1,12 @@
 // Typed errors of the HTTP layer. Every failure of a request to the service or to object storage
 // becomes exactly one of these, so the CLI can map it to an exit code and a hint in one place
-// (src/cli/errors.ts) and the retry loops can decide from its type (classifyForRetry).
+// (src/cli/error-messages.ts) and the retry loops can decide from its type (classifyForRetry).
 import type { ApiErrorCode, StorageErrorCode } from './error-codes.js';
 import type { RetryDecision } from './retry.js';
 import { parseRetryAfter } from './retry.js';
 import { refusalRetry } from './storage-refusal.js';
 
-/** The service answered with its JSON error body (DESIGN.md section 2). */
+/** The service answered with its JSON error body (docs/api.md, Errors). */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
@@ -191,7 +191,7 @@ function xmlField(xml: string, tag: string): string | undefined {
 }
 
 /**
- * The `error` of our JSON error body (DESIGN.md section 2), or undefined when it is not one.
+ * The `error` of our JSON error body (docs/api.md, Errors), or undefined when it is not one.
  * Checked by hand rather than with zod so that main.ts, which imports this through
  * describeError, stays light for `--help`.
  */

@@ -1,4 +1,4 @@
-// Every non-2xx answer has the DESIGN.md error body: { error: { code, message, details } }.
+// Every non-2xx answer has the error body of docs/api.md: { error: { code, message, details } }.
 // Routes throw HttpError; Fastify's own 4xx (bad JSON, wrong content type, body too large,
 // unknown route) are rewritten into the same shape; anything else is a masked 500 `internal`.
 import type { Duplex } from 'node:stream';

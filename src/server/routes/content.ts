@@ -1,4 +1,4 @@
-// GET/PATCH/DELETE of content items (spec 4.4–4.7). Every lookup is scoped to the caller's
+// GET/PATCH/DELETE of content items (docs/api.md). Every lookup is scoped to the caller's
 // brand: another brand's id answers 404 exactly like a missing one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {

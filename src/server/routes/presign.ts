@@ -80,7 +80,7 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
   });
 }
 
-/** The given type, else detected from the MIME type (DESIGN.md); a thumbnail is an image, so carousel. */
+/** The given type, else detected from the MIME type (detectType in src/rules/rules.ts); a thumbnail is an image, so carousel. */
 function resolveType(
   given: ContentType | undefined,
   contentType: string,
