@@ -9,7 +9,7 @@ export function median(values: readonly number[]): number {
 
 export const MIB = 1024 * 1024;
 
-/** Megabytes (2^20, as DESIGN.md counts them) per second. */
+/** Megabytes (2^20, as src/rules/rules.ts counts them) per second. */
 export function mbPerSecond(bytes: number, ms: number): number {
   return ms > 0 ? bytes / MIB / (ms / 1000) : NaN;
 }

@@ -12,7 +12,7 @@ import {
   UnexpectedResponseError,
   classifyForRetry,
   errorFromResponse,
-  networkCode,
+  errorFromThrown,
   redactKey,
   requestIdHeader,
 } from './errors.js';
@@ -118,30 +118,6 @@ function queryString(q: ListParams): string {
   return s ? `?${s}` : '';
 }
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ETIMEDOUT',
-]);
-
-/** A thrown undici/socket failure as one of our typed errors; an abort passes through as is. */
-function errorFromThrown(err: unknown, method: string, url: string, timeoutMs: number, signal?: AbortSignal): unknown {
-  if (signal?.aborted) return err;
-  const code = networkCode(err);
-  if (code && TIMEOUT_CODES.has(code)) return new TimeoutError({ method, url, timeoutMs });
-  if (code === 'UND_ERR_ABORTED' || (err instanceof Error && err.name === 'AbortError')) return err;
-  const reason =
-    code === 'ECONNREFUSED'
-      ? 'connection refused'
-      : code === 'ENOTFOUND'
-        ? 'host not found'
-        : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET'
-          ? 'connection reset'
-          : ((err as Error)?.message ?? String(err));
-  return new NetworkError({ message: `${method} ${url} failed: ${reason}`, code, method, url, cause: err });
-}
-
 export function createApiClient(opts: ApiClientOptions): ApiClient {
   const baseUrl = trimSlash(opts.baseUrl);
   const ownDispatcher = opts.dispatcher === undefined;
@@ -188,7 +164,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       headers = res.headers;
       text = await res.body.text();
     } catch (err) {
-      const typed = errorFromThrown(err, method, url, timeoutMs, signal);
+      const typed = errorFromThrown(err, { method, url, timeoutMs, signal });
       const why =
         typed instanceof NetworkError
           ? (typed.code ?? typed.message)
@@ -269,7 +245,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     baseUrl,
     dispatcher,
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
-    // complete is idempotent per key on the server (DESIGN.md section 2), so it may be retried.
+    // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
     list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
     get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),

@@ -1,4 +1,4 @@
-// The service's error codes and their HTTP statuses (DESIGN.md section 2). The server answers
+// The service's error codes and their HTTP statuses (docs/api.md, Errors). The server answers
 // with them; the client reads them back into typed errors.
 
 export const API_ERRORS = {
@@ -22,7 +22,7 @@ export const API_ERRORS = {
 } as const;
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
-/** What storage answers (spec 4.2): 403 with one of these reasons, 411 without a length, 400/404 below. */
+/** What storage answers (docs/api.md, PUT {presignedUrl}): 403 with one of these reasons, 411 without a length, 400/404 below. */
 export const STORAGE_ERRORS = {
   signature_mismatch: 403,
   expired: 403,

@@ -1,11 +1,12 @@
 // Typed errors of the HTTP layer. Every failure of a request to the service or to object storage
 // becomes exactly one of these, so the CLI can map it to an exit code and a hint in one place
-// (src/cli/errors.ts) and the retry loops can decide from its type (classifyForRetry).
+// (src/cli/error-messages.ts) and the retry loops can decide from its type (classifyForRetry).
+import type { ApiErrorCode, StorageErrorCode } from './error-codes.js';
 import type { RetryDecision } from './retry.js';
 import { parseRetryAfter } from './retry.js';
 import { refusalRetry } from './storage-refusal.js';
 
-/** The service answered with its JSON error body (DESIGN.md section 2). */
+/** The service answered with its JSON error body (docs/api.md, Errors). */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
@@ -36,6 +37,11 @@ export class ApiError extends Error {
     this.retryAfterMs = o.retryAfterMs;
     this.requestId = o.requestId;
   }
+
+  /** Whether the service answered with this code of the shared table (src/api/error-codes.ts). */
+  is(code: ApiErrorCode): boolean {
+    return this.code === code;
+  }
 }
 
 /** Object storage refused a PUT: our JSON body or S3's XML `<Error><Code>`. */
@@ -64,6 +70,11 @@ export class StorageError extends Error {
     this.url = o.url;
     this.retryAfterMs = o.retryAfterMs;
     this.requestId = o.requestId;
+  }
+
+  /** Whether our storage answered with this code of the shared table (S3's are in storage-refusal.ts). */
+  is(code: StorageErrorCode): boolean {
+    return this.code === code;
   }
 }
 
@@ -180,7 +191,7 @@ function xmlField(xml: string, tag: string): string | undefined {
 }
 
 /**
- * The `error` of our JSON error body (DESIGN.md section 2), or undefined when it is not one.
+ * The `error` of our JSON error body (docs/api.md, Errors), or undefined when it is not one.
  * Checked by hand rather than with zod so that main.ts, which imports this through
  * describeError, stays light for `--help`.
  */
@@ -264,6 +275,56 @@ export function networkCode(err: unknown): string | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** Node's and undici's codes of a request that got no (complete) answer, in a few words. */
+const NO_ANSWER: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  ECONNRESET: 'connection reset',
+  UND_ERR_SOCKET: 'connection reset',
+  EPIPE: 'connection reset',
+};
+
+/** Codes that mean the answer did not come in time. */
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+/** Why a request got no answer, in a few words ("connection refused"), else the error's own message. */
+export function networkReason(err: unknown): string {
+  const code = err instanceof NetworkError ? err.code : networkCode(err);
+  const words = code === undefined ? undefined : NO_ANSWER[code];
+  return words ?? (err as Error | undefined)?.message ?? String(err);
+}
+
+/**
+ * A thrown undici or socket failure as one of our typed errors: TimeoutError, or NetworkError
+ * saying why in words; an abort passes through as it is. The one place both the API client and
+ * the storage PUT describe a request that got no answer. `sending`: the request streams a body,
+ * so a reset is said to have happened while sending it.
+ */
+export function errorFromThrown(
+  err: unknown,
+  o: { method: string; url: string; timeoutMs: number; signal?: AbortSignal; sending?: boolean },
+): unknown {
+  if (o.signal?.aborted) return err;
+  const code = networkCode(err);
+  if (code && TIMEOUT_CODES.has(code))
+    return new TimeoutError({ method: o.method, url: o.url, timeoutMs: o.timeoutMs });
+  if (code === 'UND_ERR_ABORTED' || (err instanceof Error && err.name === 'AbortError')) return err;
+  const reason = networkReason(err);
+  const said = o.sending && reason === NO_ANSWER.ECONNRESET ? `${reason} while sending` : reason;
+  return new NetworkError({
+    message: `${o.method} ${o.url} failed: ${said}`,
+    code,
+    method: o.method,
+    url: o.url,
+    cause: err,
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
-// Wire formats of the Content Library Service (spec sections 2 and 4), shared by the client and
-// the embedded server. Requests are strict (an unknown field is a 400); responses are loose,
-// because a remote service may send more fields than the spec lists.
+// Wire formats of the Content Library Service (docs/api.md), shared by the client and the
+// embedded server. Requests are strict (an unknown field is a 400); responses are loose, because
+// a remote service may send more fields than these.
 import * as z from 'zod';
 import { CONTENT_TYPES, LIST_LIMITS, METADATA_LIMITS, STATUSES } from '../rules/rules.js';
 
@@ -65,6 +65,12 @@ export const PatchRequestSchema = z
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
 export type PatchRequest = z.infer<typeof PatchRequestSchema>;
 
+/**
+ * An item's metadata besides its files: what PATCH changes and an upload sets (from flags,
+ * sidecars or a manifest). The one definition, for the client, the upload and the server.
+ */
+export type ItemMetadata = Omit<PatchRequest, 'thumbnailKey'>;
+
 /** Query strings arrive as text: a whole number written in decimal digits, nothing else. */
 const queryInt = (name: string) =>
   z
@@ -110,7 +116,7 @@ export const ContentItemSchema = z.looseObject({
   platformSettings: z.record(z.string(), z.unknown()).nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string().optional(),
-  // Fields beyond the spec that the embedded server sends; optional because a remote may not.
+  // Fields the embedded server sends and a remote service may not: optional.
   durationSeconds: z.number().nullable().optional(),
   fileSize: z.number().nullable().optional(),
   contentType: z.string().nullable().optional(),

@@ -1,6 +1,8 @@
 // What an object store's refusal of a presigned PUT means for the upload: retried or final, and
 // in words. S3 and the S3-compatible stores answer with an XML <Error><Code> (parsed by
-// errorFromResponse into a StorageError); our own disk storage with its JSON codes.
+// errorFromResponse into a StorageError); our own disk storage with the codes of the shared
+// table (./error-codes.ts), whose names are checked against it here.
+import type { StorageErrorCode } from './error-codes.js';
 
 /** What a store's refusal says: a StorageError (./errors.ts, which asks refusalRetry) has these. */
 export interface Refusal {
@@ -16,14 +18,19 @@ interface Meaning {
   says: string;
 }
 
-const MEANINGS: Record<string, Meaning> = {
+/** Our own storage's codes (src/server/routes/storage.ts answers with them). */
+const OURS: Partial<Record<StorageErrorCode, Meaning>> = {
+  signature_mismatch: { retry: false, says: 'the URL or its signature did not match; not retried' },
+  content_type_mismatch: { retry: false, says: 'the Content-Type differed from the presigned one; not retried' },
+  content_length_mismatch: { retry: false, says: 'the length differed from the presigned one; not retried' },
+};
+
+/** S3's codes, and the S3-compatible stores'. */
+const S3: Record<string, Meaning> = {
   SignatureDoesNotMatch: {
     retry: false,
     says: "the upload's headers did not match what was signed (Content-Type and Content-Length must be exactly the presigned ones); not retried",
   },
-  signature_mismatch: { retry: false, says: 'the URL or its signature did not match; not retried' },
-  content_type_mismatch: { retry: false, says: 'the Content-Type differed from the presigned one; not retried' },
-  content_length_mismatch: { retry: false, says: 'the length differed from the presigned one; not retried' },
   EntityTooLarge: { retry: false, says: 'the file is larger than the store accepts for one PUT' },
   EntityTooSmall: { retry: false, says: 'the file is smaller than the store accepts' },
   InvalidAccessKeyId: { retry: false, says: "the store does not know the server's access key (a server setting)" },
@@ -36,9 +43,18 @@ const MEANINGS: Record<string, Meaning> = {
   ServiceUnavailable: { retry: true, says: 'the store is unavailable; retrying after a pause' },
 };
 
+const MEANINGS: Record<string, Meaning> = { ...S3, ...OURS };
+
+const EXPIRED: StorageErrorCode = 'expired';
+
 /** The store said the presigned URL has expired: ours (`expired`) or S3's AccessDenied "Request has expired". */
 export function isExpiredRefusal(err: Refusal): boolean {
-  return err.code === 'expired' || (err.code === 'AccessDenied' && /expired/i.test(err.message));
+  return err.code === EXPIRED || (err.code === 'AccessDenied' && /expired/i.test(err.message));
+}
+
+/** A fresh presigned URL may help: it expired, or S3 denied it (its AccessDenied covers both). */
+export function freshUrlMayHelp(err: Refusal): boolean {
+  return err.code === EXPIRED || err.code === 'AccessDenied';
 }
 
 /** Whether another try may help; undefined when the code says nothing beyond its status. */

@@ -7,16 +7,12 @@ import {
   StorageError,
   TimeoutError,
   UnexpectedResponseError,
+  networkReason,
   requestIdNote,
 } from '../api/errors.js';
-import { describeRefusal } from '../api/storage-refusal.js';
+import { describeRefusal, freshUrlMayHelp } from '../api/storage-refusal.js';
 import { ConfigError } from '../config/errors.js';
 import { AuthError, CliError, EXIT, type ExitCode } from './errors.js';
-
-/** Why a request never got an answer, in a few words. */
-export function networkReason(err: NetworkError): string {
-  return err.code === 'ECONNREFUSED' ? 'connection refused' : err.code === 'ENOTFOUND' ? 'host not found' : err.message;
-}
 
 /** Why a folder cannot be used, in words, for the file-system errors a person can fix. */
 const FOLDER_PROBLEMS: Record<string, string> = {
@@ -136,10 +132,9 @@ function describeHttpFailure(
     };
   }
   if (err instanceof StorageError) {
-    const hint =
-      err.code === 'expired' || err.code === 'AccessDenied'
-        ? 'The upload URL was refused; run the upload again to get a fresh one.'
-        : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
+    const hint = freshUrlMayHelp(err)
+      ? 'The upload URL was refused; run the upload again to get a fresh one.'
+      : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
     return {
       message: `Object storage refused the upload: ${describeRefusal(err, requestIdNote(err))}.\n${hint}`,
       exitCode: EXIT.failure,

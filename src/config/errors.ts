@@ -1,5 +1,5 @@
 // What goes wrong choosing a library or reading the config: said in words, with what to do.
-// src/cli/errors.ts maps it to an exit code, like every other error.
+// src/cli/error-messages.ts maps it to a message and an exit code, like every other error.
 
 export class ConfigError extends Error {
   /** What the user can do about it ("Create it with: contentlib login --profile work"). */

@@ -1,8 +1,8 @@
-// The one table of type rules and limits (spec section 8, DESIGN.md section 2).
+// The one table of type rules and limits (docs/api.md, Sizes and type rules).
 // The server validates requests from it and the CLI checks files from it: change a limit here
 // and both sides move together.
 
-/** Sizes are binary: MB is 2^20 bytes, GB is 2^30 (DESIGN.md section 2). */
+/** Sizes are binary: MB is 2^20 bytes, GB is 2^30 (docs/api.md). */
 export const MB = 2 ** 20;
 export const GB = 2 ** 30;
 
@@ -134,7 +134,7 @@ export const METADATA_LIMITS = {
   fileNameMaxBytes: 255,
 } as const;
 
-/** Default storage quota of a brand on the embedded server (the spec leaves its size open). */
+/** Default storage quota of a brand on the embedded server (the API does not fix one). */
 export const DEFAULT_QUOTA_BYTES = 50 * GB;
 
 /** The format whose MIME type (or alias) is `mime`, case-insensitive, parameters ignored. */
@@ -151,7 +151,7 @@ export function formatOfFileName(fileName: string): Format | undefined {
   return FORMAT_NAMES.find((f) => (FORMATS[f].extensions as readonly string[]).includes(ext));
 }
 
-/** Type detection when presign omits `type` (DESIGN.md): image → carousel; video → shortform up to 300 MB, else longform. */
+/** Type detection when presign omits `type` (docs/api.md, presign): image → carousel; video → shortform up to 300 MB, else longform. */
 export function detectType(format: Format, fileSize: number): ContentType {
   if (FORMATS[format].media === 'image') return 'carousel';
   return fileSize <= TYPE_RULES.shortform.maxBytes ? 'shortform' : 'longform';
@@ -159,7 +159,7 @@ export function detectType(format: Format, fileSize: number): ContentType {
 
 /** A rule broken by a file or a request: enough to build a 4xx error or a CLI line with a hint. */
 export interface Violation {
-  /** The API error code this violation answers with (DESIGN.md section 2). */
+  /** The API error code this violation answers with (docs/api.md, Errors). */
   code: 'unsupported_media_type' | 'file_too_large' | 'invalid_duration' | 'invalid_request';
   rule: 'format' | 'size' | 'empty' | 'duration';
   message: string;

@@ -1,5 +1,5 @@
 // Key administration for `contentlib keys` and the CLI's embedded mode. Each call opens the
-// metadata store briefly: the data dir's SQLite database (WAL lets it run beside a server on the
+// metadata store for the one call: the data dir's SQLite database (WAL lets it run beside a server on the
 // same data dir) or, with a database URL, the PostgreSQL every instance shares.
 import { existsSync, statSync } from 'node:fs';
 import { databasePath } from './db.js';

@@ -1,4 +1,4 @@
-// Bearer API keys on every /api route, and the optional per-key rate limit (DESIGN.md section 2).
+// Bearer API keys on every /api route, and the optional per-key rate limit (docs/api.md, Authentication and keys).
 import type { FastifyRequest } from 'fastify';
 import { apiError } from './errors.js';
 import type { Caller, Repo } from './repo/interface.js';

@@ -1,4 +1,4 @@
-// Every non-2xx answer has the DESIGN.md error body: { error: { code, message, details } }.
+// Every non-2xx answer has the error body of docs/api.md: { error: { code, message, details } }.
 // Routes throw HttpError; Fastify's own 4xx (bad JSON, wrong content type, body too large,
 // unknown route) are rewritten into the same shape; anything else is a masked 500 `internal`.
 import type { Duplex } from 'node:stream';
@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { randomUUID } from 'node:crypto';
 import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } from '../api/error-codes.js';
+import type { ErrorBody } from '../api/schemas.js';
 import type { Violation } from '../rules/rules.js';
 import { REQUEST_ID_HEADER, requestIdDetail } from './ops/request-id.js';
 
@@ -82,7 +83,9 @@ export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
     .code(err.status)
     .header(REQUEST_ID_HEADER, requestId)
     .type('application/json; charset=utf-8')
-    .send({ error: { code: err.code, message: err.message, details: [...err.details, requestIdDetail(requestId)] } });
+    .send({
+      error: { code: err.code, message: err.message, details: [...err.details, requestIdDetail(requestId)] },
+    } satisfies ErrorBody);
 }
 
 /** Fastify's own client errors, in our words (its messages are fine but may name internals). */
@@ -147,7 +150,9 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
         : `the HTTP request is malformed (${err.code ?? 'parse error'}); send a well-formed HTTP/1.1 request`;
     // No request was parsed, so none has an id yet: this answer gets its own.
     const requestId = randomUUID();
-    const body = JSON.stringify({ error: { code: 'invalid_request', message, details: [requestIdDetail(requestId)] } });
+    const body = JSON.stringify({
+      error: { code: 'invalid_request', message, details: [requestIdDetail(requestId)] },
+    } satisfies ErrorBody);
     socket.write(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -1,5 +1,5 @@
 // Starting and stopping the embedded server: `contentlib serve`, the CLI's embedded mode and the
-// tests all come through here (the contract in the team brief).
+// tests all come through here. How the server is assembled: docs/design.md.
 import type { Server } from 'node:http';
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';

@@ -1,4 +1,4 @@
-// Storage keys: `<user_id>/<file_id>/<file_name>` (spec 2.3). The file name part is sanitised
+// Storage keys: `<user_id>/<file_id>/<file_name>` (docs/api.md, presign). The file name part is sanitised
 // so that it is a single harmless path segment; the key is never used as a path on disk anyway
 // (storage.ts hashes it), but clients and S3-style tools see it, so it must stay clean.
 import { METADATA_LIMITS } from '../rules/rules.js';

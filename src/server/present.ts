@@ -1,5 +1,7 @@
-// Database rows → wire JSON (spec section 2, plus the extra fields of ContentItemSchema).
-// fileUrl and thumbnailUrl are presigned GET URLs of the storage, valid for the URL lifetime.
+// Database rows → wire JSON, typed against the response schemas the client parses with
+// (src/api/schemas.ts; the wire is described in docs/api.md). fileUrl and thumbnailUrl are
+// presigned GET URLs of the storage, valid for the URL lifetime.
+import type { CarouselFile, ContentItem } from '../api/schemas.js';
 import type { Services } from './context.js';
 import type { FileRow, ItemRow } from './repo/items.js';
 
@@ -12,7 +14,7 @@ export function urlSigner(services: Services): UrlSigner {
   return (key) => storage.presignGet({ key, expiresAt });
 }
 
-export async function presentItem(item: ItemRow, url: UrlSigner) {
+export async function presentItem(item: ItemRow, url: UrlSigner): Promise<ContentItem> {
   const [fileUrl, thumbnailUrl] = await Promise.all([
     url(item.fileKey),
     item.thumbnailKey ? url(item.thumbnailKey) : null,
@@ -34,10 +36,10 @@ export async function presentItem(item: ItemRow, url: UrlSigner) {
     contentType: item.contentType,
     fileName: item.fileName,
     fileCount: item.fileCount,
-  };
+  } satisfies ContentItem;
 }
 
-export async function presentFile(file: FileRow, url: UrlSigner) {
+export async function presentFile(file: FileRow, url: UrlSigner): Promise<CarouselFile> {
   const fileUrl = await url(file.fileKey);
   return {
     id: file.id,
@@ -47,5 +49,5 @@ export async function presentFile(file: FileRow, url: UrlSigner) {
     fileName: file.fileName,
     contentType: file.contentType,
     fileSize: file.fileSize,
-  };
+  } satisfies CarouselFile;
 }

@@ -1,5 +1,5 @@
 // Presigned URLs: `{base}/storage/{key}?expires=…&signature=…`, an HMAC-SHA256 over the method,
-// key, expiry and (for PUT) the signed Content-Type and Content-Length (DESIGN.md section 2).
+// key, expiry and (for PUT) the signed Content-Type and Content-Length (docs/api.md: PUT {presignedUrl}, File URLs).
 // The secret lives in the data dir, so URLs handed out survive a restart.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';

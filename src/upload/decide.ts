@@ -10,6 +10,7 @@
 // field by field.
 import { basename, dirname } from 'node:path';
 import * as z from 'zod';
+import type { ItemMetadata } from '../api/schemas.js';
 import type { InspectedFile } from '../media/inspect.js';
 import {
   FORMATS,
@@ -38,7 +39,6 @@ import {
   hasMetadata,
   mergeMetadata,
   videoSidecarName,
-  type ItemMetadata,
 } from './plan-metadata.js';
 import type { PlanProblem } from '../rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';

@@ -31,7 +31,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
 import { describeRefusal } from '../api/storage-refusal.js';
 import { escapeName } from '../text/escape-name.js';
-import type { CompleteRequest, CompleteResponse, PatchRequest } from '../api/schemas.js';
+import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
 import type { EmitFn, FileRef, ItemOutcome, Step, UploadSummary } from './events.js';
@@ -56,9 +56,6 @@ export const WINDOW_PER_TRANSFER = 4;
 const CHECK_CONCURRENCY = 8;
 
 export type EngineApi = Pick<ApiClient, 'dispatcher' | 'presign' | 'complete' | 'patch' | 'get' | 'remove'>;
-
-/** Metadata applied by PATCH after the item exists (flags < sidecar < manifest, merged by the plan). */
-export type ItemMetadata = Pick<PatchRequest, 'title' | 'description' | 'hashtags' | 'status' | 'platformSettings'>;
 
 /** A planned item (src/upload/plan.ts PlannedItem fits). */
 export interface EngineItem {
@@ -630,7 +627,7 @@ function isKeyRejected(err: unknown): boolean {
 
 /** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */
 function isUnknownKey(err: unknown): boolean {
-  return err instanceof ApiError && err.code === 'invalid_upload';
+  return err instanceof ApiError && err.is('invalid_upload');
 }
 
 function codeOf(err: unknown): { code?: string } {

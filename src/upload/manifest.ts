@@ -14,7 +14,8 @@ import { dirname, resolve } from 'node:path';
 import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
 import { TYPE_RULES } from '../rules/rules.js';
-import { clean, describeIssues, metadataFields, type ItemMetadata } from './plan-metadata.js';
+import type { ItemMetadata } from '../api/schemas.js';
+import { clean, describeIssues, metadataFields } from './plan-metadata.js';
 import type { PlanProblem } from '../rules/problem.js';
 
 export const ManifestItemSchema = z.strictObject({

@@ -1,4 +1,4 @@
-// The rules of DESIGN.md section 3 applied to planned groups of files: which type a video
+// The rules of src/rules/rules.ts applied to planned groups of files: which type a video
 // becomes, and every way a video, a carousel or a thumbnail can break the one rules table
 // (src/rules/rules.ts). Each problem says what is wrong and what to do.
 import type { InspectedFile } from '../media/inspect.js';
@@ -23,7 +23,7 @@ export const manifestTypeHint: TypeHint = (type) => `set "type": "${type}" in th
 const shortform = TYPE_RULES.shortform;
 const extensionsOf = (type: ContentType) => TYPE_RULES[type].formats.map((f) => FORMATS[f].extensions[0]).join(', ');
 
-/** shortform when 3–90 s and ≤ 300 MB, else longform (DESIGN.md section 3). */
+/** shortform when 3–90 s and ≤ 300 MB, else longform (TYPE_RULES.shortform in src/rules/rules.ts). */
 export function autoVideoType(file: InspectedFile): ContentType {
   const d = file.durationSeconds;
   const fits =

@@ -4,17 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
-import { PatchRequestSchema, type PlatformSettings } from '../api/schemas.js';
-import { normalizeHashtags, type Status } from '../rules/rules.js';
+import { type ItemMetadata, PatchRequestSchema, type PlatformSettings } from '../api/schemas.js';
+import { normalizeHashtags } from '../rules/rules.js';
 import type { PlanProblem } from '../rules/problem.js';
-
-export interface ItemMetadata {
-  title?: string;
-  description?: string;
-  hashtags?: string[];
-  status?: Status;
-  platformSettings?: PlatformSettings;
-}
 
 const wire = PatchRequestSchema.shape;
 

@@ -8,7 +8,7 @@ import { scan } from './scan.js';
 
 export type { InspectedFile } from '../media/inspect.js';
 export type { PlanOptions, PlannedItem, UploadPlan } from './decide.js';
-export type { ItemMetadata } from './plan-metadata.js';
+export type { ItemMetadata } from '../api/schemas.js';
 export type { SkippedFile, SkipKind } from './skips.js';
 export { formatProblem, type PlanProblem } from '../rules/problem.js';
 

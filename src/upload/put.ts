@@ -14,14 +14,7 @@ import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { request } from '../api/undici.js';
 import type { Dispatcher } from 'undici';
-import {
-  NetworkError,
-  StorageError,
-  TimeoutError,
-  classifyForRetry,
-  errorFromResponse,
-  networkCode,
-} from '../api/errors.js';
+import { StorageError, classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import type { RetryDecision, RetryPolicy } from '../api/retry.js';
 import { withRetry } from '../api/retry.js';
 import type { PresignResponse } from '../api/schemas.js';
@@ -143,7 +136,14 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
     } catch (err) {
       // A short read or a content-length mismatch is what a file shrinking or growing looks like.
       await assertUnchanged(handle, file, 'while sending');
-      throw errorFromThrown(err, shownUrl, o.signal);
+      if (err instanceof FileChangedError) throw err;
+      throw errorFromThrown(err, {
+        method: 'PUT',
+        url: shownUrl,
+        timeoutMs: STALL_TIMEOUT_MS,
+        signal: o.signal,
+        sending: true,
+      });
     }
     const text = res.statusCode >= 200 && res.statusCode < 300 ? (await res.body.dump(), '') : await res.body.text();
     if (res.statusCode < 200 || res.statusCode >= 300) {
@@ -195,22 +195,6 @@ async function assertUnchanged(handle: FileHandle, file: LocalFile, when: string
   const st = await handle.stat();
   if (st.size !== file.size) throw new FileChangedError(file.path, `size ${file.size} → ${st.size} bytes ${when}`);
   if (st.mtimeMs !== file.mtimeMs) throw new FileChangedError(file.path, `modified ${when}`);
-}
-
-/** A thrown socket/undici failure as a typed error; aborts and our own errors pass through. */
-function errorFromThrown(err: unknown, url: string, signal?: AbortSignal): unknown {
-  if (signal?.aborted || err instanceof FileChangedError) return err;
-  if (err instanceof Error && err.name === 'AbortError') return err;
-  const code = networkCode(err);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return new TimeoutError({ method: 'PUT', url, timeoutMs: STALL_TIMEOUT_MS });
-  const reason =
-    code === 'ECONNREFUSED'
-      ? 'connection refused'
-      : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE'
-        ? 'connection reset while sending'
-        : ((err as Error)?.message ?? String(err));
-  return new NetworkError({ message: `PUT ${url} failed: ${reason}`, code, method: 'PUT', url, cause: err });
 }
 
 export interface PutWithRetryOptions {

@@ -6,7 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { inspectFile, type InspectedFile } from '../media/inspect.js';
 import { loadManifest, type ResolvedManifestItem } from './manifest.js';
 import { expandInputs, shownPath, type Skipped } from './plan-inputs.js';
-import { carouselSidecarNames, readSidecar, videoSidecarName, type ItemMetadata } from './plan-metadata.js';
+import type { ItemMetadata } from '../api/schemas.js';
+import { carouselSidecarNames, readSidecar, videoSidecarName } from './plan-metadata.js';
 import type { PlanProblem } from '../rules/problem.js';
 
 /** An inspected file and how messages name it. */

@@ -14,7 +14,7 @@ import {
 } from '../../src/rules/rules.js';
 
 describe('rules table', () => {
-  it('states the spec limits in binary units', () => {
+  it('states the limits in binary units', () => {
     expect(TYPE_RULES.shortform.maxBytes).toBe(314_572_800);
     expect(TYPE_RULES.longform.maxBytes).toBe(1_073_741_824);
     expect(TYPE_RULES.carousel.maxBytes).toBe(20 * MB);

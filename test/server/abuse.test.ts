@@ -1,6 +1,6 @@
 // Abuse: property-based tests (fast-check) throw random and malformed bodies, headers, query
 // strings, URLs and storage PUTs at the server. The answer is always a 4xx (or a 2xx for what
-// happens to be valid) with the DESIGN.md error body: never a 500, never a crash. A key of one
+// happens to be valid) with the error body of docs/api.md: never a 500, never a crash. A key of one
 // brand never reads, changes or deletes anything of another, and no response or log line ever
 // holds an API key or a filesystem path.
 import { tmpdir } from 'node:os';

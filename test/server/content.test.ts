@@ -1,4 +1,4 @@
-// Conformance: list, get, PATCH and DELETE (spec 4.4–4.7), brand scoping, and a restart.
+// Conformance: list, get, PATCH and DELETE (docs/api.md), brand scoping, and a restart.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

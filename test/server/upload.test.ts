@@ -1,5 +1,5 @@
-// Conformance: presign (spec 4.1), the storage PUT (4.2) and complete (4.3) against a real
-// server on 127.0.0.1, with every rule of spec section 8 and DESIGN.md section 2.
+// Conformance: presign, the storage PUT and complete (docs/api.md) against a real server on
+// 127.0.0.1, with every rule of src/rules/rules.ts.
 import { readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';

@@ -74,7 +74,7 @@ export async function http(
   return { status: res.statusCode, headers: res.headers, text, json };
 }
 
-/** The DESIGN.md section 2 error body, or a sentence saying how the answer differs from it. */
+/** The error body of docs/api.md (Errors), or a sentence saying how the answer differs from it. */
 export function errorBodyProblem(a: Answer, table: 'api' | 'storage'): string | null {
   const codes: Record<string, number> = table === 'api' ? API_ERRORS : STORAGE_ERRORS;
   const e = (a.json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;

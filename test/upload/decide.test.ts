@@ -7,7 +7,7 @@ import { formatOfName } from '../../src/media/inspect.js';
 import { FORMATS, GB, MB } from '../../src/rules/rules.js';
 import { decide, type PlanOptions, type UploadPlan } from '../../src/upload/decide.js';
 import type { ResolvedManifestItem } from '../../src/upload/manifest.js';
-import type { ItemMetadata } from '../../src/upload/plan-metadata.js';
+import type { ItemMetadata } from '../../src/api/schemas.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem, Sidecar } from '../../src/upload/scan.js';
 

@@ -2,11 +2,10 @@
 // one) after checking that the key works; logout forgets it. Keys come from a hidden prompt or
 // from stdin (--with-token), so they never land in shell history.
 import { createApiClient } from '../../api/client.js';
-import { ApiError, NetworkError, redactKey } from '../../api/errors.js';
+import { ApiError, NetworkError, networkReason, redactKey } from '../../api/errors.js';
 import { normalizeBaseUrl } from '../../config/resolve.js';
 import { type ConfigStore, openConfig } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { networkReason } from '../error-messages.js';
 import { AuthError, CliError, EXIT, InterruptedError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
 import { resultJson } from '../output/json.js';

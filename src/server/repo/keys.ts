@@ -1,5 +1,5 @@
 // API keys, users and brands. Only a SHA-256 of each key is stored; a key is found by its
-// hash and the digests are compared in constant time (DESIGN.md section 2).
+// hash and the digests are compared in constant time (docs/api.md, Authentication and keys).
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db.js';
 

@@ -3,7 +3,7 @@
 // complete of the same key returns the same item and file record.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { type CompleteRequest, CompleteRequestSchema } from '../../api/schemas.js';
+import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } from '../../api/schemas.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, violationError } from '../errors.js';
@@ -68,7 +68,7 @@ async function completeUpload(s: Services, caller: Caller, body: CompleteRequest
     item: await presentItem(item, url),
     contentItemId: item.id,
     ...(file ? { file: await presentFile(file, url) } : {}),
-  };
+  } satisfies CompleteResponse;
 }
 
 /** The upload behind `key`, when it is the caller's, was PUT, and matches what complete says. */
@@ -126,7 +126,7 @@ async function previousResult(s: Services, caller: Caller, upload: Upload, url: 
     item: await presentItem(item, url),
     contentItemId: item.id,
     ...(file ? { file: await presentFile(file, url) } : {}),
-  };
+  } satisfies CompleteResponse;
 }
 
 /** The carousel an image is added to: the caller's, a carousel, and not full yet. */

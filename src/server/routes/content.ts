@@ -1,7 +1,14 @@
-// GET/PATCH/DELETE of content items (spec 4.4–4.7). Every lookup is scoped to the caller's
+// GET/PATCH/DELETE of content items (docs/api.md). Every lookup is scoped to the caller's
 // brand: another brand's id answers 404 exactly like a missing one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ListQuerySchema, PatchRequestSchema } from '../../api/schemas.js';
+import {
+  type DeleteResponse,
+  type GetResponse,
+  type ListResponse,
+  ListQuerySchema,
+  type PatchResponse,
+  PatchRequestSchema,
+} from '../../api/schemas.js';
 import { LIST_LIMITS } from '../../rules/rules.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, isDiskFull } from '../errors.js';
@@ -38,7 +45,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     });
     const url = urlSigner(s);
     const items = await Promise.all(page.items.map((i) => presentItem(i, url)));
-    return { items, limit, offset, hasMore: page.hasMore };
+    return { items, limit, offset, hasMore: page.hasMore } satisfies ListResponse;
   });
 
   app.get('/api/v1/content/:id', async (request: IdRequest) => {
@@ -46,7 +53,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const url = urlSigner(s);
     const files =
       item.type === 'carousel' ? await Promise.all((await s.repo.files(item.id)).map((f) => presentFile(f, url))) : [];
-    return { item: await presentItem(item, url), files };
+    return { item: await presentItem(item, url), files } satisfies GetResponse;
   });
 
   app.patch('/api/v1/content/:id', async (request: IdRequest) => {
@@ -72,7 +79,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     // Deleted by a concurrent request between the lookup and the transaction.
     if (!objects) throw apiError('not_found', `no content item ${item.id}; check the id with GET /api/v1/content`);
     await s.removeObjects(objects);
-    return { deleted: true as const };
+    return { deleted: true } satisfies DeleteResponse;
   });
 }
 
@@ -89,7 +96,7 @@ async function patchItem(s: Services, caller: Caller, item: ItemRow, changes: It
   if (replaced.length > 0) await s.removeObjects(replaced);
   const fresh = await s.repo.getItem(caller.brandId, item.id);
   if (!fresh) throw gone();
-  return { item: await presentItem(fresh, urlSigner(s)) };
+  return { item: await presentItem(fresh, urlSigner(s)) } satisfies PatchResponse;
 }
 
 /**

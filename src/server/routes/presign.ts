@@ -2,7 +2,7 @@
 // the brand's quota, and hands out a signed PUT URL bound to contentType and fileSize.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { PresignRequestSchema } from '../../api/schemas.js';
+import { PresignRequestSchema, type PresignResponse } from '../../api/schemas.js';
 import {
   type ContentType,
   checkFile,
@@ -76,11 +76,11 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
       type,
       expiresAt: new Date(expires * 1000).toISOString(),
       headers: signed.headers,
-    };
+    } satisfies PresignResponse;
   });
 }
 
-/** The given type, else detected from the MIME type (DESIGN.md); a thumbnail is an image, so carousel. */
+/** The given type, else detected from the MIME type (detectType in src/rules/rules.ts); a thumbnail is an image, so carousel. */
 function resolveType(
   given: ContentType | undefined,
   contentType: string,

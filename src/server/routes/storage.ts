@@ -1,4 +1,4 @@
-// The object storage side when this server is the store (disk): PUT {presignedUrl} (spec 4.2),
+// The object storage side when this server is the store (disk): PUT {presignedUrl} (docs/api.md),
 // which writes an upload's staging object only, and the signed GET of fileUrl and thumbnailUrl.
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
