@@ -2,7 +2,7 @@
 // process, against `curl -T` of the same bytes to a presigned URL of the same server. After an
 // untimed warm-up, runs alternate which side goes first, so drift of the disk hits both alike.
 import { join } from 'node:path';
-import { sparseMp4 } from '../test/media/mp4-boxes.js';
+import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { type Target, complete, presign, remove } from './lib/api.js';
 import { BIN, cliEnv, run } from './lib/proc.js';
 import { mbPerSecond, median } from './lib/stats.js';

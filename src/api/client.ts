@@ -1,6 +1,7 @@
 // The typed HTTP client of the Content Library Service, on undici: one keep-alive dispatcher for
 // the whole run, one method per endpoint, every answer parsed with the shared zod schemas, every
 // failure a typed error (./errors.ts), and retries through ./retry.ts.
+import { randomUUID } from 'node:crypto';
 import { Agent, request } from './undici.js';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -13,6 +14,7 @@ import {
   errorFromResponse,
   networkCode,
   redactKey,
+  requestIdHeader,
 } from './errors.js';
 import type { RetryPolicy } from './retry.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
@@ -160,7 +162,10 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   ): Promise<z.infer<S>> {
     const url = `${baseUrl}${path}`;
     const started = Date.now();
-    trace?.(`→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)})`);
+    // Each try names itself: a server that keeps incoming ids (ours does) logs it under this one,
+    // so even a request that got no answer can be found in its logs.
+    const sentId = randomUUID();
+    trace?.(`→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)}; x-request-id ${sentId})`);
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
@@ -174,6 +179,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         headers: {
           authorization: `Bearer ${opts.apiKey}`,
           accept: 'application/json',
+          'x-request-id': sentId,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -189,10 +195,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           : typed instanceof TimeoutError
             ? 'timeout'
             : String((typed as Error)?.message ?? typed);
-      trace?.(`← ${method} ${url} failed after ${Date.now() - started} ms: ${why}`);
+      trace?.(`← ${method} ${url} failed after ${Date.now() - started} ms: ${why} (x-request-id ${sentId} sent)`);
       throw typed;
     }
-    trace?.(`← ${status} ${method} ${url} in ${Date.now() - started} ms`);
+    const requestId = requestIdHeader(headers);
+    trace?.(`← ${status} ${method} ${url} in ${Date.now() - started} ms (request id ${requestId ?? 'none given'})`);
     if (status < 200 || status >= 300) throw errorFromResponse(status, headers, text, method, url, now());
     let json: unknown;
     try {
@@ -205,6 +212,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         bodySnippet: text.slice(0, 200),
         message: `${method} ${url} answered ${status} with a body that is not JSON; is the base URL the Content Library Service?`,
         cause,
+        requestId,
       });
     }
     const parsed = schema.safeParse(json);
@@ -216,6 +224,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         url,
         bodySnippet: text.slice(0, 200),
         message: `${method} ${url} answered with JSON of an unexpected shape (${first ? `${first.path.join('.') || 'body'}: ${first.message}` : 'invalid'}); is the base URL the Content Library Service?`,
+        requestId,
       });
     }
     return parsed.data;

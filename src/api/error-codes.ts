@@ -15,6 +15,8 @@ export const API_ERRORS = {
   invalid_duration: 422,
   rate_limited: 429,
   internal: 500,
+  /** Not ready (GET /readyz names the failing part), or shutting down. */
+  unavailable: 503,
 } as const;
 export type ApiErrorCode = keyof typeof API_ERRORS;
 

@@ -13,6 +13,8 @@ export class ApiError extends Error {
   readonly url: string;
   /** Milliseconds the server asked us to wait (Retry-After on 429/503), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** The server's id of the request (x-request-id), for a person to quote when reporting it. */
+  readonly requestId: string | undefined;
   constructor(o: {
     status: number;
     code: string;
@@ -21,6 +23,7 @@ export class ApiError extends Error {
     method: string;
     url: string;
     retryAfterMs?: number;
+    requestId?: string;
   }) {
     super(o.message);
     this.name = 'ApiError';
@@ -30,6 +33,7 @@ export class ApiError extends Error {
     this.method = o.method;
     this.url = o.url;
     this.retryAfterMs = o.retryAfterMs;
+    this.requestId = o.requestId;
   }
 }
 
@@ -40,6 +44,8 @@ export class StorageError extends Error {
   readonly method: string;
   readonly url: string;
   readonly retryAfterMs: number | undefined;
+  /** The store's id of the request (x-request-id, or S3's x-amz-request-id). */
+  readonly requestId: string | undefined;
   constructor(o: {
     status: number;
     code: string;
@@ -47,6 +53,7 @@ export class StorageError extends Error {
     method: string;
     url: string;
     retryAfterMs?: number;
+    requestId?: string;
   }) {
     super(o.message);
     this.name = 'StorageError';
@@ -55,6 +62,7 @@ export class StorageError extends Error {
     this.method = o.method;
     this.url = o.url;
     this.retryAfterMs = o.retryAfterMs;
+    this.requestId = o.requestId;
   }
 }
 
@@ -93,6 +101,8 @@ export class UnexpectedResponseError extends Error {
   readonly url: string;
   /** The first bytes of the body, for --verbose; never contains our request's secrets. */
   readonly bodySnippet: string;
+  /** x-request-id, when whatever answered sent one. */
+  readonly requestId: string | undefined;
   constructor(o: {
     status: number;
     message: string;
@@ -100,6 +110,7 @@ export class UnexpectedResponseError extends Error {
     url: string;
     bodySnippet: string;
     cause?: unknown;
+    requestId?: string;
   }) {
     super(o.message, o.cause === undefined ? undefined : { cause: o.cause });
     this.name = 'UnexpectedResponseError';
@@ -107,6 +118,7 @@ export class UnexpectedResponseError extends Error {
     this.method = o.method;
     this.url = o.url;
     this.bodySnippet = o.bodySnippet;
+    this.requestId = o.requestId;
   }
 }
 
@@ -127,6 +139,25 @@ type Headers = Record<string, string | string[] | undefined>;
 function header(headers: Headers, name: string): string | undefined {
   const v = headers[name] ?? headers[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** The header a request id comes back in: ours, or S3's. */
+export function requestIdHeader(headers: Headers): string | undefined {
+  return header(headers, 'x-request-id') ?? header(headers, 'x-amz-request-id');
+}
+
+/** The request id an error body's details carry (their last entry, on contentlib's server). */
+function requestIdOfDetails(details: readonly unknown[]): string | undefined {
+  for (const d of details) {
+    const id = (d as { requestId?: unknown } | null)?.requestId;
+    if (typeof id === 'string') return id;
+  }
+  return undefined;
+}
+
+/** `, request id X` for a message's parenthesis, or nothing when the answer had none. */
+export function requestIdNote(err: { requestId?: string | undefined }): string {
+  return err.requestId ? `, request id ${err.requestId}` : '';
 }
 
 function snippet(text: string): string {
@@ -182,6 +213,7 @@ export function errorFromResponse(
   now: Date = new Date(),
 ): HttpFailure {
   const retryAfterMs = parseRetryAfter(header(headers, 'retry-after'), now);
+  const fromHeader = requestIdHeader(headers);
   const trimmed = bodyText.trim();
   if (trimmed.startsWith('{')) {
     let json: unknown;
@@ -193,15 +225,17 @@ export function errorFromResponse(
     const body = readErrorBody(json);
     if (body) {
       const { code, message, details } = body;
-      if (isStorageUrl(url)) return new StorageError({ status, code, message, method, url, retryAfterMs });
-      return new ApiError({ status, code, message, details, method, url, retryAfterMs });
+      const requestId = fromHeader ?? requestIdOfDetails(details);
+      if (isStorageUrl(url)) return new StorageError({ status, code, message, method, url, retryAfterMs, requestId });
+      return new ApiError({ status, code, message, details, method, url, retryAfterMs, requestId });
     }
   }
   if (trimmed.startsWith('<') && /<Error>/.test(trimmed)) {
     const code = xmlField(trimmed, 'Code');
     if (code) {
       const message = xmlField(trimmed, 'Message') ?? code;
-      return new StorageError({ status, code, message, method, url, retryAfterMs });
+      const requestId = fromHeader ?? xmlField(trimmed, 'RequestId');
+      return new StorageError({ status, code, message, method, url, retryAfterMs, requestId });
     }
   }
   const what =
@@ -216,6 +250,7 @@ export function errorFromResponse(
     url,
     bodySnippet: snippet(trimmed),
     message: `${method} ${url} answered ${status} with ${what}; a proxy or a wrong base URL may be in between`,
+    requestId: fromHeader,
   });
 }
 

@@ -1,6 +1,13 @@
 // Typed errors. Anything in the program throws one of these; `main` is the one place that turns
 // them into a message on stderr and an exit code (DESIGN.md section 3).
-import { ApiError, NetworkError, StorageError, TimeoutError, UnexpectedResponseError } from '../api/errors.js';
+import {
+  ApiError,
+  NetworkError,
+  StorageError,
+  TimeoutError,
+  UnexpectedResponseError,
+  requestIdNote,
+} from '../api/errors.js';
 
 export const EXIT = {
   ok: 0,
@@ -145,8 +152,15 @@ function itemIdOf(url: string): string | undefined {
   return m ? decodeURIComponent(m[1]!) : undefined;
 }
 
+/** The request id, on a line of its own after a message that has no parenthesis for it. */
+function requestIdLine(err: { requestId?: string | undefined }): string {
+  return err.requestId ? `\nRequest id: ${err.requestId} (quote it when reporting the problem)` : '';
+}
+
 function detailLines(details: readonly unknown[]): string {
-  const lines = details.slice(0, 10).map((d) => {
+  // The request id entry is quoted beside the status instead.
+  const fields = details.filter((d) => typeof (d as { requestId?: unknown } | null)?.requestId !== 'string');
+  const lines = fields.slice(0, 10).map((d) => {
     const { path, message } = (d ?? {}) as { path?: unknown; message?: unknown };
     const where = Array.isArray(path) ? path.join('.') : typeof path === 'string' ? path : '';
     return `  ${where ? `${where}: ` : ''}${typeof message === 'string' ? message : JSON.stringify(d)}`;
@@ -174,12 +188,12 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
     const base = baseOf(err.url);
     if (err.status === 401) {
       const { message, hint } = keyRejected(base, err.message);
-      return { message: `${message}\n${hint}`, exitCode: EXIT.auth };
+      return { message: `${message}\n${hint}${requestIdLine(err)}`, exitCode: EXIT.auth };
     }
     if (err.status === 404) {
       const id = itemIdOf(err.url);
       return {
-        message: `${id ? `Item ${id}` : 'That item'} is not in ${targetNames.get(base) ?? `this brand's library at ${base}`}.\nCheck the id with: contentlib ls   (ids of another brand are not visible with this key)`,
+        message: `${id ? `Item ${id}` : 'That item'} is not in ${targetNames.get(base) ?? `this brand's library at ${base}`}.\nCheck the id with: contentlib ls   (ids of another brand are not visible with this key)${requestIdLine(err)}`,
         exitCode: EXIT.notFound,
       };
     }
@@ -190,7 +204,7 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
           ? `The service at ${base} failed; try again later, and report it if it keeps happening (run with --verbose for the trace).`
           : 'Fix the request as the message says and run the command again.';
     return {
-      message: `${err.message} (${err.status} ${err.code})${detailLines(err.details)}\n${hint}`,
+      message: `${err.message} (${err.status} ${err.code}${requestIdNote(err)})${detailLines(err.details)}\n${hint}`,
       exitCode: EXIT.failure,
     };
   }
@@ -200,7 +214,7 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
         ? 'The upload URL was refused; run the upload again to get a fresh one.'
         : 'Run the upload again; if it keeps failing, run with --verbose and report the trace.';
     return {
-      message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}).\n${hint}`,
+      message: `Object storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)}).\n${hint}`,
       exitCode: EXIT.failure,
     };
   }
@@ -219,7 +233,7 @@ function describeHttpFailure(err: unknown): { message: string; exitCode: ExitCod
   }
   if (err instanceof UnexpectedResponseError) {
     return {
-      message: `${err.message}.\nCheck that ${baseOf(err.url)} is the root of a Content Library Service (no /api/v1 at the end); run with --verbose to see the answer.`,
+      message: `${err.message}.\nCheck that ${baseOf(err.url)} is the root of a Content Library Service (no /api/v1 at the end); run with --verbose to see the answer.${requestIdLine(err)}`,
       exitCode: EXIT.failure,
     };
   }

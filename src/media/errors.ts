@@ -17,7 +17,9 @@ export type MediaErrorReason =
   | 'no_moov'
   /** A `moov` box without `mvhd`. */
   | 'no_mvhd'
-  /** `mvhd` is there but gives no usable duration (zero timescale, unknown or zero duration). */
+  /** The movie has no video track (`hdlr` of type `vide`): audio only, or no tracks at all. */
+  | 'no_video_track'
+  /** `mvhd` is there but gives no usable duration (zero timescale, unknown or zero duration), and neither do fragments. */
   | 'no_duration';
 
 export class MediaError extends Error {

@@ -1,14 +1,23 @@
 // Everything the plan needs to know about one file, read without loading it: size and mtime
 // from stat, the format its name claims, the format its first bytes prove, and for videos the
-// duration from the movie header. What is wrong is collected as problems, never thrown.
+// duration that probeVideo reads (it also checks there is a video track). What is wrong is
+// collected as problems, never thrown.
 import { open, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import mime from 'mime-types';
-import { FORMATS, FORMAT_NAMES, formatOfFileName, formatOfMime, type Format } from '../rules/rules.js';
+import {
+  FORMATS,
+  FORMAT_NAMES,
+  UNSUPPORTED_FORMATS,
+  formatOfFileName,
+  formatOfMime,
+  unsupportedFormatOfFileName,
+  type Format,
+} from '../rules/rules.js';
 import type { PlanProblem } from '../upload/plan-problem.js';
-import { readVideoDuration } from './duration.js';
 import { MediaError } from './errors.js';
-import { SNIFF_BYTES, describeFormat, sniff } from './sniff.js';
+import { probeVideoFile } from './probe.js';
+import { SNIFF_BYTES, describeFormat, sniff, sniffUnsupported } from './sniff.js';
 
 export interface InspectedFile {
   /** Absolute path. */
@@ -93,12 +102,20 @@ export async function inspectFile(path: string, shown: string = path): Promise<I
   }
   const realFormat = sniff(head);
   if (!realFormat) {
+    const other = UNSUPPORTED_FORMATS[sniffUnsupported(head) ?? ''] ?? unsupportedFormatOfFileName(name);
     if (extFormat) {
       problem(
         'format',
-        'unrecognised data',
-        `is named like ${describeFormat(extFormat)} but its bytes are not ${describeFormat(extFormat)} or any supported format`,
-        'the file is damaged or was renamed; export it again',
+        other ? other.name : 'unrecognised data',
+        `is named like ${describeFormat(extFormat)} but its bytes are ${other ? `${other.name}, which is not supported` : `not ${describeFormat(extFormat)} or any supported format`}`,
+        other ? other.convert : 'the file is damaged or was renamed; export it again',
+      );
+    } else if (other) {
+      problem(
+        'format',
+        other.name,
+        `is ${other.name}, which is not supported (${SUPPORTED_EXTENSIONS})`,
+        other.convert,
       );
     } else {
       problem('format', mime.lookup(name) || 'unknown', `not a supported format (${SUPPORTED_EXTENSIONS})`);
@@ -127,7 +144,7 @@ async function addDuration(
   problem: (rule: string, actual: string, message: string, hint?: string) => void,
 ): Promise<void> {
   try {
-    file.durationSeconds = await readVideoDuration(file.path);
+    file.durationSeconds = (await probeVideoFile(file.path)).durationSeconds;
   } catch (err) {
     if (!(err instanceof MediaError)) throw err;
     problem('video', err.reason, err.message);

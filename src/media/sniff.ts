@@ -8,6 +8,8 @@ export const SNIFF_BYTES = 32;
 
 // QuickTime files written before the ftyp box existed start straight with one of these atoms.
 const QUICKTIME_LEAD_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
+// ftyp major brands of HEIF (HEIC) and AVIF images and image sequences.
+export const IMAGE_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1', 'avif', 'avis']);
 
 function ascii(buf: Uint8Array, start: number, end: number): string {
   return Buffer.from(buf.subarray(start, end)).toString('latin1');
@@ -20,12 +22,34 @@ export function sniff(head: Uint8Array): Format | undefined {
   if (head.length >= 12 && ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'WEBP') return 'webp';
   if (head.length >= 12 && ascii(head, 4, 8) === 'ftyp') {
     const brand = ascii(head, 8, 12);
-    // 'qt  ' is Apple's QuickTime brand; every ISO base media brand we accept is MP4.
+    // 'qt  ' is Apple's QuickTime brand. HEIF/AVIF still images share the box structure but are
+    // not videos. Any other brand (isom, mp42, Sony's XAVC, Canon's CAEP, …) is an ISO base
+    // media file: whether it holds a video is for the box walk (probeVideo) to say, not the brand.
     if (brand === 'qt  ') return 'mov';
-    if (/^(isom|iso[2-9a-f]|mp4[12]|avc1|M4V |M4VH|M4VP|mmp4|MSNV|dash|f4v )$/.test(brand)) return 'mp4';
-    return undefined;
+    if (IMAGE_BRANDS.has(brand)) return undefined;
+    return 'mp4';
   }
   if (head.length >= 8 && QUICKTIME_LEAD_ATOMS.has(ascii(head, 4, 8))) return 'mov';
+  return undefined;
+}
+
+/**
+ * The unsupported format the bytes are in (a key of UNSUPPORTED_FORMATS: 'heic', 'avif',
+ * 'gif', 'mkv', 'webm', 'avi', 'tiff', 'bmp'), for a message that says what to convert to.
+ */
+export function sniffUnsupported(head: Uint8Array): string | undefined {
+  if (head.length >= 6 && /^GIF8[79]a$/.test(ascii(head, 0, 6))) return 'gif';
+  if (head.length >= 12 && ascii(head, 4, 8) === 'ftyp') {
+    const brand = ascii(head, 8, 12);
+    if (brand === 'avif' || brand === 'avis') return 'avif';
+    if (IMAGE_BRANDS.has(brand)) return 'heic';
+  }
+  if (head.length >= 4 && head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3)
+    return ascii(head, 0, head.length).includes('webm') ? 'webm' : 'mkv';
+  if (head.length >= 12 && ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'AVI ') return 'avi';
+  if (head.length >= 4 && (ascii(head, 0, 4) === 'II*\0' || ascii(head, 0, 4) === 'MM\0*')) return 'tiff';
+  // 'BM', the file size, then two reserved 16-bit fields that are always zero.
+  if (head.length >= 10 && ascii(head, 0, 2) === 'BM' && head.subarray(6, 10).every((b) => b === 0)) return 'bmp';
   return undefined;
 }
 

@@ -63,6 +63,56 @@ export const TYPE_RULES = {
   longform: { media: 'video', formats: ['mp4', 'mov'], maxBytes: 1 * GB, minFiles: 1, maxFiles: 1 },
 } as const satisfies Record<ContentType, TypeRule>;
 
+/** A format the service does not take, as people meet it, and what to turn it into. */
+export interface UnsupportedFormat {
+  /** What to call it: "a HEIC image". */
+  name: string;
+  /** What to do: "convert it to JPEG". */
+  convert: string;
+}
+
+const HEIF: UnsupportedFormat = { name: 'a HEIC image', convert: 'convert it to JPEG' };
+const ANIMATED: UnsupportedFormat = {
+  name: 'a GIF',
+  convert: 'convert it to MP4 (animated, as a video) or PNG (a still image)',
+};
+const VIDEO_TO_MP4 = (name: string): UnsupportedFormat => ({ name, convert: 'convert it to MP4 (H.264)' });
+const IMAGE_TO_JPEG = (name: string): UnsupportedFormat => ({ name, convert: 'convert it to JPEG or PNG' });
+
+/**
+ * Formats phones, cameras and editors write that the service refuses, by file name extension:
+ * an upload reports them with the hint instead of dropping them silently.
+ */
+export const UNSUPPORTED_FORMATS: Readonly<Record<string, UnsupportedFormat>> = {
+  heic: HEIF,
+  heif: { ...HEIF, name: 'a HEIF image' },
+  hif: { ...HEIF, name: 'a HEIF image' },
+  avif: { name: 'an AVIF image', convert: 'convert it to JPEG' },
+  gif: ANIMATED,
+  mkv: VIDEO_TO_MP4('a Matroska (MKV) video'),
+  webm: VIDEO_TO_MP4('a WebM video'),
+  avi: VIDEO_TO_MP4('an AVI video'),
+  wmv: VIDEO_TO_MP4('a Windows Media video'),
+  flv: VIDEO_TO_MP4('a Flash video'),
+  mts: VIDEO_TO_MP4('an AVCHD video'),
+  m2ts: VIDEO_TO_MP4('an AVCHD video'),
+  tif: IMAGE_TO_JPEG('a TIFF image'),
+  tiff: IMAGE_TO_JPEG('a TIFF image'),
+  bmp: IMAGE_TO_JPEG('a BMP image'),
+  dng: IMAGE_TO_JPEG('a raw (DNG) photo'),
+  cr2: IMAGE_TO_JPEG('a raw (CR2) photo'),
+  cr3: IMAGE_TO_JPEG('a raw (CR3) photo'),
+  nef: IMAGE_TO_JPEG('a raw (NEF) photo'),
+  arw: IMAGE_TO_JPEG('a raw (ARW) photo'),
+};
+
+/** The unsupported media format a file name claims, if any. */
+export function unsupportedFormatOfFileName(fileName: string): UnsupportedFormat | undefined {
+  const dot = fileName.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  return UNSUPPORTED_FORMATS[fileName.slice(dot + 1).toLowerCase()];
+}
+
 /** Thumbnails: images only, exempt from the type's content-type rule and from the quota. */
 export const THUMBNAIL_RULE = { formats: ['jpeg', 'png', 'webp'], maxBytes: 20 * MB } as const satisfies {
   formats: readonly Format[];
@@ -170,7 +220,15 @@ export function checkThumbnail(contentType: string, fileSize: number): Violation
   return problems;
 }
 
-function checkSize(what: string, fileSize: number, maxBytes: number): Violation[] {
+/** What a limit applies to, as a size message names it: "carousel images take at most 20 MiB". */
+const SIZE_SUBJECTS: Record<ContentType | 'thumbnail', string> = {
+  shortform: 'shortform videos',
+  longform: 'longform videos',
+  carousel: 'carousel images',
+  thumbnail: 'thumbnails',
+};
+
+function checkSize(what: ContentType | 'thumbnail', fileSize: number, maxBytes: number): Violation[] {
   if (fileSize === 0) {
     return [{ code: 'invalid_request', rule: 'empty', message: 'the file is empty (0 bytes)', actual: 0 }];
   }
@@ -179,13 +237,42 @@ function checkSize(what: string, fileSize: number, maxBytes: number): Violation[
       {
         code: 'file_too_large',
         rule: 'size',
-        message: `${formatBytes(fileSize)} is over ${what}'s limit of ${formatBytes(maxBytes)}`,
+        message: `${formatOverLimit(fileSize, maxBytes)}; ${SIZE_SUBJECTS[what]} take at most ${formatBytesExact(maxBytes)}`,
         actual: fileSize,
         limit: maxBytes,
       },
     ];
   }
   return [];
+}
+
+const IEC_UNITS = ['KiB', 'MiB', 'GiB', 'TiB'];
+
+/**
+ * A size in exact binary units when it is a whole number of them ("20 MiB", "1 GiB", "1 byte",
+ * "1,000 bytes"), else to one decimal ("20.5 MiB"). For limits and what a file exceeds them by.
+ */
+export function formatBytesExact(bytes: number): string {
+  if (bytes < 1024) return `${bytes.toLocaleString('en-US')} byte${bytes === 1 ? '' : 's'}`;
+  let unit = -1;
+  let value = bytes;
+  while (value >= 1024 && unit < IEC_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
+  return `${text} ${IEC_UNITS[unit]!}`;
+}
+
+/**
+ * How far a size is over a limit, in words that never read as equal to it: "20 MiB + 1 byte"
+ * for a file just over, "25.3 MiB (5.3 MiB over)" when the difference shows by itself.
+ */
+export function formatOverLimit(size: number, limit: number): string {
+  const over = size - limit;
+  // Within 1 % (or 1 MiB) of the limit the size alone would round to the limit itself.
+  if (over < MB || over * 100 < limit) return `${formatBytesExact(limit)} + ${formatBytesExact(over)}`;
+  return `${formatBytesExact(size)} (${formatBytesExact(over)} over)`;
 }
 
 /** Checks a video's duration against its type's range; types without a range accept any positive duration. */

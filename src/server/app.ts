@@ -1,9 +1,15 @@
 // The Fastify app, built from its dependencies (fastify/demo's shape): no listening here, so
 // tests and `startServer` decide where it runs, and a test can inject the clock.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { authenticate, createRateLimiter } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import type { Check } from './ops/health.js';
+import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
+import { registerHealth } from './ops/health.js';
+import { registerRequestLog } from './ops/logging.js';
+import { type Metrics, registerMetrics } from './ops/metrics.js';
+import { requestIdOf } from './ops/request-id.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
@@ -13,10 +19,31 @@ function noRouteSchemas(): never {
   throw new Error('Fastify route schemas are not used here: validate with the zod schemas of src/api/schemas.ts');
 }
 
-export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Services } {
+/** What operating the server adds (serve's flags); the embedded library runs with none of it. */
+export interface OpsOptions {
+  /** Fastify's logger (pino); without one the server is silent. */
+  logger?: FastifyBaseLogger;
+  /** What GET /readyz checks, by name (e.g. database, storage). */
+  checks?: Record<string, Check>;
+  metrics?: Metrics;
+  /** GET /metrics on the app itself (serve --metrics); false when metrics have their own port. */
+  metricsRoute?: boolean;
+}
+
+export function buildApp(
+  deps: AppDeps,
+  ops: OpsOptions = {},
+): { app: FastifyInstance; services: Services; drain: DrainState } {
   const services = createServices(deps);
+  const drain = createDrainState();
   const app = Fastify({
-    logger: false,
+    ...(ops.logger ? { loggerInstance: ops.logger } : { logger: false }),
+    // One line per request of our own (ops/logging.ts) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    // Requests arriving while the server closes get our 503 (ops/drain.ts), not Fastify's.
+    return503OnClosing: false,
     // Big uploads take as long as they take; idle keep-alive sockets are closed on shutdown.
     requestTimeout: 0,
     forceCloseConnections: 'idle',
@@ -34,6 +61,10 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
+  registerDrainGuard(app, drain);
+  if (ops.logger) registerRequestLog(app);
+  if (ops.metrics) registerMetrics(app, ops.metrics, { route: ops.metricsRoute ?? true });
+  registerHealth(app, { checks: ops.checks ?? {}, draining: () => drain.draining, log: ops.logger });
   // Every handler's work is tracked, so closing waits for it (see Services.drain).
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
@@ -55,5 +86,5 @@ export function buildApp(deps: AppDeps): { app: FastifyInstance; services: Servi
     registerComplete(api, services);
     registerContent(api, services);
   });
-  return { app, services };
+  return { app, services, drain };
 }

@@ -18,8 +18,8 @@ export interface AppDeps {
   rateLimit?: { max: number; windowMs: number };
   /** Test only: the first `count` storage PUTs lose their connection after `dropPutAfterBytes`. */
   faults?: { dropPutAfterBytes: number; count: number };
-  /** Where unexpected (500) errors are reported; they never reach a response body. */
-  onInternalError?: (err: unknown) => void;
+  /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
+  onInternalError?: (err: unknown, requestId?: string) => void;
 }
 
 export function createServices(deps: AppDeps) {
@@ -53,6 +53,8 @@ export function createServices(deps: AppDeps) {
     while (running.size > 0) await Promise.allSettled([...running]);
   }
 
-  return { deps, items, uploads, keys, deletions, removeObjects, track, drain };
+  const inFlight = () => running.size;
+
+  return { deps, items, uploads, keys, deletions, removeObjects, track, drain, inFlight };
 }
 export type Services = ReturnType<typeof createServices>;

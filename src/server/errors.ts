@@ -4,7 +4,16 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import { randomUUID } from 'node:crypto';
 import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } from '../api/error-codes.js';
+import { REQUEST_ID_HEADER, requestIdDetail } from './ops/request-id.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error code this request was answered with (for its log line and the metrics). */
+    errorCode?: string;
+  }
+}
 
 export interface ErrorDetail {
   path?: string;
@@ -50,12 +59,16 @@ export function invalidRequest(err: ZodError, what: string): HttpError {
   return apiError('invalid_request', `${what} is invalid (${summary}); fix the fields listed in details`, details);
 }
 
+/** The error body, its details ending with the request id, so that a user can quote it. */
 export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  const requestId = reply.request.id;
+  reply.request.errorCode = err.code;
   return reply
     .code(err.status)
+    .header(REQUEST_ID_HEADER, requestId)
     .type('application/json; charset=utf-8')
-    .send({ error: { code: err.code, message: err.message, details: err.details } });
+    .send({ error: { code: err.code, message: err.message, details: [...err.details, requestIdDetail(requestId)] } });
 }
 
 /** Fastify's own client errors, in our words (its messages are fine but may name internals). */
@@ -105,15 +118,24 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
       err.code === 'HPE_HEADER_OVERFLOW'
         ? 'the request headers are too large; send fewer or shorter headers'
         : `the HTTP request is malformed (${err.code ?? 'parse error'}); send a well-formed HTTP/1.1 request`;
-    const body = JSON.stringify({ error: { code: 'invalid_request', message, details: [] } });
+    // No request was parsed, so none has an id yet: this answer gets its own.
+    const requestId = randomUUID();
+    const body = JSON.stringify({ error: { code: 'invalid_request', message, details: [requestIdDetail(requestId)] } });
     socket.write(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();
 }
 
-export function installErrorHandling(app: FastifyInstance, onInternalError: (err: unknown) => void): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  onInternalError: (err: unknown, requestId?: string) => void,
+): void {
+  // Every answer names its request (errors also in their body, through sendError).
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
   // Node would refuse a request without Host with an empty 400; this says why, in our shape.
   app.addHook('onRequest', async (request) => {
     if (!request.headers.host)
@@ -125,12 +147,12 @@ export function installErrorHandling(app: FastifyInstance, onInternalError: (err
       apiError('not_found', `no endpoint ${request.method} ${request.url.split('?')[0]}; see docs/api.md for the list`),
     );
   });
-  app.setErrorHandler((err: FastifyError, _request, reply) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof HttpError) return sendError(reply, err);
     if (err instanceof ZodError) return sendError(reply, invalidRequest(err, 'the request'));
     const known = fromFastify(err);
     if (known) return sendError(reply, known);
-    onInternalError(err);
+    onInternalError(err, request.id);
     return sendError(
       reply,
       apiError('internal', 'the server failed unexpectedly; try again, and report it if it keeps happening'),

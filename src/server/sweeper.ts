@@ -38,10 +38,17 @@ export function startSweeper(
   s: Services,
   onError: (err: unknown) => void,
   intervalMs = SWEEP_INTERVAL_MS,
+  observe?: { done(report: SweepReport): void; failed(): void },
 ): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    running = sweep(s).catch(onError);
+    running = sweep(s).then(
+      (report) => observe?.done(report),
+      (err: unknown) => {
+        observe?.failed();
+        onError(err);
+      },
+    );
   };
   tick();
   const timer = setInterval(tick, intervalMs);

@@ -28,7 +28,7 @@
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, NetworkError, StorageError } from '../api/errors.js';
+import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
 import type { CompleteRequest, CompleteResponse, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
@@ -40,6 +40,7 @@ import { createPool, createSlots } from './pool.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { contentTypeOf, reasonOf, transferFile } from './transfer.js';
+import { escapeName } from '../text/escape-name.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -101,7 +102,7 @@ interface Run {
   pool: Pool;
   bytesSent: number;
   keyRejected: boolean;
-  rejectKey(err: unknown): void;
+  rejectKey(): void;
 }
 
 export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
@@ -118,9 +119,10 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     keyRejected: false,
-    rejectKey(err) {
+    rejectKey() {
       run.keyRejected = true;
-      stop.abort(err);
+      // Not the 401 itself: what this abort cuts short must not be reported as refused too.
+      stop.abort(new Error('the upload stopped: the service rejected the API key'));
     },
   };
   try {
@@ -336,7 +338,7 @@ async function sendFile(
     state.itemId = res.contentItemId;
     state.completed++;
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey(err);
+    if (isKeyRejected(err)) run.rejectKey();
     else if (run.signal.aborted || (signal.aborted && state.failure)) return; // stopped, not failed
     const message = `${STEP_LABEL[at.step]} failed: ${messageOf(err)}`;
     state.failure = { name: file.name, message, error: err };
@@ -375,7 +377,7 @@ function transfer(
       return presigned.key;
     } catch (err) {
       // At once, not when this file's turn to complete comes: no other transfer may start.
-      if (isKeyRejected(err)) run.rejectKey(err);
+      if (isKeyRejected(err)) run.rejectKey();
       throw err;
     }
   });
@@ -459,7 +461,7 @@ function failedItem(
   count: number,
 ): ItemOutcome | Promise<ItemOutcome> {
   const failure = state.failure!;
-  const why = `${failure.name}: ${failure.message}`;
+  const why = `${escapeName(failure.name)}: ${failure.message}`;
   const rejected = isKeyRejected(failure.error) ? { keyRejected: true as const } : {};
   if (!state.itemId) return { ...outcome, status: 'failed', message: why, ...rejected };
   if (item.type !== 'carousel') return { ...outcome, status: 'partial', message: why, ...rejected };
@@ -487,7 +489,7 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
       message: `${why}; the carousel ${itemId} it had started was deleted again`,
     };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey(err);
+    if (isKeyRejected(err)) run.rejectKey();
     return {
       ...outcome,
       status: 'partial',
@@ -554,7 +556,7 @@ async function finishItem(
     });
     return { ...outcome, status };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey(err);
+    if (isKeyRejected(err)) run.rejectKey();
     else if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
     const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(err)}. Run the same command again to apply it.`;
@@ -642,8 +644,8 @@ export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
   if (err instanceof StorageError) {
     const final = /mismatch/.test(err.code) ? ' (not retried: the request did not match what was signed)' : '';
-    return `storage refused the upload: ${err.message} (${err.status} ${err.code})${final}`;
+    return `storage refused the upload: ${err.message} (${err.status} ${err.code}${requestIdNote(err)})${final}`;
   }
-  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code})`;
+  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
   return err instanceof Error ? err.message : String(err);
 }

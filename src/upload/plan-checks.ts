@@ -9,7 +9,7 @@ import {
   checkDuration,
   checkFile,
   checkThumbnail,
-  formatBytes,
+  formatBytesExact,
   type ContentType,
   type Violation,
 } from '../rules/rules.js';
@@ -29,6 +29,11 @@ export function autoVideoType(file: InspectedFile): ContentType {
   const fits =
     d !== undefined && d >= shortform.duration.min && d <= shortform.duration.max && file.size <= shortform.maxBytes;
   return fits ? 'shortform' : 'longform';
+}
+
+/** A size to the byte, for a problem's `actual`: "20,971,521 bytes". */
+function exactSize(bytes: number): string {
+  return `${bytes.toLocaleString('en-US')} bytes`;
 }
 
 /** Seconds as people read them: 94.2 s, 5 s. */
@@ -76,9 +81,9 @@ function videoProblem(
   if (v.rule === 'size') {
     const fitsLongform = type === 'shortform' && file.size <= longform.maxBytes;
     const hint = fitsLongform
-      ? `${typeHint('longform')} (up to ${formatBytes(longform.maxBytes)})`
-      : `compress or split it to ${formatBytes(TYPE_RULES[type].maxBytes)} or less`;
-    return { file: shown, rule: 'size', actual: formatBytes(file.size), message: v.message, hint };
+      ? `${typeHint('longform')} (up to ${formatBytesExact(longform.maxBytes)})`
+      : `compress or split it to ${formatBytesExact(TYPE_RULES[type].maxBytes)} or less`;
+    return { file: shown, rule: 'size', actual: exactSize(file.size), message: v.message, hint };
   }
   if (v.rule === 'duration') {
     const d = file.durationSeconds ?? 0;
@@ -112,9 +117,9 @@ export function checkImage(
       ? {
           file: shown,
           rule: 'size',
-          actual: formatBytes(file.size),
+          actual: exactSize(file.size),
           message: v.message,
-          hint: `resize or compress it to ${formatBytes(TYPE_RULES.carousel.maxBytes)} or less`,
+          hint: `resize or compress it to ${formatBytesExact(TYPE_RULES.carousel.maxBytes)} or less`,
         }
       : { file: shown, rule: v.rule, actual: String(v.actual), message: v.message },
   );
@@ -173,8 +178,8 @@ export function checkThumbnailFile(file: InspectedFile, shown: string): PlanProb
   return checkThumbnail(file.contentType, file.size).map((v) => ({
     file: shown,
     rule: 'thumbnail',
-    actual: v.rule === 'size' ? formatBytes(file.size) : String(v.actual),
+    actual: v.rule === 'size' ? exactSize(file.size) : String(v.actual),
     message: v.message,
-    hint: `use a ${allowed} image of ${formatBytes(THUMBNAIL_RULE.maxBytes)} or less`,
+    hint: `use a ${allowed} image of ${formatBytesExact(THUMBNAIL_RULE.maxBytes)} or less`,
   }));
 }

@@ -5,6 +5,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join, relative, resolve, isAbsolute } from 'node:path';
 import fg from 'fast-glob';
 import { formatOfName } from '../media/inspect.js';
+import { escapeName } from '../text/escape-name.js';
 import type { PlanProblem } from './plan-problem.js';
 
 export interface Candidate {
@@ -27,11 +28,14 @@ const JUNK = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini', 'Icon\r']);
 
 const SIDECAR_SKIP = 'metadata file (.json): read as the sidecar of its video or carousel, not uploaded';
 
-/** The path as messages show it: relative to `cwd` when inside it, absolute otherwise. */
+/**
+ * The path as messages show it: relative to `cwd` when inside it, absolute otherwise, with
+ * control characters escaped (a newline in a name must not split an output row).
+ */
 export function shownPath(abs: string, cwd: string): string {
   const rel = relative(cwd, abs);
   if (rel === '') return '.';
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+  return escapeName(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs);
 }
 
 /** Why a file found by a walk or a glob is not a candidate, or undefined when it is one. */
@@ -72,7 +76,7 @@ async function expandOne(input: string, cwd: string, out: Expanded, add: (c: Can
   }
   const missing = st.code === 'ENOENT' || st.code === 'ENOTDIR';
   out.problems.push({
-    file: input,
+    file: escapeName(input),
     rule: missing ? 'exists' : 'readable',
     actual: st.code ?? 'error',
     message: missing ? 'does not exist' : `cannot be read (${st.message})`,
@@ -92,7 +96,7 @@ async function expandGlob(pattern: string, cwd: string, out: Expanded, add: (c: 
   });
   if (matches.length === 0) {
     out.problems.push({
-      file: pattern,
+      file: escapeName(pattern),
       rule: 'exists',
       actual: '0 matches',
       message: 'no files match this pattern',

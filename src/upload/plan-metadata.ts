@@ -61,7 +61,8 @@ export async function readSidecar(path: string, shown: string): Promise<SidecarR
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR') return { found: false };
+    // A name at the file system's limit leaves no room for ".json": that sidecar cannot exist.
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENAMETOOLONG') return { found: false };
     return {
       found: true,
       problem: sidecarProblem(

@@ -6,7 +6,7 @@ import { plainItemLines, printItem } from '../../src/cli/output/item.js';
 import { outputMode } from '../../src/cli/output/mode.js';
 import { truncate } from '../../src/cli/output/table.js';
 import { relativeTime } from '../../src/cli/output/time.js';
-import { bufferIO } from './io-buffers.js';
+import { bufferIO } from '../support/io.js';
 
 const now = new Date('2026-11-23T12:00:00Z');
 const item = (i: number, over: Partial<ContentItem> = {}): ContentItem => ({

@@ -12,8 +12,9 @@ import type { CliContext } from '../../src/cli/context.js';
 import { describeError } from '../../src/cli/errors.js';
 import { run } from '../../src/cli/main.js';
 import { resolvePaths } from '../../src/config/paths.js';
-import { FIXTURES, cli, createKey, startRemote, tempHome } from '../cli/e2e-helpers.js';
-import { bufferIO } from '../cli/io-buffers.js';
+import { cli, createKey, startRemote, tempHome } from '../support/cli.js';
+import { FIXTURES } from '../support/paths.js';
+import { bufferIO } from '../support/io.js';
 
 const homes: Array<{ remove: () => Promise<void> }> = [];
 async function home(): Promise<string> {

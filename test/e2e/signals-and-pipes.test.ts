@@ -7,7 +7,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { BIN, cleanEnv, cli, tempHome } from '../cli/e2e-helpers.js';
+import { cleanEnv, cli, tempHome } from '../support/cli.js';
+import { BIN } from '../support/paths.js';
 
 /** Runs the CLI with its stdout closed before it writes a byte, so every write fails with EPIPE. */
 function runWithClosedStdout(

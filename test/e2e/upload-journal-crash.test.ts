@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
 import { libraryItems } from '../support/library-items.js';
 import type { ServeProcess } from '../support/serve-process.js';
-import { BIN, childEnv, startServe } from '../support/serve-process.js';
+import { BIN } from '../support/paths.js';
+import { childEnv, startServe } from '../support/serve-process.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'fixtures');

@@ -8,9 +8,7 @@ import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
-
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/contentlib.js');
+import { BIN, ROOT } from '../support/paths.js';
 
 let dir: string | undefined;
 let server: ResultPromise | undefined;

@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sparseVideo } from '../upload/helpers.js';
+import { sparseVideo } from '../support/library.js';
+import { BIN } from '../support/paths.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/contentlib.js');
 const SOCKET = `contentlib-test-${process.pid}`;
 
 function hasTmux(): boolean {

@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sparseVideo } from '../upload/helpers.js';
+import { sparseVideo } from '../support/library.js';
+import { BIN, ROOT } from '../support/paths.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/contentlib.js');
 // eslint-disable-next-line no-control-regex
 const ESC = /\u001b/;
 

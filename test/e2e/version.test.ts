@@ -2,7 +2,8 @@
 // with the program's own answer, which commander gives when other arguments come with it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROOT, cli, tempHome } from '../cli/e2e-helpers.js';
+import { cli, tempHome } from '../support/cli.js';
+import { ROOT } from '../support/paths.js';
 
 const version = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { version: string }).version;
 

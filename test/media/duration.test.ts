@@ -1,14 +1,13 @@
 import { mkdtemp, rm, writeFile, truncate, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVideoDuration } from '../../src/media/duration.js';
 import { MediaError } from '../../src/media/errors.js';
-import { box, ftyp, largeBox, mdat, mvhd0, mvhd1, trak, u32, u64 } from './mp4-boxes.js';
+import { box, ftyp, largeBox, mdat, mvhd0, mvhd1, trak, u32, u64 } from '../support/mp4-boxes.js';
+import { FIXTURES } from '../support/paths.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 let dir: string;
 let n = 0;
 async function file(...parts: Buffer[]): Promise<string> {
@@ -41,7 +40,7 @@ describe('readVideoDuration', () => {
   });
 
   it('reads mvhd version 1 with a 64-bit duration', async () => {
-    const path = await file(ftyp, box('moov', mvhd1(90000, 90000n * 4000n)), mdat(10));
+    const path = await file(ftyp, box('moov', mvhd1(90000, 90000n * 4000n), trak), mdat(10));
     expect(await readVideoDuration(path)).toBe(4000);
   });
 
@@ -51,32 +50,38 @@ describe('readVideoDuration', () => {
   });
 
   it('understands 64-bit box sizes (size == 1) for mdat and moov', async () => {
-    const path = await file(ftyp, largeBox('mdat', Buffer.alloc(300)), largeBox('moov', mvhd0(1, 42)));
+    const path = await file(ftyp, largeBox('mdat', Buffer.alloc(300)), largeBox('moov', mvhd0(1, 42), trak));
     expect(await readVideoDuration(path)).toBe(42);
   });
 
   it('understands a last box that runs to the end of the file (size == 0)', async () => {
     const open = Buffer.concat([u32(0), Buffer.from('mdat'), Buffer.alloc(700)]);
-    const path = await file(ftyp, box('moov', mvhd0(25, 250)), open);
+    const path = await file(ftyp, box('moov', mvhd0(25, 250), trak), open);
     expect(await readVideoDuration(path)).toBe(10);
   });
 
   it('skips a huge sparse mdat without reading it', async () => {
     // 2 GB of mdat declared with a 64-bit size; the file is sparse, so this costs no disk.
-    const head = Buffer.concat([ftyp, box('moov', mvhd0(1000, 61_000)), u32(1), Buffer.from('mdat'), u64(2n ** 31n)]);
+    const head = Buffer.concat([
+      ftyp,
+      box('moov', mvhd0(1000, 61_000), trak),
+      u32(1),
+      Buffer.from('mdat'),
+      u64(2n ** 31n),
+    ]);
     const path = await file(head);
     await truncate(path, head.length - 16 + 2 ** 31);
     expect(await readVideoDuration(path)).toBe(61);
   });
 
   it('accepts a QuickTime file without ftyp', async () => {
-    const path = await file(box('wide'), mdat(20), box('moov', mvhd0(600, 6000)));
+    const path = await file(box('wide'), mdat(20), box('moov', mvhd0(600, 6000), trak));
     expect(await readVideoDuration(path)).toBe(10);
   });
 
   it('uses mvex/mehd for a fragmented file whose mvhd duration is 0', async () => {
     const mehd = box('mehd', Buffer.from([0, 0, 0, 0]), u32(12_000));
-    const path = await file(ftyp, box('moov', mvhd0(1000, 0), box('mvex', mehd)), box('moof'), mdat(5));
+    const path = await file(ftyp, box('moov', mvhd0(1000, 0), trak, box('mvex', mehd)), box('moof'), mdat(5));
     expect(await readVideoDuration(path)).toBe(12);
   });
 
@@ -84,9 +89,9 @@ describe('readVideoDuration', () => {
     ['an empty file', () => file(), 'empty'],
     ['a file without moov', () => file(ftyp, mdat(50)), 'no_moov'],
     ['a moov without mvhd', () => file(ftyp, box('moov', trak), mdat(5)), 'no_mvhd'],
-    ['a zero timescale', () => file(ftyp, box('moov', mvhd0(0, 100))), 'no_duration'],
-    ['an unknown duration (all ones)', () => file(ftyp, box('moov', mvhd0(1000, 0xffffffff))), 'no_duration'],
-    ['a zero duration without mehd', () => file(ftyp, box('moov', mvhd0(1000, 0))), 'no_duration'],
+    ['a zero timescale', () => file(ftyp, box('moov', mvhd0(0, 100), trak)), 'no_duration'],
+    ['an unknown duration (all ones)', () => file(ftyp, box('moov', mvhd0(1000, 0xffffffff), trak)), 'no_duration'],
+    ['a zero duration without mehd', () => file(ftyp, box('moov', mvhd0(1000, 0), trak)), 'no_duration'],
     [
       'an mvhd of version 7',
       () => file(ftyp, box('moov', box('mvhd', Buffer.from([7, 0, 0, 0]), Buffer.alloc(96)))),

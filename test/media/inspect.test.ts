@@ -1,13 +1,12 @@
 import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatOfName, inspectFile, SUPPORTED_EXTENSIONS } from '../../src/media/inspect.js';
 import { formatProblem } from '../../src/upload/plan-problem.js';
-import { PNG_HEAD, sparseMp4, tinyMp4 } from './mp4-boxes.js';
+import { PNG_HEAD, sparseMp4, tinyMp4 } from '../support/mp4-boxes.js';
+import { FIXTURES } from '../support/paths.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
 
 let dir: string;
@@ -100,12 +99,34 @@ describe('inspectFile', () => {
 
   it('reports a media name whose bytes are no supported format', async () => {
     const path = join(dir, 'fake.jpg');
-    await writeFile(path, 'GIF89a pretending to be a jpeg');
+    await writeFile(path, 'plain text pretending to be a jpeg');
     const file = await inspectFile(path, 'fake.jpg');
     expect(file.realFormat).toBeUndefined();
     expect(file.contentType).toBeUndefined();
     expect(file.problems.map(formatProblem)).toEqual([
       'fake.jpg: is named like JPEG but its bytes are not JPEG or any supported format; the file is damaged or was renamed; export it again',
+    ]);
+  });
+
+  it.each([
+    ['other/unsupported/photo.heic', 'is a HEIC image, which is not supported', 'convert it to JPEG'],
+    ['other/unsupported/photo.avif', 'is an AVIF image, which is not supported', 'convert it to JPEG'],
+    ['other/unsupported/animation.gif', 'is a GIF, which is not supported', 'convert it to MP4 (animated'],
+    ['other/unsupported/clip.mkv', 'is a Matroska (MKV) video, which is not supported', 'convert it to MP4'],
+  ])('names the unsupported format of %s and what to convert it to', async (name, message, hint) => {
+    const file = await inspectFile(join(FIXTURES, name), name);
+    expect(file.problems).toHaveLength(1);
+    expect(file.problems[0]).toMatchObject({ rule: 'format' });
+    expect(file.problems[0]!.message).toContain(message);
+    expect(file.problems[0]!.hint).toContain(hint);
+  });
+
+  it('names the real format of unsupported bytes under a supported name', async () => {
+    const path = join(dir, 'renamed.jpg');
+    await copyFile(join(FIXTURES, 'other/unsupported/photo.heic'), path);
+    const file = await inspectFile(path, 'renamed.jpg');
+    expect(file.problems.map(formatProblem)).toEqual([
+      'renamed.jpg: is named like JPEG but its bytes are a HEIC image, which is not supported; convert it to JPEG',
     ]);
   });
 

@@ -11,7 +11,7 @@ import {
   startTestServer,
   uploadItem,
   video,
-} from './helpers.js';
+} from '../support/server.js';
 
 let s: TestServer;
 let key: string;

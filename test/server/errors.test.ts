@@ -9,7 +9,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../src/server/admin.
 import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
 import { createStorage } from '../../src/server/storage.js';
-import { type TestServer, call, image, presign, put, startTestServer } from './helpers.js';
+import { type TestServer, call, image, presign, put, startTestServer } from '../support/server.js';
 
 let s: TestServer;
 let key: string;
@@ -135,8 +135,11 @@ describe('error bodies', () => {
 
   it('details list every zod issue with its path', async () => {
     const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, json: { fileSize: 'big' } });
-    const paths = (errorOf(r).details as Array<{ path: string }>).map((d) => d.path).sort();
+    const details = errorOf(r).details as Array<{ path?: string; requestId?: string }>;
+    const paths = details.flatMap((d) => (d.path === undefined ? [] : [d.path])).sort();
     expect(paths).toEqual(['contentType', 'fileName', 'fileSize']);
+    // The last entry names the request, as in every error body.
+    expect(details.at(-1)?.requestId).toBe(r.headers['x-request-id']);
   });
 });
 

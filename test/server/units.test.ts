@@ -1,6 +1,5 @@
 // Pure pieces of the server, as tables: file name sanitising, titles, LIKE escaping, signing.
 import { describe, expect, it } from 'vitest';
-import { formatKeys } from '../../src/cli/commands/keys.js';
 import { sanitizeFileName, titleFromFileName } from '../../src/server/object-keys.js';
 import { likeLiteral } from '../../src/server/repo/items.js';
 import { parseStorageUrl } from '../../src/server/routes/storage.js';
@@ -100,45 +99,5 @@ describe('signing', () => {
     '/other/a?expires=1&signature=ab',
   ])('rejects the malformed storage URL %s', (raw) => {
     expect(parseStorageUrl(raw)).toBeNull();
-  });
-});
-
-describe('keys list output', () => {
-  const rows = [
-    {
-      id: '62922a20-4866-4238-af64-d3b7e6a5ef19',
-      brand: 'acme',
-      userId: 'u1',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      revokedAt: null,
-      prefix: 'cl_abcd',
-    },
-    {
-      id: '7a1e0c55-1111-4222-8333-944455556666',
-      brand: 'globex',
-      userId: 'u2',
-      createdAt: '2026-01-02T00:00:00.000Z',
-      revokedAt: '2026-01-03T00:00:00.000Z',
-      prefix: 'cl_wxyz',
-    },
-  ];
-
-  it('plain: one tab-separated row per key, prefix only', () => {
-    expect(formatKeys(rows, 'plain', 80)).toBe(
-      '62922a20-4866-4238-af64-d3b7e6a5ef19\tcl_abcd…\tacme\t2026-01-01T00:00:00.000Z\tactive\n' +
-        '7a1e0c55-1111-4222-8333-944455556666\tcl_wxyz…\tglobex\t2026-01-02T00:00:00.000Z\trevoked\n',
-    );
-  });
-
-  it('table: a header and aligned rows; an empty list says how to create a key', () => {
-    const lines = formatKeys(rows, 'table', 120).trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+KEY\s+BRAND\s+CREATED\s+STATUS$/);
-    expect(lines[2]).toContain('revoked');
-    expect(lines[1]!.indexOf('cl_abcd')).toBe(lines[0]!.indexOf('KEY'));
-    expect(formatKeys([], 'table', 80)).toMatch(/contentlib keys create --brand NAME/);
-  });
-
-  it('json: the rows as they are', () => {
-    expect(JSON.parse(formatKeys(rows, 'json', 80))).toEqual(rows);
   });
 });

@@ -21,7 +21,7 @@ import {
   uploadItem,
   video,
   webp,
-} from './helpers.js';
+} from '../support/server.js';
 
 let s: TestServer;
 let key: string;

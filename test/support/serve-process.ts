@@ -2,9 +2,7 @@
 // remote service, and for crash tests that kill -9 it and start it again on the same data dir
 // (and port). The one place tests start the built server as a process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-
-export const BIN = resolve(import.meta.dirname, '../../bin/contentlib.js');
+import { BIN } from './paths.js';
 
 export interface ServeProcess {
   url: string;
@@ -32,7 +30,9 @@ export async function startServe(
   home: string,
   o: { port?: number; args?: string[] } = {},
 ): Promise<ServeProcess> {
-  const child = spawn('node', [BIN, 'serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, ...(o.args ?? [])], {
+  // No drain grace period: tests stop servers often and have no load balancer to wait for.
+  const args = ['serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, '--drain-grace', '0', ...(o.args ?? [])];
+  const child = spawn('node', [BIN, ...args], {
     env: childEnv({ CONTENTLIB_HOME: home }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

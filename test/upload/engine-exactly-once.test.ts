@@ -8,8 +8,8 @@ import { ApiError, NetworkError } from '../../src/api/errors.js';
 import type { CompleteRequest, PresignRequest } from '../../src/api/schemas.js';
 import { WINDOW_PER_TRANSFER } from '../../src/upload/engine.js';
 import type { UploadEvent } from '../../src/upload/events.js';
-import type { Library } from './helpers.js';
-import { copyFixtures, ofType, plan, startLibrary } from './helpers.js';
+import type { Library } from '../support/library.js';
+import { copyFixtures, ofType, plan, startLibrary } from '../support/library.js';
 
 let lib: Library | undefined;
 afterEach(async () => {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresignRequest } from '../../src/api/schemas.js';
 import type { EnginePlan } from '../../src/upload/engine.js';
-import type { Library } from './helpers.js';
-import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from './helpers.js';
+import type { Library } from '../support/library.js';
+import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
 
 let lib: Library | undefined;
 afterEach(async () => {
@@ -104,7 +104,7 @@ describe('upload engine', () => {
       ...l.client,
       presign: async (body: PresignRequest, o?: { signal?: AbortSignal }) => {
         const res = await l.client.presign(body, o);
-        if (++presigns === 1) l.clock.offsetMs += 2 * 3600_000;
+        if (++presigns === 1) l.clock.advance(2 * 3600_000);
         return res;
       },
     };

@@ -3,14 +3,12 @@
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GB, MB } from '../../src/rules/rules.js';
 import { buildPlan, formatProblem, type PlanOptions, type UploadPlan } from '../../src/upload/plan.js';
-import { PNG_HEAD, sparseFile, sparseMp4, tinyMp4 } from '../media/mp4-boxes.js';
+import { PNG_HEAD, sparseFile, sparseMp4, tinyMp4 } from '../support/mp4-boxes.js';
+import { FIXTURES, ROOT } from '../support/paths.js';
 
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
-const ROOT = dirname(FIXTURES.replace(/\/$/, ''));
 const CAROUSEL_ID = '6f1c0a5e-8d0b-4f5e-9a57-2b1d3c4e5f60';
 
 let cwd: string;
@@ -100,9 +98,9 @@ describe('videos', () => {
     await sparseMp4(join(cwd, 'big.mov'), Math.round(1.2 * GB), 600);
     const p = await plan(['big.mov']);
     expect(lines(p)).toEqual([
-      "big.mov: 1.2 GB is over longform's limit of 1 GB; compress or split it to 1 GB or less",
+      'big.mov: 1.2 GiB (204.8 MiB over); longform videos take at most 1 GiB; compress or split it to 1 GiB or less',
     ]);
-    expect(p.problems[0]).toMatchObject({ rule: 'size', actual: '1.2 GB' });
+    expect(p.problems[0]).toMatchObject({ rule: 'size', actual: '1,288,490,189 bytes' });
   });
 
   it('checks --type shortform strictly: duration both ways and size', async () => {
@@ -114,14 +112,14 @@ describe('videos', () => {
     expect(lines(p)).toEqual([
       "clip.mp4: 94.2 s is longer than shortform's 90 s; use --type longform",
       "tiny.mp4: 2.5 s is shorter than shortform's 3 s; use --type longform",
-      "heavy.mp4: 301 MB is over shortform's limit of 300 MB; use --type longform (up to 1 GB)",
-      "huge.mp4: 2 GB is over shortform's limit of 300 MB; compress or split it to 300 MB or less",
+      'heavy.mp4: 300 MiB + 1 MiB; shortform videos take at most 300 MiB; use --type longform (up to 1 GiB)',
+      'huge.mp4: 2 GiB (1.7 GiB over); shortform videos take at most 300 MiB; compress or split it to 300 MiB or less',
     ]);
     expect(p.problems.map((x) => [x.rule, x.actual])).toEqual([
       ['duration', '94.2 s'],
       ['duration', '2.5 s'],
-      ['size', '301 MB'],
-      ['size', '2 GB'],
+      ['size', '315,621,376 bytes'],
+      ['size', '2,147,483,648 bytes'],
     ]);
     expect(p.items.map((i) => i.type)).toEqual(['shortform', 'shortform', 'shortform', 'shortform']);
   });
@@ -241,7 +239,7 @@ describe('carousels', () => {
     await layout({ 'set/a.jpg': 'image/photo.jpg' });
     await sparseFile(join(cwd, 'set/b.png'), 21 * MB, PNG_HEAD);
     expect(lines(await plan(['set']))).toEqual([
-      "set/b.png: 21 MB is over carousel's limit of 20 MB; resize or compress it to 20 MB or less",
+      'set/b.png: 21 MiB (1 MiB over); carousel images take at most 20 MiB; resize or compress it to 20 MiB or less',
     ]);
   });
 
@@ -416,13 +414,13 @@ describe('--thumbnail', () => {
       /^--thumbnail: needs exactly one video to upload; the plan has a carousel;/,
     );
     expect(lines(await plan(['v.mp4'], { thumbnail: 'other.mp4' }))).toEqual([
-      'other.mp4: video/mp4 is not allowed for a thumbnail; allowed: image/jpeg, image/png, image/webp; use a jpg, png, webp image of 20 MB or less',
+      'other.mp4: video/mp4 is not allowed for a thumbnail; allowed: image/jpeg, image/png, image/webp; use a jpg, png, webp image of 20 MiB or less',
     ]);
     expect(lines(await plan(['v.mp4'], { thumbnail: 'nope.jpg' }))).toEqual([
       'nope.jpg: does not exist; check the path',
     ]);
     expect(lines(await plan(['v.mp4'], { thumbnail: 'big.png' }))).toEqual([
-      "big.png: 21 MB is over thumbnail's limit of 20 MB; use a jpg, png, webp image of 20 MB or less",
+      'big.png: 21 MiB (1 MiB over); thumbnails take at most 20 MiB; use a jpg, png, webp image of 20 MiB or less',
     ]);
   });
 });

@@ -1,8 +1,11 @@
 // contentlib serve: runs the embedded Content Library server as a long-lived process for other
-// clients. The first line on stdout is exactly the base URL (scripts read it); Ctrl-C or SIGTERM
-// finish the requests in flight and close the database.
+// clients. The first line on stdout is exactly the base URL (scripts read it); logs go to stderr.
+// SIGTERM drains (see docs/deploy.md): /readyz turns 503, the listener closes after a grace
+// period, requests in flight finish; Ctrl-C does the same without the grace period.
 import { type Command, Option } from 'commander';
 import type { StartServerOptions } from '../../server/index.js';
+import type { DrainOptions } from '../../server/ops/drain.js';
+import type { LogFormat } from '../../server/ops/logging.js';
 import type { CliContext } from '../context.js';
 import { UsageError, dataDirError } from '../errors.js';
 
@@ -15,13 +18,28 @@ export interface ServeFlags {
   rateLimit?: string;
   faultDropPutAfter?: string;
   faultCount?: string;
+  logLevel?: string;
+  logFormat?: string;
+  metrics?: boolean;
+  metricsPort?: string;
+  drainGrace?: string;
+  drainTimeout?: string;
 }
+
+/** Written here rather than imported, so that `serve --help` does not load pino. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
+export const DEFAULT_DRAIN: DrainOptions = { graceMs: 5000, timeoutMs: 60_000 };
 
 export interface ServeDeps {
   signal: AbortSignal;
   /** Told the base URL once the server listens. */
-  onListening: (url: string, dataDir: string) => void;
-  start?: (o: StartServerOptions) => Promise<{ url: string; close(): Promise<void> }>;
+  onListening: (url: string, dataDir: string, metricsUrl?: string) => void;
+  start?: (
+    o: StartServerOptions,
+  ) => Promise<{ url: string; metricsUrl?: string; drain(o: DrainOptions): Promise<void> }>;
+  /** How to stop once the signal aborts; SIGINT (a person at a terminal) skips the grace period. */
+  drain?: DrainOptions;
 }
 
 function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -31,8 +49,11 @@ function wholeNumber(flag: string, text: string, min: number, max = Number.MAX_S
   return n;
 }
 
-/** Flags → server options (pure, so the table of flag mistakes is tested without a server). */
-export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartServerOptions {
+/**
+ * Flags → server options (pure, so the table of flag mistakes is tested without a server).
+ * Logs are pretty on a terminal and JSON otherwise, unless --log-format says.
+ */
+export function serveOptions(flags: ServeFlags, defaultDataDir: string, stderrIsTTY = false): StartServerOptions {
   const o: StartServerOptions = {
     dataDir: flags.dataDir ?? defaultDataDir,
     host: flags.host,
@@ -56,21 +77,47 @@ export function serveOptions(flags: ServeFlags, defaultDataDir: string): StartSe
   } else if (flags.faultCount !== undefined) {
     throw new UsageError('--fault-count needs --fault-drop-put-after');
   }
+  const level = flags.logLevel ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${level}"`);
+  const format = flags.logFormat ?? (stderrIsTTY ? 'pretty' : 'json');
+  if (!(LOG_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--log-format must be pretty or json, not "${format}"`);
+  o.log = { level: level as (typeof LOG_LEVELS)[number], format: format as LogFormat, color: stderrIsTTY };
+  if (flags.metricsPort !== undefined) o.metrics = { port: wholeNumber('--metrics-port', flags.metricsPort, 0, 65535) };
+  else if (flags.metrics) o.metrics = {};
   return o;
 }
 
-/** Runs until `deps.signal` aborts; then closes cleanly. Returns the URL it served on. */
+/** --drain-grace and --drain-timeout, in seconds on the command line. */
+export function drainOptions(flags: ServeFlags): DrainOptions {
+  return {
+    graceMs:
+      flags.drainGrace === undefined
+        ? DEFAULT_DRAIN.graceMs
+        : wholeNumber('--drain-grace', flags.drainGrace, 0, 3600) * 1000,
+    timeoutMs:
+      flags.drainTimeout === undefined
+        ? DEFAULT_DRAIN.timeoutMs
+        : wholeNumber('--drain-timeout', flags.drainTimeout, 0, 24 * 3600) * 1000,
+  };
+}
+
+/** Runs until `deps.signal` aborts; then drains and closes. Returns the URL it served on. */
 export async function runServe(options: StartServerOptions, deps: ServeDeps): Promise<{ url: string }> {
   const start = deps.start ?? (await import('../../server/index.js')).startServer;
   const server = await start(options).catch((err: unknown) => {
     throw dataDirError(options.dataDir, err, 'data-dir') ?? err;
   });
+  let drain: DrainOptions = { graceMs: 0, timeoutMs: (deps.drain ?? DEFAULT_DRAIN).timeoutMs };
   try {
-    deps.onListening(server.url, options.dataDir);
+    deps.onListening(server.url, options.dataDir, server.metricsUrl);
     if (!deps.signal.aborted)
       await new Promise<void>((resolve) => deps.signal.addEventListener('abort', () => resolve(), { once: true }));
+    // main.ts aborts with the signal's name: an orchestrator's SIGTERM gets the grace period.
+    if ((deps.signal.reason as Error | undefined)?.message === 'SIGTERM') drain = deps.drain ?? DEFAULT_DRAIN;
   } finally {
-    await server.close();
+    await server.drain(drain);
   }
   return { url: server.url };
 }
@@ -87,6 +134,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
     .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
     .addOption(new Option('--fault-count <n>').hideHelp())
+    .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
+    .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
+    .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')
+    .option('--metrics-port <port>', 'serve GET /metrics on this port instead (implies --metrics)')
+    .option('--drain-grace <seconds>', 'after SIGTERM, keep serving this long while /readyz says 503', '5')
+    .option('--drain-timeout <seconds>', 'then wait this long for requests in flight before cutting them', '60')
     .addHelpText(
       'after',
       `
@@ -94,11 +147,17 @@ Examples:
   contentlib serve
   contentlib serve --port 8080 --data-dir ./library
   contentlib serve --port 0 > server.url &   # scripts: the first stdout line is the URL
+  contentlib serve --host 0.0.0.0 --port 8080 --log-format json --metrics-port 9464
+
+Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
 
 Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
     )
     .action(async (flags: ServeFlags) => {
-      const options = serveOptions(flags, ctx.paths.data);
+      const options = serveOptions(flags, ctx.paths.data, ctx.io.stderrIsTTY);
+      if (options.log) options.log.color = ctx.io.color && ctx.io.stderrIsTTY;
+      const drain = drainOptions(flags);
+      const pretty = options.log?.format === 'pretty';
       if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
         ctx.io.stderr.write(
           `contentlib serve: listening on ${options.host} makes the library reachable from other machines over plain HTTP.\n`,
@@ -106,11 +165,15 @@ Give clients a key with: contentlib keys create --brand NAME --data-dir <same di
       }
       await runServe(options, {
         signal: ctx.signal,
-        onListening: (url, dataDir) => {
+        drain,
+        onListening: (url, dataDir, metricsUrl) => {
           ctx.io.stdout.write(`${url}\n`);
+          // JSON logs stay parseable: the logger says the same in its own lines.
+          if (!pretty) return;
           ctx.io.stderr.write(`contentlib serve: ${url} (data: ${dataDir}); press Ctrl-C to stop\n`);
+          if (metricsUrl) ctx.io.stderr.write(`contentlib serve: metrics at ${metricsUrl}\n`);
         },
       });
-      ctx.io.stderr.write('contentlib serve: stopped\n');
+      if (pretty) ctx.io.stderr.write('contentlib serve: stopped\n');
     });
 }

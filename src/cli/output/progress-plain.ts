@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
+import { escapeName } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
@@ -10,7 +11,8 @@ import { flushed, formatMs, formatSpeed } from './progress.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {
-  return file.role === 'thumbnail' ? `${file.name} (thumbnail)` : file.name;
+  const name = escapeName(file.name);
+  return file.role === 'thumbnail' ? `${name} (thumbnail)` : name;
 }
 
 /** The log line for an event, or undefined for events that make none (progress). */
@@ -22,7 +24,7 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
       return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
     case 'started':
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
-      return `start    ${event.file.name} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
+      return `start    ${escapeName(event.file.name)} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
     case 'uploaded': {
       // A thumbnail ends here; a media file ends at complete, when its item exists.
       if (event.file.role !== 'thumbnail') return undefined;

@@ -6,6 +6,7 @@ import cliProgress from 'cli-progress';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
+import { escapeName } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress.js';
@@ -27,7 +28,7 @@ function keyOf(file: FileRef): string {
 }
 
 function nameCell(file: FileRef): string {
-  const name = file.role === 'thumbnail' ? `${file.name} (thumb)` : file.name;
+  const name = file.role === 'thumbnail' ? `${escapeName(file.name)} (thumb)` : escapeName(file.name);
   return truncate(name, NAME_WIDTH).padEnd(NAME_WIDTH);
 }
 
@@ -102,21 +103,24 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           finishedBytes += event.file.size;
           end(event.file);
           updateTotal();
-          if (event.file.role === 'thumbnail') log(`✓ ${event.file.name} (thumbnail) in ${formatMs(event.ms)}`);
+          if (event.file.role === 'thumbnail')
+            log(`✓ ${escapeName(event.file.name)} (thumbnail) in ${formatMs(event.ms)}`);
           break;
         case 'completed': {
           const where = event.sortOrder === undefined ? '' : ` image ${event.sortOrder + 1}`;
-          log(`✓ ${event.file.name} → ${event.itemType} ${event.itemId}${where}`);
+          log(`✓ ${escapeName(event.file.name)} → ${event.itemType} ${event.itemId}${where}`);
           break;
         }
         case 'failed':
           if (event.file) end(event.file);
-          log(`✗ ${event.file ? `${event.file.name}: ` : ''}${event.message}`);
+          log(`✗ ${event.file ? `${escapeName(event.file.name)}: ` : ''}${event.message}`);
           break;
         case 'retrying': {
           const l = live.get(keyOf(event.file));
           if (l) l.sent = 0;
-          log(`↻ ${event.file.name}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`);
+          log(
+            `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`,
+          );
           break;
         }
         case 'skipped':

@@ -1,0 +1,190 @@
+// The three progress listeners over the same events: plain lines without escape codes, NDJSON
+// that parses line by line, and a multibar that draws only where stderr is a terminal.
+import { describe, expect, it } from 'vitest';
+import { createJsonProgress } from '../../src/cli/output/progress-json.js';
+import { createPlainProgress } from '../../src/cli/output/progress-plain.js';
+import { summaryLines } from '../../src/cli/output/progress-summary.js';
+import { createTtyProgress } from '../../src/cli/output/progress-tty.js';
+import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/events.js';
+import { bufferIO } from '../support/io.js';
+
+const clip: FileRef = { path: '/v/clip.mp4', name: 'clip.mp4', size: 4_000_000, item: 0, role: 'file' };
+const bad: FileRef = { path: '/v/bad.mp4', name: 'bad.mp4', size: 1000, item: 1, role: 'file' };
+const events: UploadEvent[] = [
+  { type: 'planned', items: 2, files: 2, bytes: 4_001_000, alreadyDone: 1 },
+  { type: 'started', file: clip },
+  { type: 'started', file: bad },
+  { type: 'progress', file: clip, sent: 2_000_000 },
+  {
+    type: 'retrying',
+    step: 'put',
+    file: bad,
+    attempt: 1,
+    delayMs: 250,
+    reason: 'PUT http://x/storage/k?[signed] failed: connection reset while sending',
+  },
+  { type: 'progress', file: clip, sent: 4_000_000 },
+  { type: 'uploaded', file: clip, ms: 1200 },
+  { type: 'completed', file: clip, itemId: 'id-1', itemType: 'shortform', created: true },
+  { type: 'failed', file: bad, item: 1, message: 'storage refused the upload' },
+];
+const summary: UploadSummary = {
+  items: [
+    {
+      index: 0,
+      type: 'shortform',
+      source: 'v/clip.mp4',
+      status: 'created',
+      itemId: 'id-1',
+      filesCompleted: 1,
+      filesSkipped: 0,
+      filesTotal: 1,
+    },
+    {
+      index: 1,
+      type: 'shortform',
+      source: 'v/bad.mp4',
+      status: 'failed',
+      filesCompleted: 0,
+      filesSkipped: 0,
+      filesTotal: 1,
+      message: 'bad.mp4: storage refused the upload',
+    },
+    {
+      index: 2,
+      type: 'carousel',
+      source: 'v/pics',
+      status: 'skipped',
+      itemId: 'id-0',
+      filesCompleted: 0,
+      filesSkipped: 3,
+      filesTotal: 3,
+    },
+  ],
+  interrupted: false,
+  bytesSent: 4_000_000,
+  ms: 1500,
+};
+// eslint-disable-next-line no-control-regex
+const ESC = /\u001b\[/;
+
+describe('progress listeners', () => {
+  it('plain: a line per start, end and retry, the summary, and never an escape code', async () => {
+    const io = bufferIO();
+    let t = 0;
+    const p = createPlainProgress(io, () => (t += 100));
+    events.forEach((e) => p.onEvent(e));
+    await p.finish(summary);
+    const err = io.err();
+    expect(err).not.toMatch(ESC);
+    expect(err).not.toContain('\r');
+    const lines = err.trim().split('\n');
+    expect(lines[0]).toBe('Uploading 2 files (3.8 MB) as 2 items; 1 already uploaded');
+    expect(lines.filter((l) => l.startsWith('start'))).toHaveLength(2);
+    expect(err).toMatch(/done {5}clip\.mp4 → id-1, 3\.8 MB in/);
+    expect(err).toMatch(/retry {4}bad\.mp4: try 2 in 250 ms/);
+    expect(err).toMatch(/failed {3}bad\.mp4: storage refused/);
+    expect(err).toContain('3 already uploaded, skipped; --force uploads again.');
+    expect(io.out()).toBe('id-1\tshortform\tcreated\tv/clip.mp4\nid-0\tcarousel\tskipped\tv/pics\n');
+  });
+
+  it('plain, a re-run with nothing new: one line on stderr, not a header, a line per file and a footer', async () => {
+    const io = bufferIO();
+    const p = createPlainProgress(io, () => 0);
+    const pics: FileRef = { path: '/v/pics/1.jpg', name: '1.jpg', size: 10, item: 0, role: 'file' };
+    p.onEvent({ type: 'planned', items: 0, files: 0, bytes: 0, alreadyDone: 2 });
+    p.onEvent({ type: 'skipped', file: pics, itemId: 'id-0', reason: 'already uploaded' });
+    p.onEvent({
+      type: 'skipped',
+      file: { ...pics, path: '/v/pics/2.jpg', name: '2.jpg' },
+      itemId: 'id-0',
+      reason: 'already uploaded',
+    });
+    await p.finish({ items: [summary.items[2]!], interrupted: false, bytesSent: 0, ms: 40 });
+    expect(io.err()).toBe('Nothing new to upload: 1 item (3 files) already uploaded; --force uploads them again.\n');
+    expect(io.out()).toBe('id-0\tcarousel\tskipped\tv/pics\n');
+  });
+
+  it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
+    const io = bufferIO();
+    const p = createJsonProgress(io);
+    events.forEach((e) => p.onEvent(e));
+    await p.finish(summary);
+    const objects = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(objects.map((o) => o.type)).toEqual([
+      'planned',
+      'started',
+      'started',
+      'retrying',
+      'uploaded',
+      'completed',
+      'failed',
+      'summary',
+    ]);
+    expect(objects.at(-1)).toMatchObject({ type: 'summary', created: 1, failed: 1, skipped: 1, bytesSent: 4_000_000 });
+    expect(io.err()).toBe('');
+  });
+
+  it('tty: draws bars with names and a total on a terminal, then clears them for the summary', async () => {
+    const io = bufferIO({}, { terminalStderr: true });
+    const p = createTtyProgress(io);
+    events.slice(0, 4).forEach((e) => p.onEvent(e));
+    await new Promise((r) => setTimeout(r, 250)); // let cli-progress's 10 fps timer draw
+    const drawing = io.err();
+    expect(drawing).toMatch(/clip\.mp4 +█+░+ +50% 1\.9 MB\/3\.8 MB/);
+    expect(drawing).toMatch(/total/);
+    events.slice(4).forEach((e) => p.onEvent(e));
+    await p.finish(summary);
+    const all = io.err();
+    expect(all).toContain('✓ clip.mp4 → shortform id-1');
+    expect(all).toContain('✗ bad.mp4: storage refused the upload');
+    expect(all).toContain('1 item created, 1 already there, 1 failed');
+  });
+
+  it('summary after Ctrl-C says what was and was not created', () => {
+    const lines = summaryLines({
+      ...summary,
+      interrupted: true,
+      items: [
+        summary.items[0]!,
+        {
+          index: 1,
+          type: 'longform',
+          source: 'v/big.mp4',
+          status: 'interrupted',
+          filesCompleted: 0,
+          filesSkipped: 0,
+          filesTotal: 1,
+        },
+      ],
+    });
+    expect(lines).toContain('Created: v/clip.mp4 → id-1');
+    expect(lines).toContain('Not created: v/big.mp4');
+  });
+
+  it('a failed single file is named once, a carousel by its folder then the image', () => {
+    const failed = (source: string, message: string) => ({
+      index: 0,
+      type: 'shortform' as const,
+      source,
+      status: 'failed' as const,
+      filesCompleted: 0,
+      filesSkipped: 0,
+      filesTotal: 1,
+      message,
+    });
+    const lines = summaryLines({
+      ...summary,
+      items: [
+        failed('v/teaser.mov', 'teaser.mov: quota exceeded (403 quota_exceeded)'),
+        failed('v/album', '2.png: quota exceeded (403 quota_exceeded)'),
+      ],
+    });
+    expect(lines).toContain('Failed: v/teaser.mov: quota exceeded (403 quota_exceeded)');
+    expect(lines).toContain('Failed: v/album: 2.png: quota exceeded (403 quota_exceeded)');
+  });
+});

@@ -1,0 +1,78 @@
+// The server's commands in-process: `keys list` output in each mode and `serve` flags → server options.
+import { describe, expect, it } from 'vitest';
+import { formatKeys } from '../../src/cli/commands/keys.js';
+import { serveOptions } from '../../src/cli/commands/serve.js';
+import { UsageError } from '../../src/cli/errors.js';
+
+describe('keys list output', () => {
+  const rows = [
+    {
+      id: '62922a20-4866-4238-af64-d3b7e6a5ef19',
+      brand: 'acme',
+      userId: 'u1',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+      prefix: 'cl_abcd',
+    },
+    {
+      id: '7a1e0c55-1111-4222-8333-944455556666',
+      brand: 'globex',
+      userId: 'u2',
+      createdAt: '2026-01-02T00:00:00.000Z',
+      revokedAt: '2026-01-03T00:00:00.000Z',
+      prefix: 'cl_wxyz',
+    },
+  ];
+
+  it('plain: one tab-separated row per key, prefix only', () => {
+    expect(formatKeys(rows, 'plain', 80)).toBe(
+      '62922a20-4866-4238-af64-d3b7e6a5ef19\tcl_abcd…\tacme\t2026-01-01T00:00:00.000Z\tactive\n' +
+        '7a1e0c55-1111-4222-8333-944455556666\tcl_wxyz…\tglobex\t2026-01-02T00:00:00.000Z\trevoked\n',
+    );
+  });
+
+  it('table: a header and aligned rows; an empty list says how to create a key', () => {
+    const lines = formatKeys(rows, 'table', 120).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+KEY\s+BRAND\s+CREATED\s+STATUS$/);
+    expect(lines[2]).toContain('revoked');
+    expect(lines[1]!.indexOf('cl_abcd')).toBe(lines[0]!.indexOf('KEY'));
+    expect(formatKeys([], 'table', 80)).toMatch(/contentlib keys create --brand NAME/);
+  });
+
+  it('json: the rows as they are', () => {
+    expect(JSON.parse(formatKeys(rows, 'json', 80))).toEqual(rows);
+  });
+});
+
+describe('serveOptions (flags → server options)', () => {
+  const base = { host: '127.0.0.1', port: '0' };
+  it.each([
+    [{}, { dataDir: '/d', host: '127.0.0.1', port: 0 }],
+    [
+      { port: '8080', dataDir: '/x' },
+      { dataDir: '/x', port: 8080 },
+    ],
+    [
+      { urlTtl: '5', quota: '0' },
+      { urlLifetimeSeconds: 5, quotaBytes: 0 },
+    ],
+    [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
+    [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
+    [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
+  ])('%j → %j', (flags, expected) => {
+    expect(serveOptions({ ...base, ...flags }, '/d')).toMatchObject(expected);
+  });
+
+  it.each([
+    { port: '-1' },
+    { port: 'http' },
+    { port: '65536' },
+    { urlTtl: '0' },
+    { rateLimit: '10' },
+    { rateLimit: '0/10' },
+    { faultCount: '2' },
+    { quota: '1e9' },
+  ])('%j is a usage error', (flags) => {
+    expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+  });
+});

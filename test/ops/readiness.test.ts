@@ -1,0 +1,52 @@
+// /readyz in-process, with injected checks: a check that never answers, several failing at once,
+// and draining, which turns it 503 before any check runs.
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { installErrorHandling } from '../../src/server/errors.js';
+import { type Check, registerHealth } from '../../src/server/ops/health.js';
+
+function appWith(checks: Record<string, Check>, draining = () => false) {
+  const app = Fastify();
+  installErrorHandling(app, () => undefined);
+  registerHealth(app, { checks, draining, timeoutMs: 50 });
+  return app;
+}
+
+const ok: Check = async () => undefined;
+const fails =
+  (why: string): Check =>
+  async () => {
+    throw new Error(why);
+  };
+
+describe('GET /readyz', () => {
+  it('a check that never answers is a failure after the time limit, not a hung probe', async () => {
+    const app = appWith({ database: () => new Promise<void>(() => undefined), storage: ok });
+    const r = await app.inject('/readyz');
+    expect(r.statusCode).toBe(503);
+    expect(r.json().error.details[0]).toEqual({ path: 'database', message: 'no answer within 50 ms' });
+  });
+
+  it('names every failing part, in the order of the checks', async () => {
+    const app = appWith({ database: fails('connection refused'), storage: fails('bucket not found'), cache: ok });
+    const r = await app.inject('/readyz');
+    expect(r.statusCode).toBe(503);
+    expect(r.json().error.message).toBe('not ready: database: connection refused; storage: bucket not found');
+    expect(
+      r
+        .json()
+        .error.details.slice(0, 2)
+        .map((d: { path: string }) => d.path),
+    ).toEqual(['database', 'storage']);
+  });
+
+  it('draining answers 503 without running the checks; /healthz stays 200', async () => {
+    let ran = 0;
+    const app = appWith({ database: async () => void ran++ }, () => true);
+    const r = await app.inject('/readyz');
+    expect(r.statusCode).toBe(503);
+    expect(r.json().error.details[0]).toEqual({ path: 'drain', message: 'shutting down' });
+    expect(ran).toBe(0);
+    expect((await app.inject('/healthz')).statusCode).toBe(200);
+  });
+});
