@@ -26,6 +26,7 @@
 // - A rejected key (401) stops the whole run at once: every later request would be refused too.
 // - Ctrl-C (deps.signal) aborts the PUTs in flight and starts no new complete or PATCH; what was
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
@@ -109,6 +110,8 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
   const stop = new AbortController();
+  // One listener per open item and per request in flight: bounded by the window, not a leak.
+  setMaxListeners(0, stop.signal);
   const onAbort = () => stop.abort(deps.signal.reason);
   if (deps.signal.aborted) onAbort();
   else deps.signal.addEventListener('abort', onAbort, { once: true });
@@ -177,12 +180,12 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
     }),
   );
   const gone = new Set<string>();
-  const pool = createPool(CHECK_CONCURRENCY, deps.signal);
+  const pool = createPool(CHECK_CONCURRENCY, run.signal);
   await Promise.all(
     [...ids].map(([id, ref]) =>
       pool.run(async () => {
         try {
-          await deps.api.get(id, { signal: deps.signal, onRetry: retryEvent(run, 'check', ref) });
+          await deps.api.get(id, { signal: run.signal, onRetry: retryEvent(run, 'check', ref) });
         } catch (err) {
           if (!(err instanceof ApiError && err.status === 404)) throw err;
           gone.add(id);
