@@ -1,7 +1,9 @@
 // Opens the API for a command: resolves the target (flags → env → profile → embedded), starts
 // the embedded server in-process when that is the target, and returns a client that talks real
 // HTTP either way. Everything it opens is closed through ctx.onClose.
+import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
+import { redactKey } from '../api/errors.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { openConfig } from '../config/store.js';
@@ -10,19 +12,38 @@ import { resolveTarget } from '../config/resolve.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { InterruptedError, dataDirError, nameTarget } from './errors.js';
 import { makeDir } from '../fs/make-dir.js';
+import { automationReason, embeddedByEnv, noRemoteError, targetLine } from './target.js';
+import type { TargetInfo } from './target.js';
 
 export interface ApiTarget {
   baseUrl: string;
   embedded: boolean;
   profile?: string;
   label: string;
+  /** Where the requests go, as the target line and the NDJSON events name it. */
+  info: TargetInfo;
+  /** The key as it may be shown: cl_abcd… */
+  keyPrefix: string;
+  /** The brand, when known here (the embedded library's; the API does not say a remote's). */
+  brand?: string;
+  /**
+   * Which library this is and whose key, never the key itself: what the upload journal is kept
+   * per. Remote: the base URL and a hash of the key; embedded: its data directory and brand.
+   */
+  library: { where: string; who: string };
 }
 
 /** The brand the embedded library creates on first use. */
 export const EMBEDDED_BRAND = 'local';
 
-// The notice is said once per process, however many times a command opens the API.
-let noticeShown = false;
+// The target is named once per process, however many times a command opens the API.
+let targetNamed = false;
+
+function nameTargetOnce(ctx: CliContext, info: TargetInfo, note = ''): void {
+  if (targetNamed) return;
+  targetNamed = true;
+  ctx.io.stderr.write(`${targetLine(info)}${note}\n`);
+}
 
 function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => void) | undefined {
   if (!globals.verbose) return undefined;
@@ -55,20 +76,44 @@ async function embeddedKey(store: ConfigStore, dataDir: string): Promise<Embedde
   return key;
 }
 
+/**
+ * Opens the API. `writes`: the command changes the library (upload, edit, rm); with no remote
+ * configured it refuses in automation unless the embedded library was chosen on purpose.
+ */
 export async function openApi(
   ctx: CliContext,
   globals: GlobalOptions,
+  opts: { writes?: boolean } = {},
 ): Promise<{ client: ApiClient; target: ApiTarget }> {
   const store = openConfig(ctx.paths.config);
-  const resolved = resolveTarget(globals, ctx.env, store.read());
+  const config = store.read();
+  const resolved = resolveTarget(globals, ctx.env, config);
+  if (resolved.kind === 'embedded' && opts.writes) {
+    const onPurpose = Boolean(globals.embedded) || embeddedByEnv(ctx.env) || config.useEmbedded === true;
+    const reason = onPurpose ? undefined : automationReason(ctx.io, ctx.env);
+    if (reason) throw noRemoteError(reason);
+  }
   const { createApiClient } = await import('../api/client.js');
   const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals), retry: retryPolicy(ctx.env) };
 
   if (resolved.kind === 'remote') {
     const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
     ctx.onClose(() => client.close());
-    const target: ApiTarget = { baseUrl: resolved.baseUrl, embedded: false, label: resolved.label };
+    const info: TargetInfo = {
+      kind: 'remote',
+      baseUrl: resolved.baseUrl,
+      ...(resolved.profile ? { profile: resolved.profile } : {}),
+    };
+    const target: ApiTarget = {
+      baseUrl: resolved.baseUrl,
+      embedded: false,
+      label: resolved.label,
+      info,
+      keyPrefix: redactKey(resolved.apiKey),
+      library: { where: resolved.baseUrl, who: createHash('sha256').update(resolved.apiKey).digest('hex') },
+    };
     if (resolved.profile) target.profile = resolved.profile;
+    nameTargetOnce(ctx, info);
     return { client, target };
   }
 
@@ -85,11 +130,22 @@ export async function openApi(
   // Closers run in reverse: the client lets go of its sockets before the server stops.
   ctx.onClose(() => client.close());
   nameTarget(server.url, `the embedded library (${dataDir})`);
-  if (ctx.io.stderrIsTTY && !noticeShown) {
-    noticeShown = true;
-    ctx.io.stderr.write(`Using the embedded library in ${dataDir} (no remote configured; see contentlib login)\n`);
-  }
-  return { client, target: { baseUrl: server.url, embedded: true, label: `the embedded library in ${dataDir}` } };
+  const info: TargetInfo = { kind: 'embedded', dataDir };
+  // Chosen by default (nothing configured): say how to choose otherwise.
+  const byDefault = !globals.embedded && !embeddedByEnv(ctx.env) && config.useEmbedded !== true;
+  nameTargetOnce(ctx, info, byDefault ? ' (no remote configured; see contentlib login)' : '');
+  return {
+    client,
+    target: {
+      baseUrl: server.url,
+      embedded: true,
+      label: `the embedded library in ${dataDir}`,
+      info,
+      keyPrefix: redactKey(key.apiKey),
+      brand: key.brand,
+      library: { where: `embedded:${dataDir}`, who: key.brand },
+    },
+  };
 }
 
 /**

@@ -18,6 +18,12 @@ export interface CliContext {
 /** Global flags, as commander parses them from the top-level program. */
 export interface GlobalOptions {
   json?: boolean;
+  /** `--json id,title`: only these fields (split off --json by src/cli/argv.ts). */
+  jsonFields?: string;
+  /** `--jq EXPR`: a jq filter over the JSON output (implies --json). */
+  jq?: string;
+  /** `-q/--quiet`: nothing on stderr but errors. */
+  quiet?: boolean;
   profile?: string;
   baseUrl?: string;
   apiKey?: string;

@@ -1,11 +1,13 @@
 // The entry point, and the only place that exits: it runs the program, turns any thrown error
 // into one message on stderr and an exit code, and closes what the command opened.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CommanderError } from 'commander';
 import { resolvePaths } from '../config/paths.js';
 import type { CliContext } from './context.js';
+import { splitJsonFields } from './argv.js';
 import { EXIT, describeError } from './errors.js';
+import { ALL_FIELDS } from './output/json.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -15,14 +17,17 @@ export function packageVersion(): string {
 }
 
 /**
- * `help nope`: commander prints the whole help and never says that nope is not a command.
- * Parsing `nope` alone gets its "unknown command 'nope' (Did you mean …?)" instead.
+ * `help <command> [subcommand]`, as `<command> [subcommand] --help` (commander's own help
+ * command stops at the first name: `help keys create` would show keys). `help nope`: commander
+ * prints the whole help and never says that nope is not a command; parsing `nope` alone gets its
+ * "unknown command 'nope' (Did you mean …?)" instead.
  */
 function helpOfUnknown(program: ReturnType<typeof buildProgram>, argv: readonly string[]): string[] | undefined {
-  const [first, name] = argv;
+  const [first, name, ...rest] = argv;
   if (first !== 'help' || name === undefined || name.startsWith('-')) return undefined;
   const known = program.commands.some((c) => c.name() === name || c.aliases().includes(name));
-  return known ? undefined : [name];
+  if (!known) return [name];
+  return [name, ...rest.filter((a) => !a.startsWith('-')).slice(0, 1), '--help'];
 }
 
 /** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
@@ -32,8 +37,12 @@ export async function run(
   closers: Array<() => Promise<void> | void>,
 ): Promise<number> {
   const program = buildProgram(ctx, packageVersion());
+  // --quiet swaps ctx.io.stderr for a sink; errors still go to the real one.
+  const stderr = ctx.io.stderr;
   try {
-    await program.parseAsync(helpOfUnknown(program, argv) ?? [...argv], { from: 'user' });
+    const commands = program.commands.flatMap((c) => [c.name(), ...c.aliases(), ...c.commands.map((s) => s.name())]);
+    const args = splitJsonFields(argv, (p) => existsSync(p), [...commands, 'help'], ALL_FIELDS);
+    await program.parseAsync(helpOfUnknown(program, args) ?? args, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -42,7 +51,8 @@ export async function run(
     }
     const verbose = Boolean(program.opts().verbose);
     const { message, exitCode } = describeError(err, verbose);
-    ctx.io.stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
+    // An error with no message was reported where it happened (upload's interrupted summary).
+    if (message) stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
     return exitCode;
   } finally {
     for (const close of closers.reverse()) {

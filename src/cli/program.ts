@@ -2,6 +2,7 @@
 // its heavy imports (HTTP client, server, database) inside its action, so `--version` and
 // `--help` load almost nothing.
 import { Command, Option } from 'commander';
+import { registerAuth } from './commands/auth.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerEdit } from './commands/edit.js';
@@ -12,7 +13,7 @@ import { registerRm } from './commands/rm.js';
 import { registerServe } from './commands/serve.js';
 import { registerShow } from './commands/show.js';
 import { registerUpload } from './commands/upload.js';
-import type { CliContext } from './context.js';
+import type { CliContext, GlobalOptions } from './context.js';
 
 export function buildProgram(ctx: CliContext, version: string): Command {
   const program = new Command('contentlib')
@@ -20,7 +21,16 @@ export function buildProgram(ctx: CliContext, version: string): Command {
       'Upload and manage media in a Content Library Service. With no remote configured, works on an embedded library on this machine.',
     )
     .version(version, '-V, --version', 'print the version')
-    .addOption(new Option('--json', 'machine-readable output (JSON; NDJSON events for upload)'))
+    .addOption(
+      new Option(
+        '--json',
+        'machine-readable output (JSON; NDJSON events for upload); --json id,title keeps only those fields (docs/cli.md)',
+      ),
+    )
+    // `--json id,title` arrives here split off by src/cli/argv.ts (see there why).
+    .addOption(new Option('--json-fields <fields>').hideHelp())
+    .addOption(new Option('--jq <expr>', 'filter the JSON output with a jq expression (implies --json)'))
+    .addOption(new Option('-q, --quiet', 'print nothing on stderr but errors'))
     // The environment (CONTENTLIB_PROFILE, CONTENTLIB_BASE_URL, CONTENTLIB_API_KEY) is read by
     // resolveTarget (src/config/resolve.ts), not merged here: flags must win over it, and a flag's
     // base URL must never be paired with an unrelated key.
@@ -37,13 +47,18 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
+    // Every subcommand's --help lists these global flags in their own section.
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
     })
-    .exitOverride();
+    .exitOverride()
+    .hook('preAction', async (_program, action) => {
+      if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+    });
 
   // Commands register here, one line each.
   registerUpload(program, ctx);
@@ -52,6 +67,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   registerEdit(program, ctx);
   registerRm(program, ctx);
   registerLogin(program, ctx); // login and logout
+  registerAuth(program, ctx);
   registerConfig(program, ctx);
   registerCompletion(program, ctx);
   registerServe(program, ctx);

@@ -27,6 +27,8 @@ export interface ConfigData {
   activeProfile?: string;
   profiles: Record<string, Profile>;
   embedded?: EmbeddedKey;
+  /** `contentlib config set embedded true`: with no remote configured, the embedded library is meant, even in CI. */
+  useEmbedded?: boolean;
 }
 
 export interface ConfigStore {
@@ -55,6 +57,7 @@ function clean(raw: Record<string, unknown>): ConfigData {
   const data: ConfigData = { profiles };
   if (typeof raw.activeProfile === 'string') data.activeProfile = raw.activeProfile;
   if (raw.embedded && typeof raw.embedded === 'object') data.embedded = raw.embedded as EmbeddedKey;
+  if (raw.useEmbedded === true) data.useEmbedded = true;
   return data;
 }
 

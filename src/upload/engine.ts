@@ -30,6 +30,7 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
+import { escapeName } from '../text/escape-name.js';
 import type { CompleteRequest, CompleteResponse, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
@@ -41,7 +42,6 @@ import { createPool, createSlots } from './pool.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { contentTypeOf, reasonOf, transferFile } from './transfer.js';
-import { escapeName } from '../text/escape-name.js';
 
 export const DEFAULT_CONCURRENCY = 4;
 

@@ -56,6 +56,8 @@ export interface ItemOutcome {
   keyRejected?: true;
   /** An item this run created and then deleted because it could not be finished. */
   deletedItemId?: string;
+  /** The files were added to an existing carousel (--to), not a new item. */
+  appended?: true;
 }
 
 export interface UploadSummary {
@@ -65,4 +67,6 @@ export interface UploadSummary {
   keyRejected?: true;
   bytesSent: number;
   ms: number;
+  /** Files under the named folders the plan did not upload (reported before the upload). */
+  skippedFiles?: number;
 }

@@ -1,12 +1,12 @@
 // Turns what the user typed (files, directories, globs) into a list of candidate files, and
 // says which files were passed over and why. Directories are walked recursively; every
 // subdirectory is its own group (its images become their own carousel).
-import { readdir, realpath, stat } from 'node:fs/promises';
-import { extname, join, relative, resolve, isAbsolute } from 'node:path';
+import { readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
-import { formatOfName } from '../media/inspect.js';
 import { escapeName } from '../text/escape-name.js';
 import type { PlanProblem } from './plan-problem.js';
+import { hiddenFolderSkip, looksLikeMedia, skipOfName, type SkippedFile } from './skips.js';
 
 export interface Candidate {
   /** Absolute path. */
@@ -17,34 +17,31 @@ export interface Candidate {
   named: boolean;
 }
 
+/** A file or folder passed over on purpose, and why (see skips.ts). */
+export type Skipped = SkippedFile;
+
 export interface Expanded {
   candidates: Candidate[];
   problems: PlanProblem[];
-  skipped: Array<{ path: string; reason: string }>;
+  skipped: SkippedFile[];
 }
 
-// Files the desktop leaves behind; they are hidden or junk, never media.
-const JUNK = new Set(['.DS_Store', 'Thumbs.db', 'desktop.ini', 'Icon\r']);
-
-const SIDECAR_SKIP = 'metadata file (.json): read as the sidecar of its video or carousel, not uploaded';
-
-/**
- * The path as messages show it: relative to `cwd` when inside it, absolute otherwise, with
- * control characters escaped (a newline in a name must not split an output row).
- */
+/** The path as messages show it: relative to `cwd` when inside it, absolute otherwise, escaped. */
 export function shownPath(abs: string, cwd: string): string {
   const rel = relative(cwd, abs);
   if (rel === '') return '.';
   return escapeName(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs);
 }
 
-/** Why a file found by a walk or a glob is not a candidate, or undefined when it is one. */
-export function skipReason(name: string): string | undefined {
-  if (JUNK.has(name)) return 'system file';
-  if (name.startsWith('.')) return 'hidden file';
-  if (extname(name).toLowerCase() === '.json') return SIDECAR_SKIP;
-  if (!formatOfName(name)) return `not a media file (${extname(name) || 'no extension'})`;
-  return undefined;
+/** What a walk needs: where messages start from, the named folders, what to add where. */
+interface Walk {
+  cwd: string;
+  /** Real paths of the folders named on the command line: links are followed only inside them. */
+  roots: string[];
+  out: Expanded;
+  add: (c: Candidate) => void;
+  /** Real paths of the folders walked so far, so that a link back into one ends there. */
+  visited: Set<string>;
 }
 
 /** Expands every input, in the order given, without duplicates. */
@@ -56,38 +53,54 @@ export async function expandInputs(inputs: readonly string[], cwd: string): Prom
     seen.add(c.path);
     out.candidates.push(c);
   };
-  for (const input of inputs) await expandOne(input, cwd, out, add);
+  const roots = await namedFolders(inputs, cwd);
+  const walkState: Walk = { cwd, roots, out, add, visited: new Set() };
+  for (const input of inputs) await expandOne(input, walkState);
   return out;
 }
 
-async function expandOne(input: string, cwd: string, out: Expanded, add: (c: Candidate) => void): Promise<void> {
-  const abs = resolve(cwd, input);
+/** The real paths of the inputs that are folders. */
+async function namedFolders(inputs: readonly string[], cwd: string): Promise<string[]> {
+  const roots: string[] = [];
+  for (const input of inputs) {
+    const abs = resolve(cwd, input);
+    const st = await stat(abs).catch(() => undefined);
+    if (st?.isDirectory()) roots.push(await realpath(abs));
+  }
+  return roots;
+}
+
+function skip(w: Walk, abs: string, entry: Omit<SkippedFile, 'path'>): void {
+  w.out.skipped.push({ path: shownPath(abs, w.cwd), ...entry });
+}
+
+async function expandOne(input: string, w: Walk): Promise<void> {
+  const abs = resolve(w.cwd, input);
   const st = await stat(abs).catch((err: NodeJS.ErrnoException) => err);
   if (!(st instanceof Error)) {
-    if (st.isDirectory()) await walk(abs, cwd, out, add, new Set());
-    else if (extname(abs).toLowerCase() === '.json')
-      out.skipped.push({ path: shownPath(abs, cwd), reason: SIDECAR_SKIP });
-    else add({ path: abs, shown: shownPath(abs, cwd), named: true });
+    if (st.isDirectory()) await walk(abs, w);
+    else if (extname(abs).toLowerCase() === '.json') skip(w, abs, skipOfName(basename(abs))!);
+    else w.add({ path: abs, shown: shownPath(abs, w.cwd), named: true });
     return;
   }
   if (st.code === 'ENOENT' && fg.isDynamicPattern(input)) {
-    await expandGlob(input, cwd, out, add);
+    await expandGlob(input, w);
     return;
   }
   const missing = st.code === 'ENOENT' || st.code === 'ENOTDIR';
-  out.problems.push({
+  w.out.problems.push({
     file: escapeName(input),
     rule: missing ? 'exists' : 'readable',
     actual: st.code ?? 'error',
     message: missing ? 'does not exist' : `cannot be read (${st.message})`,
-    hint: missing ? `check the path (relative paths start from ${cwd})` : 'check its permissions',
+    hint: missing ? `check the path (relative paths start from ${w.cwd})` : 'check its permissions',
   });
 }
 
-async function expandGlob(pattern: string, cwd: string, out: Expanded, add: (c: Candidate) => void): Promise<void> {
+async function expandGlob(pattern: string, w: Walk): Promise<void> {
   // Hidden files and folders are not matched (dot: false), as in a shell.
   const matches = await fg(pattern, {
-    cwd,
+    cwd: w.cwd,
     absolute: true,
     onlyFiles: true,
     dot: false,
@@ -95,47 +108,38 @@ async function expandGlob(pattern: string, cwd: string, out: Expanded, add: (c: 
     unique: true,
   });
   if (matches.length === 0) {
-    out.problems.push({
+    w.out.problems.push({
       file: escapeName(pattern),
       rule: 'exists',
       actual: '0 matches',
       message: 'no files match this pattern',
-      hint: `check the pattern (relative patterns start from ${cwd})`,
+      hint: `check the pattern (relative patterns start from ${w.cwd})`,
     });
     return;
   }
   matches.sort();
   for (const match of matches) {
     const abs = resolve(match);
-    const reason = skipReason(match.slice(match.lastIndexOf('/') + 1));
-    if (reason) out.skipped.push({ path: shownPath(abs, cwd), reason });
-    else add({ path: abs, shown: shownPath(abs, cwd), named: false });
+    const reason = skipOfName(basename(abs));
+    if (reason) skip(w, abs, reason);
+    else w.add({ path: abs, shown: shownPath(abs, w.cwd), named: false });
   }
 }
 
-/** Walks `dir` depth-first in name order; `visited` holds real paths so that symlink loops end. */
-async function walk(
-  dir: string,
-  cwd: string,
-  out: Expanded,
-  add: (c: Candidate) => void,
-  visited: Set<string>,
-): Promise<void> {
+/** Walks `dir` depth-first in name order. */
+async function walk(dir: string, w: Walk): Promise<void> {
   const real = await realpath(dir);
-  if (visited.has(real)) {
-    out.skipped.push({ path: shownPath(dir, cwd), reason: 'directory already walked (symbolic link loop)' });
-    return;
-  }
-  visited.add(real);
+  if (w.visited.has(real)) return;
+  w.visited.add(real);
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (err) {
-    out.problems.push({
-      file: shownPath(dir, cwd),
+    w.out.problems.push({
+      file: shownPath(dir, w.cwd),
       rule: 'readable',
       actual: (err as NodeJS.ErrnoException).code ?? 'error',
-      message: `the directory cannot be read (${(err as Error).message})`,
+      message: `the folder cannot be read (${(err as Error).message})`,
       hint: 'check its permissions',
     });
     return;
@@ -144,21 +148,61 @@ async function walk(
   const subdirs: string[] = [];
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    const isDir =
-      entry.isDirectory() ||
-      (entry.isSymbolicLink() &&
-        (await stat(path).then(
-          (s) => s.isDirectory(),
-          () => false,
-        )));
+    let isDir = entry.isDirectory();
+    if (entry.isSymbolicLink()) {
+      const target = await followLink(path, w);
+      if (!target) continue;
+      isDir = target.isDir;
+    }
     if (isDir) {
-      if (entry.name.startsWith('.')) out.skipped.push({ path: shownPath(path, cwd), reason: 'hidden directory' });
+      if (entry.name.startsWith('.')) w.out.skipped.push(hiddenFolderSkip(shownPath(path, w.cwd)));
       else subdirs.push(path);
       continue;
     }
-    const reason = skipReason(entry.name);
-    if (reason) out.skipped.push({ path: shownPath(path, cwd), reason });
-    else add({ path, shown: shownPath(path, cwd), named: false });
+    const reason = skipOfName(entry.name);
+    if (reason) skip(w, path, reason);
+    else w.add({ path, shown: shownPath(path, w.cwd), named: false });
   }
-  for (const sub of subdirs) await walk(sub, cwd, out, add, visited);
+  for (const sub of subdirs) await walk(sub, w);
+}
+
+/**
+ * Where a symbolic link met in a walk leads, when it may be followed: it must resolve, and stay
+ * inside the folders named on the command line (a link to `..` would upload files the user did
+ * not name). Links that leave, loop or are broken are skipped and reported, never fatal.
+ */
+async function followLink(path: string, w: Walk): Promise<{ isDir: boolean } | undefined> {
+  const linkSkip = (reason: string, hint?: string) =>
+    skip(w, path, { kind: 'link', reason, media: looksLikeMedia(basename(path)), ...(hint ? { hint } : {}) });
+  let target: string;
+  try {
+    target = await realpath(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') linkSkip('symbolic link loop');
+    else if (code === 'ENOENT' || code === 'ENOTDIR')
+      linkSkip(
+        `broken symbolic link (to ${escapeName(await readlink(path).catch(() => '?'))})`,
+        'fix or remove the link',
+      );
+    else linkSkip(`symbolic link that cannot be followed (${code ?? (err as Error).message})`);
+    return undefined;
+  }
+  if (!w.roots.some((root) => target === root || target.startsWith(root + sep))) {
+    linkSkip(
+      `symbolic link to ${shownPath(target, w.cwd)}, outside the folders named`,
+      'name that file or folder on the command line to upload it',
+    );
+    return undefined;
+  }
+  const st = await stat(target).catch(() => undefined);
+  if (!st) {
+    linkSkip('symbolic link whose target cannot be read');
+    return undefined;
+  }
+  if (st.isDirectory() && w.visited.has(target)) {
+    linkSkip(`symbolic link to ${shownPath(target, w.cwd)}, a folder already walked`);
+    return undefined;
+  }
+  return { isDir: st.isDirectory() };
 }

@@ -18,6 +18,3 @@ export interface PlanProblem {
 export function formatProblem(p: PlanProblem): string {
   return p.hint ? `${p.file}: ${p.message}; ${p.hint}` : `${p.file}: ${p.message}`;
 }
-
-/** The same, under the name the upload command's brief uses. */
-export const formatPlanProblem = formatProblem;

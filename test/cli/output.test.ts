@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/api/schemas.js';
 import { EMPTY_LIST, createItemListPrinter, plainRow } from '../../src/cli/output/items.js';
-import { plainItemLines, printItem } from '../../src/cli/output/item.js';
+import { itemObject, plainItemLines, printItem } from '../../src/cli/output/item.js';
 import { outputMode } from '../../src/cli/output/mode.js';
 import { truncate } from '../../src/cli/output/table.js';
 import { relativeTime } from '../../src/cli/output/time.js';
@@ -132,7 +132,7 @@ describe('show', () => {
 
   it('the table shows settings readably and files in order', async () => {
     const io = bufferIO({ stdoutIsTTY: true });
-    await printItem(io, 'table', { item: full, files }, now);
+    await printItem(io, 'table', full, files, now);
     const text = io.out();
     expect(text).toMatch(/hashtags\s+#a #b/);
     expect(text).toMatch(/createdAt\s+2026-11-23T11:57:00Z \(3 minutes ago\)/);
@@ -140,9 +140,26 @@ describe('show', () => {
     expect(text).toMatch(/files \(2, by sortOrder\)\n\s+0 {2}a\.jpg[^\n]*\n\s+1 {2}b\.jpg/);
   });
 
-  it('--json prints the API object as is', async () => {
+  it('--json prints the item as ls lists it, the files nested by sortOrder', async () => {
     const io = bufferIO();
-    await printItem(io, 'json', { item: full, files }, now);
-    expect(JSON.parse(io.out())).toEqual({ item: full, files });
+    await printItem(io, 'json', full, files, now);
+    expect(JSON.parse(io.out())).toEqual({ ...full, files: [files[1], files[0]] });
+  });
+
+  it('--json FIELDS keeps those fields in that order; a missing one is null', async () => {
+    const io = bufferIO();
+    await printItem(io, 'json', full, files, now, { fields: ['title', 'id', 'durationSeconds'] });
+    expect(io.out()).toBe(`{\n  "title": "${full.title}",\n  "id": "${full.id}",\n  "durationSeconds": null\n}\n`);
+  });
+
+  it('--jq filters with real jq, strings raw', async () => {
+    const io = bufferIO();
+    await printItem(io, 'json', full, files, now, { jq: '.files[] | "\\(.sortOrder) \\(.fileName)"' });
+    expect(io.out()).toBe('0 a.jpg\n1 b.jpg\n');
+  });
+
+  it('a shortform has no files key; a carousel always has one', () => {
+    expect(itemObject(item(1), [])).not.toHaveProperty('files');
+    expect(itemObject({ ...item(2), type: 'carousel' }, undefined)).toHaveProperty('files', []);
   });
 });

@@ -1,10 +1,10 @@
 // The three progress listeners over the same events: plain lines without escape codes, NDJSON
 // that parses line by line, and a multibar that draws only where stderr is a terminal.
 import { describe, expect, it } from 'vitest';
-import { createJsonProgress } from '../../src/cli/output/progress-json.js';
-import { createPlainProgress } from '../../src/cli/output/progress-plain.js';
+import { createJsonProgress, summaryItem } from '../../src/cli/output/progress-json.js';
+import { createPlainProgress, heartbeatLines } from '../../src/cli/output/progress-plain.js';
 import { summaryLines } from '../../src/cli/output/progress-summary.js';
-import { createTtyProgress } from '../../src/cli/output/progress-tty.js';
+import { createTtyProgress, formatEta } from '../../src/cli/output/progress-tty.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/events.js';
 import { bufferIO } from '../support/io.js';
 
@@ -186,5 +186,64 @@ describe('progress listeners', () => {
     });
     expect(lines).toContain('Failed: v/teaser.mov: quota exceeded (403 quota_exceeded)');
     expect(lines).toContain('Failed: v/album: 2.png: quota exceeded (403 quota_exceeded)');
+  });
+});
+
+describe('heartbeat, ETA and the NDJSON names', () => {
+  const keynote: FileRef = { path: '/v/keynote.mp4', name: 'keynote.mp4', size: 1024 ** 3, item: 0, role: 'file' };
+
+  it.each([
+    [412 * 1024 ** 2, 2_000, 'sending  keynote.mp4 412 MB/1 GB 206 MB/s'],
+    [0, 2_000, 'sending  keynote.mp4 0 B/1 GB'],
+    [1024, 0, 'sending  keynote.mp4 1 KB/1 GB'],
+  ])('a transfer at %d bytes after %d ms: %s', (sent, ms, line) => {
+    expect(heartbeatLines([{ file: keynote, t0: 1000, sent }], 1000 + ms)).toEqual([line]);
+  });
+
+  it('a thumbnail says so in its heartbeat', () => {
+    const thumb: FileRef = { ...keynote, name: 'cover.jpg', size: 2048, role: 'thumbnail' };
+    expect(heartbeatLines([{ file: thumb, t0: 0, sent: 1024 }], 1000)).toEqual([
+      'sending  cover.jpg (thumbnail) 1 KB/2 KB 1 KB/s',
+    ]);
+  });
+
+  it.each([
+    [100, 0, 1000, '--'],
+    [100, 50, 0, '--'],
+    [0, 100, 1000, '0s'],
+    [100, 100, 1000, '1s'],
+    [90 * 100, 100, 1000, '1m30s'],
+    [3700 * 100, 100, 1000, '1h01m'],
+  ])('ETA with %d bytes left after %d sent in %d ms: %s', (remaining, sent, ms, eta) => {
+    expect(formatEta(remaining, sent, ms)).toBe(eta);
+  });
+
+  it('summary items use the names ls uses: id, type; outcome for what the run did', () => {
+    expect(summaryItem(summary.items[0]!)).toEqual({
+      id: 'id-1',
+      outcome: 'created',
+      index: 0,
+      type: 'shortform',
+      source: 'v/clip.mp4',
+      filesCompleted: 1,
+      filesSkipped: 0,
+      filesTotal: 1,
+    });
+    expect(summaryItem(summary.items[1]!)).toMatchObject({ id: null, outcome: 'failed' });
+  });
+
+  it('json: planned and summary carry the target', async () => {
+    const io = bufferIO();
+    const target = { kind: 'embedded' as const, dataDir: '/data' };
+    const p = createJsonProgress(io, target);
+    p.onEvent(events[0]!);
+    await p.finish(summary);
+    const [planned, last] = io
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; target?: unknown });
+    expect(planned).toMatchObject({ type: 'planned', target });
+    expect(last).toMatchObject({ type: 'summary', target });
   });
 });

@@ -1,7 +1,7 @@
 // The server's commands in-process: `keys list` output in each mode and `serve` flags → server options.
 import { describe, expect, it } from 'vitest';
 import { formatKeys } from '../../src/cli/commands/keys.js';
-import { serveOptions } from '../../src/cli/commands/serve.js';
+import { drainOptions, serveOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/errors.js';
 
 describe('keys list output', () => {
@@ -74,5 +74,38 @@ describe('serveOptions (flags → server options)', () => {
     { quota: '1e9' },
   ])('%j is a usage error', (flags) => {
     expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+  });
+});
+
+describe('serve: logs, metrics and drain flags', () => {
+  const base = { host: '127.0.0.1', port: '0' };
+  it.each([
+    [{}, false, { log: { level: 'info', format: 'json' } }],
+    [{}, true, { log: { level: 'info', format: 'pretty' } }],
+    [{ logFormat: 'json' }, true, { log: { format: 'json' } }],
+    [{ logLevel: 'silent', logFormat: 'pretty' }, false, { log: { level: 'silent', format: 'pretty' } }],
+    [{ metrics: true }, false, { metrics: {} }],
+    [{ metricsPort: '9464' }, false, { metrics: { port: 9464 } }],
+    [{ metrics: true, metricsPort: '0' }, false, { metrics: { port: 0 } }],
+  ])('%j (stderr a terminal: %s) → %j', (flags, tty, expected) => {
+    expect(serveOptions({ ...base, ...flags }, '/d', tty)).toMatchObject(expected);
+  });
+
+  it('metrics are off unless asked for', () => {
+    expect(serveOptions(base, '/d').metrics).toBeUndefined();
+  });
+
+  it.each([{ logLevel: 'verbose' }, { logFormat: 'text' }, { metricsPort: '70000' }, { metricsPort: 'x' }])(
+    '%j is a usage error',
+    (flags) => {
+      expect(() => serveOptions({ ...base, ...flags }, '/d')).toThrow(UsageError);
+    },
+  );
+
+  it('drain: seconds on the command line, 5 s grace and 60 s limit by default', () => {
+    expect(drainOptions({ ...base })).toEqual({ graceMs: 5000, timeoutMs: 60_000 });
+    expect(drainOptions({ ...base, drainGrace: '0', drainTimeout: '300' })).toEqual({ graceMs: 0, timeoutMs: 300_000 });
+    expect(() => drainOptions({ ...base, drainGrace: '-1' })).toThrow(UsageError);
+    expect(() => drainOptions({ ...base, drainTimeout: '1.5' })).toThrow(UsageError);
   });
 });

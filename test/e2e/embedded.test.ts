@@ -54,10 +54,10 @@ describe('embedded library (no remote configured)', () => {
     expect((await readConfig(home.dir)).embedded!.apiKey).toBe(before);
   });
 
-  it('ls in a pipe: tab-separated rows, newest first, no color, no notice', async () => {
+  it('ls in a pipe: tab-separated rows, newest first, no color; stderr only names the library', async () => {
     const r = await cli(home.dir, ['ls'], { env: { FORCE_COLOR: undefined } });
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(`→ embedded library at ${join(home.dir, 'data')}`);
     const rows = r.stdout
       .trimEnd()
       .split('\n')
@@ -109,11 +109,14 @@ describe('embedded library (no remote configured)', () => {
     expect(lines).toContain('title\tProduct shots');
     const keys = lines.filter((l) => /^files\.\d+\.fileName\t/.test(l));
     expect(keys).toEqual(['files.0.fileName\tfirst.png', 'files.1.fileName\tsecond.jpg']);
-    const json = JSON.parse((await cli(home.dir, ['show', carousel.id, '--json'])).stdout) as GetResponse;
+    // --json: the item as ls lists it, its files nested.
+    const json = JSON.parse((await cli(home.dir, ['show', carousel.id, '--json'])).stdout) as GetResponse['item'] & {
+      files: GetResponse['files'];
+    };
     const api = await client.get(carousel.id);
-    expect(json.item.id).toBe(api.item.id);
+    expect(json.id).toBe(api.item.id);
     expect(json.files.map((f) => f.sortOrder)).toEqual([0, 1]);
-    expect(Object.keys(json.item).sort()).toEqual(Object.keys(api.item).sort());
+    expect(Object.keys(json).sort()).toEqual([...Object.keys(api.item), 'files'].sort());
   });
 
   it('show of an unknown id: exit 5 and a message naming the id', async () => {
@@ -146,7 +149,7 @@ describe('embedded library (no remote configured)', () => {
       '--json',
     ]);
     expect(r.exitCode).toBe(0);
-    const item = (JSON.parse(r.stdout) as { item: ContentItem }).item;
+    const item = JSON.parse(r.stdout) as ContentItem;
     expect(item).toMatchObject({
       title: 'Summer sale final',
       status: 'scheduled',

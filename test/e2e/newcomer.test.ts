@@ -220,14 +220,13 @@ describe('second round of trying every command (issue 6)', () => {
     const h = await home();
     const up = await cli(h, ['upload', join(FIXTURES, 'video/clip-5s.mp4'), '--hashtags', 'summer', '--json']);
     expect(up.exitCode).toBe(0);
-    const id = (JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { items: Array<{ itemId: string }> }).items[0]!
-      .itemId;
+    const id = (JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { items: Array<{ id: string }> }).items[0]!.id;
     const r = await cli(h, ['edit', id, '--hashtags', '###']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--hashtags "###" holds no hashtag.');
     expect(r.stderr).toContain('to remove every hashtag, pass --hashtags ""');
-    const shown = JSON.parse((await cli(h, ['show', id, '--json'])).stdout) as { item: { hashtags: string[] } };
-    expect(shown.item.hashtags).toEqual(['summer']);
+    const shown = JSON.parse((await cli(h, ['show', id, '--json'])).stdout) as { hashtags: string[] };
+    expect(shown.hashtags).toEqual(['summer']);
     // upload takes the same flag the same way: refused before anything is sent.
     const refused = await cli(h, ['upload', join(FIXTURES, 'video/clip-5s.mov'), '--hashtags', '#']);
     expect(refused.exitCode).toBe(2);

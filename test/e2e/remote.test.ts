@@ -87,7 +87,9 @@ describe('remote by environment', () => {
     const r = await run(['show', mine.id, '--verbose']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(
-      new RegExp(`→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…\\)`),
+      new RegExp(
+        `→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…; x-request-id \\S+\\)`,
+      ),
     );
     expect(r.stderr).toMatch(/← 200 GET \S+ in \d+ ms/);
     expect(r.stderr).not.toContain(key);
@@ -133,7 +135,7 @@ describe('remote by environment', () => {
   it('flags work too, and --embedded overrides a configured remote', async () => {
     const r = await cli(home.dir, ['--base-url', remote.url, '--api-key', key, 'show', mine.id, '--json']);
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout).item.title).toBe('Acme launch');
+    expect(JSON.parse(r.stdout).title).toBe('Acme launch');
     // The environment names the remote, but --embedded forces the library on this machine.
     const embedded = await run(['ls', '--embedded', '--json']);
     expect(embedded.exitCode).toBe(0);

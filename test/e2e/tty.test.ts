@@ -21,9 +21,9 @@ const tmux = (...args: string[]) =>
 let session = 0;
 
 /** Runs a command line in a fresh 120x40 pane and returns the pane's name. */
-function openPane(home: string, commandLine: string): string {
+function openPane(home: string, commandLine: string, extra: Record<string, string | undefined> = {}): string {
   const name = `s${++session}`;
-  const env = cleanEnv(home, { TERM: 'xterm-256color' });
+  const env = cleanEnv(home, { TERM: 'xterm-256color', ...extra });
   const exports = Object.entries(env)
     .filter(([k]) => k.startsWith('CONTENTLIB_') || ['PATH', 'HOME', 'TERM', 'NODE_NO_WARNINGS'].includes(k))
     .map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`)
@@ -95,9 +95,8 @@ describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
     const screen = await waitFor(pane, 'EXIT=');
     expect(screen).toContain('EXIT=0');
     const lines = screen.split('\n');
-    expect(lines[0]).toBe(
-      `Using the embedded library in ${join(home.dir, 'data')} (no remote configured; see contentlib login)`,
-    );
+    // The environment chooses the embedded library (CONTENTLIB_EMBEDDED=1), so no "no remote configured".
+    expect(lines[0]).toBe(`→ embedded library at ${join(home.dir, 'data')}`);
     const header = lines.findIndex((l) => /^ID\s+TYPE\s+STATUS\s+CREATED\s+TITLE/.test(l));
     expect(header).toBeGreaterThan(0);
     const rows = lines.slice(header + 1, header + 3);
@@ -129,6 +128,25 @@ describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
     const piped = await cli(home.dir, ['show', clip.id]);
     expect(piped.exitCode).toBe(0);
     expect(piped.stderr).not.toContain('Note:');
+  });
+
+  it("at a terminal with no remote configured, upload writes to the embedded library (the README's first command) and says so", async () => {
+    const demo = join(import.meta.dirname, '../../fixtures/demo');
+    const pane = openPane(home.dir, node(`upload ${demo}`), { CONTENTLIB_EMBEDDED: undefined });
+    const screen = await waitFor(pane, 'EXIT=');
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain(
+      `→ embedded library at ${join(home.dir, 'data')} (no remote configured; see contentlib login)`,
+    );
+    expect(screen).toContain('3 items created');
+  });
+
+  it('-q: nothing on stderr but a question is still asked', async () => {
+    const pane = openPane(home.dir, node(`-q rm ${clip.id}`));
+    const screen = await waitFor(pane, '[y/N]');
+    expect(screen).not.toContain('→');
+    tmux('send-keys', '-t', pane, 'n', 'Enter');
+    expect(await waitFor(pane, 'EXIT=')).toContain('EXIT=130');
   });
 
   it('rm asks once naming each item; "n" deletes nothing', async () => {

@@ -33,7 +33,15 @@ export function cleanEnv(home: string, extra: Record<string, string | undefined>
       continue;
     env[k] = v;
   }
-  Object.assign(env, { CONTENTLIB_HOME: home, CONTENTLIB_RETRY_BASE_MS: '0', NODE_NO_WARNINGS: '1' });
+  // CONTENTLIB_EMBEDDED=1: these runs have no terminal (and CI may be set), where a write with no
+  // remote configured is refused unless the embedded library is chosen on purpose. Tests of that
+  // refusal pass CONTENTLIB_EMBEDDED: undefined.
+  Object.assign(env, {
+    CONTENTLIB_HOME: home,
+    CONTENTLIB_RETRY_BASE_MS: '0',
+    CONTENTLIB_EMBEDDED: '1',
+    NODE_NO_WARNINGS: '1',
+  });
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

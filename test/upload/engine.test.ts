@@ -198,7 +198,8 @@ describe('upload engine', () => {
     const items = await lib.items();
     expect(items).toHaveLength(1);
     expect(items[0]!.files).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
-    expect(items[0]!.title).toBe('photo');
+    // A folder's carousel is titled after its folder.
+    expect(items[0]!.title).toBe('imgs');
   });
 
   it('Ctrl-C aborts the PUT in flight, leaves no item without its bytes, and the re-run finishes the job', async () => {

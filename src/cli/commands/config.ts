@@ -5,8 +5,9 @@ import { redactKey } from '../../api/errors.js';
 import type { ConfigData, ConfigStore } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
+import { resultJson } from '../output/json.js';
 
-export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path'] as const;
+export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path', 'embedded'] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
 
 /** Every setting as `name → value`, keys redacted; profiles as profiles.NAME.base-url etc. */
@@ -15,6 +16,7 @@ export function configEntries(data: ConfigData, path: string): Array<[string, st
     ['path', path],
     ['active-profile', data.activeProfile ?? ''],
   ];
+  if (data.useEmbedded) rows.push(['embedded', 'true']);
   for (const [name, p] of Object.entries(data.profiles).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push([`profiles.${name}.base-url`, p.baseUrl], [`profiles.${name}.api-key`, redactKey(p.apiKey)]);
   }
@@ -46,6 +48,7 @@ export function runConfigGet(rawKey: string, profile: string | undefined, store:
   const data = store.read();
   if (key === 'path') return store.path;
   if (key === 'active-profile') return data.activeProfile ?? '';
+  if (key === 'embedded') return data.useEmbedded ? 'true' : 'false';
   const p = data.profiles[profileName(data, profile)]!;
   return key === 'base-url' ? p.baseUrl : redactKey(p.apiKey);
 }
@@ -68,7 +71,16 @@ export async function runConfigSet(
       'path is where the config file lives; it cannot be set.',
       'Set CONTENTLIB_HOME to keep everything in another folder.',
     );
-  if (key === 'active-profile') {
+  if (key === 'embedded') {
+    // With no remote configured, the embedded library is then meant, even in CI or a pipe.
+    if (!/^(true|false)$/.test(value))
+      throw new UsageError(
+        `embedded is true or false, got "${value}".`,
+        'For example: contentlib config set embedded true',
+      );
+    if (value === 'true') data.useEmbedded = true;
+    else delete data.useEmbedded;
+  } else if (key === 'active-profile') {
     if (value === '') delete data.activeProfile;
     else {
       if (!data.profiles[value])
@@ -89,12 +101,14 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
-Settings: active-profile, base-url and api-key (of the active profile, or of --profile NAME), path.
+Settings: active-profile, base-url and api-key (of the active profile, or of --profile NAME), path,
+embedded (true: with no remote configured, write to the embedded library even in CI or a pipe).
 
 Examples:
   contentlib config list
   contentlib config set active-profile staging
-  contentlib config get base-url --profile staging`,
+  contentlib config get base-url --profile staging
+  contentlib config set embedded true`,
     );
   const open = async () => (await import('../../config/store.js')).openConfig(ctx.paths.config);
 
@@ -105,7 +119,8 @@ Examples:
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const store = await open();
       const rows = configEntries(store.read(), store.path);
-      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(Object.fromEntries(rows), null, 2)}\n`);
+      const json = await resultJson(globals, Object.fromEntries(rows), 'config list', true);
+      if (json !== undefined) ctx.io.stdout.write(json);
       else {
         const width = Math.max(...rows.map(([k]) => k.length)) + 2;
         const sep = ctx.io.stdoutIsTTY ? (k: string) => k.padEnd(width) : (k: string) => `${k}\t`;
@@ -119,12 +134,12 @@ Examples:
     .action(async (key: string, _o: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const value = runConfigGet(key, globals.profile, await open());
-      ctx.io.stdout.write(globals.json ? `${JSON.stringify({ [key]: value })}\n` : `${value}\n`);
+      ctx.io.stdout.write((await resultJson(globals, { [key]: value }, 'config get')) ?? `${value}\n`);
     });
   config
     .command('set')
     .description('change one setting')
-    .argument('<key>', 'active-profile | base-url')
+    .argument('<key>', 'active-profile | base-url | embedded')
     .argument('<value>', 'the new value ("" clears active-profile)')
     .action(async (key: string, value: string, _o: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();

@@ -131,7 +131,10 @@ Examples:
       const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { printItem } = await import('../output/item.js');
-      const { client } = await openApi(ctx, globals);
+      const { ITEM_FIELDS, checkJq, jsonSelection } = await import('../output/json.js');
+      const sel = jsonSelection(globals, ITEM_FIELDS, 'edit');
+      if (sel?.jq !== undefined) await checkJq(sel.jq);
+      const { client } = await openApi(ctx, globals, { writes: true });
       if (thumb) {
         const { sendThumbnail } = await import('../../upload/thumbnail.js');
         const { retryPolicy } = await import('../api.js');
@@ -146,6 +149,8 @@ Examples:
         () => runEdit(id, flags, { client, signal: ctx.signal }),
         'Interrupted; the item may or may not have been changed (check with contentlib show).',
       );
-      await printItem(ctx.io, outputMode(ctx.io, globals.json), { item }, ctx.now());
+      // A carousel is printed with its files, as show prints it (one item shape).
+      const files = item.type === 'carousel' ? (await client.get(item.id, { signal: ctx.signal })).files : undefined;
+      await printItem(ctx.io, outputMode(ctx.io, Boolean(sel)), item, files, ctx.now(), sel);
     });
 }

@@ -6,6 +6,7 @@ import type { KeyRow } from '../../server/repo/keys.js';
 // Types only: the admin functions (and the database) load when a keys command runs.
 import type * as Admin from '../../server/admin.js';
 import { NotFoundError, UsageError, dataDirError } from '../errors.js';
+import { resultJson } from '../output/json.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 
 /** A key as the server's admin functions list it (prefix only, never the key). */
@@ -90,7 +91,7 @@ Examples:
     .action(async (o: { brand: string; dataDir?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const created = await runKeysCreate({ brand: o.brand, dataDir: o.dataDir ?? ctx.paths.data });
-      ctx.io.stdout.write(globals.json ? `${JSON.stringify(created, null, 2)}\n` : `${created.key}\n`);
+      ctx.io.stdout.write((await resultJson(globals, created, 'keys create', true)) ?? `${created.key}\n`);
       ctx.io.stderr.write(
         `Created key ${created.id} for brand "${created.brand}". It will not be shown again: store it now (e.g. contentlib login).\n`,
       );
@@ -109,7 +110,8 @@ Examples:
       const list = await runKeysList({ dataDir: o.dataDir ?? ctx.paths.data });
       // Imported here, not at the top: output/mode.js loads chalk, which --version and --help never need.
       const { outputMode } = await import('../output/mode.js');
-      ctx.io.stdout.write(formatKeys(list, outputMode(ctx.io, globals.json), ctx.io.columns));
+      const json = await resultJson(globals, list, 'keys list', true);
+      ctx.io.stdout.write(json ?? formatKeys(list, outputMode(ctx.io, false), ctx.io.columns));
     });
 
   keys
@@ -121,7 +123,8 @@ Examples:
     .action(async (id: string, o: { dataDir?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const result = await runKeysRevoke({ id, dataDir: o.dataDir ?? ctx.paths.data });
-      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+      const json = await resultJson(globals, result, 'keys revoke');
+      if (json !== undefined) ctx.io.stdout.write(json);
       ctx.io.stderr.write(`Revoked key ${id}.\n`);
     });
 }

@@ -7,6 +7,7 @@ import type { ConfigStore } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { AuthError, CliError, EXIT, InterruptedError, UsageError, networkReason } from '../errors.js';
 import { canPrompt } from '../io.js';
+import { resultJson } from '../output/json.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -165,7 +166,8 @@ Examples:
           },
         },
       );
-      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+      const json = await resultJson(globals, result, 'login');
+      if (json !== undefined) ctx.io.stdout.write(json);
       ctx.io.stderr.write(
         `Logged in to ${result.baseUrl} as profile "${result.profile}" (key ${result.key}); it is now the active profile.\n`,
       );
@@ -185,7 +187,8 @@ Examples:
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const { openConfig } = await import('../../config/store.js');
       const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
-      if (globals.json) ctx.io.stdout.write(`${JSON.stringify(result)}\n`);
+      const json = await resultJson(globals, result, 'logout');
+      if (json !== undefined) ctx.io.stdout.write(json);
       if (result.removed)
         ctx.io.stderr.write(
           `Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`,

@@ -84,21 +84,27 @@ export function registerLs(program: Command, ctx: CliContext): void {
 Examples:
   contentlib ls --status draft --type carousel
   contentlib ls --search "summer sale" --limit 200
-  contentlib ls --all --json > library.json`,
+  contentlib ls --all --json > library.json
+  contentlib ls --status failed --json id,title
+  contentlib ls --type carousel --jq '.[] | select(.fileCount > 5) | .id'`,
     )
     .action(async (opts: LsOptions, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const { openApi, interruptible } = await import('../api.js');
       const { outputMode } = await import('../output/mode.js');
       const { createItemListPrinter, EMPTY_LIST } = await import('../output/items.js');
+      const { ITEM_FIELDS, checkJq, jsonSelection } = await import('../output/json.js');
+      const sel = jsonSelection(globals, ITEM_FIELDS, 'ls');
+      if (sel?.jq !== undefined) await checkJq(sel.jq);
       const { client } = await openApi(ctx, globals);
       const filtered =
         opts.status !== undefined || opts.type !== undefined || opts.search !== undefined || (opts.offset ?? 0) > 0;
       const printer = createItemListPrinter(
         ctx.io,
-        outputMode(ctx.io, globals.json),
+        outputMode(ctx.io, Boolean(sel)),
         ctx.now,
         filtered ? EMPTY_LIST.filtered : EMPTY_LIST.library,
+        sel,
       );
       const result = await interruptible(
         ctx,
@@ -106,7 +112,7 @@ Examples:
         'Interrupted; the list above is incomplete.',
       );
       await printer.end();
-      if (result.hasMore && ctx.io.stderrIsTTY && !globals.json) {
+      if (result.hasMore && ctx.io.stderrIsTTY && !sel) {
         ctx.io.stderr.write(
           `More items exist: use --offset ${(opts.offset ?? 0) + result.count} for the next page, or --all.\n`,
         );

@@ -106,33 +106,64 @@ export function rmOutcome(results: readonly RmResult[]): Error | undefined {
   return new CliError(`None of the ${n} items could be deleted (see above).`, { exitCode: EXIT.failure });
 }
 
+/** `rm -`: ids from standard input, separated by white space (what `jq -r '.[].id'` prints). */
+async function readIds(stdin: NodeJS.ReadableStream): Promise<string[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8').split(/\s+/).filter(Boolean);
+}
+
+/** The ids named on the command line, `-` replaced by those read from stdin. */
+export async function collectIds(args: readonly string[], stdin: NodeJS.ReadableStream): Promise<string[]> {
+  if (!args.includes('-')) return [...args];
+  const fromStdin = await readIds(stdin);
+  return args.flatMap((a) => (a === '-' ? fromStdin : [a]));
+}
+
 export function registerRm(program: Command, ctx: CliContext): void {
   program
     .command('rm')
     .description('delete items and all their files for good (asks first on a terminal)')
-    .argument('<ids...>', 'ids of the items to delete')
-    .option('-y, --yes', 'do not ask (required when not on a terminal)')
+    .argument('[ids...]', 'ids of the items to delete; - reads ids from standard input')
+    .option('-y, --yes', 'do not ask (required when not on a terminal); with no ids, does nothing')
     .addHelpText(
       'after',
       `
 Examples:
   contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
   contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
-  contentlib ls --status failed --json | jq -r '.[].id' | xargs contentlib rm --yes`,
+  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -`,
     )
-    .action(async (ids: string[], opts: { yes?: boolean }, cmd: Command) => {
+    .action(async (args: string[], opts: { yes?: boolean }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const { RM_FIELDS, jsonSelection } = await import('../output/json.js');
+      const sel = jsonSelection(globals, RM_FIELDS, 'rm');
+      if (args.length === 0 && !opts.yes)
+        throw new UsageError(
+          'Name the ids of the items to delete (or - to read them from standard input).',
+          'For example: contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11',
+        );
+      // Standard input holds the ids, so nobody can answer a question there.
+      const canAsk = canPrompt(ctx.io) && !args.includes('-');
+      // Refuse before opening anything (no embedded server start for a command that will not run).
+      if (!opts.yes && !canAsk) throw refusal();
+      const ids = await collectIds(args, ctx.io.stdin);
       const { openApi } = await import('../api.js');
       const { printRmResults, confirmDeletion } = await import('../output/rm.js');
-      // Refuse before opening anything (no embedded server start for a command that will not run).
-      if (!opts.yes && !canPrompt(ctx.io)) throw refusal();
-      const { client } = await openApi(ctx, globals);
+      // A script's empty list (`… | xargs contentlib rm --yes`, or rm --yes - with nothing piped)
+      // is not a mistake: nothing to do.
+      if (ids.length === 0) {
+        ctx.io.stderr.write('Nothing to delete: no ids were given.\n');
+        await printRmResults(ctx.io, sel, []);
+        return;
+      }
+      const { client } = await openApi(ctx, globals, { writes: true });
       const results = await runRm(ids, opts, {
         client,
         signal: ctx.signal,
-        confirm: canPrompt(ctx.io) ? (items) => confirmDeletion(ctx.io, items) : undefined,
+        confirm: canAsk ? (items) => confirmDeletion(ctx.io, items) : undefined,
       });
-      await printRmResults(ctx.io, Boolean(globals.json), results);
+      await printRmResults(ctx.io, sel, results);
       if (ctx.signal.aborted) {
         const done = results.filter((r) => r.deleted).length;
         throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);

@@ -33,6 +33,7 @@ export interface UploadFlags {
   concurrency: number;
   dryRun?: boolean;
   force?: boolean;
+  strict?: boolean;
 }
 
 export const MAX_CONCURRENCY = 16;
@@ -58,8 +59,8 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
 
 /** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
-  if (summary.interrupted)
-    return new InterruptedError('Upload interrupted; what was and was not created is listed above.');
+  // The summary above already said "Interrupted." and what was and was not created: once is enough.
+  if (summary.interrupted) return new InterruptedError('');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
   if (summary.keyRejected) return keyRejectedError(baseUrl);
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
@@ -77,19 +78,6 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
 }
 
-/** The journal's name for the target: where it is and whose key, never the key itself. */
-async function journalTarget(ctx: CliContext, globals: GlobalOptions, embedded: boolean): Promise<string> {
-  const { journalTargetId } = await import('../../upload/journal.js');
-  const { openConfig } = await import('../../config/store.js');
-  const { resolveTarget } = await import('../../config/resolve.js');
-  const config = openConfig(ctx.paths.config).read();
-  if (embedded) return journalTargetId(`embedded:${ctx.paths.data}`, config.embedded?.brand ?? '');
-  const target = resolveTarget(globals, ctx.env, config);
-  const { createHash } = await import('node:crypto');
-  const keyId = target.kind === 'remote' ? createHash('sha256').update(target.apiKey).digest('hex') : '';
-  return journalTargetId(target.kind === 'remote' ? target.baseUrl : 'embedded', keyId);
-}
-
 /** The API, the journal of its library, and the checks that need the service (--to). */
 async function openTarget(
   openApi: typeof OpenApiFn,
@@ -98,10 +86,10 @@ async function openTarget(
   ctx: CliContext,
   globals: GlobalOptions,
 ) {
-  const { client, target } = await openApi(ctx, globals);
-  const { openJournal } = await import('../../upload/journal.js');
+  const { client, target } = await openApi(ctx, globals, { writes: true });
+  const { journalTargetId, openJournal } = await import('../../upload/journal.js');
   const { lockJournal } = await import('../../upload/journal-lock.js');
-  const targetId = await journalTarget(ctx, globals, target.embedded);
+  const targetId = journalTargetId(target.library.where, target.library.who);
   // Another upload to this library first finishes; then its journal says what to skip.
   const lock = await lockJournal(ctx.paths.state, targetId, {
     sleep: ctx.sleep,
@@ -133,7 +121,7 @@ async function openTarget(
       remote,
       'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
     );
-  return { client, journal, baseUrl: target.baseUrl };
+  return { client, journal, baseUrl: target.baseUrl, target: target.info };
 }
 
 export async function runUploadCommand(
@@ -150,6 +138,9 @@ export async function runUploadCommand(
       'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
     );
   }
+  const { checkJq, jsonSelection } = await import('../output/json.js');
+  const sel = jsonSelection(globals, undefined, 'upload');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
   const { buildPlan, formatProblem } = await import('../../upload/plan.js');
   const plan = await buildPlan(
     paths,
@@ -160,32 +151,45 @@ export async function runUploadCommand(
       metadata: await metadataFromFlags(flags),
       manifest: flags.manifest,
       thumbnail: flags.thumbnail,
+      strict: flags.strict,
     },
     { cwd },
   );
+  const { reportRefusedPlanJson, reportSkipped } = await import('../output/upload-skips.js');
+  const skipOutput = globals.json ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
   if (plan.problems.length > 0) {
+    // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
+    if (globals.json) await reportRefusedPlanJson(ctx.io, plan);
+    else await reportSkipped(ctx.io, skipOutput, plan.skipped);
     throw new RejectedFilesError(
       plan.problems.map(formatProblem),
       'Fix these and run the command again; see contentlib upload --help for the rules.',
     );
   }
-  if (!globals.json) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
+  if (!sel) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (flags.dryRun) {
+    // --json prints one plan object, which lists the skipped files itself.
+    if (!globals.json) await reportSkipped(ctx.io, skipOutput, plan.skipped);
     const { printPlan } = await import('../output/upload-plan.js');
-    await printPlan(ctx.io, globals.json ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan);
+    await printPlan(ctx.io, sel ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
     return { kind: 'dry-run', plan };
   }
   if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+  await reportSkipped(ctx.io, skipOutput, plan.skipped);
 
   const api = await import('../api.js');
-  const { client, journal, baseUrl } = await api.interruptible(
+  const { client, journal, baseUrl, target } = await api.interruptible(
     ctx,
     () => openTarget(api.openApi, plan, flags, ctx, globals),
     'Interrupted before anything was uploaded.',
   );
   const { runUpload } = await import('../../upload/engine.js');
   const { createProgress, progressKind } = await import('../output/progress.js');
-  const progress = await createProgress(progressKind(ctx.io, globals.json), ctx.io);
+  const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
+    target,
+    ...(sel ? { json: sel } : {}),
+    heartbeatMs: heartbeatMs(ctx.env),
+  });
   let summary: UploadSummary;
   try {
     summary = await runUpload(
@@ -210,6 +214,9 @@ export async function runUploadCommand(
     if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
+  // What only the plan knows: which items were appended to an existing carousel, and what was skipped.
+  for (const o of summary.items) if (plan.items[o.index]?.contentItemId) o.appended = true;
+  summary.skippedFiles = plan.skipped.length;
   await progress.finish(summary);
   if (ctx.env.CONTENTLIB_REPORT_RSS)
     ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
@@ -219,6 +226,15 @@ export async function runUploadCommand(
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/**
+ * How often a log (no terminal) says how far each running transfer is: every 10 s, as rclone's
+ * --stats does. CONTENTLIB_HEARTBEAT_MS shortens it for the end-to-end tests.
+ */
+export function heartbeatMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.CONTENTLIB_HEARTBEAT_MS;
+  return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 10_000;
+}
 
 function parseConcurrency(value: string): number {
   const n = Number(value);
@@ -249,17 +265,21 @@ export function registerUpload(program: Command, ctx: CliContext): Command {
     .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
     .option('--dry-run', 'check everything and print the plan; send nothing')
     .option('--force', 'upload again what the journal says was uploaded before')
+    .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .addHelpText(
       'after',
       `
 Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
 a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded (a journal in the state directory).
+Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
+as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 
 Examples:
   contentlib upload fixtures/demo
   contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
-  contentlib upload --manifest release.json --json > upload-log.ndjson`,
+  contentlib upload --manifest release.json --json > upload-log.ndjson
+  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'`,
     )
     .action(async (paths: string[], opts: UploadFlags, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();

@@ -1,9 +1,11 @@
 // One item in full (show, edit): every field the API sent, platformSettings readably, a
-// carousel's files in sortOrder. A table for people, `field<TAB>value` rows in a pipe, the API's
-// own object with --json.
-import type { CarouselFile, ContentItem, GetResponse } from '../../api/schemas.js';
+// carousel's files in sortOrder. A table for people, `field<TAB>value` rows in a pipe, and with
+// --json the same object `ls --json` lists, a carousel's files nested in it.
+import type { CarouselFile, ContentItem } from '../../api/schemas.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { IO } from '../io.js';
+import type { JsonSelection } from './json.js';
+import { formatJson } from './json.js';
 import type { OutputMode } from './mode.js';
 import { paint, write } from './mode.js';
 import { statusColor } from './items.js';
@@ -111,15 +113,26 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
   return lines;
 }
 
-/** Prints show's answer (or edit's item, with no files) in the chosen mode. */
+/**
+ * The one item shape of `--json`: the object `ls --json` lists, with a carousel's files nested as
+ * `files` (by sortOrder). `show` and `edit` print it; docs/cli.md lists its fields.
+ */
+export function itemObject(item: ContentItem, files: readonly CarouselFile[] | undefined): Record<string, unknown> {
+  const withFiles = item.type === 'carousel' || (files !== undefined && files.length > 0);
+  return withFiles ? { ...item, files: sortedFiles(files ?? []) } : { ...item };
+}
+
+/** Prints one item (show, edit) in the chosen mode; `sel` picks fields or runs --jq. */
 export async function printItem(
   io: IO,
   mode: OutputMode,
-  response: GetResponse | { item: ContentItem },
+  item: ContentItem,
+  files: readonly CarouselFile[] | undefined,
   now: Date,
+  sel: JsonSelection = {},
 ): Promise<void> {
-  if (mode === 'json') return write(io.stdout, `${JSON.stringify(response, null, 2)}\n`);
-  const files = 'files' in response ? response.files : [];
-  const lines = mode === 'plain' ? plainItemLines(response.item, files) : tableItemLines(io, response.item, files, now);
+  if (mode === 'json') return write(io.stdout, await formatJson(itemObject(item, files), sel));
+  const list = files ?? [];
+  const lines = mode === 'plain' ? plainItemLines(item, list) : tableItemLines(io, item, list, now);
   await write(io.stdout, `${lines.join('\n')}\n`);
 }

@@ -4,6 +4,8 @@
 import type { ChalkInstance } from 'chalk';
 import type { ContentItem } from '../../api/schemas.js';
 import type { IO } from '../io.js';
+import type { JsonSelection } from './json.js';
+import { pickFields, runJq } from './json.js';
 import type { OutputMode } from './mode.js';
 import { paint, write } from './mode.js';
 import type { Column } from './table.js';
@@ -56,13 +58,28 @@ export function createItemListPrinter(
   mode: OutputMode,
   now: () => Date,
   whenEmpty: string = EMPTY_LIST.filtered,
+  sel: JsonSelection = {},
 ): ItemListPrinter {
   let count = 0;
+  if (mode === 'json' && sel.jq !== undefined) {
+    // jq needs the whole array: it is gathered, then filtered once.
+    const all: unknown[] = [];
+    return {
+      page: async (items) => {
+        for (const item of items) all.push(pickFields(item, sel.fields));
+        count += items.length;
+      },
+      end: async () => {
+        await write(io.stdout, await runJq(JSON.stringify(all), sel.jq!));
+        return count;
+      },
+    };
+  }
   if (mode === 'json') {
     return {
       page: async (items) => {
         for (const item of items) {
-          await write(io.stdout, `${count === 0 ? '[\n' : ',\n'}${JSON.stringify(item)}`);
+          await write(io.stdout, `${count === 0 ? '[\n' : ',\n'}${JSON.stringify(pickFields(item, sel.fields))}`);
           count++;
         }
       },

@@ -1,5 +1,7 @@
 // Progress for logs (stderr is not a terminal): one line when a file starts, one when it ends,
-// a line per retry, and the summary. Never a redraw, never an escape code.
+// a line per retry, a heartbeat line every 10 s for each transfer still running (as rclone's
+// --stats does, so a long upload in CI is not silent for minutes), and the summary. Never a
+// redraw, never an escape code.
 import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
@@ -51,24 +53,64 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
   }
 }
 
-export function createPlainProgress(io: IO, clock: () => number = () => performance.now()): ProgressListener {
+/** A transfer in flight, as the heartbeat reports it. */
+export interface Running {
+  file: FileRef;
+  t0: number;
+  sent: number;
+}
+
+/** `sending  keynote.mp4 412 MB/1 GB 190 MB/s`: how far each running transfer is. */
+export function heartbeatLines(running: Iterable<Running>, now: number): string[] {
+  return [...running].map((r) => {
+    const speed = formatSpeed(r.sent, now - r.t0);
+    return `sending  ${label(r.file)} ${formatBytes(r.sent)}/${formatBytes(r.file.size)}${speed ? ` ${speed}` : ''}`;
+  });
+}
+
+export function createPlainProgress(
+  io: IO,
+  clock: () => number = () => performance.now(),
+  heartbeatMs = 10_000,
+): ProgressListener {
   const startedAt = new Map<string, number>();
+  const running = new Map<string, Running>();
   let nothingNew = false;
+  const say = (line: string) => {
+    if (!io.stderr.destroyed) io.stderr.write(`${line}\n`);
+  };
+  // unref: the heartbeat never keeps the process alive on its own.
+  const timer = setInterval(() => heartbeatLines(running.values(), clock()).forEach(say), heartbeatMs);
+  timer.unref();
+  const track = (event: UploadEvent) => {
+    if (event.type === 'started') running.set(keyOf(event.file), { file: event.file, t0: clock(), sent: 0 });
+    else if (event.type === 'progress') {
+      const r = running.get(keyOf(event.file));
+      if (r) r.sent = event.sent;
+    } else if (event.type === 'uploaded' || (event.type === 'failed' && event.file)) running.delete(keyOf(event.file!));
+  };
   return {
     onEvent(event) {
+      track(event);
       // When every file was already uploaded, a line per file would say it again and again.
       if (event.type === 'planned') nothingNew = event.files === 0;
       if (event.type === 'skipped' && nothingNew) return;
       const line = plainLine(event, startedAt, clock());
-      if (line !== undefined && !io.stderr.destroyed) io.stderr.write(`${line}\n`);
+      if (line !== undefined) say(line);
     },
     async finish(summary: UploadSummary) {
+      clearInterval(timer);
       for (const row of itemRows(summary, false)) await write(io.stdout, `${row}\n`);
       for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
     stop: async () => {
+      clearInterval(timer);
       await flushed(io.stderr);
     },
   };
+}
+
+function keyOf(file: FileRef): string {
+  return `${file.role}:${file.path}`;
 }

@@ -13,7 +13,7 @@ function withoutEcho(source: string, message: string): string {
 }
 
 export function itemRows(summary: UploadSummary, aligned: boolean): string[] {
-  const rows = summary.items.filter((o) => o.itemId).map((o) => [o.itemId!, o.type, o.status, o.source]);
+  const rows = summary.items.filter((o) => o.itemId).map((o) => [o.itemId!, o.type, statusWord(o), o.source]);
   if (!aligned) return rows.map((r) => r.join('\t'));
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c]!) : cell)).join('  '));
@@ -30,8 +30,14 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** 'appended' for images added to an existing carousel, else the outcome's status. */
+function statusWord(o: ItemOutcome): string {
+  return o.appended && o.status === 'created' ? 'appended' : o.status;
+}
+
 function count(items: ItemOutcome[], status: ItemOutcome['status']): number {
-  return items.filter((o) => o.status === status).length;
+  // Images appended to an existing carousel created nothing: they are said on their own line.
+  return items.filter((o) => o.status === status && !(status === 'created' && o.appended)).length;
 }
 
 /** The human summary for stderr, line by line. */
@@ -46,13 +52,21 @@ export function summaryLines(summary: UploadSummary): string[] {
     ];
   }
   const parts = [
-    `${plural(count(items, 'created'), 'item')} created`,
+    count(items, 'created') || !items.some((o) => o.appended)
+      ? `${plural(count(items, 'created'), 'item')} created`
+      : '',
     count(items, 'skipped') ? `${count(items, 'skipped')} already there` : '',
     count(items, 'partial') ? `${count(items, 'partial')} incomplete` : '',
     count(items, 'failed') ? `${count(items, 'failed')} failed` : '',
     count(items, 'interrupted') ? `${count(items, 'interrupted')} interrupted` : '',
   ].filter(Boolean);
   lines.push(`${parts.join(', ')}; ${formatBytes(summary.bytesSent)} sent in ${formatMs(summary.ms)}.`);
+  for (const o of items) {
+    if (o.appended && o.status === 'created')
+      lines.push(`Appended ${plural(o.filesCompleted, 'image')} to ${o.itemId ?? o.source}.`);
+  }
+  if (summary.skippedFiles)
+    lines.push(`${plural(summary.skippedFiles, 'file')} in the folders skipped, not uploaded (listed above).`);
 
   if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
 

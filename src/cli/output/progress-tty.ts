@@ -15,7 +15,19 @@ import { itemRows, summaryLines } from './progress-summary.js';
 import { truncate } from './table.js';
 
 const NAME_WIDTH = 24;
-const FORMAT = '{name} {bar} {percentage}% {done}/{size} {speed} ETA {eta_formatted}';
+// The ETA is ours (etaText): cli-progress's own says "NFs" until its buffer fills; ours says
+// "--" until bytes have moved.
+const FORMAT = '{name} {bar} {percentage}% {done}/{size} {speed} ETA {etaText}';
+
+/** "--" until there is a speed to divide by, then "12s", "3m05s", "1h02m". */
+export function formatEta(remaining: number, sent: number, ms: number): string {
+  if (sent <= 0 || ms <= 0) return '--';
+  if (remaining <= 0) return '0s';
+  const s = Math.ceil((remaining * ms) / sent / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
 
 interface Live {
   bar: SingleBar;
@@ -48,13 +60,19 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
   const live = new Map<string, Live>();
   let total: SingleBar | undefined;
   let totalT0 = 0;
+  let totalBytes = 0;
   let finishedBytes = 0;
 
   const updateTotal = () => {
     if (!total) return;
     let sent = finishedBytes;
     for (const l of live.values()) sent += l.sent;
-    total.update(sent, { done: formatBytes(sent), speed: formatSpeed(sent, clock() - totalT0) });
+    const ms = clock() - totalT0;
+    total.update(sent, {
+      done: formatBytes(sent),
+      speed: formatSpeed(sent, ms),
+      etaText: formatEta(totalBytes - sent, sent, ms),
+    });
   };
   // A log line is written over the top bar's line: clear what is left of the bar after it.
   const log = (line: string) => multibar.log(`${line}\u001b[0K\n`);
@@ -69,13 +87,16 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
     onEvent(event: UploadEvent) {
       switch (event.type) {
         case 'planned':
-          if (event.files > 0) {
+          // One file: its own bar says it all; a total bar would repeat it.
+          if (event.files > 1) {
             totalT0 = clock();
+            totalBytes = event.bytes;
             total = multibar.create(event.bytes, 0, {
               name: 'total'.padEnd(NAME_WIDTH),
               done: '0 B',
               size: formatBytes(event.bytes),
               speed: '',
+              etaText: '--',
             });
           }
           break;
@@ -88,6 +109,7 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
               done: '0 B',
               size: formatBytes(event.file.size),
               speed: '',
+              etaText: '--',
             }),
           });
           break;
@@ -95,7 +117,12 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           const l = live.get(keyOf(event.file));
           if (!l) break;
           l.sent = event.sent;
-          l.bar.update(event.sent, { done: formatBytes(event.sent), speed: formatSpeed(event.sent, clock() - l.t0) });
+          const ms = clock() - l.t0;
+          l.bar.update(event.sent, {
+            done: formatBytes(event.sent),
+            speed: formatSpeed(event.sent, ms),
+            etaText: formatEta(event.file.size - event.sent, event.sent, ms),
+          });
           updateTotal();
           break;
         }
@@ -117,7 +144,10 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           break;
         case 'retrying': {
           const l = live.get(keyOf(event.file));
-          if (l) l.sent = 0;
+          if (l) {
+            l.sent = 0;
+            l.t0 = clock();
+          }
           log(
             `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`,
           );

@@ -5,6 +5,8 @@ import type { Writable } from 'node:stream';
 import { formatBytes } from '../../rules/rules.js';
 import type { UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
+import type { TargetInfo } from '../target.js';
+import type { JsonSelection } from './json.js';
 
 export interface ProgressListener {
   onEvent(event: UploadEvent): void;
@@ -21,10 +23,24 @@ export function progressKind(io: IO, json: boolean | undefined): ProgressKind {
   return io.stderrIsTTY ? 'tty' : 'plain';
 }
 
-export async function createProgress(kind: ProgressKind, io: IO, clock?: () => number): Promise<ProgressListener> {
-  if (kind === 'json') return (await import('./progress-json.js')).createJsonProgress(io);
-  if (kind === 'tty') return (await import('./progress-tty.js')).createTtyProgress(io, clock);
-  return (await import('./progress-plain.js')).createPlainProgress(io, clock);
+export interface ProgressOptions {
+  clock?: () => number;
+  /** Named in the NDJSON `planned` and `summary` events. */
+  target?: TargetInfo;
+  /** --json FIELDS / --jq for the NDJSON lines. */
+  json?: JsonSelection;
+  /** Plain mode: how often each running transfer says how far it is. */
+  heartbeatMs?: number;
+}
+
+export async function createProgress(kind: ProgressKind, io: IO, o: ProgressOptions = {}): Promise<ProgressListener> {
+  if (kind === 'json') {
+    const { formatJson } = await import('./json.js');
+    const sel = o.json ?? {};
+    return (await import('./progress-json.js')).createJsonProgress(io, o.target, (v) => formatJson(v, sel, false));
+  }
+  if (kind === 'tty') return (await import('./progress-tty.js')).createTtyProgress(io, o.clock);
+  return (await import('./progress-plain.js')).createPlainProgress(io, o.clock, o.heartbeatMs);
 }
 
 /** "4.2 MB/s", from bytes over milliseconds; blank until there is something to divide. */

@@ -3,9 +3,14 @@ import type { ContentItem } from '../../api/schemas.js';
 import type { RmResult } from '../commands/rm.js';
 import type { IO } from '../io.js';
 import { confirm } from '../prompt.js';
+import type { JsonSelection } from './json.js';
+import { formatJson } from './json.js';
 import { paint, write } from './mode.js';
+import { loudStderr } from './quiet.js';
 
-export function confirmDeletion(io: IO, items: readonly ContentItem[]): Promise<boolean> {
+export function confirmDeletion(quietable: IO, items: readonly ContentItem[]): Promise<boolean> {
+  // Asked even with --quiet: the answer is needed.
+  const io = { ...quietable, stderr: loudStderr(quietable.stderr) };
   const c = paint(io);
   const lines = items.map((i) => `  ${c.cyan(i.id)}  ${i.type.padEnd(9)}  ${i.title}`);
   const what = items.length === 1 ? 'this item and all its files' : `these ${items.length} items and all their files`;
@@ -19,8 +24,12 @@ function whyNot(error: { status?: number; message: string }): string {
 }
 
 /** --json: the results array on stdout. Otherwise one human line per id on stderr. */
-export async function printRmResults(io: IO, json: boolean, results: readonly RmResult[]): Promise<void> {
-  if (json) return write(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
+export async function printRmResults(
+  io: IO,
+  json: JsonSelection | undefined,
+  results: readonly RmResult[],
+): Promise<void> {
+  if (json) return write(io.stdout, await formatJson(results, json));
   const c = paint(io);
   for (const r of results) {
     if (r.deleted)

@@ -3,6 +3,8 @@
 import { formatBytes } from '../../rules/rules.js';
 import type { UploadPlan } from '../../upload/plan.js';
 import type { IO } from '../io.js';
+import type { JsonSelection } from './json.js';
+import { formatJson } from './json.js';
 import type { OutputMode } from './mode.js';
 import { write } from './mode.js';
 
@@ -51,8 +53,8 @@ export function planJson(plan: UploadPlan) {
   };
 }
 
-export async function printPlan(io: IO, mode: OutputMode, plan: UploadPlan): Promise<void> {
-  if (mode === 'json') return write(io.stdout, `${JSON.stringify(planJson(plan))}\n`);
+export async function printPlan(io: IO, mode: OutputMode, plan: UploadPlan, sel: JsonSelection = {}): Promise<void> {
+  if (mode === 'json') return write(io.stdout, await formatJson(planJson(plan), sel, false));
   const rows = planRows(plan);
   if (mode === 'plain') {
     for (const r of rows) await write(io.stdout, `${r.join('\t')}\n`);

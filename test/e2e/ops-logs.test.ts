@@ -1,11 +1,12 @@
 // The log of a whole conformance-style run against `contentlib serve` (JSON lines on stderr):
 // one line per request with its fields, and no API key, signature or URL query anywhere in it.
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LogLine, type Served, serveWithKey } from './helpers.js';
+import { type LogLine, type Served, serveWithKey } from '../support/ops.js';
+import { FIXTURES } from '../support/paths.js';
 
-const DEMO = resolve(import.meta.dirname, '../../fixtures/demo');
+const DEMO = join(FIXTURES, 'demo');
 
 let s: Served;
 /** Every signed URL the run saw; their signatures and queries must never be logged. */

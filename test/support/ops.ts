@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { BIN } from '../support/paths.js';
-import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
+import { BIN } from './paths.js';
+import { type ServeProcess, childEnv, startServe } from './serve-process.js';
 
 export interface Served {
   home: string;

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Served, serveWithKey } from './helpers.js';
+import { type Served, serveWithKey } from '../support/ops.js';
 
 const SIZE = 16 * 1024 * 1024;
 const HALF = SIZE / 2;

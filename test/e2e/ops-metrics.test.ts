@@ -1,12 +1,13 @@
 // GET /metrics of `contentlib serve`: off unless asked for; on the API port with --metrics or on
 // a port of its own with --metrics-port; its counters move with an upload.
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Served, serveWithKey } from './helpers.js';
+import { type Served, serveWithKey } from '../support/ops.js';
+import { FIXTURES } from '../support/paths.js';
 
-const VIDEO = resolve(import.meta.dirname, '../../fixtures/demo/intro.mp4');
+const VIDEO = join(FIXTURES, 'demo/intro.mp4');
 
 let s: Served | undefined;
 afterEach(async () => {

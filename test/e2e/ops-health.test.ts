@@ -4,7 +4,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Served, serveWithKey } from './helpers.js';
+import { type Served, serveWithKey } from '../support/ops.js';
 
 let s: Served;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Served, serveWithKey } from './helpers.js';
+import { type Served, serveWithKey } from '../support/ops.js';
 
 let s: Served;
 beforeAll(async () => {

@@ -1,0 +1,72 @@
+// contentlib auth status: which library the commands talk to, which brand and key, and whether
+// the service accepts the key right now (one list request with limit 1). Exit 4 when it does not.
+import type { Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import type { TargetInfo } from '../target.js';
+
+export interface AuthStatus {
+  target: TargetInfo;
+  /** The embedded library's brand; null for a remote (the API does not say which brand a key is of). */
+  brand: string | null;
+  keyPrefix: string;
+  /** The service accepted the key. */
+  ok: boolean;
+}
+
+/** Asks the service once; a 401 is an answer (ok: false), anything else that fails is thrown. */
+export async function checkKey(client: Pick<ApiClient, 'list'>, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await client.list({ limit: 1 }, { signal });
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) return false;
+    throw err;
+  }
+}
+
+export function statusLines(s: AuthStatus): Array<[string, string]> {
+  return [
+    ['target', s.target.kind === 'embedded' ? `embedded library at ${s.target.dataDir}` : s.target.baseUrl],
+    ...(s.target.kind === 'remote' && s.target.profile ? [['profile', s.target.profile] as [string, string]] : []),
+    ['brand', s.brand ?? '(not reported by the service)'],
+    ['key', s.keyPrefix],
+    ['status', s.ok ? 'the service accepts this key' : 'the service REJECTED this key'],
+  ];
+}
+
+export function registerAuth(program: Command, ctx: CliContext): void {
+  const auth = program.command('auth').description('check the credentials the commands use');
+  auth
+    .command('status')
+    .description('show the target, brand and key, and check the key against the service (exit 4 when rejected)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  contentlib auth status
+  CONTENTLIB_BASE_URL=https://content.example.com CONTENTLIB_API_KEY=$KEY contentlib auth status --json`,
+    )
+    .action(async (_opts: unknown, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const { openApi, interruptible } = await import('../api.js');
+      const { AUTH_STATUS_FIELDS, checkJq, formatJson, jsonSelection } = await import('../output/json.js');
+      const sel = jsonSelection(globals, AUTH_STATUS_FIELDS, 'auth status');
+      if (sel?.jq !== undefined) await checkJq(sel.jq);
+      const { client, target } = await openApi(ctx, globals);
+      const ok = await interruptible(ctx, () => checkKey(client, ctx.signal));
+      const status: AuthStatus = { target: target.info, brand: target.brand ?? null, keyPrefix: target.keyPrefix, ok };
+      if (sel) ctx.io.stdout.write(await formatJson(status, sel));
+      else {
+        const rows = statusLines(status);
+        const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+        const sep = ctx.io.stdoutIsTTY ? (k: string) => k.padEnd(width) : (k: string) => `${k}\t`;
+        ctx.io.stdout.write(`${rows.map(([k, v]) => `${sep(k)}${v}`).join('\n')}\n`);
+      }
+      if (!ok) {
+        const { keyRejectedError } = await import('../errors.js');
+        throw keyRejectedError(target.baseUrl);
+      }
+    });
+}

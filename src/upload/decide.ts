@@ -1,0 +1,486 @@
+// The decisions of planning an upload, as one pure function: what scan.ts found on disk + the
+// options → the items to create, every file checked against the one rules table
+// (src/rules/rules.ts), every problem listed at once. No disk, no clock: its tests are tables
+// (test/upload/decide.test.ts).
+//
+// Grouping: each video is one item; the images of one directory are one carousel, in natural
+// name order (2.jpg before 10.jpg); subdirectories are each their own group; `--carousel` puts
+// all given images in one carousel; `--to <id>` appends them to an existing one. Metadata:
+// flags < sidecar (`clip.mp4.json`, `carousel.json` or `<folder>.json`) < manifest item, merged
+// field by field.
+import { basename, dirname } from 'node:path';
+import * as z from 'zod';
+import type { InspectedFile } from '../media/inspect.js';
+import {
+  FORMATS,
+  METADATA_LIMITS,
+  TYPE_RULES,
+  normalizeHashtags,
+  type ContentType,
+  type Media,
+} from '../rules/rules.js';
+import { needsEscape } from '../text/escape-name.js';
+import {
+  checkCarouselCount,
+  checkImage,
+  checkThumbnailFile,
+  flagTypeHint,
+  manifestTypeHint,
+  planVideo,
+  type CarouselOrigin,
+  type TypeHint,
+} from './plan-checks.js';
+import { shownPath, type Skipped } from './plan-inputs.js';
+import {
+  carouselSidecarNames,
+  checkMetadata,
+  clean,
+  hasMetadata,
+  mergeMetadata,
+  videoSidecarName,
+  type ItemMetadata,
+} from './plan-metadata.js';
+import type { PlanProblem } from './plan-problem.js';
+import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';
+import { strictProblems } from './skips.js';
+
+export interface PlanOptions {
+  /** --type: every file must fit this type (checked strictly); otherwise chosen per file. */
+  type?: ContentType;
+  /** --carousel: all given images become one carousel, wherever they are. */
+  carousel?: boolean;
+  /** --to <id>: append the images to this existing carousel. */
+  to?: string;
+  /** From --title, --description, --hashtags, --status, --platform. */
+  metadata?: ItemMetadata;
+  /** --manifest FILE (relative to cwd). */
+  manifest?: string;
+  /** --thumbnail IMG: only with exactly one video item. */
+  thumbnail?: string;
+  /** --strict: a skipped media file (HEIC, GIF, a hidden video, a link outside…) is a problem. */
+  strict?: boolean;
+}
+
+export interface PlannedItem {
+  type: ContentType;
+  /** One video, or a carousel's images in upload order (natural name order, or the manifest's). */
+  files: InspectedFile[];
+  /** Set with --to (or a manifest item's "to"): append to this carousel instead of creating one. */
+  contentItemId?: string;
+  /** flags < sidecar < manifest, merged; empty with --to. */
+  metadata: ItemMetadata;
+  thumbnail?: InspectedFile;
+  /** The file, directory or manifest item it came from, as the user would name it. */
+  source: string;
+}
+
+export interface UploadPlan {
+  items: PlannedItem[];
+  /** Anything here stops the upload (exit 2); all are reported at once. */
+  problems: PlanProblem[];
+  /** Files under the named folders that are not uploaded, each with its kind, reason and hint (skips.ts). */
+  skipped: Skipped[];
+  /** Worth saying, does not stop the upload ("photo.jpg: the name says JPEG but the file contains PNG data"). */
+  warnings: PlanProblem[];
+  /** What the plan cannot check by itself and the engine will (e.g. --to's current image count). */
+  notes: string[];
+}
+
+/** Files bound to become one item, before the rules are applied. */
+interface Group {
+  kind: Media;
+  files: ScannedFile[];
+  source: string;
+  origin: CarouselOrigin | 'video';
+  explicitType?: ContentType;
+  typeHint: TypeHint;
+  to?: string;
+  thumbnail?: ScannedFile;
+  manifestMetadata?: ItemMetadata;
+  /** Sidecar paths to look for; a carousel folder has two possible names. */
+  sidecars: string[];
+}
+
+const naturalOrder = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+export function decide(scanned: Scanned, inputs: readonly string[], options: PlanOptions): UploadPlan {
+  const plan: UploadPlan = { items: [], problems: [], skipped: [], warnings: [], notes: [] };
+  const flags = clean(options.metadata ?? {});
+  if (flags.hashtags) flags.hashtags = normalizeHashtags(flags.hashtags);
+  plan.problems.push(...checkOptions(inputs, options, flags));
+  plan.problems.push(...scanned.problems);
+  plan.skipped.push(...scanned.skipped);
+  const groups = scanned.manifest
+    ? groupsFromManifest(scanned.manifest, options, scanned.cwd, plan)
+    : groupsFromInputs(scanned.files, options, scanned.cwd, plan);
+
+  let titlesFromFlags = 0;
+  const sidecarsRead = new Set<string>();
+  for (const group of groups) {
+    const { item, titleFromFlags } = planGroup(group, flags, scanned, plan, sidecarsRead);
+    plan.items.push(item);
+    if (titleFromFlags) titlesFromFlags++;
+  }
+  if (titlesFromFlags > 1) {
+    plan.problems.push({
+      file: '--title',
+      rule: 'usage',
+      actual: `${titlesFromFlags} items`,
+      message: `would give ${titlesFromFlags} items the same title`,
+      hint: 'upload them one at a time, or give each its title in a sidecar (<file>.json, carousel.json) or a --manifest',
+    });
+  }
+  if (scanned.thumbnail) planThumbnailFlag(scanned.thumbnail, plan);
+  // A .json read as a sidecar was used, not skipped; any other is reported.
+  plan.skipped = plan.skipped.filter((s) => !(s.kind === 'sidecar' && sidecarsRead.has(s.path)));
+  if (options.strict) plan.problems.push(...strictProblems(plan.skipped));
+  if (plan.items.length === 0 && plan.problems.length === 0) {
+    plan.problems.push({
+      file: inputs.join(' ') || '.',
+      rule: 'usage',
+      actual: '0 files',
+      message: 'nothing to upload: no video or image was found',
+      hint: 'name mp4, mov, jpg, png or webp files, folders holding them, or a glob',
+    });
+  }
+  return plan;
+}
+
+function checkOptions(inputs: readonly string[], options: PlanOptions, flags: ItemMetadata): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  const usage = (file: string, actual: string, message: string, hint: string) =>
+    problems.push({ file, rule: 'usage', actual, message, hint });
+  if (!options.manifest && inputs.length === 0)
+    usage('upload', 'no paths', 'nothing to upload', 'name files, folders or globs, or use --manifest FILE');
+  if (options.manifest && inputs.length > 0)
+    usage(
+      '--manifest',
+      `${inputs.length} paths`,
+      'a manifest lists every file; paths were given too',
+      'put the files in the manifest, or leave out --manifest',
+    );
+  if (options.manifest && options.thumbnail)
+    usage(
+      '--thumbnail',
+      options.thumbnail,
+      'does not combine with --manifest',
+      'give the video\'s "thumbnail" in its manifest item',
+    );
+  if (options.to !== undefined) {
+    if (!z.uuid().safeParse(options.to).success)
+      usage(
+        '--to',
+        options.to,
+        'is not a content item id (a UUID)',
+        "find the carousel's id with: contentlib ls --type carousel",
+      );
+    if (options.type && options.type !== 'carousel')
+      usage(
+        '--type',
+        options.type,
+        '--to appends images to a carousel',
+        'leave out --type, or upload videos in a separate command',
+      );
+    if (hasMetadata(flags))
+      usage(
+        '--to',
+        options.to,
+        'metadata flags do not apply when appending to an existing carousel',
+        'change its metadata with: contentlib edit <id>',
+      );
+  }
+  if (hasMetadata(flags)) problems.push(...checkMetadata(flags, 'metadata flags'));
+  return problems;
+}
+
+/** What inspection found wrong with the files, and what it noticed, in their order. */
+function reportInspected(files: readonly ScannedFile[], plan: UploadPlan): void {
+  for (const s of files) {
+    plan.problems.push(...s.file.problems);
+    plan.warnings.push(...s.file.warnings);
+  }
+}
+
+function groupsFromInputs(files: readonly ScannedFile[], options: PlanOptions, cwd: string, plan: UploadPlan): Group[] {
+  reportInspected(files, plan);
+  const groups: Group[] = [];
+  const carousels = new Map<string, Group>();
+  for (const s of files) {
+    const media = placeableMedia(s.file);
+    if (media === 'video') {
+      if (options.to) {
+        plan.problems.push({
+          file: s.shown,
+          rule: 'usage',
+          actual: 'video',
+          message: '--to appends images to a carousel; this is a video',
+          hint: 'upload videos in a separate command',
+        });
+        continue;
+      }
+      groups.push({
+        kind: 'video',
+        files: [s],
+        source: s.shown,
+        origin: 'video',
+        explicitType: options.type,
+        typeHint: flagTypeHint,
+        sidecars: [videoSidecarName(s.file.path)],
+      });
+    } else if (media === 'image') {
+      const oneCarousel = options.to !== undefined || options.carousel === true;
+      const key = oneCarousel ? '' : dirname(s.file.path);
+      let group = carousels.get(key);
+      if (!group) {
+        const origin: CarouselOrigin = options.to !== undefined ? 'to' : oneCarousel ? 'flag' : 'folder';
+        group = {
+          kind: 'image',
+          files: [],
+          source: '',
+          origin,
+          explicitType: options.type,
+          typeHint: flagTypeHint,
+          to: options.to,
+          sidecars: [],
+        };
+        carousels.set(key, group);
+        groups.push(group);
+      }
+      group.files.push(s);
+    }
+  }
+  for (const group of carousels.values()) finishFolderCarousel(group, cwd, options);
+  return groups;
+}
+
+/** Natural name order, the source's name, and where its sidecar may be. */
+function finishFolderCarousel(group: Group, cwd: string, options: PlanOptions): void {
+  group.files.sort(
+    (a, b) =>
+      naturalOrder.compare(a.file.name, b.file.name) ||
+      (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0),
+  );
+  const dirs = new Set(group.files.map((s) => dirname(s.file.path)));
+  const dir = dirs.size === 1 ? [...dirs][0] : undefined;
+  if (dir !== undefined) group.source = shownPath(dir, cwd);
+  else group.source = group.origin === 'to' ? `--to ${options.to}` : '--carousel';
+  // Appending leaves the carousel's metadata alone, so its sidecar is not read.
+  group.sidecars = dir !== undefined && group.origin !== 'to' ? [...new Set(carouselSidecarNames(dir))] : [];
+}
+
+function groupsFromManifest(
+  items: readonly ScannedManifestItem[],
+  options: PlanOptions,
+  cwd: string,
+  plan: UploadPlan,
+): Group[] {
+  const groups: Group[] = [];
+  const listedIn = new Map<string, string>();
+  for (const { item, files, thumbnail } of items) {
+    for (const path of item.files) {
+      const first = listedIn.get(path);
+      if (first)
+        plan.problems.push({
+          file: item.label,
+          rule: 'manifest',
+          actual: shownPath(path, cwd),
+          message: `lists ${shownPath(path, cwd)}, which ${first} lists too`,
+          hint: 'list each file once',
+        });
+      else listedIn.set(path, item.label);
+    }
+    reportInspected(files, plan);
+    const placed = files.filter((s) => placeableMedia(s.file) !== undefined);
+    const videos = placed.filter((s) => placeableMedia(s.file) === 'video');
+    const manifestProblem = (actual: string, message: string, hint: string) =>
+      plan.problems.push({ file: item.label, rule: 'manifest', actual, message, hint });
+    if (videos.length > 0 && videos.length < placed.length) {
+      manifestProblem(
+        'videos and images',
+        'mixes videos and images in one item',
+        'give each video its own item, and the images of a carousel another',
+      );
+      continue;
+    }
+    if (videos.length > 1) {
+      manifestProblem(
+        `${videos.length} videos`,
+        `lists ${videos.length} videos in one item`,
+        'give each video its own item',
+      );
+      continue;
+    }
+    if (placed.length === 0) continue;
+    const explicitType = item.type ?? options.type;
+    const common = { explicitType, typeHint: manifestTypeHint, manifestMetadata: item.metadata, source: item.label };
+    if (videos.length === 1) {
+      if (item.to)
+        manifestProblem(
+          'video',
+          '"to" appends images to a carousel; this item is a video',
+          'remove "to" from this item',
+        );
+      groups.push({
+        ...common,
+        kind: 'video',
+        files: videos,
+        origin: 'video',
+        thumbnail,
+        sidecars: [videoSidecarName(videos[0]!.file.path)],
+      });
+      continue;
+    }
+    if (item.thumbnail)
+      manifestProblem(
+        'thumbnail',
+        '"thumbnail" is for video items; this item is a carousel',
+        'remove "thumbnail" from this item',
+      );
+    if (item.to && hasMetadata(item.metadata))
+      manifestProblem(
+        'metadata',
+        'metadata does not apply when appending to an existing carousel',
+        'remove the metadata, or change it with: contentlib edit <id>',
+      );
+    const dirs = new Set(placed.map((s) => dirname(s.file.path)));
+    const dir = dirs.size === 1 && !item.to ? [...dirs][0] : undefined;
+    groups.push({
+      ...common,
+      kind: 'image',
+      files: placed,
+      origin: item.to ? 'to' : 'manifest',
+      to: item.to,
+      sidecars: dir ? [...new Set(carouselSidecarNames(dir))] : [],
+    });
+  }
+  return groups;
+}
+
+/** Applies the rules to one group and builds its item. */
+function planGroup(
+  group: Group,
+  flags: ItemMetadata,
+  scanned: Scanned,
+  plan: UploadPlan,
+  sidecarsRead: Set<string>,
+): { item: PlannedItem; titleFromFlags: boolean } {
+  const sidecar = findSidecar(group.sidecars, scanned, plan, sidecarsRead);
+  const appending = group.to !== undefined;
+  const metadata = appending ? {} : mergeMetadata(flags, sidecar, group.manifestMetadata);
+  // A folder's carousel is called after its folder, unless something names it.
+  const folderTitle = group.origin === 'folder' && group.files[0] ? titleOfFolder(group.files[0].file.path) : '';
+  if (metadata.title === undefined && folderTitle) metadata.title = folderTitle;
+  if (!appending && (sidecar || group.manifestMetadata)) plan.problems.push(...checkMetadata(metadata, group.source));
+  const titleFromFlags =
+    !appending &&
+    flags.title !== undefined &&
+    sidecar?.title === undefined &&
+    group.manifestMetadata?.title === undefined;
+  const files = group.files.map((s) => s.file);
+  const item: PlannedItem = {
+    type: 'carousel',
+    files,
+    metadata,
+    source: group.source,
+    ...(appending ? { contentItemId: group.to } : {}),
+  };
+
+  if (group.kind === 'video') {
+    const [video] = group.files as [ScannedFile];
+    const { type, problems } = planVideo(video.file, video.shown, group.explicitType, group.typeHint);
+    item.type = type;
+    plan.problems.push(...problems);
+    if (group.thumbnail) item.thumbnail = planThumbnail(group.thumbnail, plan);
+  } else {
+    for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
+    // Images sent with a video type were already reported; counting them as a carousel adds noise.
+    if (!group.explicitType || group.explicitType === 'carousel') {
+      const counted = checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin);
+      plan.problems.push(...counted.map((p) => nameSkippedImages(p, group, plan.skipped)));
+    }
+    if (appending)
+      plan.notes.push(
+        `--to ${group.to}: the carousel's current number of images is checked against the maximum of ${TYPE_RULES.carousel.maxFiles} when the upload starts`,
+      );
+  }
+  return { item, titleFromFlags };
+}
+
+/** `--thumbnail IMG`: only for a plan of exactly one video. */
+function planThumbnailFlag(thumbnail: ScannedFile, plan: UploadPlan): void {
+  const [first, ...rest] = plan.items;
+  if (!first || rest.length > 0 || first.type === 'carousel') {
+    const what = !first ? 'no item' : rest.length > 0 ? `${plan.items.length} items` : 'a carousel';
+    plan.problems.push({
+      file: '--thumbnail',
+      rule: 'thumbnail',
+      actual: what,
+      message: `needs exactly one video to upload; the plan has ${what}`,
+      hint: 'upload the video on its own, or set a thumbnail later with: contentlib edit <id> --thumbnail IMG',
+    });
+    return;
+  }
+  first.thumbnail = planThumbnail(thumbnail, plan);
+}
+
+function planThumbnail({ file, shown }: ScannedFile, plan: UploadPlan): InspectedFile {
+  plan.warnings.push(...file.warnings);
+  plan.problems.push(...checkThumbnailFile(file, shown));
+  return file;
+}
+
+/**
+ * "a carousel needs at least 2 images; got only 1 from set" is a riddle when set also holds a
+ * HEIC that was skipped: the problem names the skipped media files of that folder.
+ */
+function nameSkippedImages(problem: PlanProblem, group: Group, skipped: readonly Skipped[]): PlanProblem {
+  if (problem.rule !== 'carousel' || group.origin !== 'folder' || group.files.length >= TYPE_RULES.carousel.minFiles)
+    return problem;
+  const prefix = group.source === '.' ? '' : `${group.source}/`;
+  const here = skipped.filter(
+    (s) => s.media && s.path.startsWith(prefix) && !s.path.slice(prefix.length).includes('/'),
+  );
+  if (here.length === 0) return problem;
+  const list = here.map((s) => `${s.path} (${s.reason})`).join(', ');
+  const hint = here[0]!.hint ? `${here[0]!.hint}, or ${problem.hint ?? 'add another image'}` : problem.hint;
+  return { ...problem, message: `${problem.message}; skipped there: ${list}`, ...(hint ? { hint } : {}) };
+}
+
+/** The name of a file's folder as a title: control and direction characters become spaces; at most the limit. */
+function titleOfFolder(file: string): string {
+  const name = [...basename(dirname(file))].map((ch) => (needsEscape(ch) ? ' ' : ch));
+  return name.slice(0, METADATA_LIMITS.titleMaxChars).join('').trim();
+}
+
+/** The metadata of the first sidecar found; two sidecars for one item is a problem (which wins?). */
+function findSidecar(
+  paths: readonly string[],
+  scanned: Scanned,
+  plan: UploadPlan,
+  sidecarsRead: Set<string>,
+): ItemMetadata | undefined {
+  const found = paths.flatMap((path) => scanned.sidecars[path] ?? []);
+  for (const sidecar of found) sidecarsRead.add(sidecar.shown);
+  for (const sidecar of found) if ('problem' in sidecar) plan.problems.push(sidecar.problem);
+  if (found.length > 1) {
+    plan.problems.push({
+      file: found[1]!.shown,
+      rule: 'sidecar',
+      actual: `${found.length} sidecars`,
+      message: `a second sidecar for the same carousel (${found[0]!.shown} is the other)`,
+      hint: 'keep one of them',
+    });
+  }
+  const first = found[0];
+  return first && 'metadata' in first ? first.metadata : undefined;
+}
+
+/** The media a file will be uploaded as: its real format's, or its name's when the bytes are unrecognised. */
+function placeableMedia(file: InspectedFile): Media | undefined {
+  if (file.realFormat) return FORMATS[file.realFormat].media;
+  // A missing or unreadable file is not placed (it is only a problem); an empty or damaged one
+  // is, so that the carousel count reads as the user expects.
+  if (file.extFormat && !file.problems.some((p) => p.rule === 'exists' || p.rule === 'readable'))
+    return FORMATS[file.extFormat].media;
+  return undefined;
+}
