@@ -5,7 +5,7 @@
 // `--dry-run` over BENCH_SCALE_DRY (100,000) files. The files are hard links of one fixture (no
 // disk), each in its own path; every run has a fresh state directory (its own journal).
 import { spawn } from 'node:child_process';
-import { link, mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, link, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Target } from './lib/api.js';
@@ -31,14 +31,25 @@ export interface ScaleResult {
   load: string;
 }
 
-/** `count` hard links of fixtures/image/photo.jpg in folders of PER_FOLDER. */
+/** A file system allows some tens of thousands of links to one file (ext4: 65,000): one source per this many. */
+const LINKS_PER_SOURCE = 20_000;
+
+/** `count` hard links of copies of fixtures/image/photo.jpg in folders of PER_FOLDER. */
 async function makeTree(dir: string, count: number): Promise<void> {
   await rm(dir, { recursive: true, force: true });
-  const photo = join(ROOT, 'fixtures/image/photo.jpg');
+  // Beside the tree, not in it: the upload must see only the links.
+  const sources = `${dir}-sources`;
+  await rm(sources, { recursive: true, force: true });
+  await mkdir(sources, { recursive: true });
+  let source = '';
   for (let i = 0; i < count; i++) {
+    if (i % LINKS_PER_SOURCE === 0) {
+      source = join(sources, `photo-${i / LINKS_PER_SOURCE}.jpg`);
+      await copyFile(join(ROOT, 'fixtures/image/photo.jpg'), source);
+    }
     const folder = join(dir, `album-${String(Math.floor(i / PER_FOLDER)).padStart(5, '0')}`);
     if (i % PER_FOLDER === 0) await mkdir(folder, { recursive: true });
-    await link(photo, join(folder, `photo-${i % PER_FOLDER}.jpg`));
+    await link(source, join(folder, `photo-${i % PER_FOLDER}.jpg`));
   }
 }
 
@@ -146,7 +157,8 @@ export async function benchScale(
   const dry = await runCli(['upload', dryDir, '--dry-run', '--json'], env, join(large.home, 'rss'));
   if (dry.code !== 0) throw new Error(`--dry-run exited ${dry.code}: ${dry.stderr}`);
   o.log(`  --dry-run over ${o.dry} files: ${fixed(dry.wallMs, 0)} ms, peak RSS ${fixed(dry.peakRssMiB, 0)} MiB`);
-  for (const d of [small.dir, large.dir, dryDir]) await rm(d, { recursive: true, force: true });
+  for (const d of [small.dir, large.dir, dryDir])
+    for (const p of [d, `${d}-sources`]) await rm(p, { recursive: true, force: true });
   return {
     small: small.r,
     large: large.r,

@@ -26,6 +26,7 @@
 // - A rejected key (401) stops the whole run at once: every later request would be refused too.
 // - Ctrl-C (deps.signal) aborts the PUTs in flight and starts no new complete or PATCH; what was
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
 import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
@@ -100,13 +101,15 @@ interface Run {
   pool: Pool;
   bytesSent: number;
   keyRejected: boolean;
-  rejectKey(err: unknown): void;
+  rejectKey(): void;
 }
 
 export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
   const stop = new AbortController();
+  // One listener per open item and per request in flight: bounded by the window, not a leak.
+  setMaxListeners(0, stop.signal);
   const onAbort = () => stop.abort(deps.signal.reason);
   if (deps.signal.aborted) onAbort();
   else deps.signal.addEventListener('abort', onAbort, { once: true });
@@ -117,9 +120,10 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     keyRejected: false,
-    rejectKey(err) {
+    rejectKey() {
       run.keyRejected = true;
-      stop.abort(err);
+      // Not the 401 itself: what this abort cuts short must not be reported as refused too.
+      stop.abort(new Error('the upload stopped: the service rejected the API key'));
     },
   };
   try {
@@ -174,12 +178,12 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
     }),
   );
   const gone = new Set<string>();
-  const pool = createPool(CHECK_CONCURRENCY, deps.signal);
+  const pool = createPool(CHECK_CONCURRENCY, run.signal);
   await Promise.all(
     [...ids].map(([id, ref]) =>
       pool.run(async () => {
         try {
-          await deps.api.get(id, { signal: deps.signal, onRetry: retryEvent(run, 'check', ref) });
+          await deps.api.get(id, { signal: run.signal, onRetry: retryEvent(run, 'check', ref) });
         } catch (err) {
           if (!(err instanceof ApiError && err.status === 404)) throw err;
           gone.add(id);
@@ -335,7 +339,7 @@ async function sendFile(
     state.itemId = res.contentItemId;
     state.completed++;
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey(err);
+    if (isKeyRejected(err)) run.rejectKey();
     else if (run.signal.aborted || (signal.aborted && state.failure)) return; // stopped, not failed
     const message = `${STEP_LABEL[at.step]} failed: ${messageOf(err)}`;
     state.failure = { name: file.name, message, error: err };
@@ -374,7 +378,7 @@ function transfer(
       return presigned.key;
     } catch (err) {
       // At once, not when this file's turn to complete comes: no other transfer may start.
-      if (isKeyRejected(err)) run.rejectKey(err);
+      if (isKeyRejected(err)) run.rejectKey();
       throw err;
     }
   });
@@ -486,7 +490,7 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
       message: `${why}; the carousel ${itemId} it had started was deleted again`,
     };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey(err);
+    if (isKeyRejected(err)) run.rejectKey();
     return {
       ...outcome,
       status: 'partial',
@@ -553,7 +557,7 @@ async function finishItem(
     });
     return { ...outcome, status };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey(err);
+    if (isKeyRejected(err)) run.rejectKey();
     else if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
     const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(err)}. Run the same command again to apply it.`;
