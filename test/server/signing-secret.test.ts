@@ -4,13 +4,14 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type * as FsPromises from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadSecret } from '../../src/server/signing.js';
 
 // writeFile as the system does it, made slow: the file exists, empty, before its bytes are
 // written. Another process may look at it in between; here, another call does.
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs/promises')>();
+  const fs = await importOriginal<typeof FsPromises>();
   const writeFile = async (path: string, data: string, opts?: { flag?: string; mode?: number }) => {
     const handle = await fs.open(path, opts?.flag ?? 'w', opts?.mode);
     try {

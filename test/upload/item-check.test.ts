@@ -25,7 +25,9 @@ function library(n: number, o: { onPage?: (ids: string[]) => void } = {}) {
   const ids = Array.from({ length: n }, (_, i) => `i${i}`);
   const calls = { list: 0, get: 0 };
   const api: CheckApi = {
-    list: async ({ limit = 50, offset = 0 }) => {
+    list: async (query) => {
+      const limit = Number(query.limit ?? 50);
+      const offset = Number(query.offset ?? 0);
       calls.list++;
       const page = ids.slice(offset, offset + limit);
       o.onPage?.(ids);
