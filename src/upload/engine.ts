@@ -169,7 +169,7 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
   const ids = new Map<string, FileRef>();
   plan.items.forEach((item, index) =>
     item.files.forEach((f, n) => {
-      const itemId = deps.journal.findFile(f)?.itemId;
+      const itemId = deps.journal.completedItem(f);
       if (!itemId) return;
       (found[index] ??= [])[n] = itemId;
       if (!ids.has(itemId)) ids.set(itemId, refOf(f, index, 'file'));
