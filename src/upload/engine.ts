@@ -78,6 +78,12 @@ export interface EngineDeps extends TransferDeps {
   concurrency: number;
   /** Upload again what the journal says is done. */
   force: boolean;
+  /**
+   * Emit a `skipped` event for each file an earlier run uploaded (NDJSON, --verbose). Off, the
+   * `planned` event's `alreadyDone` and the summary's counts say it once: a re-run over 10,000
+   * files costs no event per file for output that would drop them.
+   */
+  reportSkippedFiles?: boolean;
   /** Ctrl-C. */
   signal: AbortSignal;
 }
@@ -256,10 +262,11 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior) {
   };
   const onStop = () => state.ctl.abort(run.signal.reason);
   run.signal.addEventListener('abort', onStop, { once: true });
-  item.files.forEach((f, i) => {
-    if (prior.done?.[i])
-      run.emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: prior.itemId!, reason: 'already uploaded' });
-  });
+  if (run.deps.reportSkippedFiles !== false)
+    item.files.forEach((f, i) => {
+      if (prior.done?.[i])
+        run.emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: prior.itemId!, reason: 'already uploaded' });
+    });
   const thumb = startThumbnail(run, item, index, prior.itemId, state.ctl.signal);
 
   return {

@@ -84,6 +84,28 @@ describe('contentlib upload (built CLI, embedded library)', () => {
     expect(await ls()).toHaveLength(3);
   });
 
+  it('a re-run with one new file logs no line per file already uploaded, unless --verbose; NDJSON lists each', async () => {
+    const first = await cli(['upload', 'fixtures/demo/carousel']);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const again = await cli(['upload', 'fixtures/demo']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/^skipped {2}/m);
+    expect(again.stderr).toContain('3 already uploaded, skipped; --force uploads again.');
+    await rm(join(home, 'state'), { recursive: true, force: true }); // forget the journal: upload all again
+    await cli(['upload', 'fixtures/demo/carousel']);
+    const verbose = await cli(['--verbose', 'upload', 'fixtures/demo']);
+    expect(verbose.exitCode, verbose.stderr).toBe(0);
+    expect(verbose.stderr.match(/^skipped {2}\S+: already uploaded \(/gm)).toHaveLength(3);
+    await rm(join(home, 'state'), { recursive: true, force: true });
+    await cli(['upload', 'fixtures/demo/carousel']);
+    const json = await cli(['upload', 'fixtures/demo', '--json']);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; reason?: string; file?: unknown });
+    expect(events.filter((e) => e.type === 'skipped' && e.file && e.reason === 'already uploaded')).toHaveLength(3);
+  });
+
   it('reports every rejected file at once with exit 2 and creates nothing', async () => {
     const r = await cli([
       'upload',

@@ -178,6 +178,8 @@ export async function runUploadCommand(
         journal,
         concurrency: flags.concurrency,
         force: Boolean(flags.force),
+        // Listed one by one only where someone reads them one by one: NDJSON, or a log with --verbose.
+        reportSkippedFiles: Boolean(sel) || Boolean(globals.verbose),
         signal: ctx.signal,
         now: ctx.now,
         sleep: ctx.sleep,
