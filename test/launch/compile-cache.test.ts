@@ -4,7 +4,21 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cacheDir, cacheFileFor, commandKey, loadWithCodeCache } from '../../src/launch/compile-cache.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { resolvePaths } from '../../src/config/paths.js';
+import { resolveTarget } from '../../src/config/resolve.js';
+import type { ConfigData } from '../../src/config/store.js';
+import {
+  COMMANDS,
+  cacheDir,
+  cacheFileFor,
+  cacheKey,
+  commandKey,
+  configFile,
+  loadWithCodeCache,
+  targetKind,
+} from '../../src/launch/compile-cache.js';
+import { bufferIO } from '../support/io.js';
 
 let dir: string;
 beforeEach(() => {
@@ -99,8 +113,94 @@ describe('commandKey', () => {
     [['--base-url', 'http://x', '--api-key', 'k', 'rm', 'id'], 'rm'],
     [['--help'], 'none'],
     [[], 'none'],
+    [['--jq', '.[]', 'ls'], 'ls'],
     [['../weird/Path'], 'other'],
+    [['lss'], 'other'],
+    [['keys', 'create'], 'keys'],
   ])('%j → %s', (argv, key) => {
     expect(commandKey(argv)).toBe(key);
   });
+
+  it('knows every command of the program, and only those', () => {
+    const ctx = { io: bufferIO(), env: {}, paths: resolvePaths({ CONTENTLIB_HOME: dir }) } as unknown as Parameters<
+      typeof buildProgram
+    >[0];
+    const names = buildProgram(ctx, '0.0.0').commands.flatMap((c) => [c.name(), ...c.aliases()]);
+    expect([...COMMANDS].sort()).toEqual([...names, 'help'].sort());
+  });
+});
+
+describe('cacheKey', () => {
+  const noConfig = () => undefined;
+  const remoteEnv = { CONTENTLIB_BASE_URL: 'http://x', CONTENTLIB_API_KEY: 'k' };
+  it.each([
+    // A command that opens the API: one cache per kind of target.
+    [['ls'], {}, 'ls-embedded'],
+    [['ls'], remoteEnv, 'ls-remote'],
+    [['ls', '--embedded'], remoteEnv, 'ls-embedded'],
+    [['show', 'id', '--base-url=http://x', '--api-key', 'k'], {}, 'show-remote'],
+    [['upload', 'dir'], { CONTENTLIB_PROFILE: 'acme' }, 'upload-remote'],
+    [['auth', 'status'], {}, 'auth-embedded'],
+    // Help runs none of the command's code; other commands have one target or none.
+    [['upload', '--help'], remoteEnv, 'upload-help'],
+    [['ls', '-h'], {}, 'ls-help'],
+    [['--help'], {}, 'none-help'],
+    [['help', 'ls'], {}, 'help'],
+    [['serve', '--port', '0'], remoteEnv, 'serve'],
+    [['keys', 'list'], {}, 'keys'],
+    [['nope'], {}, 'other'],
+  ])('%j with %j → %s', (argv, env, key) => {
+    expect(cacheKey(argv, env, noConfig)).toBe(key);
+  });
+
+  it('reads the active profile from the config file, and ignores one it cannot parse', () => {
+    expect(cacheKey(['ls'], {}, () => JSON.stringify({ activeProfile: 'acme', profiles: {} }))).toBe('ls-remote');
+    expect(cacheKey(['ls'], {}, () => JSON.stringify({ activeProfile: '', profiles: {} }))).toBe('ls-embedded');
+    expect(cacheKey(['ls'], {}, () => '{not json')).toBe('ls-embedded');
+  });
+});
+
+describe('targetKind', () => {
+  // The launcher guesses what src/config/resolve.ts decides; they must agree wherever
+  // resolveTarget picks a library (where it throws, the command fails whatever the cache).
+  const profiles = { acme: { baseUrl: 'http://acme', apiKey: 'cl_acme' } };
+  const cases: Array<[string, string[], NodeJS.ProcessEnv, ConfigData]> = [
+    ['nothing configured', [], {}, { profiles: {} }],
+    ['--embedded', ['--embedded'], {}, { profiles, activeProfile: 'acme' }],
+    ['--embedded over the environment', ['--embedded'], { CONTENTLIB_PROFILE: 'acme' }, { profiles }],
+    ['--base-url and --api-key', ['--base-url', 'http://x', '--api-key', 'k'], {}, { profiles: {} }],
+    [
+      '--base-url= and the key from the environment',
+      ['--base-url=http://x'],
+      { CONTENTLIB_API_KEY: 'k' },
+      { profiles: {} },
+    ],
+    ['--profile', ['--profile', 'acme'], {}, { profiles }],
+    ['the environment', [], { CONTENTLIB_BASE_URL: 'http://x', CONTENTLIB_API_KEY: 'k' }, { profiles: {} }],
+    ['blank environment', [], { CONTENTLIB_BASE_URL: ' ', CONTENTLIB_API_KEY: '' }, { profiles: {} }],
+    ['CONTENTLIB_PROFILE', [], { CONTENTLIB_PROFILE: 'acme' }, { profiles }],
+    ['the active profile', [], {}, { profiles, activeProfile: 'acme' }],
+    ['an empty active profile', [], {}, { profiles, activeProfile: '' }],
+  ];
+  it.each(cases)('%s', (_what, argv, env, config) => {
+    const flags = {
+      embedded: argv.includes('--embedded') || undefined,
+      profile: argv.includes('--profile') ? argv[argv.indexOf('--profile') + 1] : undefined,
+      baseUrl:
+        argv.find((a) => a.startsWith('--base-url='))?.slice('--base-url='.length) ??
+        (argv.includes('--base-url') ? argv[argv.indexOf('--base-url') + 1] : undefined),
+      apiKey: argv.includes('--api-key') ? argv[argv.indexOf('--api-key') + 1] : undefined,
+    };
+    const decided = resolveTarget(flags, env, config).kind;
+    expect(targetKind(['ls', ...argv], env, () => JSON.stringify(config))).toBe(decided);
+  });
+});
+
+describe('configFile', () => {
+  it.each([[{ CONTENTLIB_HOME: '/h' }], [{ XDG_CONFIG_HOME: '/x' }], [{}]])(
+    'is where the config store keeps it: %j',
+    (env) => {
+      expect(configFile(env)).toBe(join(resolvePaths(env).config, 'config.json'));
+    },
+  );
 });
