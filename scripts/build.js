@@ -8,6 +8,7 @@
 // - dist/launch/compile-cache.cjs: the small loader bin/contentlib.js runs first (CommonJS too:
 //   a process that loads no ES module skips Node's ES module loader, ~10 ms per command).
 // Type checking is `npm run lint`'s job.
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
@@ -95,6 +96,13 @@ for (const dep of external) {
   text = text.replaceAll(`import("${dep}")`, `globalThis.__contentlibImport("${dep}")`);
 }
 await writeFile(cliFile, text);
+// Its hash and size beside it, written after it: the launcher keys its code cache by the hash
+// without hashing 3.4 MB on every run (src/launch/compile-cache.ts, bundleHash).
+const bytes = Buffer.from(text);
+await writeFile(
+  new URL('../dist/cli/main.cjs.sha1', import.meta.url),
+  `${createHash('sha1').update(bytes).digest('hex')} ${bytes.length}\n`,
+);
 const left = text.match(/(?<![\w$.])import\("[^"]*"\)/g);
 if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set(left)].join(', ')}`);
 

@@ -14,8 +14,7 @@
 //
 // The file name holds a hash of the bundle's bytes and of Node's version: V8 itself checks only
 // the source's length and its own flags before it trusts cached data.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as nodeModule from 'node:module';
 import { homedir } from 'node:os';
@@ -203,10 +202,39 @@ function makeDirsSync(dir: string): void {
   }
 }
 
-/** The cache file of `bundle` for the command `key`, in `dir`. */
-export function cacheFileFor(dir: string, bundle: Buffer, key: string): string {
-  const hash = createHash('sha1').update(bundle).update(`${process.version} ${process.arch}`).digest('hex');
-  return join(dir, 'v8', `${hash.slice(0, 20)}-${key}.bin`);
+/** SHA-1 of `bytes`, hex. node:crypto is loaded only here, when it is needed. */
+function sha1(bytes: Buffer): string {
+  const { createHash } = process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+/**
+ * A hash of the bundle's bytes: the one scripts/build.js wrote beside it (`<bundle>.sha1`: the
+ * hash and the size), when that file names this size and is not older than the bundle (a bundle
+ * edited by hand is hashed afresh); else computed here. Hashing 3.4 MB, with loading node:crypto,
+ * took ~6 ms of every command (bench/notes.md).
+ */
+export function bundleHash(bundle: string, source: Buffer): string {
+  try {
+    const [hash, size] = readFileSync(`${bundle}.sha1`, 'utf8').trim().split(' ');
+    if (
+      hash !== undefined &&
+      /^[0-9a-f]{40}$/.test(hash) &&
+      Number(size) === source.length &&
+      statSync(`${bundle}.sha1`).mtimeMs >= statSync(bundle).mtimeMs
+    )
+      return hash;
+  } catch {
+    // No hash file (a bundle built by other means): hash it here.
+  }
+  return sha1(source);
+}
+
+/** The cache file of the bundle whose hash is `hash`, for the cache key `key`, in `dir`. */
+export function cacheFileFor(dir: string, hash: string, key: string): string {
+  // Node's version and architecture are part of the first field: V8's cached data is only valid
+  // for the V8 that made it (the first field is what writeCache keeps when it cleans up).
+  return join(dir, 'v8', `${hash.slice(0, 20)}_${process.version}_${process.arch}-${key}.bin`);
 }
 
 /** Loads the CLI bundle for this command line, with whichever code cache this Node has. */
@@ -230,7 +258,7 @@ export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.Pro
       return undefined;
     }
   };
-  const cacheFile = dir ? cacheFileFor(dir, source, cacheKey(argv, env, readConfig)) : undefined;
+  const cacheFile = dir ? cacheFileFor(dir, bundleHash(bundle, source), cacheKey(argv, env, readConfig)) : undefined;
   const loaded = loadWithCodeCache(bundle, source, cacheFile);
   // Only a run that succeeded writes the cache: one stopped early (a usage error, a refused
   // connection) compiled only the start of its command, and the cache is written once.

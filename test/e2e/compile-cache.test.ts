@@ -37,7 +37,7 @@ describe('the code cache', () => {
   it('is written by the first run of a command and used by the next, with the same results', async () => {
     const first = await cli(home.dir, ['upload', join(FIXTURES, 'demo'), '--json']);
     expect(first.exitCode).toBe(0);
-    expect((await cacheFiles()).map((f) => f.replace(/^[0-9a-f]+-/, ''))).toEqual(['upload-embedded.bin']);
+    expect((await cacheFiles()).map((f) => f.replace(/^[^-]+-/, ''))).toEqual(['upload-embedded.bin']);
     const again = await cli(home.dir, ['upload', join(FIXTURES, 'demo'), '--json', '--force']);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('"type":"summary"');
@@ -54,7 +54,7 @@ describe('the code cache', () => {
     expect(ls2.stderr).toBe(ls1.stderr);
     expect(items(ls1)).toHaveLength(6);
     expect(items(ls2)).toEqual(items(ls1));
-    expect((await cacheFiles()).map((f) => f.replace(/^[0-9a-f]+-/, ''))).toEqual([
+    expect((await cacheFiles()).map((f) => f.replace(/^[^-]+-/, ''))).toEqual([
       'ls-embedded.bin',
       'upload-embedded.bin',
     ]);
@@ -67,7 +67,7 @@ describe('the code cache', () => {
       // (createKey ran `keys` here too.)
       const names = async () =>
         (await cacheFiles())
-          .map((f) => f.replace(/^[0-9a-f]+-/, ''))
+          .map((f) => f.replace(/^[^-]+-/, ''))
           .filter((f) => f.startsWith('ls') || f.startsWith('show'));
       const lsRemote = await cli(home.dir, ['ls', '--json'], { env: remote });
       expect(lsRemote.exitCode).toBe(0);

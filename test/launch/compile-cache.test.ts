@@ -1,6 +1,7 @@
 // The launcher's code cache (src/launch/compile-cache.ts): a second load takes V8's cached data,
 // a changed bundle never gets an old cache, and a cache that cannot be written never fails a run.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { resolveTarget } from '../../src/config/resolve.js';
 import type { ConfigData } from '../../src/config/store.js';
 import {
   COMMANDS,
+  bundleHash,
   cacheDir,
   cacheFileFor,
   cacheKey,
@@ -40,7 +42,7 @@ function bundle(body: string): { file: string; source: Buffer } {
 describe('loadWithCodeCache', () => {
   it('runs the file as CommonJS, then loads it again from the cache it saved', () => {
     const { file, source } = bundle('exports.answer = 42;');
-    const cacheFile = cacheFileFor(join(dir, 'cache'), source, 'ls');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), bundleHash(file, source), 'ls');
     const first = loadWithCodeCache(file, source, cacheFile);
     const exports = first.exports as { answer: number; twice: (n: number) => number; file: string; req: string };
     expect(exports.answer).toBe(42);
@@ -59,11 +61,11 @@ describe('loadWithCodeCache', () => {
 
   it('gives a changed bundle a cache of its own and removes the old one when it saves', () => {
     const old = bundle('exports.answer = 1;');
-    const oldCache = cacheFileFor(join(dir, 'cache'), old.source, 'ls');
+    const oldCache = cacheFileFor(join(dir, 'cache'), bundleHash(old.file, old.source), 'ls');
     loadWithCodeCache(old.file, old.source, oldCache).save();
     // Same length, other bytes: V8 alone would accept the old cache for it.
     const changed = bundle('exports.answer = 2;');
-    const newCache = cacheFileFor(join(dir, 'cache'), changed.source, 'ls');
+    const newCache = cacheFileFor(join(dir, 'cache'), bundleHash(changed.file, changed.source), 'ls');
     expect(newCache).not.toBe(oldCache);
     const loaded = loadWithCodeCache(changed.file, changed.source, newCache);
     expect(loaded.cached).toBe(false);
@@ -74,7 +76,7 @@ describe('loadWithCodeCache', () => {
 
   it('ignores a cache file that is not V8 cached data, and replaces it', () => {
     const { file, source } = bundle('exports.answer = 3;');
-    const cacheFile = cacheFileFor(join(dir, 'cache'), source, 'ls');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), bundleHash(file, source), 'ls');
     loadWithCodeCache(file, source, cacheFile).save();
     writeFileSync(cacheFile, 'not a cache');
     const again = bundle('exports.answer = 3;');
@@ -88,11 +90,31 @@ describe('loadWithCodeCache', () => {
   it('runs, and saves nothing, when the cache folder cannot be made', () => {
     const { file, source } = bundle('exports.answer = 4;');
     writeFileSync(join(dir, 'blocked'), 'a file where the folder would be');
-    const cacheFile = cacheFileFor(join(dir, 'blocked'), source, 'ls');
+    const cacheFile = cacheFileFor(join(dir, 'blocked'), bundleHash(file, source), 'ls');
     const loaded = loadWithCodeCache(file, source, cacheFile);
     expect((loaded.exports as { answer: number }).answer).toBe(4);
     expect(() => loaded.save()).not.toThrow();
     expect(existsSync(cacheFile)).toBe(false);
+  });
+});
+
+describe('bundleHash', () => {
+  const sha1 = (b: Buffer) => createHash('sha1').update(b).digest('hex');
+  it('takes the hash written beside the bundle, and hashes the bytes when that file is missing, of another size or older', () => {
+    const { file, source } = bundle('exports.answer = 5;');
+    expect(bundleHash(file, source)).toBe(sha1(source));
+    const written = 'a'.repeat(40);
+    writeFileSync(`${file}.sha1`, `${written} ${source.length}\n`);
+    expect(bundleHash(file, source)).toBe(written);
+    writeFileSync(`${file}.sha1`, `${written} ${source.length + 1}\n`);
+    expect(bundleHash(file, source)).toBe(sha1(source));
+    writeFileSync(`${file}.sha1`, `${written} ${source.length}\n`);
+    // The bundle edited after the build: its hash file no longer speaks for it.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(file, later, later);
+    expect(bundleHash(file, source)).toBe(sha1(source));
+    writeFileSync(`${file}.sha1`, 'not a hash');
+    expect(bundleHash(file, source)).toBe(sha1(source));
   });
 });
 
