@@ -14,6 +14,7 @@
 //
 // The file name holds a hash of the bundle's bytes and of Node's version: V8 itself checks only
 // the source's length and its own flags before it trusts cached data.
+import type * as Crypto from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as nodeModule from 'node:module';
@@ -204,7 +205,7 @@ function makeDirsSync(dir: string): void {
 
 /** SHA-1 of `bytes`, hex. node:crypto is loaded only here, when it is needed. */
 function sha1(bytes: Buffer): string {
-  const { createHash } = process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+  const { createHash } = process.getBuiltinModule('node:crypto') as typeof Crypto;
   return createHash('sha1').update(bytes).digest('hex');
 }
 
