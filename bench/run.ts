@@ -4,12 +4,14 @@
 //
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
-// (500), BENCH_SCALE_DRY (100000), BENCH_ONLY=large,bulk,startup,listing,scale.
+// (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { benchBulk } from './bulk.js';
+import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
 import { benchScale, renderScale } from './scale.js';
@@ -17,7 +19,7 @@ import { ROOT, createKey, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
 
-const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale'] as const;
+const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale', 'instances'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function envNumber(name: string, fallback: number): number {
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
 
   const results: Results = { machine: machine() };
   let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
+  let instances: InstancesResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -125,6 +128,16 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('instances')) {
+      log('one instance vs three on PostgreSQL + s3rver…');
+      instances = await benchInstances({
+        dir: dirs.files,
+        home: dirs.cliHome,
+        files: envNumber('BENCH_INSTANCES_FILES', 200),
+        runs,
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -139,7 +152,10 @@ async function main(): Promise<void> {
         .filter((l) => l.startsWith('- '))
         .map((l) => l.slice(2))
     : [];
-  const text = renderResults(results, notes) + (scale ? `\n${renderScale(scale).join('\n')}` : '');
+  const text =
+    renderResults(results, notes) +
+    (scale ? `\n${renderScale(scale).join('\n')}` : '') +
+    (instances ? `\n${renderInstances(instances).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length) {
     await writeFile(join(ROOT, 'bench/results.md'), text);

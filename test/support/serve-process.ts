@@ -28,12 +28,12 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
 export async function startServe(
   dataDir: string,
   home: string,
-  o: { port?: number; args?: string[] } = {},
+  o: { port?: number; args?: string[]; env?: Record<string, string> } = {},
 ): Promise<ServeProcess> {
   // No drain grace period: tests stop servers often and have no load balancer to wait for.
   const args = ['serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, '--drain-grace', '0', ...(o.args ?? [])];
   const child = spawn('node', [BIN, ...args], {
-    env: childEnv({ CONTENTLIB_HOME: home }),
+    env: childEnv({ CONTENTLIB_HOME: home, ...o.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
