@@ -29,7 +29,7 @@ export interface Expanded {
   problems: PlanProblem[];
   skipped: SkippedFile[];
   /**
-   * The folders walked, and the .json files seen in them (absolute paths): a sidecar in a walked
+   * The folders walked, and the .json files seen in them (absolute paths, in lower case): a sidecar in a walked
    * folder exists only if it was seen, so planning 100,000 files does not try to open 100,000
    * sidecars that are not there.
    */
@@ -190,7 +190,8 @@ async function walk(dir: string, w: Walk): Promise<void> {
       continue;
     }
     const reason = skipOfName(entry.name);
-    if (reason?.kind === 'sidecar') w.out.listed.json.add(path);
+    // In lower case: on a case-insensitive file system carousel.JSON is read as carousel.json.
+    if (reason?.kind === 'sidecar') w.out.listed.json.add(path.toLowerCase());
     if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), ...reason });
     else w.add({ path, shown: shownEntry(entry.name, path), named: false });
   }

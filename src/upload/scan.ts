@@ -154,7 +154,7 @@ async function readSidecars(
     folders.add(folder);
     for (const name of carouselSidecarNames(folder)) paths.add(name);
   }
-  const candidates = [...paths].filter((p) => !listed?.folders.has(dirname(p)) || listed.json.has(p));
+  const candidates = [...paths].filter((p) => !listed?.folders.has(dirname(p)) || listed.json.has(p.toLowerCase()));
   const sidecars: Record<string, Sidecar> = {};
   const found: Array<[string, Sidecar]> = [];
   await inParallel(candidates.length, async (k) => {
