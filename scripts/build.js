@@ -8,6 +8,7 @@
 // - dist/launch/compile-cache.cjs: the small loader bin/contentlib.js runs first (CommonJS too:
 //   a process that loads no ES module skips Node's ES module loader, ~10 ms per command).
 // Type checking is `npm run lint`'s job.
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
@@ -16,14 +17,23 @@ import { build } from 'esbuild';
 // Emscripten output finds its own WebAssembly file); every other package it uses is a
 // devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-// Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled the same
-// way: they sit in the bundle as modules evaluated on first use, cost nothing until then and
-// nothing at install. pg asks for its optional native binding, pg-native, only when told to
-// (we never do): it stays out, as it is on most machines (also in scripts/check-package.sh). So
-// does the AWS SDK's optional native signer (@aws-sdk/signature-v4-crt), needed only for SigV4a
-// multi-region access points, which contentlib never signs for.
+// Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled too, but
+// each into a file of its own beside the CLI bundle (VENDORED), which the bundle requires on
+// first use: they cost nothing at install, and nothing at start-up either. In the CLI bundle,
+// even unevaluated, their 1.1 MB cost every command ~13 ms of CPU (bench/notes.md): the file is
+// read, and the bundle's top level creates a wrapper for each of their modules. pg asks for its
+// optional native binding, pg-native, only when told to (we never do): it stays out, as it is on
+// most machines (also in scripts/check-package.sh). So does the AWS SDK's optional native signer
+// (@aws-sdk/signature-v4-crt), needed only for SigV4a multi-region access points, which
+// contentlib never signs for.
 const OPTIONAL_NEVER_BUNDLED = ['pg-native', '@aws-sdk/signature-v4-crt'];
 const external = [...Object.keys(pkg.dependencies ?? {}), ...OPTIONAL_NEVER_BUNDLED];
+/** Package → [the file beside dist/cli/main.cjs that holds it, the export of that file it is]. */
+const VENDORED = {
+  pg: ['vendor-pg.cjs', 'pg'],
+  '@aws-sdk/client-s3': ['vendor-aws.cjs', 's3'],
+  '@aws-sdk/s3-request-presigner': ['vendor-aws.cjs', 'presigner'],
+};
 
 const common = {
   bundle: true,
@@ -67,6 +77,28 @@ const withoutHttp2 = {
   },
 };
 
+// In the CLI bundle, a vendored package is a one-line module that requires its file (kept out of
+// the bundle), run when the code that imports the package first runs.
+const vendored = {
+  name: 'vendored-packages',
+  setup(b) {
+    const names = Object.keys(VENDORED).map((n) => n.replace(/[/\\-]/g, '\\$&'));
+    b.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({
+      path: args.path,
+      namespace: 'vendored',
+    }));
+    b.onResolve({ filter: /^\.\/vendor-[a-z]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'vendored' }, (args) => {
+      const [file, name] = VENDORED[args.path];
+      return { contents: `module.exports = require(${JSON.stringify(`./${file}`)}).${name};`, loader: 'js' };
+    });
+  },
+};
+const vendorFiles = {};
+for (const [pkgName, [file, name]] of Object.entries(VENDORED)) {
+  vendorFiles[file] = `${vendorFiles[file] ?? ''}exports.${name} = require(${JSON.stringify(pkgName)});\n`;
+}
+
 await rm(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await Promise.all([
   build({
@@ -76,9 +108,18 @@ await Promise.all([
     format: 'cjs',
     // import.meta does not exist in CommonJS: src/ uses only its url, which is the file's own.
     define: { 'import.meta.url': '__contentlibFileUrl' },
-    plugins: [builtinImportsAsRequire, withoutHttp2],
+    plugins: [builtinImportsAsRequire, withoutHttp2, vendored],
     banner: { js: 'var __contentlibFileUrl=require("node:url").pathToFileURL(__filename).href;' },
   }),
+  // Loaded by Node's own require, not as a cached script: import() may stay in them.
+  ...Object.entries(vendorFiles).map(([file, contents]) =>
+    build({
+      ...common,
+      stdin: { contents, resolveDir: new URL('..', import.meta.url).pathname, loader: 'js' },
+      outfile: `dist/cli/${file}`,
+      format: 'cjs',
+    }),
+  ),
   build({
     ...common,
     entryPoints: ['src/launch/compile-cache.ts'],
@@ -95,6 +136,13 @@ for (const dep of external) {
   text = text.replaceAll(`import("${dep}")`, `globalThis.__contentlibImport("${dep}")`);
 }
 await writeFile(cliFile, text);
+// Its hash and size beside it, written after it: the launcher keys its code cache by the hash
+// without hashing 3.4 MB on every run (src/launch/compile-cache.ts, bundleHash).
+const bytes = Buffer.from(text);
+await writeFile(
+  new URL('../dist/cli/main.cjs.sha1', import.meta.url),
+  `${createHash('sha1').update(bytes).digest('hex')} ${bytes.length}\n`,
+);
 const left = text.match(/(?<![\w$.])import\("[^"]*"\)/g);
 if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set(left)].join(', ')}`);
 

@@ -6,13 +6,16 @@
 // ES modules, which is why the bundle is one CommonJS file: it is compiled here as a vm.Script
 // with the cached data of an earlier run (what v8-compile-cache does for CommonJS), and a run
 // that had none writes, as it exits, what V8 compiled by then — the functions that command
-// called. Hence one cache file per command: `ls` does not pay for `upload`'s code, nor `--help`
-// leave `ls` uncached.
+// called. Hence one cache file per command line of a kind (cacheKey): `ls` does not pay for
+// `upload`'s code, `ls --help` does not leave `ls` uncached, and `ls` against a remote does not
+// leave out the server's code that `ls` on the embedded library runs. The set of names is
+// bounded, and a cache is never rewritten (checking whether a run compiled more than its cache
+// held would take V8 15–25 ms at every exit: bench/notes.md).
 //
 // The file name holds a hash of the bundle's bytes and of Node's version: V8 itself checks only
 // the source's length and its own flags before it trusts cached data.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type * as Crypto from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as nodeModule from 'node:module';
 import { homedir } from 'node:os';
@@ -20,7 +23,36 @@ import { basename, dirname, join, resolve } from 'node:path';
 import vm from 'node:vm';
 
 /** Global flags that take a value: that value is not a command name. */
-const FLAGS_WITH_VALUE = new Set(['--profile', '--base-url', '--api-key']);
+const FLAGS_WITH_VALUE = new Set(['--profile', '--base-url', '--api-key', '--jq', '--json-fields']);
+
+/**
+ * Every command of src/cli/program.ts (test/launch/compile-cache.test.ts holds the two lists
+ * together). Any other word is `other`: the cache folder holds a bounded set of files, whatever
+ * is typed.
+ */
+export const COMMANDS: readonly string[] = [
+  'upload',
+  'ls',
+  'show',
+  'edit',
+  'rm',
+  'login',
+  'logout',
+  'auth',
+  'config',
+  'completion',
+  'serve',
+  'keys',
+  'help',
+];
+
+/**
+ * The commands that open the API (src/cli/api.ts): on the embedded library they also run the
+ * server's code (Fastify, SQLite), against a remote they do not. Each kind keeps a cache of its
+ * own; with one file per command, whichever ran first wrote it and the other compiled its part
+ * again on every run (`ls --embedded` 4.6× `node -e 0` instead of 3.5×; bench/notes.md).
+ */
+const API_COMMANDS = new Set(['upload', 'ls', 'show', 'edit', 'rm', 'auth']);
 
 /**
  * Where the cache lives: `$CONTENTLIB_HOME/cache` when set (like config, data and state, see
@@ -34,14 +66,65 @@ export function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   return join(homedir(), '.cache', 'contentlib');
 }
 
-/** The command a command line runs (`ls`, `upload`…), the part of the cache file's name it picks. */
+/**
+ * The config file, where src/config/paths.ts and src/config/store.ts put it (this file imports
+ * nothing of src/: it runs before the bundle; the unit test checks the two agree).
+ */
+export function configFile(env: NodeJS.ProcessEnv): string {
+  if (env.CONTENTLIB_HOME) return join(resolve(env.CONTENTLIB_HOME), 'config', 'config.json');
+  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homedir(), '.config');
+  return join(base, 'contentlib', 'config.json');
+}
+
+/** The command a command line runs (`ls`, `upload`…): `none` without one, `other` for an unknown word. */
 export function commandKey(argv: readonly string[]): string {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (FLAGS_WITH_VALUE.has(arg)) i++;
-    else if (!arg.startsWith('-')) return /^[a-z][a-z-]{0,19}$/.test(arg) ? arg : 'other';
+    else if (!arg.startsWith('-')) return COMMANDS.includes(arg) ? arg : 'other';
   }
   return 'none';
+}
+
+/**
+ * Which library a command line will talk to, guessed the way src/config/resolve.ts decides it
+ * (flags → CONTENTLIB_* environment → the config file's active profile → embedded), without
+ * loading it: this runs before the bundle. `configText` reads the config file (undefined when
+ * there is none). A wrong guess costs only speed, never behaviour; the unit test checks the
+ * guess against resolveTarget.
+ */
+export function targetKind(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  configText: () => string | undefined,
+): 'embedded' | 'remote' {
+  const has = (flag: string) => argv.some((a) => a === flag || a.startsWith(`${flag}=`));
+  if (has('--embedded')) return 'embedded';
+  if (has('--base-url') || has('--api-key') || has('--profile')) return 'remote';
+  const set = (name: string) => (env[name]?.trim() ?? '') !== '';
+  if (set('CONTENTLIB_BASE_URL') || set('CONTENTLIB_API_KEY') || set('CONTENTLIB_PROFILE')) return 'remote';
+  try {
+    const config = JSON.parse(configText() ?? '{}') as { activeProfile?: unknown };
+    if (typeof config.activeProfile === 'string' && config.activeProfile !== '') return 'remote';
+  } catch {
+    // An unreadable config file fails the command itself, with its own message.
+  }
+  return 'embedded';
+}
+
+/**
+ * The cache a command line uses: its command; `-help` when it asks for help (which runs none of
+ * the command's code); and for a command that opens the API, the kind of library it targets.
+ */
+export function cacheKey(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  configText: () => string | undefined,
+): string {
+  const command = commandKey(argv);
+  if (argv.includes('--help') || argv.includes('-h')) return `${command}-help`;
+  if (!API_COMMANDS.has(command)) return command;
+  return `${command}-${targetKind(argv, env, configText)}`;
 }
 
 export interface Loaded {
@@ -120,10 +203,39 @@ function makeDirsSync(dir: string): void {
   }
 }
 
-/** The cache file of `bundle` for the command `key`, in `dir`. */
-export function cacheFileFor(dir: string, bundle: Buffer, key: string): string {
-  const hash = createHash('sha1').update(bundle).update(`${process.version} ${process.arch}`).digest('hex');
-  return join(dir, 'v8', `${hash.slice(0, 20)}-${key}.bin`);
+/** SHA-1 of `bytes`, hex. node:crypto is loaded only here, when it is needed. */
+function sha1(bytes: Buffer): string {
+  const { createHash } = process.getBuiltinModule('node:crypto') as typeof Crypto;
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+/**
+ * A hash of the bundle's bytes: the one scripts/build.js wrote beside it (`<bundle>.sha1`: the
+ * hash and the size), when that file names this size and is not older than the bundle (a bundle
+ * edited by hand is hashed afresh); else computed here. Hashing 3.4 MB, with loading node:crypto,
+ * took ~6 ms of every command (bench/notes.md).
+ */
+export function bundleHash(bundle: string, source: Buffer): string {
+  try {
+    const [hash, size] = readFileSync(`${bundle}.sha1`, 'utf8').trim().split(' ');
+    if (
+      hash !== undefined &&
+      /^[0-9a-f]{40}$/.test(hash) &&
+      Number(size) === source.length &&
+      statSync(`${bundle}.sha1`).mtimeMs >= statSync(bundle).mtimeMs
+    )
+      return hash;
+  } catch {
+    // No hash file (a bundle built by other means): hash it here.
+  }
+  return sha1(source);
+}
+
+/** The cache file of the bundle whose hash is `hash`, for the cache key `key`, in `dir`. */
+export function cacheFileFor(dir: string, hash: string, key: string): string {
+  // Node's version and architecture are part of the first field: V8's cached data is only valid
+  // for the V8 that made it (the first field is what writeCache keeps when it cleans up).
+  return join(dir, 'v8', `${hash.slice(0, 20)}_${process.version}_${process.arch}-${key}.bin`);
 }
 
 /** Loads the CLI bundle for this command line, with whichever code cache this Node has. */
@@ -140,8 +252,19 @@ export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.Pro
     return createRequire(bundle)(bundle) as unknown;
   }
   const source = readFileSync(bundle);
-  const cacheFile = dir ? cacheFileFor(dir, source, commandKey(argv)) : undefined;
+  const readConfig = () => {
+    try {
+      return readFileSync(configFile(env), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const cacheFile = dir ? cacheFileFor(dir, bundleHash(bundle, source), cacheKey(argv, env, readConfig)) : undefined;
   const loaded = loadWithCodeCache(bundle, source, cacheFile);
-  process.once('exit', () => loaded.save());
+  // Only a run that succeeded writes the cache: one stopped early (a usage error, a refused
+  // connection) compiled only the start of its command, and the cache is written once.
+  process.once('exit', (code) => {
+    if (code === 0) loaded.save();
+  });
   return loaded.exports;
 }

@@ -37,7 +37,7 @@ describe('the code cache', () => {
   it('is written by the first run of a command and used by the next, with the same results', async () => {
     const first = await cli(home.dir, ['upload', join(FIXTURES, 'demo'), '--json']);
     expect(first.exitCode).toBe(0);
-    expect((await cacheFiles()).map((f) => f.replace(/^[0-9a-f]+-/, ''))).toEqual(['upload.bin']);
+    expect((await cacheFiles()).map((f) => f.replace(/^[^-]+-/, ''))).toEqual(['upload-embedded.bin']);
     const again = await cli(home.dir, ['upload', join(FIXTURES, 'demo'), '--json', '--force']);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('"type":"summary"');
@@ -54,7 +54,43 @@ describe('the code cache', () => {
     expect(ls2.stderr).toBe(ls1.stderr);
     expect(items(ls1)).toHaveLength(6);
     expect(items(ls2)).toEqual(items(ls1));
-    expect((await cacheFiles()).map((f) => f.replace(/^[0-9a-f]+-/, ''))).toEqual(['ls.bin', 'upload.bin']);
+    expect((await cacheFiles()).map((f) => f.replace(/^[^-]+-/, ''))).toEqual([
+      'ls-embedded.bin',
+      'upload-embedded.bin',
+    ]);
+  });
+
+  it('keeps one cache per kind of target, so `ls` on a remote and on the embedded library do not share one', async () => {
+    const server = await startRemote(home.dir);
+    try {
+      const remote = { CONTENTLIB_BASE_URL: server.url, CONTENTLIB_API_KEY: await createKey(home.dir, 'kinds') };
+      // (createKey ran `keys` here too.)
+      const names = async () =>
+        (await cacheFiles())
+          .map((f) => f.replace(/^[^-]+-/, ''))
+          .filter((f) => f.startsWith('ls') || f.startsWith('show'));
+      const lsRemote = await cli(home.dir, ['ls', '--json'], { env: remote });
+      expect(lsRemote.exitCode).toBe(0);
+      expect(await names()).toEqual(['ls-remote.bin']);
+      // The embedded run after it writes its own cache instead of running from the remote's.
+      const lsEmbedded = await cli(home.dir, ['ls', '--json', '--embedded'], { env: remote });
+      expect(lsEmbedded.exitCode).toBe(0);
+      expect(await names()).toEqual(['ls-embedded.bin', 'ls-remote.bin']);
+      // Help has its own, and a run that fails writes none.
+      expect((await cli(home.dir, ['ls', '--help'], { env: remote })).exitCode).toBe(0);
+      expect((await cli(home.dir, ['show', 'not-an-id'], { env: remote })).exitCode).not.toBe(0);
+      expect(await names()).toEqual(['ls-embedded.bin', 'ls-help.bin', 'ls-remote.bin']);
+      // Each kind again, from its own cache, with the same results.
+      const again = await cli(home.dir, ['ls', '--json'], { env: remote });
+      expect(again.stdout).toBe(lsRemote.stdout);
+      expect(again.stderr).toBe(lsRemote.stderr);
+      const againEmbedded = await cli(home.dir, ['ls', '--json', '--embedded'], { env: remote });
+      expect(againEmbedded.exitCode).toBe(0);
+      expect(againEmbedded.stderr).toBe(lsEmbedded.stderr);
+      expect(await names()).toEqual(['ls-embedded.bin', 'ls-help.bin', 'ls-remote.bin']);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('is not written with NODE_DISABLE_COMPILE_CACHE', async () => {

@@ -1,10 +1,26 @@
 // The launcher's code cache (src/launch/compile-cache.ts): a second load takes V8's cached data,
 // a changed bundle never gets an old cache, and a cache that cannot be written never fails a run.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cacheDir, cacheFileFor, commandKey, loadWithCodeCache } from '../../src/launch/compile-cache.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { resolvePaths } from '../../src/config/paths.js';
+import { resolveTarget } from '../../src/config/resolve.js';
+import type { ConfigData } from '../../src/config/store.js';
+import {
+  COMMANDS,
+  bundleHash,
+  cacheDir,
+  cacheFileFor,
+  cacheKey,
+  commandKey,
+  configFile,
+  loadWithCodeCache,
+  targetKind,
+} from '../../src/launch/compile-cache.js';
+import { bufferIO } from '../support/io.js';
 
 let dir: string;
 beforeEach(() => {
@@ -26,7 +42,7 @@ function bundle(body: string): { file: string; source: Buffer } {
 describe('loadWithCodeCache', () => {
   it('runs the file as CommonJS, then loads it again from the cache it saved', () => {
     const { file, source } = bundle('exports.answer = 42;');
-    const cacheFile = cacheFileFor(join(dir, 'cache'), source, 'ls');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), bundleHash(file, source), 'ls');
     const first = loadWithCodeCache(file, source, cacheFile);
     const exports = first.exports as { answer: number; twice: (n: number) => number; file: string; req: string };
     expect(exports.answer).toBe(42);
@@ -45,11 +61,11 @@ describe('loadWithCodeCache', () => {
 
   it('gives a changed bundle a cache of its own and removes the old one when it saves', () => {
     const old = bundle('exports.answer = 1;');
-    const oldCache = cacheFileFor(join(dir, 'cache'), old.source, 'ls');
+    const oldCache = cacheFileFor(join(dir, 'cache'), bundleHash(old.file, old.source), 'ls');
     loadWithCodeCache(old.file, old.source, oldCache).save();
     // Same length, other bytes: V8 alone would accept the old cache for it.
     const changed = bundle('exports.answer = 2;');
-    const newCache = cacheFileFor(join(dir, 'cache'), changed.source, 'ls');
+    const newCache = cacheFileFor(join(dir, 'cache'), bundleHash(changed.file, changed.source), 'ls');
     expect(newCache).not.toBe(oldCache);
     const loaded = loadWithCodeCache(changed.file, changed.source, newCache);
     expect(loaded.cached).toBe(false);
@@ -60,7 +76,7 @@ describe('loadWithCodeCache', () => {
 
   it('ignores a cache file that is not V8 cached data, and replaces it', () => {
     const { file, source } = bundle('exports.answer = 3;');
-    const cacheFile = cacheFileFor(join(dir, 'cache'), source, 'ls');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), bundleHash(file, source), 'ls');
     loadWithCodeCache(file, source, cacheFile).save();
     writeFileSync(cacheFile, 'not a cache');
     const again = bundle('exports.answer = 3;');
@@ -74,11 +90,31 @@ describe('loadWithCodeCache', () => {
   it('runs, and saves nothing, when the cache folder cannot be made', () => {
     const { file, source } = bundle('exports.answer = 4;');
     writeFileSync(join(dir, 'blocked'), 'a file where the folder would be');
-    const cacheFile = cacheFileFor(join(dir, 'blocked'), source, 'ls');
+    const cacheFile = cacheFileFor(join(dir, 'blocked'), bundleHash(file, source), 'ls');
     const loaded = loadWithCodeCache(file, source, cacheFile);
     expect((loaded.exports as { answer: number }).answer).toBe(4);
     expect(() => loaded.save()).not.toThrow();
     expect(existsSync(cacheFile)).toBe(false);
+  });
+});
+
+describe('bundleHash', () => {
+  const sha1 = (b: Buffer) => createHash('sha1').update(b).digest('hex');
+  it('takes the hash written beside the bundle, and hashes the bytes when that file is missing, of another size or older', () => {
+    const { file, source } = bundle('exports.answer = 5;');
+    expect(bundleHash(file, source)).toBe(sha1(source));
+    const written = 'a'.repeat(40);
+    writeFileSync(`${file}.sha1`, `${written} ${source.length}\n`);
+    expect(bundleHash(file, source)).toBe(written);
+    writeFileSync(`${file}.sha1`, `${written} ${source.length + 1}\n`);
+    expect(bundleHash(file, source)).toBe(sha1(source));
+    writeFileSync(`${file}.sha1`, `${written} ${source.length}\n`);
+    // The bundle edited after the build: its hash file no longer speaks for it.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(file, later, later);
+    expect(bundleHash(file, source)).toBe(sha1(source));
+    writeFileSync(`${file}.sha1`, 'not a hash');
+    expect(bundleHash(file, source)).toBe(sha1(source));
   });
 });
 
@@ -99,8 +135,94 @@ describe('commandKey', () => {
     [['--base-url', 'http://x', '--api-key', 'k', 'rm', 'id'], 'rm'],
     [['--help'], 'none'],
     [[], 'none'],
+    [['--jq', '.[]', 'ls'], 'ls'],
     [['../weird/Path'], 'other'],
+    [['lss'], 'other'],
+    [['keys', 'create'], 'keys'],
   ])('%j → %s', (argv, key) => {
     expect(commandKey(argv)).toBe(key);
   });
+
+  it('knows every command of the program, and only those', () => {
+    const ctx = { io: bufferIO(), env: {}, paths: resolvePaths({ CONTENTLIB_HOME: dir }) } as unknown as Parameters<
+      typeof buildProgram
+    >[0];
+    const names = buildProgram(ctx, '0.0.0').commands.flatMap((c) => [c.name(), ...c.aliases()]);
+    expect([...COMMANDS].sort()).toEqual([...names, 'help'].sort());
+  });
+});
+
+describe('cacheKey', () => {
+  const noConfig = () => undefined;
+  const remoteEnv = { CONTENTLIB_BASE_URL: 'http://x', CONTENTLIB_API_KEY: 'k' };
+  it.each([
+    // A command that opens the API: one cache per kind of target.
+    [['ls'], {}, 'ls-embedded'],
+    [['ls'], remoteEnv, 'ls-remote'],
+    [['ls', '--embedded'], remoteEnv, 'ls-embedded'],
+    [['show', 'id', '--base-url=http://x', '--api-key', 'k'], {}, 'show-remote'],
+    [['upload', 'dir'], { CONTENTLIB_PROFILE: 'acme' }, 'upload-remote'],
+    [['auth', 'status'], {}, 'auth-embedded'],
+    // Help runs none of the command's code; other commands have one target or none.
+    [['upload', '--help'], remoteEnv, 'upload-help'],
+    [['ls', '-h'], {}, 'ls-help'],
+    [['--help'], {}, 'none-help'],
+    [['help', 'ls'], {}, 'help'],
+    [['serve', '--port', '0'], remoteEnv, 'serve'],
+    [['keys', 'list'], {}, 'keys'],
+    [['nope'], {}, 'other'],
+  ])('%j with %j → %s', (argv, env, key) => {
+    expect(cacheKey(argv, env, noConfig)).toBe(key);
+  });
+
+  it('reads the active profile from the config file, and ignores one it cannot parse', () => {
+    expect(cacheKey(['ls'], {}, () => JSON.stringify({ activeProfile: 'acme', profiles: {} }))).toBe('ls-remote');
+    expect(cacheKey(['ls'], {}, () => JSON.stringify({ activeProfile: '', profiles: {} }))).toBe('ls-embedded');
+    expect(cacheKey(['ls'], {}, () => '{not json')).toBe('ls-embedded');
+  });
+});
+
+describe('targetKind', () => {
+  // The launcher guesses what src/config/resolve.ts decides; they must agree wherever
+  // resolveTarget picks a library (where it throws, the command fails whatever the cache).
+  const profiles = { acme: { baseUrl: 'http://acme', apiKey: 'cl_acme' } };
+  const cases: Array<[string, string[], NodeJS.ProcessEnv, ConfigData]> = [
+    ['nothing configured', [], {}, { profiles: {} }],
+    ['--embedded', ['--embedded'], {}, { profiles, activeProfile: 'acme' }],
+    ['--embedded over the environment', ['--embedded'], { CONTENTLIB_PROFILE: 'acme' }, { profiles }],
+    ['--base-url and --api-key', ['--base-url', 'http://x', '--api-key', 'k'], {}, { profiles: {} }],
+    [
+      '--base-url= and the key from the environment',
+      ['--base-url=http://x'],
+      { CONTENTLIB_API_KEY: 'k' },
+      { profiles: {} },
+    ],
+    ['--profile', ['--profile', 'acme'], {}, { profiles }],
+    ['the environment', [], { CONTENTLIB_BASE_URL: 'http://x', CONTENTLIB_API_KEY: 'k' }, { profiles: {} }],
+    ['blank environment', [], { CONTENTLIB_BASE_URL: ' ', CONTENTLIB_API_KEY: '' }, { profiles: {} }],
+    ['CONTENTLIB_PROFILE', [], { CONTENTLIB_PROFILE: 'acme' }, { profiles }],
+    ['the active profile', [], {}, { profiles, activeProfile: 'acme' }],
+    ['an empty active profile', [], {}, { profiles, activeProfile: '' }],
+  ];
+  it.each(cases)('%s', (_what, argv, env, config) => {
+    const flags = {
+      embedded: argv.includes('--embedded') || undefined,
+      profile: argv.includes('--profile') ? argv[argv.indexOf('--profile') + 1] : undefined,
+      baseUrl:
+        argv.find((a) => a.startsWith('--base-url='))?.slice('--base-url='.length) ??
+        (argv.includes('--base-url') ? argv[argv.indexOf('--base-url') + 1] : undefined),
+      apiKey: argv.includes('--api-key') ? argv[argv.indexOf('--api-key') + 1] : undefined,
+    };
+    const decided = resolveTarget(flags, env, config).kind;
+    expect(targetKind(['ls', ...argv], env, () => JSON.stringify(config))).toBe(decided);
+  });
+});
+
+describe('configFile', () => {
+  it.each([[{ CONTENTLIB_HOME: '/h' }], [{ XDG_CONFIG_HOME: '/x' }], [{}]])(
+    'is where the config store keeps it: %j',
+    (env) => {
+      expect(configFile(env)).toBe(join(resolvePaths(env).config, 'config.json'));
+    },
+  );
 });
