@@ -4,13 +4,15 @@
 //
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
-// (500), BENCH_SCALE_DRY (100000), BENCH_ONLY=large,bulk,startup,listing,scale; BENCH_WRITE=1 writes
-// bench/results.md after a partial run too (it then says which scenarios it left out).
+// (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances; BENCH_WRITE=1 writes bench/results.md
+// after a partial run too (it then says which scenarios it left out).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { benchBulk } from './bulk.js';
+import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
 import { benchScale, renderScale } from './scale.js';
@@ -18,7 +20,7 @@ import { ROOT, createKey, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
 
-const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale'] as const;
+const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale', 'instances'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function envNumber(name: string, fallback: number): number {
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
 
   const results: Results = { machine: machine() };
   let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
+  let instances: InstancesResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -126,6 +129,16 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('instances')) {
+      log('one instance vs three on PostgreSQL + s3rver…');
+      instances = await benchInstances({
+        dir: dirs.files,
+        home: dirs.cliHome,
+        files: envNumber('BENCH_INSTANCES_FILES', 200),
+        runs,
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -141,7 +154,10 @@ async function main(): Promise<void> {
         .map((l) => l.slice(2))
     : [];
   const skipped = SCENARIOS.filter((sc) => !only.has(sc));
-  const text = renderResults(results, notes, skipped) + (scale ? `\n${renderScale(scale).join('\n')}` : '');
+  const text =
+    renderResults(results, notes, skipped) +
+    (scale ? `\n${renderScale(scale).join('\n')}` : '') +
+    (instances ? `\n${renderInstances(instances).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);

@@ -6,111 +6,88 @@ import type { RetryDecision } from './retry.js';
 import { parseRetryAfter } from './retry.js';
 import { refusalRetry } from './storage-refusal.js';
 
-/** The service answered with its JSON error body (docs/api.md, Errors). */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly details: readonly unknown[];
+/** A request that failed, and where it went. */
+abstract class RequestFailure extends Error {
   readonly method: string;
   readonly url: string;
-  /** Milliseconds the server asked us to wait (Retry-After on 429/503), when it said. */
-  readonly retryAfterMs: number | undefined;
-  /** The server's id of the request (x-request-id), for a person to quote when reporting it. */
-  readonly requestId: string | undefined;
-  constructor(o: {
-    status: number;
-    code: string;
-    message: string;
-    details?: readonly unknown[];
-    method: string;
-    url: string;
-    retryAfterMs?: number;
-    requestId?: string;
-  }) {
-    super(o.message);
-    this.name = 'ApiError';
-    this.status = o.status;
-    this.code = o.code;
-    this.details = o.details ?? [];
+  constructor(name: string, message: string, o: { method: string; url: string; cause?: unknown }) {
+    super(message, o.cause === undefined ? undefined : { cause: o.cause });
+    this.name = name;
     this.method = o.method;
     this.url = o.url;
+  }
+}
+
+/** What an answer that refuses a request carries, from the service or from object storage. */
+interface RefusalFields {
+  status: number;
+  code: string;
+  message: string;
+  method: string;
+  url: string;
+  retryAfterMs?: number;
+  requestId?: string;
+}
+
+/** An answer refusing a request: its status and code. */
+abstract class RefusedError<Code extends string> extends RequestFailure {
+  readonly status: number;
+  readonly code: string;
+  /** Milliseconds the server asked us to wait (Retry-After on 429/503), when it said. */
+  readonly retryAfterMs: number | undefined;
+  /** The answer's id of the request (x-request-id, or S3's x-amz-request-id), for a person to quote. */
+  readonly requestId: string | undefined;
+  constructor(name: string, o: RefusalFields) {
+    super(name, o.message, o);
+    this.status = o.status;
+    this.code = o.code;
     this.retryAfterMs = o.retryAfterMs;
     this.requestId = o.requestId;
   }
 
-  /** Whether the service answered with this code of the shared table (src/api/error-codes.ts). */
-  is(code: ApiErrorCode): boolean {
+  /** Whether the answer carries this code of the shared table (src/api/error-codes.ts). */
+  is(code: Code): boolean {
     return this.code === code;
   }
 }
 
-/** Object storage refused a PUT: our JSON body or S3's XML `<Error><Code>`. */
-export class StorageError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly method: string;
-  readonly url: string;
-  readonly retryAfterMs: number | undefined;
-  /** The store's id of the request (x-request-id, or S3's x-amz-request-id). */
-  readonly requestId: string | undefined;
-  constructor(o: {
-    status: number;
-    code: string;
-    message: string;
-    method: string;
-    url: string;
-    retryAfterMs?: number;
-    requestId?: string;
-  }) {
-    super(o.message);
-    this.name = 'StorageError';
-    this.status = o.status;
-    this.code = o.code;
-    this.method = o.method;
-    this.url = o.url;
-    this.retryAfterMs = o.retryAfterMs;
-    this.requestId = o.requestId;
+/** The service answered with its JSON error body (docs/api.md, Errors). */
+export class ApiError extends RefusedError<ApiErrorCode> {
+  readonly details: readonly unknown[];
+  constructor(o: RefusalFields & { details?: readonly unknown[] }) {
+    super('ApiError', o);
+    this.details = o.details ?? [];
   }
+}
 
-  /** Whether our storage answered with this code of the shared table (S3's are in storage-refusal.ts). */
-  is(code: StorageErrorCode): boolean {
-    return this.code === code;
+/** Object storage refused a PUT: our JSON body or S3's XML `<Error><Code>` (S3's codes: storage-refusal.ts). */
+export class StorageError extends RefusedError<StorageErrorCode> {
+  constructor(o: RefusalFields) {
+    super('StorageError', o);
   }
 }
 
 /** No answer at all: refused, reset, DNS failure. `code` is Node's (ECONNREFUSED, ...). */
-export class NetworkError extends Error {
+export class NetworkError extends RequestFailure {
   readonly code: string | undefined;
-  readonly method: string;
-  readonly url: string;
   constructor(o: { message: string; code?: string; method: string; url: string; cause?: unknown }) {
-    super(o.message, o.cause === undefined ? undefined : { cause: o.cause });
-    this.name = 'NetworkError';
+    super('NetworkError', o.message, o);
     this.code = o.code;
-    this.method = o.method;
-    this.url = o.url;
   }
 }
 
 /** No complete answer within the client's time limit. */
-export class TimeoutError extends Error {
-  readonly method: string;
-  readonly url: string;
+export class TimeoutError extends RequestFailure {
   readonly timeoutMs: number;
   constructor(o: { method: string; url: string; timeoutMs: number }) {
-    super(`${o.method} ${o.url} got no answer within ${Math.round(o.timeoutMs / 1000)} s`);
-    this.name = 'TimeoutError';
-    this.method = o.method;
-    this.url = o.url;
+    super('TimeoutError', `${o.method} ${o.url} got no answer within ${Math.round(o.timeoutMs / 1000)} s`, o);
     this.timeoutMs = o.timeoutMs;
   }
 }
 
 /** An answer that is not ours: an HTML page from a proxy, an empty body, JSON of the wrong shape. */
-export class UnexpectedResponseError extends Error {
+export class UnexpectedResponseError extends RequestFailure {
   readonly status: number;
-  readonly method: string;
-  readonly url: string;
   /** The first bytes of the body, for --verbose; never contains our request's secrets. */
   readonly bodySnippet: string;
   /** x-request-id, when whatever answered sent one. */
@@ -124,11 +101,8 @@ export class UnexpectedResponseError extends Error {
     cause?: unknown;
     requestId?: string;
   }) {
-    super(o.message, o.cause === undefined ? undefined : { cause: o.cause });
-    this.name = 'UnexpectedResponseError';
+    super('UnexpectedResponseError', o.message, o);
     this.status = o.status;
-    this.method = o.method;
-    this.url = o.url;
     this.bodySnippet = o.bodySnippet;
     this.requestId = o.requestId;
   }

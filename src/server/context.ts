@@ -1,4 +1,5 @@
 // What the routes share: the dependencies buildApp was given, and the repositories over them.
+import { keyLocks } from './key-lock.js';
 import type { Repo } from './repo/interface.js';
 import type { Reserve } from './reserve.js';
 import type { DiskStorage } from './storage/disk.js';
@@ -57,17 +58,7 @@ export function createServices(deps: AppDeps) {
 
   // One complete (or thumbnail attach) of a key at a time in this process: the second sees the
   // first one's result instead of racing it for the staging object.
-  const tails = new Map<string, Promise<unknown>>();
-  async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const run = (tails.get(key) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.catch(() => undefined);
-    tails.set(key, tail);
-    try {
-      return await run;
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  }
+  const oneAtATime = keyLocks();
 
   const inFlight = () => running.size;
 

@@ -106,7 +106,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         repo,
         storage,
         ...(disk ? { disk } : {}),
-        reserve: createReserve(opts.dataDir),
+        // The reserve is for SQLite's log on a full disk; PostgreSQL keeps no file in the data dir.
+        ...(opts.databaseUrl === undefined ? { reserve: createReserve(opts.dataDir) } : {}),
         secret,
         idleTimeoutMs: opts.idleTimeoutMs,
         now,

@@ -2,7 +2,7 @@
 // key, expiry and (for PUT) the signed Content-Type and Content-Length (docs/api.md: PUT {presignedUrl}, File URLs).
 // The secret lives in the data dir, so URLs handed out survive a restart.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface SignedFields {
@@ -46,17 +46,42 @@ export function signedUrl(baseUrl: string, secret: Buffer, f: SignedFields): str
 /** Reads the data dir's signing secret, creating it (mode 0600) on first start. */
 export async function loadSecret(dataDir: string): Promise<Buffer> {
   const file = join(dataDir, 'secret');
-  try {
-    // 'wx' fails when the file exists: two processes starting together never overwrite each other.
-    await writeFile(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  let text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    return undefined;
+  });
+  if (text === undefined) {
+    await createSecret(file);
+    text = await readFile(file, 'utf8');
   }
-  const text = (await readFile(file, 'utf8')).trim();
+  text = text.trim();
   if (!/^[0-9a-f]{64}$/.test(text)) {
     throw new Error(
       `the signing secret in ${file} is damaged; delete it to create a new one (issued URLs then stop working)`,
     );
   }
   return Buffer.from(text, 'hex');
+}
+
+/**
+ * Makes the secret unless another process just did. It is written whole under a name of its
+ * own, then linked into place: a link fails when the secret exists, so two processes starting
+ * together never overwrite each other, and neither can read a secret created but not yet
+ * written (what a write to the final name with 'wx' allowed: "the signing secret is damaged"
+ * when two commands first used the embedded library at once).
+ */
+async function createSecret(file: string): Promise<void> {
+  const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temp, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+  try {
+    await link(temp, file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    // A file system without hard links: rename, which is whole too (the last of two such starts wins).
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS' || code === 'EOPNOTSUPP') await rename(temp, file);
+    else throw err;
+  } finally {
+    await rm(temp, { force: true });
+  }
 }

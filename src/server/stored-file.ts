@@ -8,7 +8,7 @@ import { probeVideo } from '../media/probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../media/sniff.js';
 import { formatOfMime } from '../rules/rules.js';
 import { type HttpError, apiError } from './errors.js';
-import type { ObjectHead, Storage } from './storage/interface.js';
+import { type ObjectHead, type Storage, isObjectState, stagingKeyOf } from './storage/interface.js';
 
 /** One version of one object, read by ranges. */
 export interface StoredObject {
@@ -53,4 +53,35 @@ export async function videoFacts(o: StoredObject): Promise<VideoFacts> {
     if (err.reason === 'no_video_track') return { kind: 'not_video', message: err.message };
     return { kind: 'unknown', reason: err.reason, message: err.message };
   }
+}
+
+/**
+ * An upload's bytes checked, then promoted to its final key; returns what `check` returns.
+ * `check` reads the staging object (pinned by its etag: only that version is promoted, so a PUT
+ * landing meanwhile makes the promote fail and the new bytes are checked instead), or the final
+ * object an earlier try promoted without getting to commit; `undefined` when there is neither.
+ * After three such changes in a row, `stillChanging()` is thrown.
+ */
+export async function checkThenPromote<T>(
+  storage: Storage,
+  upload: { key: string; fileId: string },
+  check: (object: StoredObject | undefined) => Promise<T>,
+  stillChanging: () => Error,
+): Promise<T> {
+  const staging = stagingKeyOf(upload.fileId);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const stagedHead = await storage.head(staging);
+    const key = stagedHead ? staging : upload.key;
+    const head = stagedHead ?? (await storage.head(upload.key));
+    try {
+      const result = await check(head ? { storage, key, head } : undefined);
+      if (head && key === staging) await storage.promote(staging, upload.key, head.etag);
+      return result;
+    } catch (err) {
+      // Written again (or completed by another instance) while being checked: look again.
+      if (isObjectState(err, 'changed') || isObjectState(err, 'missing')) continue;
+      throw err;
+    }
+  }
+  throw stillChanging();
 }

@@ -40,6 +40,7 @@ import type { Journal } from './journal.js';
 import { fileKeyOf, metadataHash } from './journal.js';
 import type { Pool, Slots } from './pool.js';
 import { createPool, createSlots } from './pool.js';
+import { goneItems } from './item-check.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { contentTypeOf, reasonOf, transferFile, wireFileName } from './transfer.js';
@@ -53,10 +54,7 @@ export const DEFAULT_CONCURRENCY = 4;
  */
 export const WINDOW_PER_TRANSFER = 4;
 
-/** Items whose existence is checked at once before the run (one GET each). */
-const CHECK_CONCURRENCY = 8;
-
-export type EngineApi = Pick<ApiClient, 'dispatcher' | 'presign' | 'complete' | 'patch' | 'get' | 'remove'>;
+export type EngineApi = Pick<ApiClient, 'dispatcher' | 'presign' | 'complete' | 'patch' | 'get' | 'list' | 'remove'>;
 
 /** A planned item (src/upload/plan.ts PlannedItem fits). */
 export interface EngineItem {
@@ -159,8 +157,8 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
 
 /**
  * Looks every file up in the journal (one indexed lookup each) and checks that the items it
- * names still exist (one GET per item): an item deleted since is forgotten and its files count
- * as new.
+ * names still exist (./item-check.ts: a page of the list per 100 items): an item deleted since is
+ * forgotten and its files count as new.
  */
 async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
   const { deps } = run;
@@ -171,27 +169,14 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
   const ids = new Map<string, FileRef>();
   plan.items.forEach((item, index) =>
     item.files.forEach((f, n) => {
-      const itemId = deps.journal.findFile(f)?.itemId;
+      const itemId = deps.journal.completedItem(f);
       if (!itemId) return;
       (found[index] ??= [])[n] = itemId;
       if (!ids.has(itemId)) ids.set(itemId, refOf(f, index, 'file'));
     }),
   );
-  const gone = new Set<string>();
-  const pool = createPool(CHECK_CONCURRENCY, run.signal);
-  await Promise.all(
-    [...ids].map(([id, ref]) =>
-      pool.run(async () => {
-        try {
-          await deps.api.get(id, { signal: run.signal, onRetry: retryEvent(run, 'check', ref) });
-        } catch (err) {
-          if (!(err instanceof ApiError && err.status === 404)) throw err;
-          gone.add(id);
-          deps.journal.forgetItem(id);
-        }
-      }),
-    ),
-  );
+  const gone = await goneItems(ids.keys(), deps.api, run.signal, (id) => retryEvent(run, 'check', ids.get(id)!));
+  for (const id of gone) deps.journal.forgetItem(id);
   return plan.items.map((item, index) => priorOf(item, found[index], gone));
 }
 

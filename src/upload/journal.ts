@@ -72,6 +72,8 @@ export interface Journal {
   readonly warning: string | undefined;
   /** The file's completed entry, if it is part of an item. */
   findFile(file: FileIdentity): JournalFileEntry | undefined;
+  /** Just the item the file is part of, if any: what a re-run asks of every file, so it builds no record. */
+  completedItem(file: FileIdentity): string | undefined;
   /** Whatever the journal knows about the file, in any state. */
   lookup(file: FileIdentity): JournalRecord | undefined;
   /** Files recorded as completed into an item, in sortOrder. */
@@ -238,6 +240,11 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
     lookup: db.prepare<[string, number, number], FileRow>(
       'SELECT * FROM files WHERE path = ? AND size = ? AND mtime_ms = ?',
     ),
+    completedItem: db
+      .prepare<[string, number, number], string>(
+        "SELECT item_id FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state = 'completed'",
+      )
+      .pluck(),
     ofItem: db.prepare<[string], FileRow>(
       "SELECT * FROM files WHERE item_id = ? AND state = 'completed' ORDER BY sort_order",
     ),
@@ -290,6 +297,7 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
       const r = lookup(file);
       return isCompleted(r) ? r : undefined;
     },
+    completedItem: (file) => q.completedItem.get(file.path, file.size, file.mtimeMs) ?? undefined,
     filesOfItem: (itemId) => q.ofItem.all(itemId).map(recordOf).filter(isCompleted),
     recordPresigned(file, entry) {
       q.presigned.run({ ...identity(file), key: entry.key, type: entry.type, at: at() });

@@ -1,11 +1,15 @@
 // Turns what the user typed (files, directories, globs) into a list of candidate files, and
 // says which files were passed over and why. Directories are walked recursively; every
 // subdirectory is its own group (its images become their own carousel).
-import { readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { readdirSync, realpathSync } from 'node:fs';
+import { readlink, realpath, stat } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { escapeName } from '../text/escape-name.js';
 import type { PlanProblem } from '../rules/problem.js';
+import { SLICE_MS } from './scan-pace.js';
 import { hiddenFolderSkip, looksLikeMedia, skipOfName, type SkippedFile } from './skips.js';
 
 export interface Candidate {
@@ -24,6 +28,12 @@ export interface Expanded {
   candidates: Candidate[];
   problems: PlanProblem[];
   skipped: SkippedFile[];
+  /**
+   * The folders walked, and the .json files seen in them (absolute paths): a sidecar in a walked
+   * folder exists only if it was seen, so planning 100,000 files does not try to open 100,000
+   * sidecars that are not there.
+   */
+  listed: { folders: Set<string>; json: Set<string> };
 }
 
 /** The path as messages show it: relative to `cwd` when inside it, absolute otherwise, escaped. */
@@ -31,6 +41,13 @@ export function shownPath(abs: string, cwd: string): string {
   const rel = relative(cwd, abs);
   if (rel === '') return '.';
   return escapeName(rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs);
+}
+
+/** What comes before an entry's name in how messages show the entries of `dir` (unescaped). */
+function entryPrefix(dir: string, cwd: string): string {
+  const rel = relative(cwd, dir);
+  if (rel === '') return '';
+  return `${rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dir}${sep}`;
 }
 
 /** What a walk needs: where messages start from, the named folders, what to add where. */
@@ -42,11 +59,13 @@ interface Walk {
   add: (c: Candidate) => void;
   /** Real paths of the folders walked so far, so that a link back into one ends there. */
   visited: Set<string>;
+  /** When the walk last let the event loop turn. */
+  turnedAt: number;
 }
 
 /** Expands every input, in the order given, without duplicates. */
 export async function expandInputs(inputs: readonly string[], cwd: string): Promise<Expanded> {
-  const out: Expanded = { candidates: [], problems: [], skipped: [] };
+  const out: Expanded = { candidates: [], problems: [], skipped: [], listed: { folders: new Set(), json: new Set() } };
   const seen = new Set<string>();
   const add = (c: Candidate) => {
     if (seen.has(c.path)) return;
@@ -54,7 +73,7 @@ export async function expandInputs(inputs: readonly string[], cwd: string): Prom
     out.candidates.push(c);
   };
   const roots = await namedFolders(inputs, cwd);
-  const walkState: Walk = { cwd, roots, out, add, visited: new Set() };
+  const walkState: Walk = { cwd, roots, out, add, visited: new Set(), turnedAt: performance.now() };
   for (const input of inputs) await expandOne(input, walkState);
   return out;
 }
@@ -128,12 +147,18 @@ async function expandGlob(pattern: string, w: Walk): Promise<void> {
 
 /** Walks `dir` depth-first in name order. */
 async function walk(dir: string, w: Walk): Promise<void> {
-  const real = await realpath(dir);
+  // Synchronous calls: a folder listed from the cache costs a fraction of the CPU of the
+  // promise-based ones (scan-pace.ts); the event loop still turns every SLICE_MS.
+  if (performance.now() - w.turnedAt >= SLICE_MS) {
+    await nextTurn();
+    w.turnedAt = performance.now();
+  }
+  const real = realpathSync.native(dir);
   if (w.visited.has(real)) return;
   w.visited.add(real);
   let entries;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     w.out.problems.push({
       file: shownPath(dir, w.cwd),
@@ -145,6 +170,11 @@ async function walk(dir: string, w: Walk): Promise<void> {
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  w.out.listed.folders.add(dir);
+  const prefix = entryPrefix(dir, w.cwd);
+  // shownPath for an entry of `dir`, without working out the relative path once per file.
+  const shownEntry = (name: string, path: string) =>
+    prefix === '' && name.startsWith('..') ? shownPath(path, w.cwd) : escapeName(prefix + name);
   const subdirs: string[] = [];
   for (const entry of entries) {
     const path = join(dir, entry.name);
@@ -155,13 +185,14 @@ async function walk(dir: string, w: Walk): Promise<void> {
       isDir = target.isDir;
     }
     if (isDir) {
-      if (entry.name.startsWith('.')) w.out.skipped.push(hiddenFolderSkip(shownPath(path, w.cwd)));
+      if (entry.name.startsWith('.')) w.out.skipped.push(hiddenFolderSkip(shownEntry(entry.name, path)));
       else subdirs.push(path);
       continue;
     }
     const reason = skipOfName(entry.name);
-    if (reason) skip(w, path, reason);
-    else w.add({ path, shown: shownPath(path, w.cwd), named: false });
+    if (reason?.kind === 'sidecar') w.out.listed.json.add(path);
+    if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), ...reason });
+    else w.add({ path, shown: shownEntry(entry.name, path), named: false });
   }
   for (const sub of subdirs) await walk(sub, w);
 }

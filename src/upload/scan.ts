@@ -3,9 +3,13 @@
 // that could give them metadata, and the thumbnail images. Nothing is decided here; decide.ts
 // turns a Scanned into the plan, and plan.ts runs one after the other.
 import { dirname, resolve } from 'node:path';
-import { inspectFile, type InspectedFile } from '../media/inspect.js';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { inspectFile, inspectFileSync, probeDuration, type InspectedFile } from '../media/inspect.js';
+import { FORMATS } from '../rules/rules.js';
 import { loadManifest, type ResolvedManifestItem } from './manifest.js';
-import { expandInputs, shownPath, type Skipped } from './plan-inputs.js';
+import { expandInputs, shownPath, type Expanded, type Skipped } from './plan-inputs.js';
+import { SLICE_MS, inspectionMode } from './scan-pace.js';
 import type { ItemMetadata } from '../api/schemas.js';
 import { carouselSidecarNames, readSidecar, videoSidecarName } from './plan-metadata.js';
 import type { PlanProblem } from '../rules/problem.js';
@@ -50,10 +54,12 @@ export interface ScanOptions {
   thumbnail?: string;
 }
 
+/** Files inspected at once when the disk is slow, and videos probed at once. */
 const INSPECT_CONCURRENCY = 8;
 
 export async function scan(inputs: readonly string[], options: ScanOptions, cwd: string): Promise<Scanned> {
   const scanned: Scanned = { cwd, files: [], problems: [], skipped: [], sidecars: {} };
+  let listed: Expanded['listed'] | undefined;
   if (options.manifest) {
     const loaded = await loadManifest(resolve(cwd, options.manifest), options.manifest);
     scanned.problems.push(...loaded.problems);
@@ -69,9 +75,10 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     scanned.skipped.push(...expanded.skipped);
     scanned.files = await inspectAll(expanded.candidates);
     if (options.thumbnail) scanned.thumbnail = await inspect(resolve(cwd, options.thumbnail), options.thumbnail);
+    listed = expanded.listed;
   }
-  const all = [...scanned.files, ...(scanned.manifest ?? []).flatMap((m) => m.files)];
-  scanned.sidecars = await readSidecars(all, cwd);
+  const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : scanned.files;
+  scanned.sidecars = await readSidecars(all, cwd, listed);
   return scanned;
 }
 
@@ -79,37 +86,87 @@ async function inspect(path: string, shown: string): Promise<ScannedFile> {
   return { file: await inspectFile(path, shown), shown };
 }
 
-/** Inspects files a few at a time, keeping their order. */
+/**
+ * Inspects the files in order. Synchronous stat and reads, one file at a time, in slices of
+ * SLICE_MS between turns of the event loop: from the page cache that is about a fifth of the
+ * CPU of promise-based calls. When the disk makes each file wait (scan-pace.ts), the rest go
+ * INSPECT_CONCURRENCY at a time through the thread pool instead. Videos' durations are probed
+ * afterwards, INSPECT_CONCURRENCY at a time.
+ */
 async function inspectAll(candidates: ReadonlyArray<{ path: string; shown: string }>): Promise<ScannedFile[]> {
   const out: ScannedFile[] = new Array<ScannedFile>(candidates.length);
+  const probes: number[] = [];
   let next = 0;
-  const worker = async () => {
-    while (next < candidates.length) {
-      const i = next++;
-      const c = candidates[i]!;
-      out[i] = await inspect(c.path, c.shown);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(INSPECT_CONCURRENCY, candidates.length) }, worker));
+  let sliceStart = performance.now();
+  let sliceFiles = 0;
+  while (next < candidates.length) {
+    const c = candidates[next]!;
+    const { file, needsProbe } = inspectFileSync(c.path, c.shown);
+    out[next] = { file, shown: c.shown };
+    if (needsProbe) probes.push(next);
+    next++;
+    sliceFiles++;
+    const elapsed = performance.now() - sliceStart;
+    if (elapsed < SLICE_MS) continue;
+    if (inspectionMode(elapsed, sliceFiles) === 'parallel') break;
+    await nextTurn();
+    sliceStart = performance.now();
+    sliceFiles = 0;
+  }
+  await inParallel(candidates.length - next, async (k) => {
+    const i = next + k;
+    const c = candidates[i]!;
+    out[i] = await inspect(c.path, c.shown);
+  });
+  await inParallel(probes.length, async (k) => {
+    const s = out[probes[k]!]!;
+    await probeDuration(s.file, s.shown);
+  });
   return out;
 }
 
-/** The sidecars that exist: `<file>.json` beside each file, `carousel.json` and `<folder>.json` in each folder. */
-async function readSidecars(files: readonly ScannedFile[], cwd: string): Promise<Record<string, Sidecar>> {
+/** Runs task(0 … count-1), INSPECT_CONCURRENCY at a time. */
+async function inParallel(count: number, task: (k: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(INSPECT_CONCURRENCY, count) }, worker));
+}
+
+/**
+ * The sidecars that exist: `<video>.json` beside each video, `carousel.json` and `<folder>.json`
+ * in each folder. In a folder that was walked, only the .json files seen there are read; others
+ * are tried, INSPECT_CONCURRENCY at a time.
+ */
+async function readSidecars(
+  files: readonly ScannedFile[],
+  cwd: string,
+  listed: Expanded['listed'] | undefined,
+): Promise<Record<string, Sidecar>> {
   const paths = new Set<string>();
+  const folders = new Set<string>();
   for (const { file } of files) {
-    paths.add(videoSidecarName(file.path));
-    for (const name of carouselSidecarNames(dirname(file.path))) paths.add(name);
+    const format = file.realFormat ?? file.extFormat;
+    if (format && FORMATS[format].media === 'video') paths.add(videoSidecarName(file.path));
+    const folder = dirname(file.path);
+    if (folders.has(folder)) continue;
+    folders.add(folder);
+    for (const name of carouselSidecarNames(folder)) paths.add(name);
   }
+  const candidates = [...paths].filter((p) => !listed?.folders.has(dirname(p)) || listed.json.has(p));
   const sidecars: Record<string, Sidecar> = {};
-  for (const path of paths) {
+  const found: Array<[string, Sidecar]> = [];
+  await inParallel(candidates.length, async (k) => {
+    const path = candidates[k]!;
     const shown = shownPath(path, cwd);
     const result = await readSidecar(path, shown);
     if (result.found)
-      sidecars[path] = {
-        shown,
-        ...('problem' in result ? { problem: result.problem } : { metadata: result.metadata }),
-      };
-  }
+      found[k] = [
+        path,
+        { shown, ...('problem' in result ? { problem: result.problem } : { metadata: result.metadata }) },
+      ];
+  });
+  for (const entry of found) if (entry) sidecars[entry[0]] = entry[1];
   return sidecars;
 }

@@ -77,6 +77,18 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     const apiKey = (await createApiKey(dataDir, 'acme')).key;
     const { clip } = fixtureMedia();
     let server = await serve(dataDir);
+    /** complete of a stored clip, on the server running at the time. */
+    const completeClip = (r: { storageKey: string; fileName: string }) =>
+      http('POST', `${server.url}/api/v1/upload/complete`, {
+        key: apiKey,
+        json: {
+          key: r.storageKey,
+          fileName: r.fileName,
+          contentType: clip.contentType,
+          fileSize: clip.bytes.length,
+          type: 'shortform',
+        },
+      });
 
     // Uploads whose bytes are stored and whose complete will be in flight at the crash.
     const ready = [];
@@ -104,18 +116,7 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
     while (progress.some((p) => p.sent < SLOW_PUT_BYTES / 4)) await delay(10);
     expect((await readdir(join(dataDir, 'tmp'))).length, 'temp files of the PUTs in flight').toBeGreaterThan(0);
 
-    const completes = ready.map((r) =>
-      http('POST', `${server.url}/api/v1/upload/complete`, {
-        key: apiKey,
-        json: {
-          key: r.storageKey,
-          fileName: r.fileName,
-          contentType: clip.contentType,
-          fileSize: clip.bytes.length,
-          type: 'shortform',
-        },
-      }).catch((err: Error) => err),
-    );
+    const completes = ready.map((r) => completeClip(r).catch((err: Error) => err));
     await delay(5);
     await server.kill9();
     const putOutcomes = await Promise.all(puts);
@@ -165,16 +166,7 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
 
     // Completing again after the restart finishes the job: each ready upload exactly one item.
     for (const r of ready) {
-      const again = await http('POST', `${server.url}/api/v1/upload/complete`, {
-        key: apiKey,
-        json: {
-          key: r.storageKey,
-          fileName: r.fileName,
-          contentType: clip.contentType,
-          fileSize: clip.bytes.length,
-          type: 'shortform',
-        },
-      });
+      const again = await completeClip(r);
       expect(again.status, again.text).toBe(200);
     }
     const titles = (await listAll(server.url, apiKey)).map((x) => x.title).sort();

@@ -3,20 +3,17 @@
 // end every video is one item and every folder one carousel with exactly its images, in order —
 // nothing twice, nothing missing. Runs the built CLI against `contentlib serve`.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
 import { libraryItems } from '../support/library-items.js';
+import { albumsAndClips } from '../support/tree.js';
 import type { ServeProcess } from '../support/serve-process.js';
-import { BIN } from '../support/paths.js';
+import { BIN, ROOT } from '../support/paths.js';
 import { childEnv, startServe } from '../support/serve-process.js';
-
-const ROOT = join(import.meta.dirname, '../..');
-const FIXTURES = join(ROOT, 'fixtures');
-const IMAGES = ['image/photo.jpg', 'image/photo.png', 'image/photo.webp'];
 
 let dir: string;
 let server: ServeProcess | undefined;
@@ -25,17 +22,6 @@ afterEach(async () => {
   server = undefined;
   await rm(dir, { recursive: true, force: true });
 });
-
-async function makeInput(root: string, folders: number, videos: number): Promise<void> {
-  await mkdir(root, { recursive: true });
-  for (let f = 0; f < folders; f++) {
-    const d = join(root, `album-${f}`);
-    await mkdir(d, { recursive: true });
-    for (const [i, img] of IMAGES.entries())
-      await copyFile(join(FIXTURES, img), join(d, `${i + 1}.${img.split('.').pop()!}`));
-  }
-  for (let v = 0; v < videos; v++) await copyFile(join(FIXTURES, 'video/clip-5s.mp4'), join(root, `clip-${v}.mp4`));
-}
 
 /** Runs `upload --json` and kill -9s it at the `count`-th event of `type`; resolves with the events seen. */
 function uploadUntilKilled(args: string[], env: Record<string, string>, type: string, count: number) {
@@ -69,7 +55,7 @@ describe('kill -9 of the CLI mid-upload', () => {
     server = await startServe(dataDir, join(dir, 'serve-home'));
     const { key } = await createApiKey(dataDir, 'acme');
     const input = join(dir, 'in');
-    await makeInput(input, 6, 4);
+    await albumsAndClips(input, 6, 4);
     const env = childEnv({
       CONTENTLIB_HOME: join(dir, 'home'),
       CONTENTLIB_BASE_URL: server.url,

@@ -4,7 +4,7 @@
 // unconfirmed instead of presigning new ones. Together they leave exactly one item per video and
 // per folder, each carousel exactly its folder's images, in order. A key revoked mid-run stops
 // the run at once with exit 4, in every output mode.
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -13,13 +13,10 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../src/server/admin.
 import type { FaultProxy } from '../support/fault-proxy.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { libraryItems } from '../support/library-items.js';
+import { albumsAndClips } from '../support/tree.js';
 import type { ServeProcess } from '../support/serve-process.js';
-import { BIN } from '../support/paths.js';
+import { BIN, ROOT } from '../support/paths.js';
 import { childEnv, startServe } from '../support/serve-process.js';
-
-const ROOT = join(import.meta.dirname, '../..');
-const FIXTURES = join(ROOT, 'fixtures');
-const IMAGES = ['image/photo.jpg', 'image/photo.png', 'image/photo.webp'];
 
 let dir: string;
 let server: ServeProcess | undefined;
@@ -31,18 +28,6 @@ afterEach(async () => {
   server = undefined;
   await rm(dir, { recursive: true, force: true });
 });
-
-/** `folders` folders of 3 images (one carousel each) and `videos` videos, all distinct files. */
-async function makeInput(root: string, folders: number, videos: number): Promise<void> {
-  await mkdir(root, { recursive: true });
-  for (let f = 0; f < folders; f++) {
-    const d = join(root, `album-${f}`);
-    await mkdir(d, { recursive: true });
-    for (const [i, img] of IMAGES.entries())
-      await copyFile(join(FIXTURES, img), join(d, `${i + 1}.${img.split('.').pop()!}`));
-  }
-  for (let v = 0; v < videos; v++) await copyFile(join(FIXTURES, 'video/clip-5s.mp4'), join(root, `clip-${v}.mp4`));
-}
 
 interface Event {
   type: string;
@@ -66,7 +51,7 @@ describe('upload through a proxy that loses answers', () => {
     server = await startServe(dataDir, join(dir, 'serve-home'));
     const { key } = await createApiKey(dataDir, 'acme');
     const input = join(dir, 'in');
-    await makeInput(input, 4, 3);
+    await albumsAndClips(input, 4, 3);
 
     // Per complete key, in order of first sight: every other key loses its first 5 answers (all
     // the tries of run 1), the rest their first 2 (run 1 gets through on its third try). Keys
@@ -134,7 +119,7 @@ describe('a key revoked mid-run', () => {
       server = await startServe(dataDir, join(dir, 'serve-home'));
       const { key, id } = await createApiKey(dataDir, 'acme');
       const input = join(dir, 'in');
-      await makeInput(input, 0, 12);
+      await albumsAndClips(input, 0, 12);
       let completes = 0;
       // The key is revoked when the third complete passes the proxy, before its answer goes back.
       proxy = await startFaultProxy(server.url, (req) => {

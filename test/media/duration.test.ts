@@ -7,6 +7,7 @@ import { readVideoDuration } from '../../src/media/duration.js';
 import { MediaError } from '../../src/media/errors.js';
 import { box, ftyp, largeBox, mdat, mvhd0, mvhd1, trak, u32, u64 } from '../support/mp4-boxes.js';
 import { FIXTURES } from '../support/paths.js';
+import { damagedCopies } from '../support/damaged.js';
 
 let dir: string;
 let n = 0;
@@ -181,16 +182,7 @@ describe('readVideoDuration', () => {
   it('never hangs or throws anything but MediaError on damaged input', async () => {
     const valid = Buffer.concat([ftyp, box('moov', mvhd1(1000, 5000n), trak), mdat(40)]);
     // Random bytes, and a valid file with a few bytes overwritten or cut short.
-    const damaged = fc
-      .tuple(
-        fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }),
-        fc.nat(valid.length),
-      )
-      .map(([edits, cut]) => {
-        const copy = Buffer.from(valid);
-        for (const [at, byte] of edits) copy[at] = byte;
-        return copy.subarray(0, Math.max(cut, 1));
-      });
+    const damaged = damagedCopies(valid);
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(

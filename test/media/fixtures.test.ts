@@ -2,13 +2,11 @@
 // against what ffprobe says about the same file. ffprobe's durations were recorded when the
 // fixtures were made (`ffprobe -show_entries format=duration`), so this runs without ffmpeg.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { inspectFile } from '../../src/media/inspect.js';
 import { type DurationSource, probeVideoFile } from '../../src/media/probe.js';
 import { autoVideoType } from '../../src/upload/plan-checks.js';
-
-const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
+import { FIXTURES } from '../support/paths.js';
 
 interface Row {
   file: string;

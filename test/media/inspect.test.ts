@@ -2,7 +2,13 @@ import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatOfName, inspectFile, SUPPORTED_EXTENSIONS } from '../../src/media/inspect.js';
+import {
+  formatOfName,
+  inspectFile,
+  inspectFileSync,
+  probeDuration,
+  SUPPORTED_EXTENSIONS,
+} from '../../src/media/inspect.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import { PNG_HEAD, sparseMp4, tinyMp4 } from '../support/mp4-boxes.js';
 import { FIXTURES } from '../support/paths.js';
@@ -164,4 +170,26 @@ describe('formatOfName', () => {
     ['noext', undefined],
     ['anim.gif', undefined],
   ])('%s → %s', (name, format) => expect(formatOfName(name)).toBe(format));
+});
+
+describe('inspectFileSync then probeDuration: the same answer as inspectFile', () => {
+  it.each([
+    'video/clip-5s.mp4',
+    'video/clip-95s.mov',
+    'video/truncated.mp4',
+    'video/empty.mp4',
+    'image/photo.jpg',
+    'image/photo.webp',
+    'image/png-named.jpg',
+    'other/notes.txt',
+    'other/missing.jpg',
+    'image',
+  ])('%s', async (name) => {
+    const path = fixture(name);
+    const expected = await inspectFile(path, name);
+    const { file, needsProbe } = inspectFileSync(path, name);
+    expect(needsProbe).toBe(expected.realFormat === 'mp4' || expected.realFormat === 'mov');
+    if (needsProbe) await probeDuration(file, name);
+    expect(file).toEqual(expected);
+  });
 });

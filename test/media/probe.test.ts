@@ -7,6 +7,7 @@ import { type ByteSource, bufferSource, withFileSource } from '../../src/media/b
 import { MediaError } from '../../src/media/errors.js';
 import { probeVideo } from '../../src/media/probe.js';
 import { box, ftyp, fullBox, mdat, mvhd0, track, trak, u32, u64 } from '../support/mp4-boxes.js';
+import { damagedCopies } from '../support/damaged.js';
 
 // ---- fragment builders ------------------------------------------------------------------
 
@@ -252,16 +253,7 @@ describe('probeVideo: damaged fragmented files', () => {
       moof(traf(tfhd(1, 3000), tfdt(0), trun([3000, 3000]), trun(4))),
       mdat(8),
     ]);
-    const damaged = fc
-      .tuple(
-        fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 6 }),
-        fc.nat(valid.length),
-      )
-      .map(([edits, cut]) => {
-        const copy = Buffer.from(valid);
-        for (const [at, byte] of edits) copy[at] = byte;
-        return copy.subarray(0, Math.max(cut, 1));
-      });
+    const damaged = damagedCopies(valid);
     await fc.assert(
       fc.asyncProperty(damaged, async (bytes) => {
         const outcome = await probeVideo(bufferSource(bytes)).then(

@@ -5,9 +5,11 @@ import {
   type Item,
   type TestServer,
   call,
+  complete,
   image,
   presign,
   put,
+  serverWithKey,
   startTestServer,
   uploadItem,
   video,
@@ -17,10 +19,7 @@ import {
 
 let s: TestServer;
 let key: string;
-beforeAll(async () => {
-  s = await startTestServer();
-  key = await s.key('acme');
-});
+beforeAll(async () => ({ s, key } = await serverWithKey()));
 afterAll(async () => s.dispose());
 
 type ListBody = { items: Item[]; limit: number; offset: number; hasMore: boolean };
@@ -323,16 +322,7 @@ describe('uploads never completed', () => {
     const report = await s.sweep();
     expect(report.uploads).toBeGreaterThanOrEqual(1);
     expect(existsSync(s.disk!.pathOf(stagingKeyOf(p.body.fileId)))).toBe(false);
-    const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
-      key,
-      json: {
-        key: p.body.key,
-        fileName: f.fileName,
-        contentType: f.contentType,
-        fileSize: f.bytes.length,
-        type: 'carousel',
-      },
-    });
+    const c = await complete(s, key, p.body.key, f, 'carousel');
     expect(c.status).toBe(400);
   });
 });

@@ -10,14 +10,20 @@ import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
 import { createDiskStorage } from '../../src/server/storage/disk.js';
-import { type TestServer, call, image, presign, put, startTestServer } from '../support/server.js';
+import {
+  type TestServer,
+  call,
+  complete,
+  image,
+  presign,
+  put,
+  serverWithKey,
+  startTestServer,
+} from '../support/server.js';
 
 let s: TestServer;
 let key: string;
-beforeAll(async () => {
-  s = await startTestServer();
-  key = await s.key('acme');
-});
+beforeAll(async () => ({ s, key } = await serverWithKey()));
 afterAll(async () => s.dispose());
 
 const errorOf = (r: { body: unknown }) => ErrorBodySchema.parse(r.body).error;
@@ -196,16 +202,7 @@ describe('unexpected failures', () => {
       const f = image();
       const p = await presign({ url: base }, k, f);
       expect((await put(p.body.presignedUrl, f)).status).toBe(200);
-      const c = await call('POST', `${base}/api/v1/upload/complete`, {
-        key: k,
-        json: {
-          key: p.body.key,
-          fileName: f.fileName,
-          contentType: f.contentType,
-          fileSize: f.bytes.length,
-          type: 'carousel',
-        },
-      });
+      const c = await complete({ url: base }, k, p.body.key, f, 'carousel');
       expect(c.status).toBe(500);
       expect(errorOf(c).code).toBe('internal');
       expect(c.text).not.toContain(dataDir);

@@ -21,6 +21,7 @@ import {
   png,
   presign,
   put,
+  serverWithKey,
   startTestServer,
   uploadItem,
   uploadedSize,
@@ -29,11 +30,7 @@ import {
 
 let s: TestServer;
 let key: string;
-
-beforeAll(async () => {
-  s = await startTestServer();
-  key = await s.key();
-});
+beforeAll(async () => ({ s, key } = await serverWithKey()));
 afterAll(async () => {
   await s.dispose();
 });

@@ -1,10 +1,13 @@
-// The S3 storage against a real S3 endpoint (s3rver on 127.0.0.1): presigned PUT and GET, HEAD,
-// ranged reads, promote (copy then delete), delete and the staging listing.
+// The S3 storage against a real S3 endpoint (s3rver on 127.0.0.1): the Storage contract, then
+// presigned PUT and GET, HEAD, ranged reads, promote (copy then delete), delete and the staging
+// listing in detail. storage-s3-real.test.ts runs the contract on a real store when asked.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObjectStateError, stagingKeyOf } from '../../src/server/storage/interface.js';
 import { type S3Storage, createS3Storage } from '../../src/server/storage/s3.js';
+import { s3ContractSetup } from '../support/s3-storage.js';
 import { type TestS3, startS3 } from '../support/s3rver.js';
+import { storageContract } from './storage-contract.js';
 
 let s3: TestS3;
 let storage: S3Storage;
@@ -21,6 +24,10 @@ afterAll(async () => {
   storage?.close();
   await s3?.stop();
 });
+
+storageContract('S3 (s3rver)', () =>
+  s3ContractSetup({ bucket: 'media', prefix: 'contract' }, { endpoint: s3.endpoint, credentials: s3.credentials })(),
+);
 
 const bytes = Buffer.from('0123456789abcdefghij');
 

@@ -17,6 +17,7 @@ import {
   png,
   presign,
   put,
+  serverWithKey,
   startTestServer,
   uploadItem,
   video,
@@ -26,10 +27,7 @@ import {
 
 let s: TestServer;
 let key: string;
-beforeAll(async () => {
-  s = await startTestServer();
-  key = await s.key('acme');
-});
+beforeAll(async () => ({ s, key } = await serverWithKey()));
 afterAll(async () => s.dispose());
 
 const presignJson = (json: Record<string, unknown>, k = key) =>

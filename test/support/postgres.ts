@@ -5,15 +5,16 @@
 // most: start it in beforeAll, and give each test its own database with `createDatabase`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
 export interface TestPostgres {
-  /** postgres://postgres@127.0.0.1:PORT/postgres */
+  /** postgres://postgres[:password]@127.0.0.1:PORT/postgres */
   url: string;
+  port: number;
   /** A fresh, empty database; returns its URL. */
   createDatabase(prefix?: string): Promise<string>;
   stop(): Promise<void>;
@@ -43,31 +44,50 @@ function freePort(): Promise<number> {
 
 const asRoot = process.getuid?.() === 0;
 
+/** The uid and gid of the `postgres` user (the owner of the server's files under root). */
+async function postgresIds(): Promise<[number, number]> {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString());
+  return [id('-u'), id('-g')];
+}
+
 /** Runs a server binary, as `postgres` when we are root. */
 function run(bin: string, args: string[]): void {
   const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
   execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], cwd: '/' });
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface PostgresOptions {
+  /**
+   * The `postgres` user's password, asked on TCP connections (scram-sha-256); without it every
+   * connection is trusted. Local socket connections are always trusted.
+   */
+  password?: string;
+}
+
+export async function startPostgres(o: PostgresOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install -y postgresql; .ci/run does it)');
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-pg-'));
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
-    await chown(dir, uid, gid);
-  }
+  if (asRoot) await chown(dir, ...(await postgresIds()));
   const data = join(dir, 'data');
-  run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '-N']);
+  const auth = ['--auth=trust'];
+  if (o.password !== undefined) {
+    const pwfile = join(dir, 'pwfile');
+    await writeFile(pwfile, `${o.password}\n`);
+    if (asRoot) await chown(pwfile, ...(await postgresIds()));
+    auth.push('--auth-host=scram-sha-256', `--pwfile=${pwfile}`);
+  }
+  run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', ...auth, '-E', 'UTF8', '--no-sync', '-N']);
   const port = await freePort();
   // fsync off: a test database need not survive a power cut, and the shared machine is slow.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
   run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const login = o.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(o.password)}`;
+  const url = `postgres://${login}@127.0.0.1:${port}/postgres`;
   let count = 0;
   return {
     url,
+    port,
     async createDatabase(prefix = 'test') {
       const name = `${prefix}_${process.pid}_${++count}`;
       const client = new pg.Client({ connectionString: url });
@@ -77,7 +97,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       } finally {
         await client.end();
       }
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      return `postgres://${login}@127.0.0.1:${port}/${name}`;
     },
     async stop() {
       try {

@@ -33,7 +33,7 @@ export async function startServe(
   // No drain grace period: tests stop servers often and have no load balancer to wait for.
   const args = ['serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, '--drain-grace', '0', ...(o.args ?? [])];
   const child = spawn('node', [BIN, ...args], {
-    env: childEnv({ ...o.env, CONTENTLIB_HOME: home }),
+    env: childEnv({ CONTENTLIB_HOME: home, ...o.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

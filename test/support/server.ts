@@ -96,6 +96,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   return t;
 }
 
+/** A server and a key of its brand `acme`: `beforeAll(async () => ({ s, key } = await serverWithKey()))`. */
+export async function serverWithKey(opts: TestServerOptions = {}): Promise<{ s: TestServer; key: string }> {
+  const s = await startTestServer(opts);
+  return { s, key: await s.key('acme') };
+}
+
 export interface Reply<T = Record<string, unknown>> {
   status: number;
   headers: Record<string, string | string[] | undefined>;

@@ -23,6 +23,8 @@ describe('journal', () => {
     expect(again.findFile(file)).toMatchObject({ itemId: 'i1', key: 'u/f/a.mp4' });
     expect(again.findFile({ ...file, size: 11 })).toBeUndefined();
     expect(again.findFile({ ...file, mtimeMs: file.mtimeMs + 1 })).toBeUndefined();
+    expect(again.completedItem(file)).toBe('i1');
+    expect(again.completedItem({ ...file, size: 11 })).toBeUndefined();
     // Another target library has its own journal.
     expect((await openJournal(dir, 't2')).findFile(file)).toBeUndefined();
   });
@@ -47,6 +49,7 @@ describe('journal', () => {
     const j = await openJournal(dir, 't1');
     j.recordPresigned(file, { key: 'k1', type: 'shortform' });
     expect(j.findFile(file)).toBeUndefined();
+    expect(j.completedItem(file)).toBeUndefined();
     expect(j.lookup(file)).toMatchObject({ state: 'presigned', key: 'k1' });
     j.recordPut(file, 'other-key'); // not the key presigned: ignored
     expect(j.lookup(file)).toMatchObject({ state: 'presigned' });
@@ -59,6 +62,7 @@ describe('journal', () => {
     j.recordFile(file, { itemId: 'i1', key: 'k2', type: 'shortform' });
     j.dropPending(file); // a completed file is not pending: kept
     expect(j.findFile(file)).toMatchObject({ state: 'completed', itemId: 'i1', key: 'k2' });
+    expect(j.completedItem(file)).toBe('i1');
     j.close();
   });
 

@@ -1,30 +1,17 @@
 // What the plan does not upload, and says so: unsupported formats with what to convert to,
 // system and hidden files, stray .json files, links that leave the named folders, `--strict`;
 // and names at the file system's limit or with control characters.
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildPlan, formatProblem, type PlanOptions, type UploadPlan } from '../../src/upload/plan.js';
 import { skippedLines } from '../../src/upload/skips.js';
-import { FIXTURES } from '../support/paths.js';
+import { layout as layoutIn, tempDirEach } from '../support/tree.js';
 
-let cwd: string;
-beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'contentlib-skips-'));
-});
-afterEach(async () => {
-  await rm(cwd, { recursive: true, force: true });
-});
+const cwd = tempDirEach('contentlib-skips-');
 
-async function layout(files: Record<string, string | Buffer>): Promise<void> {
-  for (const [to, from] of Object.entries(files)) {
-    await mkdir(dirname(join(cwd, to)), { recursive: true });
-    if (typeof from === 'string') await cp(join(FIXTURES, from), join(cwd, to));
-    else await writeFile(join(cwd, to), from);
-  }
-}
-const plan = (inputs: string[], options: PlanOptions = {}) => buildPlan(inputs, options, { cwd });
+const layout = (files: Record<string, string | Buffer>) => layoutIn(cwd(), files);
+const plan = (inputs: string[], options: PlanOptions = {}) => buildPlan(inputs, options, { cwd: cwd() });
 const lines = (p: UploadPlan) => p.problems.map(formatProblem);
 const summary = (p: UploadPlan) => p.items.map((i) => `${i.type} ${i.source}: ${i.files.map((f) => f.name).join(' ')}`);
 
@@ -105,8 +92,8 @@ describe('skipped files', () => {
 describe('symbolic links', () => {
   it('follows links that stay inside the named folders', async () => {
     await layout({ 'd/real/a.mp4': 'video/clip-5s.mp4', 'e/b.mp4': 'video/clip-5s.mp4' });
-    await symlink(join(cwd, 'd/real/a.mp4'), join(cwd, 'd/alias.mp4'));
-    await symlink(join(cwd, 'e'), join(cwd, 'd/to-e'));
+    await symlink(join(cwd(), 'd/real/a.mp4'), join(cwd(), 'd/alias.mp4'));
+    await symlink(join(cwd(), 'e'), join(cwd(), 'd/to-e'));
     const p = await plan(['d', 'e']);
     expect(p.problems).toEqual([]);
     expect(summary(p)).toEqual([
@@ -119,15 +106,15 @@ describe('symbolic links', () => {
 
   it('skips and reports links that leave the named folders, loop or are broken, and goes on', async () => {
     await layout({ 'd/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mp4' });
-    await symlink('..', join(cwd, 'd/up'));
-    await symlink(join(cwd, 'outside/secret.mp4'), join(cwd, 'd/secret.mp4'));
-    await symlink(join(cwd, 'd/gone.mp4'), join(cwd, 'd/broken.mp4'));
-    await symlink('self', join(cwd, 'd/self'));
+    await symlink('..', join(cwd(), 'd/up'));
+    await symlink(join(cwd(), 'outside/secret.mp4'), join(cwd(), 'd/secret.mp4'));
+    await symlink(join(cwd(), 'd/gone.mp4'), join(cwd(), 'd/broken.mp4'));
+    await symlink('self', join(cwd(), 'd/self'));
     const p = await plan(['d']);
     expect(p.problems).toEqual([]);
     expect(summary(p)).toEqual(['shortform d/a.mp4: a.mp4']);
     expect(p.skipped.map((s) => `${s.path}: ${s.reason}`)).toEqual([
-      `d/broken.mp4: broken symbolic link (to ${join(cwd, 'd/gone.mp4')})`,
+      `d/broken.mp4: broken symbolic link (to ${join(cwd(), 'd/gone.mp4')})`,
       'd/secret.mp4: symbolic link to outside/secret.mp4, outside the folders named',
       'd/self: symbolic link loop',
       'd/up: symbolic link to the working folder, outside the folders named',
@@ -138,7 +125,7 @@ describe('symbolic links', () => {
 
   it('uploads a link named on the command line, wherever it leads', async () => {
     await layout({ 'outside/secret.mp4': 'video/clip-5s.mp4' });
-    await symlink(join(cwd, 'outside/secret.mp4'), join(cwd, 'named.mp4'));
+    await symlink(join(cwd(), 'outside/secret.mp4'), join(cwd(), 'named.mp4'));
     expect(summary(await plan(['named.mp4']))).toEqual(['shortform named.mp4: named.mp4']);
   });
 });

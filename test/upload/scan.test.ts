@@ -2,36 +2,23 @@
 // real fixtures: walks, globs, inspection, sidecars and manifests as read from disk. The
 // decisions themselves are tables in decide.test.ts. Big files are sparse (a valid header, then
 // fs.truncate), so the 300 MB / 1 GB limits cost no disk.
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { GB, MB } from '../../src/rules/rules.js';
 import { buildPlan, formatProblem, type PlanOptions, type UploadPlan } from '../../src/upload/plan.js';
 import { scan } from '../../src/upload/scan.js';
 import { PNG_HEAD, sparseFile, sparseMp4 } from '../support/mp4-boxes.js';
 import { FIXTURES, ROOT } from '../support/paths.js';
+import { layout as layoutIn, tempDirEach } from '../support/tree.js';
 
 const CAROUSEL_ID = '6f1c0a5e-8d0b-4f5e-9a57-2b1d3c4e5f60';
 
-let cwd: string;
-beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'contentlib-plan-'));
-});
-afterEach(async () => {
-  await rm(cwd, { recursive: true, force: true });
-});
+const cwd = tempDirEach('contentlib-plan-');
 
-/** Copies fixtures into the temp dir: { 'to/path': 'fixture/path' }. */
-async function layout(files: Record<string, string | Buffer>): Promise<void> {
-  for (const [to, from] of Object.entries(files)) {
-    await mkdir(dirname(join(cwd, to)), { recursive: true });
-    if (typeof from === 'string') await cp(join(FIXTURES, from), join(cwd, to));
-    else await writeFile(join(cwd, to), from);
-  }
-}
+const layout = (files: Record<string, string | Buffer>) => layoutIn(cwd(), files);
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-const plan = (inputs: string[], options: PlanOptions = {}) => buildPlan(inputs, options, { cwd });
+const plan = (inputs: string[], options: PlanOptions = {}) => buildPlan(inputs, options, { cwd: cwd() });
 const lines = (p: UploadPlan) => p.problems.map(formatProblem);
 const summary = (p: UploadPlan) => p.items.map((i) => `${i.type} ${i.source}: ${i.files.map((f) => f.name).join(' ')}`);
 
@@ -46,7 +33,7 @@ describe('scan', () => {
       'thumb.webp': 'image/photo.webp',
       'notes.txt': 'other/notes.txt',
     });
-    const s = await scan(['v.mp4', 'set', 'missing.mp4', 'notes.txt'], { thumbnail: 'thumb.webp' }, cwd);
+    const s = await scan(['v.mp4', 'set', 'missing.mp4', 'notes.txt'], { thumbnail: 'thumb.webp' }, cwd());
     expect(s.files.map((f) => [f.shown, f.file.contentType, f.file.durationSeconds])).toEqual([
       ['v.mp4', 'video/mp4', 5],
       ['set/1.jpg', 'image/jpeg', undefined],
@@ -58,8 +45,8 @@ describe('scan', () => {
     // Every .json is a skip candidate until decide() knows which were read as sidecars.
     expect(s.skipped).toEqual([expect.objectContaining({ path: 'set/carousel.json', kind: 'sidecar' })]);
     expect(s.sidecars).toEqual({
-      [join(cwd, 'set/carousel.json')]: { shown: 'set/carousel.json', metadata: { title: 'Set' } },
-      [join(cwd, 'v.mp4.json')]: { shown: 'v.mp4.json', problem: expect.objectContaining({ rule: 'sidecar' }) },
+      [join(cwd(), 'set/carousel.json')]: { shown: 'set/carousel.json', metadata: { title: 'Set' } },
+      [join(cwd(), 'v.mp4.json')]: { shown: 'v.mp4.json', problem: expect.objectContaining({ rule: 'sidecar' }) },
     });
     expect(s.thumbnail).toMatchObject({ shown: 'thumb.webp', file: { contentType: 'image/webp' } });
     expect(s.manifest).toBeUndefined();
@@ -99,10 +86,10 @@ describe("the demo folder (the README's first command)", () => {
 
 describe('videos', () => {
   it('keeps shortform up to exactly 300 MB and 3–90 s, longform above', async () => {
-    await sparseMp4(join(cwd, 'edge.mp4'), 300 * MB, 90);
-    await sparseMp4(join(cwd, 'short3.mp4'), 1000, 3);
-    await sparseMp4(join(cwd, 'over.mp4'), 300 * MB + 1, 10);
-    await sparseMp4(join(cwd, 'long.mp4'), 1 * GB, 3600);
+    await sparseMp4(join(cwd(), 'edge.mp4'), 300 * MB, 90);
+    await sparseMp4(join(cwd(), 'short3.mp4'), 1000, 3);
+    await sparseMp4(join(cwd(), 'over.mp4'), 300 * MB + 1, 10);
+    await sparseMp4(join(cwd(), 'long.mp4'), 1 * GB, 3600);
     const p = await plan(['edge.mp4', 'short3.mp4', 'over.mp4', 'long.mp4']);
     expect(p.problems).toEqual([]);
     expect(summary(p)).toEqual([
@@ -240,7 +227,7 @@ describe('--thumbnail', () => {
 
   it('reports a missing or too big image as inspection finds it', async () => {
     await layout({ 'v.mp4': 'video/clip-5s.mp4' });
-    await sparseFile(join(cwd, 'big.png'), 21 * MB, PNG_HEAD);
+    await sparseFile(join(cwd(), 'big.png'), 21 * MB, PNG_HEAD);
     expect(lines(await plan(['v.mp4'], { thumbnail: 'nope.jpg' }))).toEqual([
       'nope.jpg: does not exist; check the path',
     ]);
@@ -268,7 +255,7 @@ describe('inputs', () => {
 
   it('reports missing paths and empty globs, with everything else, at once', async () => {
     await layout({ 'ok.mp4': 'video/clip-5s.mp4', 'notes.txt': 'other/notes.txt', 'cut.mp4': 'video/truncated.mp4' });
-    await sparseMp4(join(cwd, 'big.mov'), Math.round(1.2 * GB), 600);
+    await sparseMp4(join(cwd(), 'big.mov'), Math.round(1.2 * GB), 600);
     const p = await plan(['ok.mp4', 'missing.mp4', 'nothing/*.jpg', 'notes.txt', 'cut.mp4', 'big.mov']);
     expect(p.problems.map((x) => `${x.file} ${x.rule}`)).toEqual([
       'missing.mp4 exists',
@@ -278,8 +265,8 @@ describe('inputs', () => {
       'big.mov size',
     ]);
     expect(lines(p).slice(0, 3)).toEqual([
-      `missing.mp4: does not exist; check the path (relative paths start from ${cwd})`,
-      `nothing/*.jpg: no files match this pattern; check the pattern (relative patterns start from ${cwd})`,
+      `missing.mp4: does not exist; check the path (relative paths start from ${cwd()})`,
+      `nothing/*.jpg: no files match this pattern; check the pattern (relative patterns start from ${cwd()})`,
       'notes.txt: not a supported format (mp4, mov, jpg, png, webp)',
     ]);
     expect(summary(p)).toEqual(['shortform ok.mp4: ok.mp4', 'longform cut.mp4: cut.mp4', 'longform big.mov: big.mov']);
@@ -287,13 +274,13 @@ describe('inputs', () => {
 
   it('plans a file named twice (directly and through its folder) once', async () => {
     await layout({ 'd/a.mp4': 'video/clip-5s.mp4' });
-    const p = await plan(['d/a.mp4', 'd', join(cwd, 'd/a.mp4')]);
+    const p = await plan(['d/a.mp4', 'd', join(cwd(), 'd/a.mp4')]);
     expect(summary(p)).toEqual(['shortform d/a.mp4: a.mp4']);
   });
 
   it('ends a walk on a symbolic link loop', async () => {
     await layout({ 'd/a.mp4': 'video/clip-5s.mp4' });
-    await symlink(join(cwd, 'd'), join(cwd, 'd/loop'));
+    await symlink(join(cwd(), 'd'), join(cwd(), 'd/loop'));
     const p = await plan(['d']);
     expect(summary(p)).toEqual(['shortform d/a.mp4: a.mp4']);
     expect(p.skipped).toEqual([
@@ -302,7 +289,7 @@ describe('inputs', () => {
   });
 
   it('shows paths outside the working directory as absolute', async () => {
-    const p = await buildPlan([join(FIXTURES, 'demo/teaser.mov')], {}, { cwd });
+    const p = await buildPlan([join(FIXTURES, 'demo/teaser.mov')], {}, { cwd: cwd() });
     expect(p.items[0]!.source).toBe(join(FIXTURES, 'demo/teaser.mov'));
   });
 

@@ -23,15 +23,70 @@ export function redactUrl(url: string): string {
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
 
+type Part = 'host' | 'port' | 'user' | 'database';
+const PG_VARIABLE: Record<Part, string> = { host: 'PGHOST', port: 'PGPORT', user: 'PGUSER', database: 'PGDATABASE' };
+
+export interface ConnectionTarget {
+  host: string;
+  port: string;
+  user: string;
+  database: string;
+  /** Parts neither the URL nor a PG* variable gave: libpq's defaults were used. */
+  defaulted: Part[];
+}
+
+/**
+ * Where a PostgreSQL URL connects, the way pg (and libpq) fill it: the URL's own parts, else the
+ * PG* variables, else localhost, 5432, the login user and a database named after the user.
+ */
+export function connectionTarget(url: string, env: NodeJS.ProcessEnv): ConnectionTarget {
+  const m = /^postgres(?:ql)?:\/\/(?:([^:@/]*)(?::[^@/]*)?@)?(\[[^\]]*\]|[^/:?]*)(?::(\d*))?(?:\/([^?]*))?/i.exec(url);
+  const fromUrl: Record<Part, string> = {
+    user: decodeURIComponent(m?.[1] ?? ''),
+    host: m?.[2] ?? '',
+    port: m?.[3] ?? '',
+    database: decodeURIComponent(m?.[4] ?? ''),
+  };
+  const defaulted: Part[] = [];
+  const pick = (part: Part, fallback: string): string => {
+    const value = fromUrl[part] || env[PG_VARIABLE[part]];
+    if (value) return value;
+    defaulted.push(part);
+    return fallback;
+  };
+  const host = pick('host', 'localhost');
+  const port = pick('port', '5432');
+  const user = pick('user', env.USER ?? '');
+  return { host, port, user, database: pick('database', user), defaulted };
+}
+
+/** The hint of a database that cannot be used: what was tried, and what filled the gaps. */
+function databaseHint(url: string, env: NodeJS.ProcessEnv): string {
+  const t = connectionTarget(url, env);
+  const tried = `It connected as "${t.user}" to ${t.host}:${t.port}, database "${t.database}".`;
+  if (t.defaulted.length === 0)
+    return `${tried} Check the URL (--db or CONTENTLIB_DATABASE_URL), that PostgreSQL runs and accepts this user, and PG* variables.`;
+  const parts = t.defaulted.join(', ');
+  const vars = t.defaulted.map((p) => PG_VARIABLE[p]).join(', ');
+  return `${tried} Neither the URL nor ${vars} gave the ${parts}, so libpq's defaults were used: put them in the URL (--db or CONTENTLIB_DATABASE_URL) or set ${vars}.`;
+}
+
 /** A database that cannot be reached or refuses us, said in words; undefined for anything else. */
-export function databaseError(url: string, err: unknown): CliError | undefined {
+export function databaseError(url: string, err: unknown, env: NodeJS.ProcessEnv = process.env): CliError | undefined {
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : '';
   const message = typeof e?.message === 'string' ? e.message : String(err);
+  // pg's words when the server asks for a password and none was given (no SQLSTATE code).
+  if (/^SASL: .*client password must be a (non-empty )?string/.test(message)) {
+    return new CliError(
+      `Cannot use the database ${redactUrl(url)}: the server asks for a password, and neither the URL nor PGPASSWORD gives one.`,
+      { hint: databaseHint(url, env), cause: err },
+    );
+  }
   // 28P01 / 28000: authentication; 3D000: no such database; 42501: no permission.
   if (UNREACHABLE.has(code) || /^(28|3D|42501)/.test(code)) {
     return new CliError(`Cannot use the database ${redactUrl(url)}: ${message}${code ? ` (${code})` : ''}.`, {
-      hint: 'Check the URL (--db or CONTENTLIB_DATABASE_URL), that PostgreSQL runs and accepts this user, and PG* variables.',
+      hint: databaseHint(url, env),
       cause: err,
     });
   }

@@ -95,7 +95,7 @@ async function openTarget(plan: UploadPlan, flags: UploadFlags, ctx: CliContext,
       newFiles:
         flags.force || !item.contentItemId
           ? item.files.length
-          : item.files.filter((f) => journal.findFile(f)?.itemId !== item.contentItemId).length,
+          : item.files.filter((f) => journal.completedItem(f) !== item.contentItemId).length,
     })),
     client,
     ctx.signal,

@@ -79,9 +79,10 @@ const SELECT_ITEM = `
               ELSE i.file_size END AS fileSize
     FROM items i`;
 
-type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: string; platformSettings: string };
+/** An item as a row holds it: hashtags and platformSettings as JSON text (SQLite and PostgreSQL alike). */
+export type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: string; platformSettings: string };
 
-function toItem(row: RawItem | undefined): ItemRow | null {
+export function toItem(row: RawItem | undefined): ItemRow | null {
   if (!row) return null;
   return {
     ...row,
@@ -98,6 +99,18 @@ export function likeLiteral(text: string): string {
 /** Case folding done in JS (unicode-aware), because SQLite's lower() only folds ASCII. */
 export function foldTitle(title: string): string {
   return title.toLowerCase();
+}
+
+/** The columns a change sets and their stored values (JSON as text): one list for SQLite and PostgreSQL. */
+export function changedColumns(c: ItemChanges): Array<[column: string, value: unknown]> {
+  const out: Array<[string, unknown]> = [];
+  if (c.title !== undefined) out.push(['title', c.title], ['title_fold', foldTitle(c.title)]);
+  if (c.description !== undefined) out.push(['description', c.description]);
+  if (c.hashtags !== undefined) out.push(['hashtags', JSON.stringify(c.hashtags)]);
+  if (c.status !== undefined) out.push(['status', c.status]);
+  if (c.platformSettings !== undefined) out.push(['platform_settings', JSON.stringify(c.platformSettings)]);
+  if (c.thumbnailKey !== undefined) out.push(['thumbnail_key', c.thumbnailKey]);
+  return out;
 }
 
 export function itemsRepository(db: Db) {
@@ -152,19 +165,10 @@ export function itemsRepository(db: Db) {
   function update(brandId: string, id: string, c: ItemChanges, at: string): void {
     const sets: string[] = ['updated_at = ?'];
     const args: unknown[] = [at];
-    const put = (column: string, value: unknown) => {
+    for (const [column, value] of changedColumns(c)) {
       sets.push(`${column} = ?`);
       args.push(value);
-    };
-    if (c.title !== undefined) {
-      put('title', c.title);
-      put('title_fold', foldTitle(c.title));
     }
-    if (c.description !== undefined) put('description', c.description);
-    if (c.hashtags !== undefined) put('hashtags', JSON.stringify(c.hashtags));
-    if (c.status !== undefined) put('status', c.status);
-    if (c.platformSettings !== undefined) put('platform_settings', JSON.stringify(c.platformSettings));
-    if (c.thumbnailKey !== undefined) put('thumbnail_key', c.thumbnailKey);
     db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE id = ? AND brand_id = ?`).run(...args, id, brandId);
   }
 

@@ -24,6 +24,11 @@ export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
 }
 
+/** A new api_keys row for `key` (a fresh id; the key's hash and prefix, never the key): id, user_id, key_hash, prefix, created_at. */
+export function newKeyRow(userId: string, key: string, at: string): [id: string, string, Buffer, string, string] {
+  return [randomUUID(), userId, hashKey(key), key.slice(0, 7), at];
+}
+
 export function newKeySecret(): string {
   return `cl_${randomBytes(32).toString('base64url')}`;
 }
@@ -56,14 +61,9 @@ export function keysRepository(db: Db) {
       }
       const userId = randomUUID();
       db.prepare('INSERT INTO users (id, brand_id, created_at) VALUES (?, ?, ?)').run(userId, brand.id, at);
-      const id = randomUUID();
-      db.prepare('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)').run(
-        id,
-        userId,
-        hashKey(key),
-        key.slice(0, 7),
-        at,
-      );
+      const row = newKeyRow(userId, key, at);
+      db.prepare('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)').run(...row);
+      const id = row[0];
       return { id, key, brand: brandName, userId };
     });
     return tx.immediate();

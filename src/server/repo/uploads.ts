@@ -29,6 +29,28 @@ const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
   file_record_id AS fileRecordId, key_id AS keyId`;
 
+/** The columns of a new upload's row, in the order of newUploadValues (SQLite and PostgreSQL). */
+export const NEW_UPLOAD_COLUMNS =
+  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id';
+
+/** A new upload's values, in the order of NEW_UPLOAD_COLUMNS (thumbnail as a boolean). */
+export function newUploadValues(u: Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>): unknown[] {
+  return [
+    u.key,
+    u.fileId,
+    u.brandId,
+    u.userId,
+    u.fileName,
+    u.contentType,
+    u.fileSize,
+    u.type,
+    u.thumbnail,
+    u.expiresAt,
+    u.createdAt,
+    u.keyId,
+  ];
+}
+
 function toUpload(row: Record<string, unknown> | undefined): Upload | null {
   if (!row) return null;
   return { ...(row as unknown as Upload), thumbnail: row.thumbnail === 1 };
@@ -45,22 +67,10 @@ export function uploadsRepository(db: Db) {
   );
 
   function insert(u: Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>): void {
-    db.prepare(
-      `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      u.key,
-      u.fileId,
-      u.brandId,
-      u.userId,
-      u.fileName,
-      u.contentType,
-      u.fileSize,
-      u.type,
-      u.thumbnail ? 1 : 0,
-      u.expiresAt,
-      u.createdAt,
-      u.keyId,
+    // SQLite keeps booleans as 0 and 1.
+    const values = newUploadValues(u).map((v) => (typeof v === 'boolean' ? Number(v) : v));
+    db.prepare(`INSERT INTO uploads (${NEW_UPLOAD_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(
+      ...values,
     );
   }
 

@@ -11,8 +11,7 @@ import { titleFromFileName } from '../object-keys.js';
 import { type UrlSigner, presentFile, presentItem, urlSigner } from '../present.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
-import { isObjectState, stagingKeyOf } from '../storage/interface.js';
-import { type StoredObject, type VideoFacts, magicBytesProblem, videoFacts } from '../stored-file.js';
+import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
@@ -173,28 +172,19 @@ const NOT_UPLOADED = () =>
  * did not get to commit (a crash, a full carousel): no URL can write there, so it is checked as is.
  */
 async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<number | null> {
-  const { storage } = s.deps;
-  const staging = stagingKeyOf(upload.fileId);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const stagedHead = await storage.head(staging);
-    const key = stagedHead ? staging : upload.key;
-    const head = stagedHead ?? (await storage.head(upload.key));
-    if (!head) throw NOT_UPLOADED();
-    const object: StoredObject = { storage, key, head };
-    try {
-      const seconds = await checkBytes(s, object, upload, body);
-      if (key === staging) await storage.promote(staging, upload.key, head.etag);
-      return seconds;
-    } catch (err) {
-      // Written again (or completed by another instance) while being checked: look again.
-      if (isObjectState(err, 'changed') || isObjectState(err, 'missing')) continue;
-      throw err;
-    }
-  }
-  throw apiError(
-    'invalid_upload',
-    'the upload kept changing while it was being checked; let the PUT finish, then complete again',
-    [{ path: 'key', message: 'still being written' }],
+  return checkThenPromote(
+    s.deps.storage,
+    upload,
+    async (object) => {
+      if (!object) throw NOT_UPLOADED();
+      return checkBytes(s, object, upload, body);
+    },
+    () =>
+      apiError(
+        'invalid_upload',
+        'the upload kept changing while it was being checked; let the PUT finish, then complete again',
+        [{ path: 'key', message: 'still being written' }],
+      ),
   );
 }
 

@@ -16,8 +16,8 @@ import { presentFile, presentItem, urlSigner } from '../present.js';
 import type { ItemChanges, ItemRow } from '../repo/items.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
-import { isObjectState, objectKeysOf, stagingKeyOf } from '../storage/interface.js';
-import { magicBytesProblem } from '../stored-file.js';
+import { objectKeysOf } from '../storage/interface.js';
+import { checkThenPromote, magicBytesProblem } from '../stored-file.js';
 import { callerOf, isUuid } from './common.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -139,32 +139,26 @@ async function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key
  */
 async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<void> {
   const { storage } = s.deps;
-  const staging = stagingKeyOf(upload.fileId);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const stagedHead = await storage.head(staging);
-    const key = stagedHead ? staging : upload.key;
-    const head = stagedHead ?? (await storage.head(upload.key));
-    if (!head || head.size !== upload.fileSize)
-      throw apiError(
-        'invalid_upload',
-        'thumbnailKey names a thumbnail that was never uploaded; PUT the image to its presigned URL first',
-        [{ path: 'thumbnailKey', message: 'not uploaded' }],
-      );
-    try {
-      const mismatch = await magicBytesProblem({ storage, key, head }, upload.contentType);
+  await checkThenPromote(
+    storage,
+    upload,
+    async (object) => {
+      if (!object || object.head.size !== upload.fileSize)
+        throw apiError(
+          'invalid_upload',
+          'thumbnailKey names a thumbnail that was never uploaded; PUT the image to its presigned URL first',
+          [{ path: 'thumbnailKey', message: 'not uploaded' }],
+        );
+      const mismatch = await magicBytesProblem(object, upload.contentType);
       if (mismatch) {
-        await storage.delete(key);
+        await storage.delete(object.key);
         await s.repo.markNotStored(upload.key);
         throw mismatch;
       }
-      if (key === staging) await storage.promote(staging, upload.key, head.etag);
-      return;
-    } catch (err) {
-      if (isObjectState(err, 'changed') || isObjectState(err, 'missing')) continue;
-      throw err;
-    }
-  }
-  throw apiError('invalid_upload', 'the thumbnail kept changing while it was being checked; let the PUT finish', [
-    { path: 'thumbnailKey', message: 'still being written' },
-  ]);
+    },
+    () =>
+      apiError('invalid_upload', 'the thumbnail kept changing while it was being checked; let the PUT finish', [
+        { path: 'thumbnailKey', message: 'still being written' },
+      ]),
+  );
 }

@@ -13,6 +13,7 @@ import { access, constants, open, readdir, rename, rm, stat, unlink } from 'node
 import { dirname, join } from 'node:path';
 import { type Readable, Writable } from 'node:stream';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
+import { keyLocks } from '../key-lock.js';
 import { signedUrl } from '../signing.js';
 import { ObjectStateError, type Storage, fileIdOfStagingKey, STAGING_PREFIX } from './interface.js';
 
@@ -92,22 +93,6 @@ function pump(body: Readable, sink: Writable): Promise<void> {
     // Straight pipe: no per-chunk work of ours, so a big PUT runs at disk/loopback speed.
     body.pipe(sink);
   });
-}
-
-/** Runs one function at a time per key, in call order. */
-function keyLocks() {
-  const tails = new Map<string, Promise<unknown>>();
-  return async function withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const before = tails.get(key) ?? Promise.resolve();
-    const run = before.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    tails.set(key, tail);
-    try {
-      return await run;
-    } finally {
-      if (tails.get(key) === tail) tails.delete(key);
-    }
-  };
 }
 
 /** A Writable that fails with `code` on its first chunk: the injected full disk. */

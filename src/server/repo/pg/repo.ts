@@ -17,9 +17,9 @@ import {
   type Repo,
   ownKey,
 } from '../interface.js';
-import { foldTitle, likeLiteral } from '../items.js';
-import { type Caller, KEY_PATTERN, type KeyRow, hashKey, newKeySecret } from '../keys.js';
-import type { Upload } from '../uploads.js';
+import { type RawItem, changedColumns, foldTitle, likeLiteral, toItem } from '../items.js';
+import { type Caller, KEY_PATTERN, type KeyRow, hashKey, newKeyRow, newKeySecret } from '../keys.js';
+import { NEW_UPLOAD_COLUMNS, type Upload, newUploadValues } from '../uploads.js';
 import { migratePostgres } from './migrations.js';
 
 /** int8 (COUNT, BIGINT columns) as a JS number: sizes stay far below 2^53. */
@@ -47,17 +47,6 @@ const UPLOAD_COLUMNS = `key, file_id AS "fileId", brand_id AS "brandId", user_id
   content_type AS "contentType", file_size AS "fileSize", type, thumbnail, expires_at AS "expiresAt",
   created_at AS "createdAt", stored_at AS "storedAt", completed_at AS "completedAt", item_id AS "itemId",
   file_record_id AS "fileRecordId", key_id AS "keyId"`;
-
-type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: string; platformSettings: string };
-
-function toItem(row: RawItem | undefined): ItemRow | null {
-  if (!row) return null;
-  return {
-    ...row,
-    hashtags: JSON.parse(row.hashtags) as string[],
-    platformSettings: JSON.parse(row.platformSettings) as Record<string, unknown>,
-  };
-}
 
 type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -214,6 +203,18 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
   }
 
+  /** Runs `fn` in one transaction on the caller's item, locked; null when there is no such item. */
+  function withLockedItem<T>(
+    brandId: string,
+    id: string,
+    fn: (q: Query, item: ItemRow) => Promise<T>,
+  ): Promise<T | null> {
+    return tx(async (q) => {
+      const item = await getItemWith(q, brandId, id, true);
+      return item ? fn(q, item) : null;
+    });
+  }
+
   async function updateItem(
     brandId: string,
     id: string,
@@ -221,24 +222,13 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     at: string,
     objectKeysOf: ObjectKeysOf = ownKey,
   ): Promise<string[] | null> {
-    return tx(async (q) => {
-      const item = await getItemWith(q, brandId, id, true);
-      if (!item) return null;
+    return withLockedItem(brandId, id, async (q, item) => {
       const sets = ['updated_at = $1'];
       const args: unknown[] = [at];
-      const put = (column: string, value: unknown) => {
+      for (const [column, value] of changedColumns(c)) {
         args.push(value);
         sets.push(`${column} = $${args.length}`);
-      };
-      if (c.title !== undefined) {
-        put('title', c.title);
-        put('title_fold', foldTitle(c.title));
       }
-      if (c.description !== undefined) put('description', c.description);
-      if (c.hashtags !== undefined) put('hashtags', JSON.stringify(c.hashtags));
-      if (c.status !== undefined) put('status', c.status);
-      if (c.platformSettings !== undefined) put('platform_settings', JSON.stringify(c.platformSettings));
-      if (c.thumbnailKey !== undefined) put('thumbnail_key', c.thumbnailKey);
       args.push(id);
       await q(`UPDATE items SET ${sets.join(', ')} WHERE id = $${args.length}`, args);
       if (c.thumbnailKey === undefined) return [];
@@ -262,9 +252,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     at: string,
     objectKeysOf: ObjectKeysOf = ownKey,
   ): Promise<string[] | null> {
-    return tx(async (q) => {
-      const item = await getItemWith(q, brandId, id, true);
-      if (!item) return null;
+    return withLockedItem(brandId, id, async (q, item) => {
       const { rows: files } = await q<{ key: string }>(
         'SELECT file_key AS key FROM carousel_files WHERE item_id = $1',
         [id],
@@ -310,14 +298,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       const brandId = rows[0]!.id;
       const userId = randomUUID();
       await q('INSERT INTO users (id, brand_id, created_at) VALUES ($1, $2, $3)', [userId, brandId, at]);
-      const id = randomUUID();
-      await q('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)', [
-        id,
-        userId,
-        hashKey(key),
-        key.slice(0, 7),
-        at,
-      ]);
+      const row = newKeyRow(userId, key, at);
+      await q('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)', row);
+      const id = row[0];
       return { id, key, brand: brandName, userId };
     });
   }
@@ -354,23 +337,10 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
           const used = rows[0]?.used ?? 0;
           if (used + u.fileSize > quotaBytes) return { ok: false as const, used };
         }
+        const values = newUploadValues(u);
         await q(
-          `INSERT INTO uploads (key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-          [
-            u.key,
-            u.fileId,
-            u.brandId,
-            u.userId,
-            u.fileName,
-            u.contentType,
-            u.fileSize,
-            u.type,
-            u.thumbnail,
-            u.expiresAt,
-            u.createdAt,
-            u.keyId,
-          ],
+          `INSERT INTO uploads (${NEW_UPLOAD_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
+          values,
         );
         return { ok: true as const };
       });

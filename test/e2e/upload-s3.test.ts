@@ -1,0 +1,130 @@
+// The built CLI uploads a folder (two videos and a carousel folder, from fixtures/) to
+// `contentlib serve --db postgres://… --storage s3://…`, and no media byte passes through
+// serve: the CLI reaches serve, and serve and the CLI reach s3rver, through counting TCP
+// proxies. The items, their files and their GET URLs are then checked byte for byte.
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { box } from '../support/mp4-boxes.js';
+import { BIN, ROOT } from '../support/paths.js';
+import { type TestPostgres, startPostgres } from '../support/postgres.js';
+import { type TestS3, startS3 } from '../support/s3rver.js';
+import { childEnv, type ServeProcess, startServe } from '../support/serve-process.js';
+import { type Item, call } from '../support/server.js';
+import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
+
+/** The fixtures are a few KiB, as small as the API's own requests: a trailing MP4 `free` box
+ *  (skipped by every reader) makes each video 2 MiB, so the media dominate what is counted. */
+const PADDING = 2 * 1024 * 1024;
+
+let postgres: TestPostgres;
+let s3: TestS3;
+let s3Proxy: TcpProxy;
+let serveProxy: TcpProxy;
+let instance: ServeProcess;
+let dir: string;
+let key: string;
+/** What was uploaded: path under the tree → bytes. */
+const media = new Map<string, Buffer>();
+
+async function addFile(path: string, bytes: Buffer): Promise<void> {
+  media.set(path, bytes);
+  await writeFile(join(dir, 'tree', path), bytes);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'contentlib-upload-s3-'));
+  await mkdir(join(dir, 'tree', 'summer-carousel'), { recursive: true });
+  const fixture = (p: string) => readFile(join(ROOT, 'fixtures', p));
+  const pad = box('free', Buffer.alloc(PADDING - 8));
+  await addFile('launch.mp4', Buffer.concat([await fixture('video/clip-5s.mp4'), pad]));
+  await addFile('behind-the-scenes.mov', Buffer.concat([await fixture('video/clip-2s.mov'), pad]));
+  for (const name of ['photo.jpg', 'photo.png', 'photo.webp'])
+    await addFile(`summer-carousel/${name}`, await fixture(`image/${name}`));
+  await copyFile(join(ROOT, 'fixtures/demo/carousel/carousel.json'), join(dir, 'tree/summer-carousel/carousel.json'));
+
+  postgres = await startPostgres();
+  const databaseUrl = await postgres.createDatabase('uploads3');
+  s3 = await startS3();
+  await s3.createBucket('media');
+  s3Proxy = await startTcpProxy([s3.endpoint]);
+  const home = join(dir, 'serve-home');
+  const created = await execa('node', [BIN, 'keys', 'create', '--brand', 'acme', '--db', databaseUrl], {
+    env: childEnv({ CONTENTLIB_HOME: home }),
+    extendEnv: false,
+  });
+  key = created.stdout.trim();
+  instance = await startServe(join(dir, 'serve-data'), home, {
+    args: ['--db', databaseUrl, '--storage', 's3://media/library'],
+    env: { ...s3.env, AWS_ENDPOINT_URL_S3: s3Proxy.url },
+  });
+  serveProxy = await startTcpProxy([instance.url]);
+}, 120_000);
+
+afterAll(async () => {
+  await instance?.stop();
+  await serveProxy?.close();
+  await s3Proxy?.close();
+  await s3?.stop();
+  await postgres?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+const bytesOf = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+
+describe('contentlib upload against serve on PostgreSQL + S3', () => {
+  it('uploads a folder: the bytes go to the store, not through serve; items, files and URLs are right', async () => {
+    const env = childEnv({
+      CONTENTLIB_HOME: join(dir, 'cli-home'),
+      CONTENTLIB_BASE_URL: serveProxy.url,
+      CONTENTLIB_API_KEY: key,
+    });
+    const r = await execa('node', [BIN, 'upload', join(dir, 'tree')], { env, extendEnv: false, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('3 items created');
+
+    const mediaBytes = [...media.values()].reduce((n, b) => n + b.length, 0);
+    // Every media byte reached the store; serve saw API requests only (a few KiB of JSON).
+    expect(s3Proxy.bytesIn()).toBeGreaterThan(mediaBytes);
+    expect(serveProxy.bytesIn()).toBeLessThan(mediaBytes / 50);
+    expect(serveProxy.bytesIn()).toBeGreaterThan(0);
+
+    const listed = await call<{ items: Item[] }>('GET', `${instance.url}/api/v1/content?limit=100`, { key });
+    const byTitle = new Map(listed.body.items.map((i) => [i.title, i]));
+    expect([...byTitle.keys()].sort()).toEqual(['Demo carousel', 'behind-the-scenes', 'launch']);
+
+    for (const [title, path, type, seconds] of [
+      ['launch', 'launch.mp4', 'shortform', 5],
+      ['behind-the-scenes', 'behind-the-scenes.mov', 'longform', 2],
+    ] as const) {
+      const item = byTitle.get(title)!;
+      expect(item).toMatchObject({ type, fileSize: media.get(path)!.length });
+      // Read by serve from the object in the store, with ranged GETs.
+      expect(item.durationSeconds).toBeCloseTo(seconds, 0);
+      // GET URLs are presigned by the store, not served by serve.
+      expect(item.fileUrl.startsWith(`${s3Proxy.url}/media/library/`)).toBe(true);
+      expect((await bytesOf(item.fileUrl)).equals(media.get(path)!)).toBe(true);
+    }
+
+    const carousel = byTitle.get('Demo carousel')!;
+    const got = await call<{ item: Item; files: Array<{ fileName: string; fileUrl: string }> }>(
+      'GET',
+      `${instance.url}/api/v1/content/${carousel.id}`,
+      { key },
+    );
+    expect(got.body.item).toMatchObject({ type: 'carousel', fileCount: 3 });
+    expect(got.body.files.map((f) => f.fileName).sort()).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
+    for (const f of got.body.files) {
+      expect(f.fileUrl.startsWith(`${s3Proxy.url}/media/library/`)).toBe(true);
+      expect((await bytesOf(f.fileUrl)).equals(media.get(`summer-carousel/${f.fileName}`)!)).toBe(true);
+    }
+
+    // Everything promoted: five final objects, no staging leftovers.
+    const keys = await s3.listKeys('media', 'library/');
+    expect(keys).toHaveLength(5);
+    expect(keys.filter((k) => k.startsWith('library/staging/'))).toEqual([]);
+    expect(instance.stderr()).not.toMatch(/internal error/);
+  });
+});

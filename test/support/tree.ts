@@ -1,0 +1,47 @@
+// Folders of media for tests: fixtures copied into a temp folder, by layout or by shape.
+import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import { FIXTURES } from './paths.js';
+
+/** A fresh temp folder for each test, removed after it; call the returned function inside a test. */
+export function tempDirEach(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  return () => {
+    if (!dir) throw new Error('tempDirEach: the folder exists only while a test runs');
+    return dir;
+  };
+}
+
+/** Writes files under `root`: { 'to/path': 'fixture/path' } copies a fixture, a Buffer is written as is. */
+export async function layout(root: string, files: Record<string, string | Buffer>): Promise<void> {
+  for (const [to, from] of Object.entries(files)) {
+    await mkdir(dirname(join(root, to)), { recursive: true });
+    if (typeof from === 'string') await cp(join(FIXTURES, from), join(root, to));
+    else await writeFile(join(root, to), from);
+  }
+}
+
+const ALBUM_IMAGES = ['image/photo.jpg', 'image/photo.png', 'image/photo.webp'];
+
+/** `folders` folders `album-N` of 3 images (one carousel each) and `videos` videos `clip-N.mp4`, all distinct files. */
+export async function albumsAndClips(root: string, folders: number, videos: number): Promise<void> {
+  await mkdir(root, { recursive: true });
+  for (let f = 0; f < folders; f++) {
+    const d = join(root, `album-${f}`);
+    await mkdir(d, { recursive: true });
+    for (const [i, img] of ALBUM_IMAGES.entries()) {
+      const ext = img.slice(img.lastIndexOf('.') + 1);
+      await copyFile(join(FIXTURES, img), join(d, `${i + 1}.${ext}`));
+    }
+  }
+  for (let v = 0; v < videos; v++) await copyFile(join(FIXTURES, 'video/clip-5s.mp4'), join(root, `clip-${v}.mp4`));
+}
