@@ -21,6 +21,8 @@ export interface InstancesRun {
   wallMs: number;
   /** The highest peak resident set of any `serve` process in the setting. */
   servePeakRssMiB: number;
+  /** Connections the balancer gave each instance (one entry with one instance: none counted). */
+  connections: number[];
 }
 
 export interface InstancesResult {
@@ -126,7 +128,15 @@ export async function benchInstances(o: {
         }
         const peaks = await Promise.all(instances.map((i) => peakRssMiB(i.child.pid!)));
         const wallMs = median(walls);
-        return { instances: count, wallMs, filesPerS: (o.files * 1000) / wallMs, servePeakRssMiB: Math.max(...peaks) };
+        const spread = instances.map((i) => balancer?.connections().get(i.url) ?? 0);
+        if (balancer) o.log(`  connections per instance: ${spread.join(', ')}`);
+        return {
+          instances: count,
+          wallMs,
+          filesPerS: (o.files * 1000) / wallMs,
+          servePeakRssMiB: Math.max(...peaks),
+          connections: spread,
+        };
       } finally {
         await balancer?.close();
         await stopAll(instances);
@@ -154,7 +164,7 @@ export function renderInstances(r: InstancesResult): string[] {
     row(r.one),
     row(r.three),
     '',
-    `Three instances vs one: ${fixed(r.three.filesPerS / r.one.filesPerS, 2)}× the files/s.`,
+    `Three instances vs one: ${fixed(r.three.filesPerS / r.one.filesPerS, 2)}× the files/s; the balancer gave the three instances ${r.three.connections.join(', ')} connections.`,
     '',
   ];
 }

@@ -7,6 +7,8 @@
 // what it wrote. How to run it: docs/deploy.md, "Testing against a real S3 or MinIO".
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError, errorFromResponse } from '../../src/api/errors.js';
+import { describeRefusal, refusalRetry } from '../../src/api/storage-refusal.js';
 import { type S3Location, parseS3Url } from '../../src/server/storage/s3.js';
 import { emptyPrefix, s3ContractSetup } from '../support/s3-storage.js';
 import { type TestServer, call, complete, image, presign, put, startTestServer, video } from '../support/server.js';
@@ -56,7 +58,7 @@ describe.skipIf(!REAL_URL)('a real S3 store (skipped: set CONTENTLIB_TEST_S3_URL
       expect((await fetch(c.body.item.fileUrl)).status).not.toBe(200);
     });
 
-    it('the store itself refuses a PUT whose Content-Type or Content-Length differs from the signed one', async () => {
+    it('the store itself refuses a PUT whose headers or signature differ from the signed ones, and the CLI reads why', async () => {
       const f = image('signed.jpg', 400);
       const p = await presign(s, key, f);
       const otherType = await put(p.body.presignedUrl, f, { 'content-type': 'image/png' });
@@ -64,6 +66,18 @@ describe.skipIf(!REAL_URL)('a real S3 store (skipped: set CONTENTLIB_TEST_S3_URL
       expect(otherType.text).toContain('SignatureDoesNotMatch');
       const shorter = await put(p.body.presignedUrl, { ...f, bytes: f.bytes.subarray(0, 100) });
       expect(shorter.status).toBe(403);
+      // A tampered signature: the store's XML answer is read by the CLI's parser as final, in words.
+      const url = new URL(p.body.presignedUrl);
+      const signature = url.searchParams.get('X-Amz-Signature')!;
+      url.searchParams.set('X-Amz-Signature', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`);
+      const tampered = await fetch(url, { method: 'PUT', headers: { 'content-type': f.contentType }, body: f.bytes });
+      expect(tampered.status).toBe(403);
+      const headers = Object.fromEntries(tampered.headers.entries());
+      const err = errorFromResponse(403, headers, await tampered.text(), 'PUT', url.href);
+      expect(err).toBeInstanceOf(StorageError);
+      expect((err as StorageError).code).toBe('SignatureDoesNotMatch');
+      expect(refusalRetry(err as StorageError)).toBe(false);
+      expect(describeRefusal(err as StorageError)).toContain('did not match what was signed');
       // Nothing landed: complete finds no upload.
       const c = await complete(s, key, p.body.key, f, p.body.type);
       expect(c.status).toBe(400);
