@@ -8,13 +8,15 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
-      // The server conformance suite again, unchanged, on PostgreSQL (test/support/backend.ts).
+      // The default project runs the server conformance suite on SQLite + disk; this one runs it
+      // again, unchanged, on PostgreSQL + S3 (s3rver), skipping only the few tests of what our
+      // own disk store enforces itself (test/support/backend.ts).
       {
         extends: true,
         test: {
-          name: 'postgres',
+          name: 'postgres-s3',
           include: ['test/server/upload.test.ts', 'test/server/content.test.ts'],
-          env: { CONTENTLIB_TEST_BACKEND: 'postgres' },
+          env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
         },
       },
     ],

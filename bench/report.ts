@@ -106,7 +106,7 @@ export function targets(r: Results): Target[] {
   return t;
 }
 
-export function renderResults(r: Results, notes: readonly string[]): string {
+export function renderResults(r: Results, notes: readonly string[], skipped: readonly string[] = []): string {
   const m = r.machine;
   const lines: string[] = [
     '# Benchmark results',
@@ -121,6 +121,11 @@ export function renderResults(r: Results, notes: readonly string[]): string {
     'Each figure is the median of several runs; every reference (curl, a shell loop, `node -e 0`) is measured in the same run, against the same `contentlib serve` process, on loopback.',
     '',
   ];
+  if (skipped.length > 0)
+    lines.push(
+      `Partial run (BENCH_ONLY): ${skipped.join(', ')} not measured this time; their last figures are in this file's history.`,
+      '',
+    );
   if (r.large) {
     const l = r.large;
     lines.push(

@@ -5,7 +5,8 @@
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
 // (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances.
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances; BENCH_WRITE=1 writes bench/results.md
+// after a partial run too (it then says which scenarios it left out).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
@@ -152,16 +153,17 @@ async function main(): Promise<void> {
         .filter((l) => l.startsWith('- '))
         .map((l) => l.slice(2))
     : [];
+  const skipped = SCENARIOS.filter((sc) => !only.has(sc));
   const text =
-    renderResults(results, notes) +
+    renderResults(results, notes, skipped) +
     (scale ? `\n${renderScale(scale).join('\n')}` : '') +
     (instances ? `\n${renderInstances(instances).join('\n')}` : '');
   process.stdout.write(text);
-  if (only.size === SCENARIOS.length) {
+  if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);
     log('written to bench/results.md');
   } else {
-    log('partial run (BENCH_ONLY): bench/results.md left as it was');
+    log('partial run (BENCH_ONLY): bench/results.md left as it was (BENCH_WRITE=1 writes it)');
   }
 }
 

@@ -29,6 +29,7 @@ import type {
   PresignRequest,
   PresignResponse,
 } from './schemas.js';
+// The responses alone: the client never builds the request schemas (the server checks those).
 import {
   CompleteResponseSchema,
   DeleteResponseSchema,
@@ -36,7 +37,7 @@ import {
   ListResponseSchema,
   PatchResponseSchema,
   PresignResponseSchema,
-} from './schemas.js';
+} from './response-schemas.js';
 import type { ContentType, Status } from '../rules/rules.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

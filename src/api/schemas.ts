@@ -2,10 +2,12 @@
 // embedded server. Requests are strict (an unknown field is a 400); responses are loose, because
 // a remote service may send more fields than these.
 import * as z from 'zod';
-import { CONTENT_TYPES, LIST_LIMITS, METADATA_LIMITS, STATUSES } from '../rules/rules.js';
+import { LIST_LIMITS, METADATA_LIMITS } from '../rules/rules.js';
+import { ContentTypeSchema, StatusSchema } from './response-schemas.js';
 
-export const ContentTypeSchema = z.enum(CONTENT_TYPES);
-export const StatusSchema = z.enum(STATUSES);
+// Responses live in ./response-schemas.ts, which the client imports alone: a command builds
+// only the schemas of the answers it reads (bench/notes.md). This module is the whole set.
+export * from './response-schemas.js';
 
 const fileSize = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const nonBlank = z.string().trim().min(1, 'must not be empty');
@@ -93,83 +95,3 @@ export const ListQuerySchema = z.strictObject({
   offset: queryInt('offset').optional(),
 });
 export type ListQuery = z.input<typeof ListQuerySchema>;
-
-// ---- Responses ---------------------------------------------------------------------------
-
-export const PresignResponseSchema = z.looseObject({
-  presignedUrl: z.string().url(),
-  key: z.string(),
-  fileId: z.string(),
-  type: ContentTypeSchema,
-});
-export type PresignResponse = z.infer<typeof PresignResponseSchema>;
-
-export const ContentItemSchema = z.looseObject({
-  id: z.string(),
-  type: ContentTypeSchema,
-  title: z.string(),
-  description: z.string().nullable().optional(),
-  hashtags: z.array(z.string()).nullable().optional(),
-  status: StatusSchema,
-  fileUrl: z.string().nullable().optional(),
-  thumbnailUrl: z.string().nullable(),
-  platformSettings: z.record(z.string(), z.unknown()).nullable().optional(),
-  createdAt: z.string(),
-  updatedAt: z.string().optional(),
-  // Fields the embedded server sends and a remote service may not: optional.
-  durationSeconds: z.number().nullable().optional(),
-  fileSize: z.number().nullable().optional(),
-  contentType: z.string().nullable().optional(),
-  fileName: z.string().nullable().optional(),
-  fileCount: z.number().optional(),
-});
-export type ContentItem = z.infer<typeof ContentItemSchema>;
-
-export const CarouselFileSchema = z.looseObject({
-  id: z.string(),
-  fileKey: z.string(),
-  sortOrder: z.number().int(),
-  fileUrl: z.string().optional(),
-  fileName: z.string().optional(),
-  contentType: z.string().optional(),
-  fileSize: z.number().optional(),
-});
-export type CarouselFile = z.infer<typeof CarouselFileSchema>;
-
-export const CompleteResponseSchema = z.looseObject({
-  item: ContentItemSchema,
-  contentItemId: z.string(),
-  file: CarouselFileSchema.optional(),
-});
-export type CompleteResponse = z.infer<typeof CompleteResponseSchema>;
-
-export const ListResponseSchema = z.looseObject({
-  items: z.array(ContentItemSchema),
-  limit: z.number().int(),
-  offset: z.number().int(),
-  hasMore: z.boolean(),
-});
-export type ListResponse = z.infer<typeof ListResponseSchema>;
-
-export const GetResponseSchema = z.looseObject({
-  item: ContentItemSchema,
-  files: z.array(CarouselFileSchema).optional().default([]),
-});
-export type GetResponse = z.infer<typeof GetResponseSchema>;
-
-export const PatchResponseSchema = z.looseObject({ item: ContentItemSchema });
-export type PatchResponse = z.infer<typeof PatchResponseSchema>;
-
-export const DeleteResponseSchema = z.looseObject({ deleted: z.literal(true) });
-export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
-
-export const ErrorDetailSchema = z.looseObject({ path: z.string().optional(), message: z.string() });
-
-export const ErrorBodySchema = z.looseObject({
-  error: z.looseObject({
-    code: z.string(),
-    message: z.string(),
-    details: z.array(z.unknown()).optional(),
-  }),
-});
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -1,6 +1,6 @@
 // Conformance: list, get, PATCH and DELETE (docs/api.md), brand scoping, and a restart.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onS3 } from '../support/backend.js';
 import {
   type Item,
   type TestServer,
@@ -131,7 +131,9 @@ describe('get', () => {
     expect(Number(second.headers.get('content-length'))).toBe(400);
   });
 
-  it('signed GET URLs expire after an hour and refuse tampering', async () => {
+  // On S3 the store answers these GETs and checks their signature and expiry (against its own
+  // clock, which tests cannot move; s3rver checks no signature): test/server/s3-sigv4.test.ts.
+  it.skipIf(onS3)('signed GET URLs expire after an hour and refuse tampering', async () => {
     const v = await uploadItem(s, key, image('g.jpg'));
     expect(
       (
@@ -212,7 +214,7 @@ describe('patch', () => {
     await put(p1.body.presignedUrl, t1);
     const r1 = await patch(item.id, { thumbnailKey: p1.body.key });
     expect(r1.status).toBe(200);
-    expect(r1.body.item.thumbnailUrl).toContain('/storage/');
+    expect(new URL(r1.body.item.thumbnailUrl!).pathname.endsWith(`/${p1.body.key}`)).toBe(true);
     const got = await fetch(r1.body.item.thumbnailUrl!);
     expect(Buffer.from(await got.arrayBuffer()).equals(t1.bytes)).toBe(true);
 
@@ -262,18 +264,21 @@ describe('delete', () => {
     await put(pt.body.presignedUrl, t);
     await patch(first.item.id, { thumbnailKey: pt.body.key });
     const objects = [first.storageKey, second.storageKey, pt.body.key];
-    for (const k of objects) expect(existsSync(s.disk!.pathOf(k))).toBe(true);
+    for (const k of objects) expect(await s.storage.head(k)).not.toBeNull();
 
     const r = await del(first.item.id);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ deleted: true });
-    for (const k of objects) expect(existsSync(s.disk!.pathOf(k)), k).toBe(false);
+    for (const k of objects) expect(await s.storage.head(k), k).toBeNull();
     expect((await get(first.item.id)).status).toBe(404);
     expect((await del(first.item.id)).status).toBe(404);
     expect((await call('GET', first.item.fileUrl)).status).toBe(404);
   });
 
-  it('an object that could not be removed is retried by the sweeper', async () => {
+  // The failure is made on the disk store's own files; on S3 deleting is the store's (and a
+  // missing object deletes fine).
+  it.skipIf(onS3)('an object that could not be removed is retried by the sweeper', async () => {
+    const { existsSync } = await import('node:fs');
     const { mkdir, rm, writeFile } = await import('node:fs/promises');
     const v = await uploadItem(s, key, video('stuck.mp4', 10));
     const path = s.disk!.pathOf(v.storageKey);
@@ -316,12 +321,12 @@ describe('uploads never completed', () => {
     const f = image('abandoned.jpg');
     const p = await presign(s, key, f);
     await put(p.body.presignedUrl, f);
-    expect(existsSync(s.disk!.pathOf(stagingKeyOf(p.body.fileId)))).toBe(true);
+    expect(await s.storage.head(stagingKeyOf(p.body.fileId))).not.toBeNull();
     expect((await s.sweep()).uploads).toBe(0);
     s.clock.advance(2 * 3600_000 + 1000);
     const report = await s.sweep();
     expect(report.uploads).toBeGreaterThanOrEqual(1);
-    expect(existsSync(s.disk!.pathOf(stagingKeyOf(p.body.fileId)))).toBe(false);
+    expect(await s.storage.head(stagingKeyOf(p.body.fileId))).toBeNull();
     const c = await complete(s, key, p.body.key, f, 'carousel');
     expect(c.status).toBe(400);
   });

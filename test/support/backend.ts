@@ -1,22 +1,56 @@
-// Which metadata store the server conformance suite (test/server/*) runs against: SQLite (the
-// default) or, in vitest's "postgres" project (CONTENTLIB_TEST_BACKEND=postgres), a real
-// PostgreSQL started once for the test file on first use and stopped after it.
+// Which stores the server conformance suite (test/server/upload.test.ts, content.test.ts) runs
+// against. The default vitest project: SQLite in the data dir and objects on the server's own
+// disk. The "postgres-s3" project (CONTENTLIB_TEST_BACKEND=postgres-s3): a real PostgreSQL and an
+// s3rver, each started once for the test file on first use and stopped after it; every server
+// gets a fresh database and a fresh bucket of its own.
 import { afterAll } from 'vitest';
+import type { StartServerOptions } from '../../src/server/index.js';
 import { type TestPostgres, startPostgres } from './postgres.js';
+import { type TestS3, startS3 } from './s3rver.js';
 
-export type Backend = 'sqlite' | 'postgres';
+export type Backend = 'sqlite' | 'postgres-s3';
 
-export const backend: Backend = process.env.CONTENTLIB_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+export const backend: Backend = process.env.CONTENTLIB_TEST_BACKEND === 'postgres-s3' ? 'postgres-s3' : 'sqlite';
 
-let server: Promise<TestPostgres> | null = null;
+/** Objects in an S3 store (s3rver) rather than on the server's disk: `it.skipIf(onS3)` for disk-only tests. */
+export const onS3 = backend === 'postgres-s3';
 
-/** A fresh database's URL on the postgres backend; undefined (SQLite in the data dir) otherwise. */
+let postgres: Promise<TestPostgres> | null = null;
+let s3: Promise<TestS3> | null = null;
+let buckets = 0;
+
+/** A fresh database's URL on PostgreSQL; undefined (SQLite in the data dir) otherwise. */
 export async function testDatabaseUrl(): Promise<string | undefined> {
-  if (backend !== 'postgres') return undefined;
-  server ??= startPostgres();
-  return (await server).createDatabase('conformance');
+  if (backend === 'sqlite') return undefined;
+  postgres ??= startPostgres();
+  return (await postgres).createDatabase('conformance');
+}
+
+/** startServer's storage options: a fresh bucket on s3rver, or nothing (the data dir). */
+export async function testStorage(): Promise<Pick<StartServerOptions, 'storageUrl' | 's3'>> {
+  if (!onS3) return {};
+  s3 ??= startS3();
+  const store = await s3;
+  const bucket = `conformance-${++buckets}`;
+  await store.createBucket(bucket);
+  return {
+    storageUrl: `s3://${bucket}/library`,
+    s3: { endpoint: store.endpoint, region: 'us-east-1', credentials: store.credentials },
+  };
+}
+
+/**
+ * Where a test server's fixed clock starts. On disk our own route checks URL expiries against
+ * that clock, so any instant works: 2026-01-01. s3rver checks them against the real time, which
+ * tests cannot move, so on S3 the clock starts now (whole seconds, as URLs carry them).
+ */
+export function fixedClockStart(): number {
+  return onS3 ? Math.floor(Date.now() / 1000) * 1000 : new Date('2026-01-01T00:00:00.000Z').getTime();
 }
 
 afterAll(async () => {
-  if (server) await (await server).stop();
+  const stops = [postgres, s3].map(async (p) => {
+    if (p) await (await p).stop();
+  });
+  await Promise.all(stops);
 }, 60_000);

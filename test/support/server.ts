@@ -6,14 +6,17 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { createApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
-import { testDatabaseUrl } from './backend.js';
+import { fixedClockStart, testDatabaseUrl, testStorage } from './backend.js';
 import { stagingKeyOf } from '../../src/server/storage/interface.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
   /** Set when the suite runs on PostgreSQL (test/support/backend.ts). */
   databaseUrl?: string;
-  /** The server's clock: starts at 2026-01-01 (or at the real time with `clock: 'real'`); advance() moves it. */
+  /**
+   * The server's clock: stands still at 2026-01-01 (on S3 at the instant the server started:
+   * test/support/backend.ts says why), or is the real time with `clock: 'real'`; advance() moves it.
+   */
   clock: { readonly now: Date; advance(ms: number): void };
   /** What the server reported through onInternalError (unless the caller passed its own). */
   internal: unknown[];
@@ -36,7 +39,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const { clock: clockKind = 'fixed', ...serverOpts } = opts;
   const dataDir = serverOpts.dataDir ?? (await mkdtemp(join(tmpdir(), 'contentlib-server-')));
   const databaseUrl = serverOpts.databaseUrl ?? (await testDatabaseUrl());
-  const fixedStart = clockKind === 'fixed' ? new Date('2026-01-01T00:00:00.000Z').getTime() : undefined;
+  // A fresh bucket on the S3 backend, kept across restart() like the data dir.
+  const storage = serverOpts.storageUrl === undefined ? await testStorage() : {};
+  const fixedStart = clockKind === 'fixed' ? fixedClockStart() : undefined;
   let offsetMs = 0;
   const clock = {
     get now() {
@@ -50,6 +55,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const start = (port?: number) =>
     startServer({
       ...(databaseUrl ? { databaseUrl } : {}),
+      ...storage,
       now: () => clock.now,
       onInternalError: (e) => internal.push(e),
       ...serverOpts,
@@ -311,4 +317,15 @@ export async function uploadedSize(
   p: { key: string; fileId: string },
 ) {
   return (await sizeOf(storage, stagingKeyOf(p.fileId))) ?? (await sizeOf(storage, p.key));
+}
+
+/** When a presigned URL expires, in Unix seconds: ours carry `expires`, SigV4's X-Amz-Date plus X-Amz-Expires. */
+export function urlExpiresAt(presigned: string): number {
+  const q = new URL(presigned).searchParams;
+  const ours = q.get('expires');
+  if (ours !== null) return Number(ours);
+  const m = /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/.exec(q.get('X-Amz-Date') ?? '');
+  if (!m) throw new Error(`no expiry in ${presigned}`);
+  const [, y, mo, d, h, mi, sec] = m.map(Number) as number[];
+  return Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!) / 1000 + Number(q.get('X-Amz-Expires'));
 }
