@@ -45,7 +45,10 @@ describe('contentlib upload against contentlib serve', () => {
     };
     const r = await execa('node', [BIN, 'upload', 'fixtures/demo'], { cwd: ROOT, reject: false, env });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr.match(/^retry .*connection reset/gm)?.length).toBeGreaterThanOrEqual(3);
+    // Exactly the 3 faults: each drops one PUT whose body reaches 1000 bytes (2.png, 367 bytes,
+    // never spends one, whenever it arrives), and each drop is one retry said as a reset.
+    expect(r.stderr.match(/^retry /gm)).toHaveLength(3);
+    expect(r.stderr.match(/^retry .*connection reset/gm)).toHaveLength(3);
     expect(r.stderr).toContain('3 items created');
     const ls = await execa('node', [BIN, '--json', 'ls', '--all'], { cwd: ROOT, reject: false, env });
     const items = JSON.parse(ls.stdout) as Array<{ type: string; title: string }>;

@@ -3,12 +3,13 @@
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { verify } from '../signing.js';
 import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
+import { putFaults } from './put-fault.js';
 
 interface SignedRequest {
   key: string;
@@ -43,7 +44,7 @@ const CLOSED =
   'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked); nothing was stored — presign again';
 
 export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
-  let faultsLeft = s.deps.faults?.count ?? 0;
+  const faults = s.deps.faults ? putFaults(s.deps.faults.dropPutAfterBytes, s.deps.faults.count) : undefined;
 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -55,10 +56,7 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       if (check instanceof HttpError) return reject(reply, check);
       const { key, fileId, length } = check;
       let body: Readable = request.raw;
-      if (faultsLeft > 0 && s.deps.faults) {
-        faultsLeft--;
-        body = request.raw.pipe(dropAfter(s.deps.faults.dropPutAfterBytes, () => request.raw.socket.destroy()));
-      }
+      if (faults?.armed()) body = request.raw.pipe(faults.wrap(() => request.raw.socket.destroy()));
       // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
@@ -178,19 +176,4 @@ async function checkPut(
     );
   }
   return { key: signed.key, fileId, uploadKey: upload.key, length: upload.fileSize };
-}
-/** Test fault: passes bytes through until `limit`, then kills the connection. */
-function dropAfter(limit: number, kill: () => void): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      seen += chunk.length;
-      if (seen >= limit) {
-        kill();
-        cb(new Error('fault injected: connection dropped'));
-        return;
-      }
-      cb(null, chunk);
-    },
-  });
 }
