@@ -24,21 +24,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Both flags are set before the bundle is compiled: a code cache is valid only under the
   // flags it was made with.
   setFlagsFromString('--no-flush-bytecode');
-  if (args[0] === 'upload') {
-    // Peak memory of a long upload (bench/notes.md, issue 17: heap snapshots show ~13 MB live at
-    // any point, whatever the number of files). V8 doubles its young generation (to 2 × 16 MiB)
-    // once enough objects have survived its scavenges, which a long upload always does: keep the
-    // first size. And V8 runs its first full collection only when the old generation reaches a
-    // limit sized for big heaps (57 MB of mostly garbage at file 4,300 of 10,000); after one, the
-    // limit follows what is live. A full collection every 10 s (~10 ms each) keeps the old
-    // generation near what is live from the start. `gc` comes from a fresh context made while
-    // --expose-gc is on; the flag is turned off again, so this program's global has no `gc`.
-    setFlagsFromString('--semi-space-growth-factor=1');
-    setFlagsFromString('--expose-gc');
-    const gc = require('node:vm').runInNewContext('gc');
-    setFlagsFromString('--no-expose-gc');
-    setInterval(gc, 10_000).unref();
-  }
+  // Only `upload` runs long enough for V8's heap sizing to matter (bin/upload-heap.js).
+  if (args[0] === 'upload') require('./upload-heap.js').boundUploadHeap();
   let loader;
   try {
     loader = require('../dist/launch/compile-cache.cjs');
