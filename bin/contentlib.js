@@ -24,6 +24,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Both flags are set before the bundle is compiled: a code cache is valid only under the
   // flags it was made with.
   setFlagsFromString('--no-flush-bytecode');
+  // Only `upload` runs long enough for V8's heap sizing to matter (bin/upload-heap.js).
+  if (args[0] === 'upload') require('./upload-heap.js').boundUploadHeap();
   let loader;
   try {
     loader = require('../dist/launch/compile-cache.cjs');

@@ -218,6 +218,10 @@ function prepareDatabase(path: string): Database.Database {
     // A commit survives the process being killed; only a power cut may lose the last few.
     db.pragma('synchronous = NORMAL');
     db.pragma('busy_timeout = 5000');
+    // SQLite's page cache (2 MiB by default) filled with the journal of a long run and was part of
+    // the CLI's peak memory growing with the number of files (bench/notes.md, issue 17); each
+    // change and lookup touches one path of an index, which 256 KiB holds.
+    db.pragma('cache_size = -256');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > JOURNAL_VERSION)
       throw new Error(`the upload journal ${path} was written by a newer contentlib (version ${version})`);
