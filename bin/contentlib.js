@@ -24,8 +24,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // Both flags are set before the bundle is compiled: a code cache is valid only under the
   // flags it was made with.
   setFlagsFromString('--no-flush-bytecode');
-  // Only `upload` runs long enough for V8's heap sizing to matter (bin/upload-heap.js).
-  if (args[0] === 'upload') require('./upload-heap.js').boundUploadHeap();
   let loader;
   try {
     loader = require('../dist/launch/compile-cache.cjs');
@@ -36,5 +34,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     }
     throw err;
   }
+  // Only `upload` runs long enough for V8's heap sizing to matter (bin/upload-heap.js). The
+  // command is found as the code cache finds it (after global flags such as --profile), so every
+  // upload compiles, and caches its code, under the same flags.
+  if (loader.commandKey(args) === 'upload') require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
 }
