@@ -9,51 +9,29 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../support/paths.js';
-import { type TestPostgres, startPostgres } from '../support/postgres.js';
 import { type RefusingProxy, startRefusingProxy } from '../support/s3-refusing-proxy.js';
-import { type TestS3, startS3 } from '../support/s3rver.js';
-import { childEnv, type ServeProcess, startServe } from '../support/serve-process.js';
+import { type ServedOnS3, serveOnS3 } from '../support/serve-on-s3.js';
+import { childEnv } from '../support/serve-process.js';
 import { type Item, call } from '../support/server.js';
 
-let postgres: TestPostgres;
-let s3: TestS3;
-let proxy: RefusingProxy;
-let instance: ServeProcess;
+let served: ServedOnS3<RefusingProxy>;
 let dir: string;
-let key: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'contentlib-upload-s3-refusal-'));
   await mkdir(join(dir, 'tree'));
   await writeFile(join(dir, 'tree', 'launch.mp4'), await readFile(join(ROOT, 'fixtures/video/clip-5s.mp4')));
-
-  postgres = await startPostgres();
-  const databaseUrl = await postgres.createDatabase('uploads3refusal');
-  s3 = await startS3();
-  await s3.createBucket('media');
-  proxy = await startRefusingProxy(s3.endpoint);
-  const home = join(dir, 'serve-home');
-  const created = await execa('node', [BIN, 'keys', 'create', '--brand', 'acme', '--db', databaseUrl], {
-    env: childEnv({ CONTENTLIB_HOME: home }),
-    extendEnv: false,
-  });
-  key = created.stdout.trim();
-  instance = await startServe(join(dir, 'serve-data'), home, {
-    args: ['--db', databaseUrl, '--storage', 's3://media/library'],
-    env: { ...s3.env, AWS_ENDPOINT_URL_S3: proxy.url },
-  });
+  served = await serveOnS3(dir, 'uploads3refusal', startRefusingProxy);
 }, 120_000);
 
 afterAll(async () => {
-  await instance?.stop();
-  await proxy?.close();
-  await s3?.stop();
-  await postgres?.stop();
+  await served?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
 describe('contentlib upload when the store answers 403 SignatureDoesNotMatch', () => {
   it('fails at once (exit 1) naming the PUT and the store code, after exactly one PUT; no item', async () => {
+    const { instance, key, s3, storeProxy: proxy } = served;
     const env = childEnv({
       CONTENTLIB_HOME: join(dir, 'cli-home'),
       CONTENTLIB_BASE_URL: instance.url,

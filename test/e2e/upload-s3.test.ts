@@ -9,9 +9,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { box } from '../support/mp4-boxes.js';
 import { BIN, ROOT } from '../support/paths.js';
-import { type TestPostgres, startPostgres } from '../support/postgres.js';
-import { type TestS3, startS3 } from '../support/s3rver.js';
-import { childEnv, type ServeProcess, startServe } from '../support/serve-process.js';
+import { type ServedOnS3, serveOnS3 } from '../support/serve-on-s3.js';
+import { childEnv } from '../support/serve-process.js';
 import { type Item, call } from '../support/server.js';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
 
@@ -19,13 +18,9 @@ import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
  *  (skipped by every reader) makes each video 2 MiB, so the media dominate what is counted. */
 const PADDING = 2 * 1024 * 1024;
 
-let postgres: TestPostgres;
-let s3: TestS3;
-let s3Proxy: TcpProxy;
+let served: ServedOnS3<TcpProxy>;
 let serveProxy: TcpProxy;
-let instance: ServeProcess;
 let dir: string;
-let key: string;
 /** What was uploaded: path under the tree → bytes. */
 const media = new Map<string, Buffer>();
 
@@ -45,30 +40,13 @@ beforeAll(async () => {
     await addFile(`summer-carousel/${name}`, await fixture(`image/${name}`));
   await copyFile(join(ROOT, 'fixtures/demo/carousel/carousel.json'), join(dir, 'tree/summer-carousel/carousel.json'));
 
-  postgres = await startPostgres();
-  const databaseUrl = await postgres.createDatabase('uploads3');
-  s3 = await startS3();
-  await s3.createBucket('media');
-  s3Proxy = await startTcpProxy([s3.endpoint]);
-  const home = join(dir, 'serve-home');
-  const created = await execa('node', [BIN, 'keys', 'create', '--brand', 'acme', '--db', databaseUrl], {
-    env: childEnv({ CONTENTLIB_HOME: home }),
-    extendEnv: false,
-  });
-  key = created.stdout.trim();
-  instance = await startServe(join(dir, 'serve-data'), home, {
-    args: ['--db', databaseUrl, '--storage', 's3://media/library'],
-    env: { ...s3.env, AWS_ENDPOINT_URL_S3: s3Proxy.url },
-  });
-  serveProxy = await startTcpProxy([instance.url]);
+  served = await serveOnS3(dir, 'uploads3', (endpoint) => startTcpProxy([endpoint]));
+  serveProxy = await startTcpProxy([served.instance.url]);
 }, 120_000);
 
 afterAll(async () => {
-  await instance?.stop();
   await serveProxy?.close();
-  await s3Proxy?.close();
-  await s3?.stop();
-  await postgres?.stop();
+  await served?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -76,6 +54,7 @@ const bytesOf = async (url: string) => Buffer.from(await (await fetch(url)).arra
 
 describe('contentlib upload against serve on PostgreSQL + S3', () => {
   it('uploads a folder: the bytes go to the store, not through serve; items, files and URLs are right', async () => {
+    const { instance, key, s3, storeProxy: s3Proxy } = served;
     const env = childEnv({
       CONTENTLIB_HOME: join(dir, 'cli-home'),
       CONTENTLIB_BASE_URL: serveProxy.url,
