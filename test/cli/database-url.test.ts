@@ -11,6 +11,8 @@ describe('connectionTarget', () => {
     ['postgresql://bob@/', { PGHOST: 'h' }, 'bob@h:5432/bob', ['port', 'database']],
     ['postgres://[::1]:5433/x', { USER: 'c' }, 'c@[::1]:5433/x', ['user']],
     ['postgres://a%40b@h/my%20db', {}, 'a@b@h:5432/my db', ['port']],
+    // A socket folder in the query, as libpq and pg take it.
+    ['postgres://u@/lib?host=/var/run/postgresql', {}, 'u@/var/run/postgresql:5432/lib', ['port']],
   ];
   it.each(cases)('%s with %o → %s (defaulted %o)', (url, env, where, defaulted) => {
     const t = connectionTarget(url, env);

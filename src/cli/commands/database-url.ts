@@ -1,5 +1,6 @@
 // `--db` for serve and keys: a PostgreSQL URL from the flag or CONTENTLIB_DATABASE_URL. What the
 // URL leaves out (host, user, password, database) libpq's PG* variables fill in, as pg does.
+import { parse } from 'pg-connection-string';
 import { CliError, UsageError } from '../errors.js';
 
 /** The database URL to use, or undefined for the data dir's SQLite; a URL that is not postgres:// is a usage error. */
@@ -40,12 +41,13 @@ export interface ConnectionTarget {
  * PG* variables, else localhost, 5432, the login user and a database named after the user.
  */
 export function connectionTarget(url: string, env: NodeJS.ProcessEnv): ConnectionTarget {
-  const m = /^postgres(?:ql)?:\/\/(?:([^:@/]*)(?::[^@/]*)?@)?(\[[^\]]*\]|[^/:?]*)(?::(\d*))?(?:\/([^?]*))?/i.exec(url);
+  // pg's own parser (what pg connects with): encoded names, IPv6 hosts, ?host= socket folders.
+  const parsed = parse(url);
   const fromUrl: Record<Part, string> = {
-    user: decodeURIComponent(m?.[1] ?? ''),
-    host: m?.[2] ?? '',
-    port: m?.[3] ?? '',
-    database: decodeURIComponent(m?.[4] ?? ''),
+    user: parsed.user ?? '',
+    host: parsed.host ?? '',
+    port: parsed.port ?? '',
+    database: parsed.database ?? '',
   };
   const defaulted: Part[] = [];
   const pick = (part: Part, fallback: string): string => {
@@ -54,7 +56,9 @@ export function connectionTarget(url: string, env: NodeJS.ProcessEnv): Connectio
     defaulted.push(part);
     return fallback;
   };
-  const host = pick('host', 'localhost');
+  const picked = pick('host', 'localhost');
+  // An IPv6 address is shown as it is written in a URL.
+  const host = picked.includes(':') && !picked.startsWith('[') ? `[${picked}]` : picked;
   const port = pick('port', '5432');
   const user = pick('user', env.USER ?? '');
   return { host, port, user, database: pick('database', user), defaulted };
