@@ -91,7 +91,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       server = await start(port);
     },
     dispose: async () => {
-      await server.close();
+      // Bounded: a connection a test left open is cut after 5 s rather than holding the suite
+      // until its hook times out (seen 1 run in 6 in content.test.ts; cause not found yet).
+      await server.drain({ graceMs: 0, timeoutMs: 5_000 });
       await rm(dataDir, { recursive: true, force: true });
       if (internal.length > 0)
         throw new Error(
