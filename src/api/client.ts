@@ -47,6 +47,8 @@ export interface ListParams {
   status?: Status;
   type?: ContentType;
   search?: string;
+  /** Extension of our own server (docs/api.md): ids starting with this; other services may refuse or ignore it. */
+  idPrefix?: string;
   limit?: number | string;
   offset?: number | string;
 }

@@ -7,6 +7,7 @@ import { formatProblem } from '../../rules/problem.js';
 import { inspectThumbnail, sendThumbnail } from '../../upload/thumbnail.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
+import { parseIdInput, resolveItemId } from '../item-id.js';
 import { RejectedFilesError, UsageError } from '../errors.js';
 import { THUMBNAIL_WHAT } from '../flags.js';
 import { printItem } from '../output/item.js';
@@ -86,6 +87,7 @@ export async function editCommand(
   opts: EditCliOptions,
 ): Promise<void> {
   const { thumbnail, ...rest } = opts;
+  parseIdInput(id);
   const flags: EditFlags = {
     ...rest,
     platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx),
@@ -99,7 +101,10 @@ export async function editCommand(
   if (!needsCurrent(flags)) buildPatch({ ...flags, ...(thumb ? { thumbnailKey: 'pending-upload' } : {}) });
   const sel = jsonSelection(globals, ITEM_FIELDS, 'edit');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
-  const { client } = await openApi(ctx, globals, { writes: true });
+  const { client, target } = await openApi(ctx, globals, { writes: true });
+  const whole = await interruptible(ctx, () =>
+    resolveItemId(id, { client, signal: ctx.signal, library: target.label }),
+  );
   if (thumb) {
     flags.thumbnailKey = await sendThumbnail(
       thumb.file,
@@ -109,7 +114,7 @@ export async function editCommand(
   }
   const item = await interruptible(
     ctx,
-    () => runEdit(id, flags, { client, signal: ctx.signal }),
+    () => runEdit(whole, flags, { client, signal: ctx.signal }),
     'Interrupted; the item may or may not have been changed (check with contentlib show).',
   );
   // A carousel is printed with its files, as show prints it (one item shape).
