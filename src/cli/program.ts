@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+import { hashtagSpaceWarnings } from './metadata-flags.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -58,15 +59,24 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
     // Every subcommand's --help lists these global flags in their own section.
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
+      // Commander's own parse errors ("error: unknown option") are printed by main.ts, in the
+      // same style as every other error ("Error: …" and what to do).
+      outputError: () => {},
     })
     .exitOverride()
     .hook('preAction', async (_program, action) => {
       if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      // upload and edit: a hashtag written with a space inside becomes several; say so first.
+      const { hashtags, addHashtag } = action.opts<{ hashtags?: string; addHashtag?: string[] }>();
+      const warnings = [
+        ...(hashtags === undefined ? [] : hashtagSpaceWarnings('--hashtags', hashtags)),
+        ...(addHashtag ?? []).flatMap((v) => hashtagSpaceWarnings('--add-hashtag', v)),
+      ];
+      for (const w of warnings) ctx.io.stderr.write(`${w}\n`);
     });
 
   defineUpload(program, ctx);

@@ -40,11 +40,16 @@ export async function runKeysList(o: KeysWhere): Promise<KeyInfo[]> {
   return onLibrary(o, (admin) => admin.listApiKeys(target(o)));
 }
 
-export async function runKeysRevoke(o: KeysWhere & { id: string }): Promise<{ id: string; revoked: true }> {
+export async function runKeysRevoke(
+  o: KeysWhere & { id: string },
+): Promise<{ id: string; revoked: true; alreadyRevoked?: string }> {
   if (!(await onLibrary(o, (admin) => admin.revokeApiKey(target(o), o.id)))) {
+    // Revoking twice is not a mistake (a script re-run): the key is revoked, as asked; exit 0.
+    const known = (await runKeysList(o)).find((k) => k.id === o.id);
+    if (known?.revokedAt) return { id: o.id, revoked: true, alreadyRevoked: known.revokedAt };
     const where = o.databaseUrl === undefined ? o.dataDir : redactUrl(o.databaseUrl);
     throw new NotFoundError(
-      `No active key with id ${o.id} in ${where} (unknown, or already revoked).`,
+      `No key with id ${o.id} in ${where}.`,
       'See the ids with: contentlib keys list (with the same --data-dir)',
     );
   }
@@ -113,5 +118,9 @@ export async function keysRevokeCommand(
   const result = await runKeysRevoke({ id, ...where(ctx, o) });
   const json = await resultJson(globals, result, 'keys revoke');
   if (json !== undefined) ctx.io.stdout.write(json);
-  ctx.io.stderr.write(`Revoked key ${id}.\n`);
+  ctx.io.stderr.write(
+    result.alreadyRevoked
+      ? `Key ${id} was already revoked (${result.alreadyRevoked}); nothing to do.\n`
+      : `Revoked key ${id}.\n`,
+  );
 }
