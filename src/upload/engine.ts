@@ -319,8 +319,9 @@ async function sendFile(
     try {
       res = await completeFile(run, item, file, ref, sent.value, state.itemId);
     } catch (err) {
-      if (!resumed || !isUnknownKey(err)) throw err;
-      // The server no longer knows the key (swept, or its item deleted since): send the file afresh.
+      if (!(resumed ? isUnknownKey(err) : isUploadGone(err))) throw err;
+      // The server no longer knows the key (swept after its URL expired, or its item deleted
+      // since): send the file afresh, once.
       run.deps.journal.dropPending(file);
       at.step = 'presign';
       const key = await transfer(run, item, file, ref, at, signal);
@@ -624,6 +625,25 @@ function isKeyRejected(err: unknown): boolean {
 /** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */
 function isUnknownKey(err: unknown): boolean {
   return err instanceof ApiError && err.is('invalid_upload');
+}
+
+/**
+ * complete's answer for an upload the server no longer has, e.g. swept after its URL expired
+ * while the file waited for its turn (docs/api.md: `details[0]` names the key as unknown).
+ */
+function isUploadGone(err: unknown): boolean {
+  return (
+    isUnknownKey(err) &&
+    (err as ApiError).details.some(
+      (d) =>
+        typeof d === 'object' &&
+        d !== null &&
+        'path' in d &&
+        d.path === 'key' &&
+        'message' in d &&
+        d.message === 'unknown upload',
+    )
+  );
 }
 
 function codeOf(err: unknown): { code?: string } {

@@ -22,6 +22,8 @@ export interface Library {
   client: ApiClient;
   /** The server's clock (real time unless advanced). */
   clock: { advance(ms: number): void };
+  /** Runs the server's sweeper once now. */
+  sweep(): Promise<unknown>;
   journal(): Promise<Journal>;
   upload(
     plan: EnginePlan,
@@ -48,6 +50,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
     url: server.url,
     client,
     clock: server.clock,
+    sweep: () => server.sweep(),
     journal: async () => (journal ??= await openJournal(join(dir, 'state'), 'test-target')),
     async upload(plan, overrides = {}, onEvent) {
       const events: UploadEvent[] = [];
