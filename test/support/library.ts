@@ -12,7 +12,7 @@ import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
 import type { Journal } from '../../src/upload/journal.js';
 import { openJournal } from '../../src/upload/journal.js';
 import type { PlanOptions } from '../../src/upload/plan.js';
-import { buildPlan, formatProblem } from '../../src/upload/plan.js';
+import { buildPlan, formatProblem, readyItems } from '../../src/upload/plan.js';
 import { FIXTURES } from './paths.js';
 import { type TestServerOptions, startTestServer } from './server.js';
 
@@ -103,7 +103,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
 export async function plan(inputs: string[], options: PlanOptions = {}, cwd = FIXTURES): Promise<EnginePlan> {
   const p = await buildPlan(inputs, options, { cwd });
   if (p.problems.length) throw new Error(`plan problems:\n${p.problems.map(formatProblem).join('\n')}`);
-  return p;
+  return { items: readyItems(p) };
 }
 
 /** Copies fixtures into a fresh temp folder (tests that modify or add files use it). */
