@@ -130,7 +130,7 @@ interface Run {
   rejectKey(): void;
 }
 
-export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
+export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
   const stop = new AbortController();

@@ -7,7 +7,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import type { EngineDeps, EnginePlan } from '../../src/upload/engine.js';
-import { runUpload } from '../../src/upload/engine.js';
+import { runPlan } from '../../src/upload/engine.js';
 import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
 import type { Journal } from '../../src/upload/journal.js';
 import { openJournal } from '../../src/upload/journal.js';
@@ -55,7 +55,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
     async upload(plan, overrides = {}, onEvent) {
       const events: UploadEvent[] = [];
       const controller = new AbortController();
-      const summary = await runUpload(
+      const summary = await runPlan(
         plan,
         {
           api: client,
