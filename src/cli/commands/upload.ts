@@ -256,7 +256,7 @@ async function openLibrary(ctx: CliContext, globals: GlobalOptions, sel: JsonSel
   return { api: client, journal, progress, baseUrl: target.baseUrl };
 }
 
-/** `contentlib upload [paths...]`, from the working directory: opens what runUpload needs and reports its outcome. */
+/** `contentlib upload [paths...]`: opens what runUpload needs and reports its outcome. */
 export async function uploadCommand(
   ctx: CliContext,
   globals: GlobalOptions,
@@ -278,7 +278,7 @@ export async function uploadCommand(
       now: ctx.now,
       sleep: ctx.sleep,
       signal: ctx.signal,
-      cwd: process.cwd(),
+      cwd: ctx.cwd,
       policy: retryPolicy(ctx.env),
     },
   );
