@@ -14,6 +14,7 @@ import { openJournal } from '../../src/upload/journal.js';
 import type { PlanOptions } from '../../src/upload/plan.js';
 import { buildPlan, formatProblem, readyItems } from '../../src/upload/plan.js';
 import { FIXTURES } from './paths.js';
+import { startPutDroppingProxy } from './put-dropping-proxy.js';
 import { type TestServerOptions, startTestServer } from './server.js';
 
 export interface Library {
@@ -37,11 +38,26 @@ export interface Library {
   dispose(): Promise<void>;
 }
 
-export async function startLibrary(opts: TestServerOptions = {}): Promise<Library> {
+export interface LibraryOptions extends TestServerOptions {
+  /** The first `count` storage PUT bodies reaching `afterBytes` lose their connection (test/support/put-dropping-proxy.ts). */
+  dropPuts?: { afterBytes: number; count: number };
+}
+
+export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> {
+  const { dropPuts, ...serverOpts } = opts;
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-engine-'));
   const dataDir = join(dir, 'data');
   await mkdir(dataDir);
-  const server = await startTestServer({ dataDir, clock: 'real', onInternalError: (e) => console.error(e), ...opts });
+  let upstream = '';
+  const proxy = dropPuts ? await startPutDroppingProxy(() => upstream, dropPuts) : undefined;
+  const server = await startTestServer({
+    dataDir,
+    clock: 'real',
+    onInternalError: (e) => console.error(e),
+    ...(proxy ? { publicUrl: proxy.url } : {}),
+    ...serverOpts,
+  });
+  upstream = server.url;
   const key = await server.key();
   const client = createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY });
   let journal: Journal | undefined;
@@ -92,6 +108,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
     },
     async dispose() {
       await client.close();
+      await proxy?.close();
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },

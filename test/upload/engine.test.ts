@@ -77,7 +77,7 @@ describe('upload engine', () => {
 
   it('survives connections dropped mid-PUT: every item is created exactly once', async () => {
     // Each of the 3 faults drops one PUT whose body reaches 100 bytes (every demo file does).
-    lib = await startLibrary({ faults: { dropPutAfterBytes: 100, count: 3 } });
+    lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 3 } });
     const { summary, events } = await lib.upload(await plan(['demo']));
     expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
     expect(ofType(events, 'retrying')).toHaveLength(3);
@@ -87,7 +87,7 @@ describe('upload engine', () => {
   });
 
   it('gives up after the retry budget and leaves no item behind', async () => {
-    lib = await startLibrary({ faults: { dropPutAfterBytes: 100, count: 100 } });
+    lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 100 } });
     const { summary, events } = await lib.upload(await plan(['video/clip-5s.mp4']));
     expect(summary.items[0]).toMatchObject({ status: 'failed' });
     expect(summary.items[0]!.message).toMatch(/connection reset/);
