@@ -1,8 +1,9 @@
 // Database rows → wire JSON, typed against the response schemas the client parses with
 // (src/api/schemas.ts; the wire is described in docs/api.md). fileUrl and thumbnailUrl are
 // presigned GET URLs of the storage, valid for the URL lifetime.
-import type { CarouselFile, ContentItem } from '../api/schemas.js';
+import type { CarouselFile, ChangeAuthor, ContentItem } from '../api/schemas.js';
 import type { Services } from './context.js';
+import type { AuditEntry } from './repo/interface.js';
 import type { FileRow, ItemRow } from './repo/items.js';
 
 export type UrlSigner = (key: string) => Promise<string>;
@@ -50,4 +51,16 @@ export async function presentFile(file: FileRow, url: UrlSigner): Promise<Carous
     contentType: file.contentType,
     fileSize: file.fileSize,
   } satisfies CarouselFile;
+}
+
+function author(e: AuditEntry | null): ChangeAuthor | null {
+  return e ? { keyId: e.keyId, keyName: e.keyName, at: e.at } : null;
+}
+
+/** createdBy and updatedBy of one item, from its first and latest audit entries (null when not kept). */
+export function presentAuthors(a: { created: AuditEntry | null; last: AuditEntry | null }): {
+  createdBy: ChangeAuthor | null;
+  updatedBy: ChangeAuthor | null;
+} {
+  return { createdBy: author(a.created), updatedBy: author(a.last) };
 }

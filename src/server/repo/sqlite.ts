@@ -4,8 +4,25 @@
 import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
+import {
+  type AuditEvent,
+  type RawAuditEntry,
+  auditPageQuery,
+  itemAuthorQueries,
+  patchDetails,
+  pruneAuditSql,
+  toAuditEntry,
+  writeAudit,
+} from './audit.js';
 import { deletionsRepository } from './deletions.js';
-import { type CompleteInput, type CompleteResult, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
+import {
+  type Actor,
+  type CompleteInput,
+  type CompleteResult,
+  type ObjectKeysOf,
+  type Repo,
+  ownKey,
+} from './interface.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
 import { uploadsRepository } from './uploads.js';
@@ -19,6 +36,11 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
+  const param = () => '?';
+  /** Records an audit entry: call inside the transaction of the change it records. */
+  const audit = (e: AuditEvent) => writeAudit((sql, values) => db.prepare(sql).run(...values), param, e);
+  const authorSql = itemAuthorQueries(param);
+  const entryOf = (row: unknown) => (row ? toAuditEntry(row as RawAuditEntry) : null);
 
   function complete(c: CompleteInput): CompleteResult {
     const fresh = uploads.get(c.key);
@@ -32,6 +54,14 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       const added = items.addFile({ id: c.newFileId, itemId, ...file, createdAt: c.at });
       items.touch(itemId, c.at);
       uploads.markCompleted(c.key, c.at, itemId, added.id);
+      audit({
+        brandId: c.brandId,
+        action: 'item.image_added',
+        itemId,
+        at: c.at,
+        actor: c.actor,
+        details: { fileId: added.id, fileName: c.fileName, sortOrder: added.sortOrder },
+      });
       return { kind: 'done', itemId, fileId: added.id };
     }
     items.create({
@@ -48,6 +78,14 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
         ? items.addFile({ id: c.newFileId, itemId: c.newItemId, ...file, createdAt: c.at }).id
         : null;
     uploads.markCompleted(c.key, c.at, c.newItemId, fileId);
+    audit({
+      brandId: c.brandId,
+      action: 'item.created',
+      itemId: c.newItemId,
+      at: c.at,
+      actor: c.actor,
+      details: { type: c.type, title: c.title, fileName: c.fileName },
+    });
     return { kind: 'done', itemId: c.newItemId, fileId };
   }
 
@@ -56,6 +94,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     id: string,
     changes: Parameters<Repo['updateItem']>[2],
     at: string,
+    actor: Actor,
     objectKeysOf: ObjectKeysOf,
   ) {
     const item = items.get(brandId, id);
@@ -63,7 +102,13 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     const old =
       changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
     items.update(brandId, id, changes, at);
-    if (changes.thumbnailKey !== undefined) uploads.attachThumbnail(changes.thumbnailKey, id, at);
+    const details = patchDetails(item, changes);
+    if (details) audit({ brandId, action: 'item.updated', itemId: id, at, actor, details });
+    if (changes.thumbnailKey !== undefined) {
+      uploads.attachThumbnail(changes.thumbnailKey, id, at);
+      const thumbnail = { thumbnailKey: changes.thumbnailKey, replaced: old };
+      audit({ brandId, action: 'item.thumbnail_set', itemId: id, at, actor, details: thumbnail });
+    }
     if (!old) return [];
     const oldUpload = uploads.get(old);
     const keys = oldUpload ? objectKeysOf(oldUpload) : [old];
@@ -72,7 +117,13 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     return keys;
   }
 
-  function deleteItem(brandId: string, id: string, at: string, objectKeysOf: ObjectKeysOf): string[] | null {
+  function deleteItem(
+    brandId: string,
+    id: string,
+    at: string,
+    actor: Actor,
+    objectKeysOf: ObjectKeysOf,
+  ): string[] | null {
     const item = items.get(brandId, id);
     if (!item) return null;
     // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
@@ -82,6 +133,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     items.remove(brandId, id);
     uploads.removeOfItem(id);
     deletions.add([...objects], at);
+    audit({ brandId, action: 'item.deleted', itemId: id, at, actor, details: { type: item.type, title: item.title } });
     return [...objects];
   }
 
@@ -98,9 +150,20 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   return {
     kind: 'sqlite',
     authenticate: async (key) => keys.authenticate(key),
-    createKey: async (brand, now) => keys.create(brand, now),
-    listKeys: async () => keys.list(),
-    revokeKey: async (id, now) => keys.revoke(id, now),
+    touchKey: async (id, at, notAfter) => keys.touch(id, at, notAfter),
+    createKey: async (brand, now, ko) => keys.create(brand, now, ko),
+    listKeys: async (brandId) => keys.list(brandId),
+    revokeKey: async (id, now, ro) => keys.revoke(id, now, ro),
+    listAudit: async (brandId, f) => {
+      const q = auditPageQuery(brandId, f, param);
+      const rows = db.prepare(q.sql).all(...q.values) as RawAuditEntry[];
+      return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
+    },
+    itemAuthors: async (brandId, itemId) => ({
+      created: entryOf(db.prepare(authorSql.first).get(brandId, itemId)),
+      last: entryOf(db.prepare(authorSql.last).get(brandId, itemId)),
+    }),
+    pruneAudit: async (before) => db.prepare(pruneAuditSql(param)).run(before).changes,
     reserveUpload: async (u, quotaBytes, nowMs) =>
       immediate(() => {
         const used = u.thumbnail ? 0 : uploads.quotaUsed(u.brandId, nowMs);
@@ -110,7 +173,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       }),
     getUpload: async (key) => uploads.get(key),
     getUploadByFileId: async (fileId) => uploads.getByFileId(fileId),
-    openForPut: async (fileId) => uploads.openForPut(fileId),
+    openForPut: async (fileId, at) => uploads.openForPut(fileId, at),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
     complete: async (c) => immediate(() => complete(c)),
@@ -118,9 +181,10 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),
     file: async (id) => items.file(id),
-    updateItem: async (brandId, id, changes, at, keysOf = ownKey) =>
-      immediate(() => updateItem(brandId, id, changes, at, keysOf)),
-    deleteItem: async (brandId, id, at, keysOf = ownKey) => immediate(() => deleteItem(brandId, id, at, keysOf)),
+    updateItem: async (brandId, id, changes, at, actor, keysOf = ownKey) =>
+      immediate(() => updateItem(brandId, id, changes, at, actor, keysOf)),
+    deleteItem: async (brandId, id, at, actor, keysOf = ownKey) =>
+      immediate(() => deleteItem(brandId, id, at, actor, keysOf)),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } from '../../api/schemas.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
+import { actorOf } from '../auth.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
 import { type UrlSigner, presentFile, presentItem, urlSigner } from '../present.js';
-import type { Caller } from '../repo/keys.js';
+import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
@@ -20,12 +21,13 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
     const parsed = CompleteRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidRequest(parsed.error, 'the complete request');
     const body = parsed.data;
+    const actor = actorOf(request);
     // Completes of one key run one after another: a repeat sees the first one's item.
-    return s.oneAtATime(body.key, () => completeUpload(s, caller, body));
+    return s.oneAtATime(body.key, () => completeUpload(s, caller, actor, body));
   });
 }
 
-async function completeUpload(s: Services, caller: Caller, body: CompleteRequest) {
+async function completeUpload(s: Services, caller: Caller, actor: Actor, body: CompleteRequest) {
   const url = urlSigner(s);
   const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
   if (upload.completedAt) return previousResult(s, caller, upload, url);
@@ -51,6 +53,7 @@ async function completeUpload(s: Services, caller: Caller, body: CompleteRequest
     newFileId: randomUUID(),
     maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
     at: s.deps.now().toISOString(),
+    actor,
   });
   // The carousel may have been deleted, or filled, while the bytes were being checked.
   if (result.kind === 'not_found')

@@ -17,8 +17,42 @@ import {
   type Repo,
   ownKey,
 } from '../interface.js';
+import {
+  type Actor,
+  type AuditEvent,
+  type RawAuditEntry,
+  auditPageQuery,
+  itemAuthorQueries,
+  patchDetails,
+  pruneAuditSql,
+  toAuditEntry,
+  writeAudit,
+  LOCAL_ADMIN,
+} from '../audit.js';
 import { type RawItem, changedColumns, foldTitle, likeLiteral, toItem } from '../items.js';
-import { type Caller, KEY_PATTERN, type KeyRow, hashKey, newKeyRow, newKeySecret } from '../keys.js';
+import {
+  type BrandRef,
+  KEY_BY_HASH,
+  KEY_PATTERN,
+  KEY_ROW_SELECT,
+  type KeyOptions,
+  type KeyRecord,
+  type KeyRow,
+  NEW_KEY_COLUMNS,
+  type NewKey,
+  type RawKeyRecord,
+  type RawKeyRow,
+  type RevokeOptions,
+  type RevokeOutcome,
+  hashKey,
+  isLastAdmin,
+  keyCreatedDetails,
+  keyRevokedDetails,
+  newKeySecret,
+  newKeyValues,
+  toKeyRecord,
+  toKeyRow,
+} from '../keys.js';
 import { NEW_UPLOAD_COLUMNS, type Upload, newUploadValues } from '../uploads.js';
 import { migratePostgres } from './migrations.js';
 
@@ -77,6 +111,10 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   client.release();
 
   const query: Query = (text, values) => pool.query(text, values);
+  const param = (n: number) => `$${n}`;
+  /** Records an audit entry: call with the transaction's `q` of the change it records. */
+  const audit = (q: Query, e: AuditEvent) => writeAudit(q, param, e);
+  const authorSql = itemAuthorQueries(param);
 
   /** Runs `fn` in one transaction on one connection; rolled back when it throws. */
   async function tx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
@@ -147,6 +185,14 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
         const added = await addFile(q, { id: c.newFileId, itemId, ...file, createdAt: c.at });
         await q('UPDATE items SET updated_at = $1 WHERE id = $2', [c.at, itemId]);
         await markCompleted(q, c.key, c.at, itemId, added.id);
+        await audit(q, {
+          brandId: c.brandId,
+          action: 'item.image_added',
+          itemId,
+          at: c.at,
+          actor: c.actor,
+          details: { fileId: added.id, fileName: c.fileName, sortOrder: added.sortOrder },
+        });
         return { kind: 'done', itemId, fileId: added.id };
       }
       await q(
@@ -172,6 +218,14 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
           ? (await addFile(q, { id: c.newFileId, itemId: c.newItemId, ...file, createdAt: c.at })).id
           : null;
       await markCompleted(q, c.key, c.at, c.newItemId, fileId);
+      await audit(q, {
+        brandId: c.brandId,
+        action: 'item.created',
+        itemId: c.newItemId,
+        at: c.at,
+        actor: c.actor,
+        details: { type: c.type, title: c.title, fileName: c.fileName },
+      });
       return { kind: 'done', itemId: c.newItemId, fileId };
     });
   }
@@ -220,6 +274,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     id: string,
     c: ItemChanges,
     at: string,
+    actor: Actor,
     objectKeysOf: ObjectKeysOf = ownKey,
   ): Promise<string[] | null> {
     return withLockedItem(brandId, id, async (q, item) => {
@@ -231,10 +286,14 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       }
       args.push(id);
       await q(`UPDATE items SET ${sets.join(', ')} WHERE id = $${args.length}`, args);
+      const details = patchDetails(item, c);
+      if (details) await audit(q, { brandId, action: 'item.updated', itemId: id, at, actor, details });
       if (c.thumbnailKey === undefined) return [];
       // Attached is completed: the thumbnail's URL is closed.
       await q('UPDATE uploads SET item_id = $1, completed_at = $2 WHERE key = $3', [id, at, c.thumbnailKey]);
       const old = item.thumbnailKey !== c.thumbnailKey ? item.thumbnailKey : null;
+      const thumbnail = { thumbnailKey: c.thumbnailKey, replaced: old };
+      await audit(q, { brandId, action: 'item.thumbnail_set', itemId: id, at, actor, details: thumbnail });
       if (!old) return [];
       const { rows } = await q<{ key: string; fileId: string }>(
         'DELETE FROM uploads WHERE key = $1 RETURNING key, file_id AS "fileId"',
@@ -250,6 +309,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     brandId: string,
     id: string,
     at: string,
+    actor: Actor,
     objectKeysOf: ObjectKeysOf = ownKey,
   ): Promise<string[] | null> {
     return withLockedItem(brandId, id, async (q, item) => {
@@ -266,63 +326,129 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       await q('DELETE FROM items WHERE id = $1', [id]);
       await q('DELETE FROM uploads WHERE item_id = $1', [id]);
       await enqueue(q, [...objects], at);
+      const details = { type: item.type, title: item.title };
+      await audit(q, { brandId, action: 'item.deleted', itemId: id, at, actor, details });
       return [...objects];
     });
   }
 
-  async function authenticate(key: string): Promise<Caller | null> {
+  async function authenticate(key: string): Promise<KeyRecord | null> {
     if (!KEY_PATTERN.test(key)) return null;
     const digest = hashKey(key);
-    const { rows } = await query<{ keyId: string; hash: Buffer; userId: string; brandId: string }>(
-      `SELECT k.id AS "keyId", k.key_hash AS hash, u.id AS "userId", u.brand_id AS "brandId"
-         FROM api_keys k JOIN users u ON u.id = k.user_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [digest],
-    );
-    const row = rows[0];
-    if (!row || !timingSafeEqual(row.hash, digest)) return null;
-    return { keyId: row.keyId, userId: row.userId, brandId: row.brandId };
+    const { rows } = await query<RawKeyRecord>(`${KEY_BY_HASH} WHERE k.key_hash = $1`, [digest]);
+    return toKeyRecord(rows[0], digest);
   }
 
-  async function createKey(brandName: string, now: Date) {
+  async function keyRow(q: Query, id: string): Promise<KeyRow | null> {
+    const { rows } = await q<RawKeyRow>(`${KEY_ROW_SELECT} WHERE k.id = $1`, [id]);
+    return rows[0] ? toKeyRow(rows[0]) : null;
+  }
+
+  async function listKeys(brandId?: string, q: Query = query): Promise<KeyRow[]> {
+    const where = brandId === undefined ? '' : 'WHERE b.id = $1';
+    const { rows } = await q<RawKeyRow>(
+      `${KEY_ROW_SELECT} ${where} ORDER BY k.created_at, k.id`,
+      brandId === undefined ? [] : [brandId],
+    );
+    return rows.map(toKeyRow);
+  }
+
+  /** The brand's id: by name (made when new; two instances making it at once make one), or checked to exist. */
+  async function brandOf(q: Query, brand: BrandRef, at: string): Promise<string | null> {
+    if (typeof brand !== 'string') {
+      const { rows } = await q<{ id: string }>('SELECT id FROM brands WHERE id = $1', [brand.id]);
+      return rows[0]?.id ?? null;
+    }
+    await q('INSERT INTO brands (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [
+      randomUUID(),
+      brand,
+      at,
+    ]);
+    const { rows } = await q<{ id: string }>('SELECT id FROM brands WHERE name = $1', [brand]);
+    return rows[0]!.id;
+  }
+
+  async function createKey(brand: BrandRef, now: Date, o: KeyOptions = {}): Promise<NewKey> {
     const key = newKeySecret();
     const at = now.toISOString();
     return tx(async (q) => {
-      // Two instances creating the first key of a brand together make one brand.
-      await q('INSERT INTO brands (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [
-        randomUUID(),
-        brandName,
-        at,
-      ]);
-      const { rows } = await q<{ id: string }>('SELECT id FROM brands WHERE name = $1', [brandName]);
-      const brandId = rows[0]!.id;
+      const brandId = await brandOf(q, brand, at);
+      if (!brandId) throw new Error('createKey: unknown brand id');
       const userId = randomUUID();
       await q('INSERT INTO users (id, brand_id, created_at) VALUES ($1, $2, $3)', [userId, brandId, at]);
-      const row = newKeyRow(userId, key, at);
-      await q('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)', row);
-      const id = row[0];
-      return { id, key, brand: brandName, userId };
+      const id = randomUUID();
+      const values = newKeyValues({ id, userId, key, at, o });
+      await q(
+        `INSERT INTO api_keys (${NEW_KEY_COLUMNS}) VALUES (${values.map((_, i) => param(i + 1)).join(', ')})`,
+        values,
+      );
+      const made = (await keyRow(q, id))!;
+      await audit(q, {
+        brandId,
+        action: 'key.created',
+        itemId: null,
+        at,
+        actor: o.by ?? LOCAL_ADMIN,
+        details: keyCreatedDetails(made),
+      });
+      return { ...made, key };
+    });
+  }
+
+  async function revokeKey(id: string, now: Date, o: RevokeOptions = {}): Promise<RevokeOutcome> {
+    const at = now.toISOString();
+    return tx(async (q) => {
+      const target = await keyRow(q, id);
+      if (!target || target.revokedAt !== null) return 'not_found';
+      if (o.brandId !== undefined && target.brandId !== o.brandId) return 'not_found';
+      // The brand's row lock: two admins revoking each other's keys at once cannot both succeed
+      // and leave the brand with no admin key.
+      await q('SELECT id FROM brands WHERE id = $1 FOR UPDATE', [target.brandId]);
+      const fresh = await keyRow(q, id);
+      if (!fresh || fresh.revokedAt !== null) return 'not_found';
+      if (o.keepLastAdmin && isLastAdmin(fresh, await listKeys(fresh.brandId, q), at)) return 'last_admin';
+      await q('UPDATE api_keys SET revoked_at = $1 WHERE id = $2', [at, id]);
+      await audit(q, {
+        brandId: fresh.brandId,
+        action: 'key.revoked',
+        itemId: null,
+        at,
+        actor: o.by ?? LOCAL_ADMIN,
+        details: keyRevokedDetails(fresh),
+      });
+      return 'revoked';
     });
   }
 
   return {
     kind: 'postgres',
     authenticate,
-    createKey,
-    async listKeys() {
-      const { rows } = await query<KeyRow>(
-        `SELECT k.id, b.name AS brand, u.id AS "userId", k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.prefix
-           FROM api_keys k JOIN users u ON u.id = k.user_id JOIN brands b ON b.id = u.brand_id
-          ORDER BY k.created_at, k.id`,
+    async touchKey(id, at, notAfter) {
+      await query(
+        'UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)',
+        [at, id, notAfter],
       );
-      return rows;
     },
-    async revokeKey(id, now) {
-      const res = await query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
-        now.toISOString(),
-        id,
+    createKey,
+    listKeys: (brandId) => listKeys(brandId),
+    revokeKey,
+    async listAudit(brandId, f) {
+      const { sql, values } = auditPageQuery(brandId, f, param);
+      const { rows } = await query<RawAuditEntry>(sql, values);
+      return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
+    },
+    async itemAuthors(brandId, itemId) {
+      const [first, last] = await Promise.all([
+        query<RawAuditEntry>(authorSql.first, [brandId, itemId]),
+        query<RawAuditEntry>(authorSql.last, [brandId, itemId]),
       ]);
-      return res.rowCount === 1;
+      return {
+        created: first.rows[0] ? toAuditEntry(first.rows[0]) : null,
+        last: last.rows[0] ? toAuditEntry(last.rows[0]) : null,
+      };
+    },
+    async pruneAudit(before) {
+      return (await query(pruneAuditSql(param), [before])).rowCount ?? 0;
     },
     async reserveUpload(u, quotaBytes, nowMs) {
       return tx(async (q) => {
@@ -353,12 +479,13 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       const { rows } = await query<Upload>(`SELECT ${UPLOAD_COLUMNS} FROM uploads WHERE file_id = $1`, [fileId]);
       return rows[0] ?? null;
     },
-    async openForPut(fileId) {
+    async openForPut(fileId, at) {
       const { rows } = await query<Upload>(
         `SELECT ${UPLOAD_COLUMNS} FROM uploads
           WHERE file_id = $1 AND completed_at IS NULL AND item_id IS NULL
-            AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id AND k.revoked_at IS NOT NULL)`,
-        [fileId],
+            AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id
+                              AND (k.revoked_at IS NOT NULL OR k.expires_at <= $2))`,
+        [fileId, at],
       );
       return rows[0] ?? null;
     },
