@@ -23,13 +23,14 @@
 //   than 2 images is deleted again. One that has 2 or more keeps them and stays in the journal, so
 //   running the command again appends the rest in order. An item whose PATCH failed stays too
 //   (its bytes are fine) and the re-run applies the metadata.
-// - A rejected key (401) stops the whole run at once: every later request would be refused too.
+// - A rejected key (401, or a 403 for a scope it lacks) stops the whole run at once: every later
+//   request would be refused too.
 // - Ctrl-C (deps.signal) aborts the PUTs in flight and starts no new complete or PATCH; what was
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
+import { ApiError, NetworkError, StorageError, missingScopeOf, requestIdNote } from '../api/errors.js';
 import { describeRefusal } from '../api/storage-refusal.js';
 import { escapeName } from '../text/escape-name.js';
 import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../api/schemas.js';
@@ -105,7 +106,9 @@ interface Run {
   pool: Pool;
   bytesSent: number;
   keyRejected: boolean;
-  rejectKey(): void;
+  /** The scope the key lacks, when that is why it was refused. */
+  missingScope?: string;
+  rejectKey(err: unknown): void;
 }
 
 export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
@@ -124,8 +127,9 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     keyRejected: false,
-    rejectKey() {
+    rejectKey(err) {
       run.keyRejected = true;
+      run.missingScope ??= missingScopeOf(err);
       // Not the 401 itself: what this abort cuts short must not be reported as refused too.
       stop.abort(new Error('the upload stopped: the service rejected the API key'));
     },
@@ -151,6 +155,7 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
       items,
       interrupted: deps.signal.aborted,
       ...(run.keyRejected ? { keyRejected: true as const } : {}),
+      ...(run.missingScope !== undefined ? { missingScope: run.missingScope } : {}),
       bytesSent: run.bytesSent,
       ms: Math.round(clock() - started),
     };
@@ -331,7 +336,7 @@ async function sendFile(
     state.itemId = res.contentItemId;
     state.completed++;
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey();
+    if (isKeyRejected(err)) run.rejectKey(err);
     else if (run.signal.aborted || (signal.aborted && state.failure)) return; // stopped, not failed
     const message = `${STEP_LABEL[at.step]} failed: ${messageOf(err)}`;
     state.failure = { name: file.name, message, error: err };
@@ -370,7 +375,7 @@ function transfer(
       return presigned.key;
     } catch (err) {
       // At once, not when this file's turn to complete comes: no other transfer may start.
-      if (isKeyRejected(err)) run.rejectKey();
+      if (isKeyRejected(err)) run.rejectKey(err);
       throw err;
     }
   });
@@ -482,7 +487,7 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
       message: `${why}; the carousel ${itemId} it had started was deleted again`,
     };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey();
+    if (isKeyRejected(err)) run.rejectKey(err);
     return {
       ...outcome,
       status: 'partial',
@@ -549,7 +554,7 @@ async function finishItem(
     });
     return { ...outcome, status };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey();
+    if (isKeyRejected(err)) run.rejectKey(err);
     else if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
     const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(err)}. Run the same command again to apply it.`;
@@ -617,8 +622,9 @@ function retryEvent(run: Run, step: Step, file: FileRef) {
     run.emit({ type: 'retrying', step, file, attempt, delayMs, reason: reasonOf(error) });
 }
 
+/** The key itself is refused: unknown, revoked or expired (401), or lacking a scope (403 forbidden). */
 function isKeyRejected(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 401;
+  return (err instanceof ApiError && err.status === 401) || missingScopeOf(err) !== undefined;
 }
 
 /** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */

@@ -98,7 +98,7 @@ describe('POST /api/v1/keys', () => {
     const r = await createKey(admin.key, json);
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('invalid_request');
-    if (path) expect((r.body as { error: { details: Array<{ path: string }> } }).error.details[0]!.path).toBe(path);
+    if (path) expect((r.body as unknown as { error: { details: Array<{ path: string }> } }).error.details[0]!.path).toBe(path);
   });
 });
 

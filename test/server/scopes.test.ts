@@ -34,7 +34,7 @@ async function newItem(): Promise<string> {
 async function auditCount(): Promise<number> {
   let n = 0;
   for (let before: number | null = null; ;) {
-    const r = await call<{ entries: unknown[]; nextBefore: number | null }>(
+    const r: Reply<{ entries: unknown[]; nextBefore: number | null }> = await call(
       'GET',
       `${s.url}/api/v1/audit?limit=100${before === null ? '' : `&before=${before}`}`,
       { key: admin },

@@ -4,7 +4,7 @@
 // brand row (quota checked and reserved together); the unique keys on items.file_key and
 // carousel_files.file_key back them up. The deletion outbox is claimed with FOR UPDATE SKIP
 // LOCKED and a lease on the database's clock, so each object is deleted by one instance.
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   type CompleteInput,
