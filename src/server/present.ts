@@ -53,14 +53,34 @@ export async function presentFile(file: FileRow, url: UrlSigner): Promise<Carous
   } satisfies CarouselFile;
 }
 
-function author(e: AuditEntry | null): ChangeAuthor | null {
+function author(e: AuditEntry | null | undefined): ChangeAuthor | null {
   return e ? { keyId: e.keyId, keyName: e.keyName, at: e.at } : null;
 }
 
-/** createdBy and updatedBy of one item, from its first and latest audit entries (null when not kept). */
-export function presentAuthors(a: { created: AuditEntry | null; last: AuditEntry | null }): {
-  createdBy: ChangeAuthor | null;
-  updatedBy: ChangeAuthor | null;
-} {
-  return { createdBy: author(a.created), updatedBy: author(a.last) };
+/**
+ * Items as every answer shows them, each with who made it and who changed it last (createdBy,
+ * updatedBy: an extension, from the audit log, null when no entry is kept), looked up for all of
+ * them at once.
+ */
+export async function presentItems(
+  s: Services,
+  brandId: string,
+  items: readonly ItemRow[],
+  url: UrlSigner,
+): Promise<ContentItem[]> {
+  const authors = await s.repo.itemAuthors(
+    brandId,
+    items.map((i) => i.id),
+  );
+  return Promise.all(
+    items.map(async (i) => {
+      const a = authors.get(i.id);
+      return { ...(await presentItem(i, url)), createdBy: author(a?.created), updatedBy: author(a?.last) };
+    }),
+  );
+}
+
+/** One item, as presentItems shows it. */
+export async function presentOne(s: Services, brandId: string, item: ItemRow, url: UrlSigner): Promise<ContentItem> {
+  return (await presentItems(s, brandId, [item], url))[0]!;
 }

@@ -98,7 +98,8 @@ describe('POST /api/v1/keys', () => {
     const r = await createKey(admin.key, json);
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('invalid_request');
-    if (path) expect((r.body as unknown as { error: { details: Array<{ path: string }> } }).error.details[0]!.path).toBe(path);
+    if (path)
+      expect((r.body as unknown as { error: { details: Array<{ path: string }> } }).error.details[0]!.path).toBe(path);
   });
 });
 
@@ -193,6 +194,15 @@ describe('the audit log', () => {
     });
     expect(got.body.item.createdBy).toEqual({ keyId: ci.id, keyName: 'CI', at: s.clock.now.toISOString() });
     expect(got.body.item.updatedBy).toEqual({ keyId: alice.id, keyName: 'Alice', at: s.clock.now.toISOString() });
+    // Every answer that carries the item says the same: the list, and PATCH's own.
+    const listed = await call<{ items: Array<Record<string, unknown>> }>('GET', `${s.url}/api/v1/content`, {
+      key: alice.key,
+    });
+    expect(listed.body.items.find((i) => i.id === id)).toMatchObject({
+      createdBy: got.body.item.createdBy,
+      updatedBy: got.body.item.updatedBy,
+    });
+    expect((patch.body as { item: Record<string, unknown> }).item.updatedBy).toEqual(got.body.item.updatedBy);
     const del = await call('DELETE', `${s.url}/api/v1/content/${id}`, { key: bob.key });
     expect(del.status).toBe(200);
 

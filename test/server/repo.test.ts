@@ -356,9 +356,13 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     expect(since.entries.map((e) => e.action)).toEqual(['item.deleted', 'item.updated']);
     expect((await repo.listAudit('another-brand', { limit: 50 })).entries).toEqual([]);
 
-    const authors = await repo.itemAuthors(caller.brandId, done.itemId);
+    const authors = (await repo.itemAuthors(caller.brandId, [done.itemId, 'no-such-item'])).get(done.itemId)!;
     expect([authors.created?.keyName, authors.last?.keyName]).toEqual(['CI', 'Bob']);
-    expect(await repo.itemAuthors('another-brand', done.itemId)).toEqual({ created: null, last: null });
+    expect((await repo.itemAuthors('another-brand', [done.itemId])).get(done.itemId)).toEqual({
+      created: null,
+      last: null,
+    });
+    expect((await repo.itemAuthors(caller.brandId, [])).size).toBe(0);
 
     expect(await repo.pruneAudit('2026-01-02T00:00:00.000Z')).toBe(3);
     expect((await repo.listAudit(caller.brandId, { limit: 50 })).entries.map((e) => e.action)).toEqual([

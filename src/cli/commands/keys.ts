@@ -149,7 +149,6 @@ function fromApi(k: WireKey): KeyView {
   };
 }
 
-
 /**
  * Runs an admin call on a data folder or database; one that cannot be used is said in words.
  * The server's modules (SQLite, pg) load only here: keys over the API never need them.

@@ -109,13 +109,42 @@ export function auditPageQuery(brandId: string, f: AuditFilter, param: Param): {
   return { sql: `${AUDIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${arg(f.limit + 1)}`, values };
 }
 
-/** The first entry of an item (its creation) and its latest: who made it, who changed it last. */
-export function itemAuthorQueries(param: Param): { first: string; last: string } {
-  const where = `WHERE brand_id = ${param(1)} AND item_id = ${param(2)}`;
+/** Who made each item and who changed it last: its item.created entry and its latest one. */
+export interface ItemAuthors {
+  created: AuditEntry | null;
+  last: AuditEntry | null;
+}
+
+/**
+ * For a page of items at once: the item.created entries, and the latest entry of each item (two
+ * queries whatever the page's size). Values: the brand, then the item ids.
+ */
+export function itemAuthorQueries(param: Param, count: number): { first: string; last: string } {
+  const ids = Array.from({ length: count }, (_, i) => param(i + 2)).join(', ');
+  const where = `brand_id = ${param(1)} AND item_id IN (${ids})`;
   return {
-    first: `${AUDIT_SELECT} ${where} AND action = 'item.created' ORDER BY id LIMIT 1`,
-    last: `${AUDIT_SELECT} ${where} ORDER BY id DESC LIMIT 1`,
+    first: `${AUDIT_SELECT} WHERE ${where} AND action = 'item.created'`,
+    last: `${AUDIT_SELECT} WHERE id IN (SELECT MAX(id) FROM audit_log WHERE ${where} GROUP BY item_id)`,
   };
+}
+
+/** The two queries' rows, by item id (an item with no entries kept has nulls). */
+export function authorsByItem(
+  itemIds: readonly string[],
+  first: readonly RawAuditEntry[],
+  last: readonly RawAuditEntry[],
+): Map<string, ItemAuthors> {
+  const out = new Map<string, ItemAuthors>(itemIds.map((id) => [id, { created: null, last: null }]));
+  for (const row of first) {
+    const a = out.get(row.itemId ?? '');
+    // The first one, should an item ever have two.
+    if (a && (a.created === null || Number(row.id) < a.created.id)) a.created = toAuditEntry(row);
+  }
+  for (const row of last) {
+    const a = out.get(row.itemId ?? '');
+    if (a) a.last = toAuditEntry(row);
+  }
+  return out;
 }
 
 /** Entries older than the retention go; nothing else ever deletes them (not an item's deletion). */

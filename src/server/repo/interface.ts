@@ -4,7 +4,7 @@
 // each implementation (row locks on PostgreSQL, the write lock on SQLite), so routes never hold
 // a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
-import type { Actor, AuditEntry, AuditFilter } from './audit.js';
+import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
 import type { Upload } from './uploads.js';
@@ -14,6 +14,7 @@ export type {
   AuditEntry,
   AuditFilter,
   BrandRef,
+  ItemAuthors,
   Caller,
   FileRow,
   ItemChanges,
@@ -82,8 +83,8 @@ export interface Repo {
   // ---- audit log
   /** A page of the brand's entries, newest first. */
   listAudit(brandId: string, f: AuditFilter): Promise<{ entries: AuditEntry[]; hasMore: boolean }>;
-  /** The entry that created the item and its latest entry (null when none is kept). */
-  itemAuthors(brandId: string, itemId: string): Promise<{ created: AuditEntry | null; last: AuditEntry | null }>;
+  /** For each item: the entry that created it and its latest entry (null when none is kept). */
+  itemAuthors(brandId: string, itemIds: readonly string[]): Promise<Map<string, ItemAuthors>>;
   /** Deletes entries older than `before` (ISO); returns how many. */
   pruneAudit(before: string): Promise<number>;
 

@@ -8,6 +8,7 @@ import {
   type AuditEvent,
   type RawAuditEntry,
   auditPageQuery,
+  authorsByItem,
   itemAuthorQueries,
   patchDetails,
   pruneAuditSql,
@@ -39,8 +40,6 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const param = () => '?';
   /** Records an audit entry: call inside the transaction of the change it records. */
   const audit = (e: AuditEvent) => writeAudit((sql, values) => db.prepare(sql).run(...values), param, e);
-  const authorSql = itemAuthorQueries(param);
-  const entryOf = (row: unknown) => (row ? toAuditEntry(row as RawAuditEntry) : null);
 
   function complete(c: CompleteInput): CompleteResult {
     const fresh = uploads.get(c.key);
@@ -159,10 +158,12 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       const rows = db.prepare(q.sql).all(...q.values) as RawAuditEntry[];
       return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
     },
-    itemAuthors: async (brandId, itemId) => ({
-      created: entryOf(db.prepare(authorSql.first).get(brandId, itemId)),
-      last: entryOf(db.prepare(authorSql.last).get(brandId, itemId)),
-    }),
+    itemAuthors: async (brandId, itemIds) => {
+      if (itemIds.length === 0) return new Map();
+      const q = itemAuthorQueries(param, itemIds.length);
+      const rows = (sql: string) => db.prepare(sql).all(brandId, ...itemIds) as RawAuditEntry[];
+      return authorsByItem(itemIds, rows(q.first), rows(q.last));
+    },
     pruneAudit: async (before) => db.prepare(pruneAuditSql(param)).run(before).changes,
     reserveUpload: async (u, quotaBytes, nowMs) =>
       immediate(() => {

@@ -9,7 +9,7 @@ import { actorOf } from '../auth.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
-import { type UrlSigner, presentFile, presentItem, urlSigner } from '../present.js';
+import { type UrlSigner, presentFile, presentOne, urlSigner } from '../present.js';
 import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
@@ -67,7 +67,7 @@ async function completeUpload(s: Services, caller: Caller, actor: Actor, body: C
   if (!item) throw apiError('not_found', `no content item ${result.itemId}; it was deleted meanwhile`);
   const file = result.fileId ? await s.repo.file(result.fileId) : null;
   return {
-    item: await presentItem(item, url),
+    item: await presentOne(s, caller.brandId, item, url),
     contentItemId: item.id,
     ...(file ? { file: await presentFile(file, url) } : {}),
   } satisfies CompleteResponse;
@@ -125,7 +125,7 @@ async function previousResult(s: Services, caller: Caller, upload: Upload, url: 
     );
   const file = upload.fileRecordId ? await s.repo.file(upload.fileRecordId) : null;
   return {
-    item: await presentItem(item, url),
+    item: await presentOne(s, caller.brandId, item, url),
     contentItemId: item.id,
     ...(file ? { file: await presentFile(file, url) } : {}),
   } satisfies CompleteResponse;

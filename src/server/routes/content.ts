@@ -13,7 +13,7 @@ import { LIST_LIMITS } from '../../rules/rules.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, isDiskFull } from '../errors.js';
 import { actorOf } from '../auth.js';
-import { presentAuthors, presentFile, presentItem, urlSigner } from '../present.js';
+import { presentFile, presentItems, presentOne, urlSigner } from '../present.js';
 import type { Actor } from '../repo/interface.js';
 import type { ItemChanges, ItemRow } from '../repo/items.js';
 import type { Caller } from '../repo/keys.js';
@@ -46,7 +46,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
       offset,
     });
     const url = urlSigner(s);
-    const items = await Promise.all(page.items.map((i) => presentItem(i, url)));
+    const items = await presentItems(s, caller.brandId, page.items, url);
     return { items, limit, offset, hasMore: page.hasMore } satisfies ListResponse;
   });
 
@@ -56,10 +56,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const url = urlSigner(s);
     const files =
       item.type === 'carousel' ? await Promise.all((await s.repo.files(item.id)).map((f) => presentFile(f, url))) : [];
-    // Who made it and who changed it last (an extension), from its audit entries.
-    const authors = await s.repo.itemAuthors(caller.brandId, item.id);
-    const presented = { ...(await presentItem(item, url)), ...presentAuthors(authors) };
-    return { item: presented, files } satisfies GetResponse;
+    return { item: await presentOne(s, caller.brandId, item, url), files } satisfies GetResponse;
   });
 
   app.patch('/api/v1/content/:id', async (request: IdRequest) => {
@@ -103,7 +100,7 @@ async function patchItem(s: Services, caller: Caller, actor: Actor, item: ItemRo
   if (replaced.length > 0) await s.removeObjects(replaced);
   const fresh = await s.repo.getItem(caller.brandId, item.id);
   if (!fresh) throw gone();
-  return { item: await presentItem(fresh, urlSigner(s)) } satisfies PatchResponse;
+  return { item: await presentOne(s, caller.brandId, fresh, urlSigner(s)) } satisfies PatchResponse;
 }
 
 /**

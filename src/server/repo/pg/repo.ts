@@ -22,6 +22,7 @@ import {
   type AuditEvent,
   type RawAuditEntry,
   auditPageQuery,
+  authorsByItem,
   itemAuthorQueries,
   patchDetails,
   pruneAuditSql,
@@ -114,7 +115,6 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   const param = (n: number) => `$${n}`;
   /** Records an audit entry: call with the transaction's `q` of the change it records. */
   const audit = (q: Query, e: AuditEvent) => writeAudit(q, param, e);
-  const authorSql = itemAuthorQueries(param);
 
   /** Runs `fn` in one transaction on one connection; rolled back when it throws. */
   async function tx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
@@ -437,15 +437,14 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       const { rows } = await query<RawAuditEntry>(sql, values);
       return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
     },
-    async itemAuthors(brandId, itemId) {
+    async itemAuthors(brandId, itemIds) {
+      if (itemIds.length === 0) return new Map();
+      const q = itemAuthorQueries(param, itemIds.length);
       const [first, last] = await Promise.all([
-        query<RawAuditEntry>(authorSql.first, [brandId, itemId]),
-        query<RawAuditEntry>(authorSql.last, [brandId, itemId]),
+        query<RawAuditEntry>(q.first, [brandId, ...itemIds]),
+        query<RawAuditEntry>(q.last, [brandId, ...itemIds]),
       ]);
-      return {
-        created: first.rows[0] ? toAuditEntry(first.rows[0]) : null,
-        last: last.rows[0] ? toAuditEntry(last.rows[0]) : null,
-      };
+      return authorsByItem(itemIds, first.rows, last.rows);
     },
     async pruneAudit(before) {
       return (await query(pruneAuditSql(param), [before])).rowCount ?? 0;
