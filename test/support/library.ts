@@ -12,7 +12,7 @@ import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
 import type { Journal } from '../../src/upload/journal.js';
 import { openJournal } from '../../src/upload/journal.js';
 import type { PlanOptions } from '../../src/upload/plan.js';
-import { buildPlan, formatProblem } from '../../src/upload/plan.js';
+import { buildPlan, formatProblem, readyItems } from '../../src/upload/plan.js';
 import { FIXTURES } from './paths.js';
 import { type TestServerOptions, startTestServer } from './server.js';
 
@@ -22,6 +22,8 @@ export interface Library {
   client: ApiClient;
   /** The server's clock (real time unless advanced). */
   clock: { advance(ms: number): void };
+  /** Runs the server's sweeper once now. */
+  sweep(): Promise<unknown>;
   journal(): Promise<Journal>;
   upload(
     plan: EnginePlan,
@@ -48,6 +50,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
     url: server.url,
     client,
     clock: server.clock,
+    sweep: () => server.sweep(),
     journal: async () => (journal ??= await openJournal(join(dir, 'state'), 'test-target')),
     async upload(plan, overrides = {}, onEvent) {
       const events: UploadEvent[] = [];
@@ -100,7 +103,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
 export async function plan(inputs: string[], options: PlanOptions = {}, cwd = FIXTURES): Promise<EnginePlan> {
   const p = await buildPlan(inputs, options, { cwd });
   if (p.problems.length) throw new Error(`plan problems:\n${p.problems.map(formatProblem).join('\n')}`);
-  return p;
+  return { items: readyItems(p) };
 }
 
 /** Copies fixtures into a fresh temp folder (tests that modify or add files use it). */

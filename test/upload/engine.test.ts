@@ -115,6 +115,43 @@ describe('upload engine', () => {
     expect(await l.items()).toHaveLength(1);
   });
 
+  it('sends a file again when its upload was swept before its complete (its URL expired meanwhile)', async () => {
+    lib = await startLibrary();
+    const l = lib;
+    let completes = 0;
+    // Before the first complete reaches the server, the clock passes the URL's expiry and the
+    // sweeper's grace, and the sweeper runs: the upload the file was PUT for is gone.
+    const api = {
+      ...l.client,
+      complete: async (...args: Parameters<typeof l.client.complete>) => {
+        if (++completes === 1) {
+          l.clock.advance(3 * 3600_000);
+          expect(await l.sweep()).toMatchObject({ uploads: 1 });
+        }
+        return l.client.complete(...args);
+      },
+    };
+    const { summary, events } = await l.upload(await plan(['video/clip-5s.mp4']), { api });
+    expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+    expect(completes).toBe(2);
+    expect(ofType(events, 'started')).toHaveLength(2);
+    expect(ofType(events, 'failed')).toHaveLength(0);
+    expect(await l.items()).toHaveLength(1);
+    // Once only: an upload gone again is a failure, not a loop.
+    const again = {
+      ...l.client,
+      complete: async (...args: Parameters<typeof l.client.complete>) => {
+        l.clock.advance(3 * 3600_000);
+        await l.sweep();
+        return l.client.complete(...args);
+      },
+    };
+    const second = await l.upload(await plan(['video/clip-5s.mp4']), { api: again, force: true });
+    expect(second.summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(ofType(second.events, 'failed')[0]).toMatchObject({ step: 'complete', code: 'invalid_upload' });
+    expect(await l.items()).toHaveLength(1);
+  });
+
   it('never retries a signature mismatch; reports it and creates nothing', async () => {
     lib = await startLibrary();
     const l = lib;

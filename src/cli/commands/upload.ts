@@ -6,7 +6,7 @@ import { runUpload } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
 import { lockJournal } from '../../upload/journal-lock.js';
 import { journalTargetId, openJournal } from '../../upload/journal.js';
-import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem } from '../../upload/plan.js';
+import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem, readyItems } from '../../upload/plan.js';
 import { checkAppendTargets } from '../../upload/preflight.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -174,7 +174,7 @@ export async function runUploadCommand(
   let summary: UploadSummary;
   try {
     summary = await runUpload(
-      plan,
+      { items: readyItems(plan) },
       {
         api: client,
         journal,
