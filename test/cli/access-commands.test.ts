@@ -258,8 +258,13 @@ describe('the scope a command needs', () => {
     expect(still.body.item.title).toBe('kept');
   });
 
-  it('a key without content:read is refused by ls, and auth status still accepts it', async () => {
+  it('a key without content:read is refused by ls; auth status and login still accept it', async () => {
     const writer = await s.makeKey('acme', { scopes: ['content:write'] });
+    const login = await cli.run(['login', '--with-token', '--base-url', s.url, '--profile', 'ci'], {
+      stdin: writer.key,
+    });
+    expect(login.code, login.stderr).toBe(EXIT.ok);
+    expect((await cli.run(['logout', '--profile', 'ci'])).code).toBe(EXIT.ok);
     const ls = await cli.run(['ls'], { env: remote(writer.key) });
     expect(ls.code).toBe(EXIT.auth);
     expect(ls.stderr).toContain('needs the scope content:read');

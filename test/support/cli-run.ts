@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PassThrough } from 'node:stream';
 import { resolvePaths } from '../../src/config/paths.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { run } from '../../src/cli/main.js';
@@ -18,7 +19,7 @@ export interface CliResult {
 export interface InProcessCli {
   home: string;
   /** Runs one command line; `env` adds to the home's environment. */
-  run(argv: string[], o?: { env?: NodeJS.ProcessEnv }): Promise<CliResult>;
+  run(argv: string[], o?: { env?: NodeJS.ProcessEnv; stdin?: string }): Promise<CliResult>;
   dispose(): Promise<void>;
 }
 
@@ -29,6 +30,8 @@ export async function inProcessCli(o: { now?: () => Date } = {}): Promise<InProc
     async run(argv, opts = {}) {
       const env: NodeJS.ProcessEnv = { CONTENTLIB_HOME: home, CONTENTLIB_RETRY_BASE_MS: '0', ...opts.env };
       const io = bufferIO();
+      // Standard input as a pipe that holds `stdin` (or nothing) and ends.
+      (io.stdin as unknown as PassThrough).end(opts.stdin ?? '');
       const closers: Array<() => Promise<void> | void> = [];
       const ctx: CliContext = {
         io,
