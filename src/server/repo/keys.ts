@@ -4,7 +4,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { type Scope, scopesFromText, scopesToText } from '../../api/scopes.js';
 import type { Db } from '../db.js';
-import { type Actor, LOCAL_ADMIN, writeAudit } from './audit.js';
+import { type Actor, LOCAL_ADMIN, auditRepository } from './audit.js';
 
 export const KEY_PATTERN = /^cl_[A-Za-z0-9_-]{43}$/;
 
@@ -136,11 +136,9 @@ export function keyRevokedDetails(k: KeyRow): Record<string, unknown> {
   return { keyId: k.id, name: k.name, prefix: k.prefix };
 }
 
-const sqliteParam = () => '?';
-
 export function keysRepository(db: Db) {
   const byHash = db.prepare(`${KEY_BY_HASH} WHERE k.key_hash = ?`);
-  const run = (sql: string, values: unknown[]) => db.prepare(sql).run(...values);
+  const audit = auditRepository(db);
 
   /** The stored key a presented one is, or null for a malformed or unknown key. */
   function authenticate(key: string): KeyRecord | null {
@@ -189,7 +187,7 @@ export function keysRepository(db: Db) {
         ...values,
       );
       const made = row(id)!;
-      writeAudit(run, sqliteParam, {
+      audit.write({
         brandId,
         action: 'key.created',
         itemId: null,
@@ -220,7 +218,7 @@ export function keysRepository(db: Db) {
       if (o.brandId !== undefined && target.brandId !== o.brandId) return 'not_found';
       if (o.keepLastAdmin && isLastAdmin(target, list(target.brandId), at)) return 'last_admin';
       db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(at, id);
-      writeAudit(run, sqliteParam, {
+      audit.write({
         brandId: target.brandId,
         action: 'key.revoked',
         itemId: null,

@@ -4,17 +4,7 @@
 import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
-import {
-  type AuditEvent,
-  type RawAuditEntry,
-  auditPageQuery,
-  authorsByItem,
-  itemAuthorQueries,
-  patchDetails,
-  pruneAuditSql,
-  toAuditEntry,
-  writeAudit,
-} from './audit.js';
+import { auditRepository, patchDetails } from './audit.js';
 import { deletionsRepository } from './deletions.js';
 import { type CompletionSteps, runSteps } from './completion.js';
 import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
@@ -31,9 +21,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
-  const param = () => '?';
+  const auditLog = auditRepository(db);
   /** Records an audit entry: call inside the transaction of the change it records. */
-  const audit = (e: AuditEvent) => writeAudit((sql, values) => db.prepare(sql).run(...values), param, e);
+  const audit = auditLog.write;
 
   // Inside the completion's IMMEDIATE transaction the write lock is the lock of every row.
   const completionSteps: CompletionSteps = {
@@ -42,7 +32,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     createItem: (item) => items.create(item),
     addFile: (file) => items.addFile(file),
     markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
-    audit: (e) => void audit(e),
+    audit,
     readItem: (brandId, id) => items.get(brandId, id),
     readFile: (id) => items.file(id),
   };
@@ -112,18 +102,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     createKey: async (brand, now, ko) => keys.create(brand, now, ko),
     listKeys: async (brandId) => keys.list(brandId),
     revokeKey: async (id, now, ro) => keys.revoke(id, now, ro),
-    listAudit: async (brandId, f) => {
-      const q = auditPageQuery(brandId, f, param);
-      const rows = db.prepare(q.sql).all(...q.values) as RawAuditEntry[];
-      return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
-    },
-    itemAuthors: async (brandId, itemIds) => {
-      if (itemIds.length === 0) return new Map();
-      const q = itemAuthorQueries(param, itemIds.length);
-      const rows = (sql: string) => db.prepare(sql).all(brandId, ...itemIds) as RawAuditEntry[];
-      return authorsByItem(itemIds, rows(q.first), rows(q.last));
-    },
-    pruneAudit: async (before) => db.prepare(pruneAuditSql(param)).run(before).changes,
+    listAudit: async (brandId, f) => auditLog.page(brandId, f),
+    itemAuthors: async (brandId, itemIds) => auditLog.authors(brandId, itemIds),
+    pruneAudit: async (before) => auditLog.prune(before),
     reserveUpload: async (u, quotaBytes, nowMs) =>
       immediate(() => {
         const used = u.thumbnail ? 0 : uploads.quotaUsed(u.brandId, nowMs);
