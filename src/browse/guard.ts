@@ -2,8 +2,10 @@
 // 127.0.0.1 only, but every web page a person has open can send requests there, and a DNS
 // rebinding attack can even make them same-origin. So (as Prisma Studio learned, docs/design.md):
 // - Host must be the server's own (127.0.0.1:PORT or localhost:PORT): a rebound name is refused;
-// - an Origin, when sent (always, for a form POST), must be the server's own, and a request that
-//   changes something must carry one: cross-site form posts and fetches are refused (CSRF);
+// - an Origin, when sent, must be the server's own, and a request that changes something must
+//   show it comes from the server's own pages: its own Origin, or, where the browser sends
+//   `Origin: null` (a form post from a page with Referrer-Policy: no-referrer, as ours are),
+//   `Sec-Fetch-Site: same-origin`. Cross-site form posts and fetches are refused (CSRF);
 // - the printed URL holds a random per-launch token; the first request with it gets an
 //   HttpOnly, SameSite=Strict cookie and is sent on to the same page without the token; without
 //   that cookie every request is 401, so a page elsewhere cannot even read the grid.
@@ -35,6 +37,8 @@ export interface RequestFacts {
   url: string;
   host: string | undefined;
   origin: string | undefined;
+  /** Sec-Fetch-Site, which the browser sets and no page can. */
+  fetchSite: string | undefined;
   cookie: string | undefined;
 }
 
@@ -73,11 +77,13 @@ export function judge(g: Guard, r: RequestFacts): Verdict {
     return { kind: 'refuse', status: 403, message: `Refused: this server answers only to ${hosts.join(' or ')}.` };
   }
   const origins = hosts.map((h) => `http://${h}`);
-  if (r.origin !== undefined && !origins.includes(r.origin.toLowerCase())) {
+  // "null": an opaque origin (a no-referrer form post, a sandboxed frame): says nothing either way.
+  const origin = r.origin === 'null' ? undefined : r.origin?.toLowerCase();
+  if (origin !== undefined && !origins.includes(origin)) {
     return { kind: 'refuse', status: 403, message: 'Refused: a request from another site.' };
   }
-  if (!SAFE_METHODS.has(r.method) && r.origin === undefined) {
-    return { kind: 'refuse', status: 403, message: 'Refused: a change must come from this page (no Origin was sent).' };
+  if (!SAFE_METHODS.has(r.method) && origin === undefined && r.fetchSite !== 'same-origin') {
+    return { kind: 'refuse', status: 403, message: 'Refused: a change must come from the pages of this server.' };
   }
   const url = new URL(r.url, 'http://self.invalid');
   const offered = url.searchParams.get('token');

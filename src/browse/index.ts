@@ -34,6 +34,7 @@ export async function startBrowse(o: BrowseOptions): Promise<RunningBrowse> {
       url: request.url,
       host: request.headers.host,
       origin: request.headers.origin,
+      fetchSite: oneHeader(request.headers['sec-fetch-site']),
       cookie: request.headers.cookie,
     });
     if (verdict.kind === 'pass') return;
@@ -63,4 +64,8 @@ export async function startBrowse(o: BrowseOptions): Promise<RunningBrowse> {
       await app.close();
     },
   };
+}
+
+function oneHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -12,7 +12,14 @@ import {
 
 const g = makeGuard(4100, 'secret-token');
 const cookie = 'contentlib_browse_4100=secret-token';
-const base: RequestFacts = { method: 'GET', url: '/', host: '127.0.0.1:4100', origin: undefined, cookie };
+const base: RequestFacts = {
+  method: 'GET',
+  url: '/',
+  host: '127.0.0.1:4100',
+  origin: undefined,
+  fetchSite: undefined,
+  cookie,
+};
 
 describe('judge', () => {
   const rows: Array<[string, Partial<RequestFacts>, string]> = [
@@ -31,7 +38,24 @@ describe('judge', () => {
     ['a cross-site Origin', { origin: 'https://evil.example' }, '403'],
     ['a cross-site POST with the cookie', { method: 'POST', origin: 'https://evil.example' }, '403'],
     ['a POST without an Origin', { method: 'POST' }, '403'],
-    ['Origin "null" (a sandboxed page)', { method: 'POST', origin: 'null' }, '403'],
+    // Our pages send no referrer, so Chromium posts their forms with Origin: null; Sec-Fetch-Site vouches for them.
+    [
+      'a form post of our page (Origin null, same-origin)',
+      { method: 'POST', origin: 'null', fetchSite: 'same-origin' },
+      'pass',
+    ],
+    [
+      'a sandboxed cross-site page (Origin null, cross-site)',
+      { method: 'POST', origin: 'null', fetchSite: 'cross-site' },
+      '403',
+    ],
+    ['Origin null and no Sec-Fetch-Site', { method: 'POST', origin: 'null' }, '403'],
+    [
+      'a cross-site Origin claiming same-origin',
+      { method: 'POST', origin: 'https://evil.example', fetchSite: 'same-origin' },
+      '403',
+    ],
+    ['a same-site POST without Origin', { method: 'POST', fetchSite: 'same-site' }, '403'],
     ['a rebound host even with the token', { host: 'evil.example:4100', url: '/?token=secret-token' }, '403'],
   ];
   it.each(rows)('%s → %s', (_what, over, expected) => {

@@ -1,6 +1,7 @@
 // The template tag escapes whatever is put into it; only markup it made itself goes in as is.
 import { describe, expect, it } from 'vitest';
-import { Html, escapeHtml, html, safeMediaUrl } from '../../src/browse/html.js';
+import type { Html } from '../../src/browse/html.js';
+import { escapeHtml, html, safeMediaUrl } from '../../src/browse/html.js';
 
 describe('html', () => {
   it.each([
