@@ -8,7 +8,7 @@ import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 
 export const EMBEDDED_URL_NOTE =
-  'Note: these URLs stop working when this command ends (the embedded library is served only while a command runs). To open them, serve the library with contentlib serve; see "The embedded server" in the README.';
+  'Note: these URLs stop working when this command ends (the embedded library is served only while a command runs). To look at the item, run contentlib show ID --web; to fetch the files from elsewhere, see "The embedded server" in the README.';
 
 export async function runShow(
   id: string,
