@@ -58,7 +58,7 @@ describe('runBrowse', () => {
     const url = b.io.out().split('\n')[0]!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     expect(b.opened).toEqual([url]);
-    const res = await request(url, { maxRedirections: 0 });
+    const res = await request(url);
     await res.body.text();
     expect(res.statusCode).toBe(303);
     b.stop();
