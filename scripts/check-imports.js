@@ -10,10 +10,11 @@ const SRC = join(ROOT, 'src');
 
 /** Each top-level folder of src/ and the folders it may import from (besides its own). */
 const LAYERS = {
-  cli: ['config', 'upload', 'server', 'api', 'media', 'rules', 'fs', 'text'],
+  cli: ['config', 'upload', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text'],
   config: ['api', 'rules', 'fs'],
   upload: ['api', 'media', 'rules', 'fs', 'text'],
   server: ['api', 'media', 'rules', 'fs', 'text'],
+  browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],
   media: ['rules', 'text'],
   rules: [],
@@ -28,6 +29,8 @@ const LAYERS = {
 const SURFACES = {
   // The CLI starts the server (index.ts) and administers keys (admin.ts); it knows nothing else of it.
   server: ['index.ts', 'admin.ts'],
+  // The CLI starts the browse server (index.ts); its pages and routes are its own.
+  browse: ['index.ts'],
 };
 
 function files(dir) {

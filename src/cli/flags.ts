@@ -19,6 +19,19 @@ export function parseCount(name: string, min: number) {
   };
 }
 
+/** A TCP port for `name`: 0 (a free one) to 65535. */
+export function parsePort(name: string) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || n > 65535)
+      throw new UsageError(
+        `${name} must be a port number from 0 to 65535 (0 picks a free one), got "${raw}".`,
+        `For example: ${name} 8090`,
+      );
+    return n;
+  };
+}
+
 export const MAX_CONCURRENCY = 16;
 
 export function parseConcurrency(value: string): number {

@@ -6,7 +6,16 @@ import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { ROLE_NAMES, SCOPES } from '../api/scopes.js';
-import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount, parseDuration } from './flags.js';
+import {
+  CONFIG_KEYS,
+  SHELLS,
+  THUMBNAIL_WHAT,
+  collect,
+  parseConcurrency,
+  parseCount,
+  parseDuration,
+  parsePort,
+} from './flags.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -75,6 +84,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineShow(program, ctx);
   defineEdit(program, ctx);
   defineRm(program, ctx);
+  defineBrowse(program, ctx);
   defineLogin(program, ctx); // login and logout
   defineAuth(program, ctx);
   defineConfig(program, ctx);
@@ -166,11 +176,13 @@ function defineShow(program: Command, ctx: CliContext): void {
     .command('show')
     .description('show one item: every field, platform settings, and a carousel’s images in order')
     .argument('<id>', 'the item id (see contentlib ls)')
+    .option('--web', 'open the item’s page in the browser instead (starts contentlib browse; Ctrl-C stops it)')
     .addHelpText(
       'after',
       `
 Examples:
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --web
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --json id,title,status
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --jq '.files[].fileName'`,
     )
@@ -239,6 +251,33 @@ Examples:
         ctx,
         () => import('./commands/rm.js'),
         (m) => m.rmCommand,
+      ),
+    );
+}
+
+function defineBrowse(program: Command, ctx: CliContext): void {
+  program
+    .command('browse')
+    .description('look at the library in your web browser: a grid, each item’s media and fields, and edits')
+    .addOption(new Option('--port <port>', 'port on 127.0.0.1 (default: a free one)').argParser(parsePort('--port')))
+    .option('--no-open', 'print the URL only; do not open a browser (also BROWSER=none)')
+    .addHelpText(
+      'after',
+      `
+The first line of output is the page's URL, with a key for this launch only; the server listens
+on 127.0.0.1 and runs until Ctrl-C. It shows whichever library the command resolves to
+(--profile, --base-url, or the embedded one), through this process: the API key stays here.
+
+Examples:
+  contentlib browse
+  contentlib browse --profile staging --no-open
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --web`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/browse.js'),
+        (m) => m.browseCommand,
       ),
     );
 }
