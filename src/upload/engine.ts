@@ -68,8 +68,6 @@ import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 
-export const DEFAULT_CONCURRENCY = 4;
-
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
  * completes (which go one at a time, in order) and for a few carousels to be worked on at once;
@@ -172,7 +170,6 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     });
     emit({ type: 'planned', items: plan.items.length, files, bytes, alreadyDone });
     const items = await driveItems(plan, priors, run);
-    await deps.journal.flush();
     return {
       items,
       interrupted: deps.signal.aborted,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HAS_TMUX, skipWithout } from '../support/needs.js';
 import { BIN, FIXTURES } from '../support/paths.js';
 
 let home: string;
@@ -41,14 +42,7 @@ const SHOOT = {
 };
 
 describe('upload: nothing is skipped silently', () => {
-  it('shows a Skipped block on a terminal', async () => {
-    let hasTmux = true;
-    try {
-      execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    } catch {
-      hasTmux = false;
-    }
-    if (!hasTmux) return;
+  it.skipIf(skipWithout('tmux', HAS_TMUX, 'apt-get install tmux'))('shows a Skipped block on a terminal', async () => {
     await layout(SHOOT);
     const socket = `contentlib-skips-${process.pid}`;
     const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
