@@ -36,7 +36,7 @@ export async function browseFixture(): Promise<BrowseFixture> {
     token: TOKEN,
     setThumbnail: async (id, path, shown, signal) => {
       const thumb = await inspectThumbnail(path, shown);
-      if (thumb.problems.length) throw new Error(thumb.problems.map(formatProblem).join('\n'));
+      if (!thumb.ok) throw new Error(thumb.problems.map(formatProblem).join('\n'));
       const thumbnailKey = await sendThumbnail(
         thumb.file,
         { api: client, now: () => new Date(), sleep: async () => {}, policy: NO_WAIT_RETRY },

@@ -62,7 +62,7 @@ async function browseOptions(
   const describe = (err: unknown) => describeError(err, { targetNames: ctx.targetNames }).message;
   const setThumbnail = async (id: string, path: string, shownName: string, signal: AbortSignal) => {
     const thumb = await inspectThumbnail(path, shownName);
-    if (thumb.problems.length > 0)
+    if (!thumb.ok)
       throw new RejectedFilesError(
         thumb.problems.map(formatProblem),
         `Choose ${THUMBNAIL_WHAT}.`,
