@@ -129,6 +129,14 @@ describe('pages', () => {
     expect(r.text).toContain('bytes)');
   });
 
+  it('who created and last changed an item, where the service records it (audit extension)', async () => {
+    const r = await f.page(`/items/${carousel.id}`);
+    const created = /<dd data-field="createdBy">([\s\S]*?)<\/dd>/.exec(r.text)?.[1] ?? '';
+    // The test key has no name: its id stands for it.
+    expect(created).toMatch(/^key [0-9a-f-]{36} · <time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>$/);
+    expect(r.text).toContain('data-field="updatedBy"');
+  });
+
   it('an unknown item is a 404 page in words', async () => {
     const r = await f.page('/items/00000000-0000-4000-8000-000000000000');
     expect(r.status).toBe(404);

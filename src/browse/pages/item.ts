@@ -39,12 +39,26 @@ export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
   return [...files].sort((a, b) => a.sortOrder - b.sortOrder);
 }
 
+/** Who made a change (the audit extension's createdBy/updatedBy): the key's name, or its id, and when. */
+function author(a: Record<string, unknown>): Child {
+  const who =
+    typeof a.keyName === 'string' && a.keyName
+      ? a.keyName
+      : typeof a.keyId === 'string'
+        ? `key ${a.keyId}`
+        : 'a key since removed';
+  const at = typeof a.at === 'string' ? html` · <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
+  return html`${who}${at}`;
+}
+
 function fieldValue(key: string, v: unknown): Child {
   if (v === null || v === undefined || v === '') return html`<span class="none">—</span>`;
   if (key === 'hashtags' && Array.isArray(v))
     return v.length ? hashtagsText(v.map(String)) : html`<span class="none">—</span>`;
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string')
     return html`<time datetime="${v}">${formatWhen(v)}</time>`;
+  if ((key === 'createdBy' || key === 'updatedBy') && typeof v === 'object')
+    return author(v as Record<string, unknown>);
   if (key === 'fileSize' && typeof v === 'number') return formatSize(v);
   if (key === 'durationSeconds' && typeof v === 'number') return formatDuration(v);
   if ((key === 'fileUrl' || key === 'thumbnailUrl') && typeof v === 'string') {
