@@ -34,6 +34,8 @@ export const ContentItemSchema = z.looseObject({
   contentType: z.string().nullable().optional(),
   fileName: z.string().nullable().optional(),
   fileCount: z.number().optional(),
+  /** Hex SHA-256 of the media file, where the service keeps one (a video's; a carousel's first image's). */
+  sha256: z.string().nullable().optional(),
 });
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
@@ -45,6 +47,8 @@ export const CarouselFileSchema = z.looseObject({
   fileName: z.string().optional(),
   contentType: z.string().optional(),
   fileSize: z.number().optional(),
+  /** Hex SHA-256 of the image, where the service keeps one. */
+  sha256: z.string().nullable().optional(),
 });
 export type CarouselFile = z.infer<typeof CarouselFileSchema>;
 
