@@ -20,13 +20,3 @@ export class MismatchError extends Error {
     this.path = o.path;
   }
 }
-
-/** A file is already where a download would write, and neither --clobber nor --skip-existing was given. */
-export class ExistsError extends Error {
-  readonly path: string;
-  constructor(path: string, detail = '') {
-    super(`${path} already exists${detail}`);
-    this.name = 'ExistsError';
-    this.path = path;
-  }
-}

@@ -71,8 +71,12 @@ interface Sink {
   /** Bytes written (and hashed) so far. */
   have: number;
   hash: Hash;
-  /** A fresh writable for one try; counts and hashes each chunk once it is written. */
-  writable(onWritten: (chunk: Buffer) => void): Writable;
+  /**
+   * A fresh writable for one try; counts and hashes each chunk once it is written. `idle`
+   * resolves when no write is in flight: a try that failed waits for it, so the next one asks
+   * for the range after the last byte really written.
+   */
+  writable(onWritten: (chunk: Buffer) => void): { stream: Writable; idle: () => Promise<void> };
   /** Start over from byte 0 (the store ignored the Range). */
   reset(): Promise<void>;
 }
@@ -100,16 +104,22 @@ export async function fetchToStream(file: RemoteFile, out: Writable, deps: Fetch
   const sink: Sink = {
     have: 0,
     hash: createHash('sha256'),
-    writable: (onWritten) =>
-      new Writable({
+    writable: (onWritten) => {
+      let inFlight = Promise.resolve();
+      const stream = new Writable({
         highWaterMark: 1 << 20,
         write(chunk: Buffer, _enc, cb) {
-          out.write(chunk, (err) => {
-            if (!err) onWritten(chunk);
-            cb(err ?? null);
-          });
+          inFlight = new Promise((resolve) =>
+            out.write(chunk, (err) => {
+              if (!err) onWritten(chunk);
+              resolve();
+              cb(err ?? null);
+            }),
+          );
         },
-      }),
+      });
+      return { stream, idle: () => inFlight };
+    },
     reset: async () => {
       // What went out cannot be taken back: a store that ignores Range cannot resume a stream.
       throw new Error(
@@ -154,15 +164,22 @@ async function hashExisting(handle: FileHandle, length: number, hash: Hash): Pro
 }
 
 /** A writable over a file handle opened for appending; each chunk is reported once it is on disk. */
-function handleWritable(handle: FileHandle, onWritten: (chunk: Buffer) => void): Writable {
-  const writeAll = async (buffers: Buffer[]) => {
-    const total = buffers.reduce((n, b) => n + b.length, 0);
-    const { bytesWritten } = await handle.writev(buffers);
-    // A short write (rare on files): the rest, one buffer at a time.
-    if (bytesWritten < total) await handle.write(Buffer.concat(buffers).subarray(bytesWritten));
-    for (const b of buffers) onWritten(b);
+function handleWritable(
+  handle: FileHandle,
+  onWritten: (chunk: Buffer) => void,
+): { stream: Writable; idle: () => Promise<void> } {
+  let inFlight: Promise<void> = Promise.resolve();
+  const writeAll = (buffers: Buffer[]): Promise<void> => {
+    inFlight = (async () => {
+      const total = buffers.reduce((n, b) => n + b.length, 0);
+      const { bytesWritten } = await handle.writev(buffers);
+      // A short write (rare on files): the rest, in one more call.
+      if (bytesWritten < total) await handle.write(Buffer.concat(buffers).subarray(bytesWritten));
+      for (const b of buffers) onWritten(b);
+    })();
+    return inFlight;
   };
-  return new Writable({
+  const stream = new Writable({
     highWaterMark: 4 << 20,
     writev(chunks, cb) {
       writeAll(chunks.map((c) => c.chunk as Buffer)).then(() => cb(), cb);
@@ -171,6 +188,7 @@ function handleWritable(handle: FileHandle, onWritten: (chunk: Buffer) => void):
       writeAll([chunk]).then(() => cb(), cb);
     },
   });
+  return { stream, idle: () => inFlight.catch(() => {}) };
 }
 
 async function fetchInto(file: RemoteFile, sink: Sink, deps: FetchDeps, label: string): Promise<Fetched> {
@@ -273,9 +291,11 @@ async function tryOnce(
     await sink.reset(); // 200: the store ignored the Range and sends it all
   }
   deps.onStart?.(sink.have, file.size);
+  const { stream, idle } = sink.writable(onWritten);
   try {
-    await pipeline(res.body, sink.writable(onWritten));
+    await pipeline(res.body, stream);
   } catch (err) {
+    await idle();
     throw errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
   }
 }
