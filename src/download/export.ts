@@ -232,7 +232,9 @@ async function finishRun(run: Run, newestFirst: string[]): Promise<void> {
   summary.items = await writeUploadManifest(o.dir, newestFirst, state.items);
   const folders = new Set<string>();
   for (const line of state.items.values()) folders.add(parseItemRecord(line).folder.split('/')[0]!);
-  summary.left.push(...(await strangers(o.dir, folders)));
+  // A removed item's folder that kept files of someone else's was named with those files already.
+  const named = new Set(summary.left.map((p) => p.split('/')[0]));
+  summary.left.push(...(await strangers(o.dir, folders)).filter((name) => !named.has(name)));
   await run.log.append({
     kind: 'run',
     at: run.deps.now().toISOString(),
