@@ -25,8 +25,8 @@ export type DownloadEvent =
   | { type: 'progress'; file: FileRef; have: number }
   /** A try failed and another follows after `delayMs`, from byte `from`. */
   | { type: 'retrying'; file: FileRef; attempt: number; delayMs: number; reason: string; from: number }
-  /** Checked (size, and SHA-256 where the library knows it) and in place. */
-  | { type: 'downloaded'; file: FileRef; bytes: number; sha256: string; resumedFrom: number; ms: number }
+  /** Checked (size, and SHA-256 where the library knows it) and in place; `sha256` when it was computed. */
+  | { type: 'downloaded'; file: FileRef; bytes: number; sha256?: string; resumedFrom: number; ms: number }
   /** Not fetched: already there (--skip-existing, or unchanged since the last export). */
   | { type: 'skipped'; file: FileRef; reason: string }
   | { type: 'failed'; file?: FileRef; itemId: string; message: string; code?: string }

@@ -394,16 +394,18 @@ async function placeFile(
       partName(abs, `${item.id}/${f.source}`),
       fetchDeps(run, item, f, ref),
     );
+    // Export asks for the checksum always (fetchDeps: hash on by default): the log records it.
+    const sha256 = fetched.sha256!;
     run.summary.bytes += fetched.bytes - fetched.resumedFrom;
     run.deps.emit({
       type: 'downloaded',
       file: ref,
       bytes: fetched.bytes,
-      sha256: fetched.sha256,
+      sha256,
       resumedFrom: fetched.resumedFrom,
       ms: fetched.ms,
     });
-    return fileRecord(path, f, { size: fetched.bytes, sha256: fetched.sha256 });
+    return fileRecord(path, f, { size: fetched.bytes, sha256 });
   });
 }
 

@@ -229,6 +229,8 @@ async function fetchOne(p: Planned, deps: DownloadDeps, tally: { bytes: number }
     signal: deps.signal,
     ...(deps.clock ? { clock: deps.clock } : {}),
     refreshUrl: async () => freshUrl(p, deps),
+    // A download computes the SHA-256 only to check it against the library's (export records it).
+    hash: false,
     onStart: (from: number) => deps.emit({ type: 'started', file: ref, from }),
     onProgress: (have: number) => deps.emit({ type: 'progress', file: ref, have }),
     onRetry: ({ attempt, delayMs, error, from }: { attempt: number; delayMs: number; error: unknown; from: number }) =>
@@ -252,12 +254,16 @@ async function fetchOne(p: Planned, deps: DownloadDeps, tally: { bytes: number }
       );
     }
     tally.bytes += fetched.bytes - fetched.resumedFrom;
-    Object.assign(p.result, { outcome: 'downloaded', size: fetched.bytes, sha256: fetched.sha256 });
+    Object.assign(p.result, {
+      outcome: 'downloaded',
+      size: fetched.bytes,
+      ...(fetched.sha256 ? { sha256: fetched.sha256 } : {}),
+    });
     deps.emit({
       type: 'downloaded',
       file: ref,
       bytes: fetched.bytes,
-      sha256: fetched.sha256,
+      ...(fetched.sha256 ? { sha256: fetched.sha256 } : {}),
       resumedFrom: fetched.resumedFrom,
       ms: fetched.ms,
     });
