@@ -13,6 +13,8 @@ import type { DownloadEvent } from '../../src/download/events.js';
 import { LOG_NAME, readExportState, parseItemRecord } from '../../src/download/export-log.js';
 import { type ExportOptions, runExport } from '../../src/download/export.js';
 import { type VerifyEntry, runVerify } from '../../src/download/verify.js';
+import { describeError } from '../../src/cli/error-messages.js';
+import { EXIT } from '../../src/cli/errors.js';
 import { buildPlan } from '../../src/upload/plan.js';
 import {
   type TestServer,
@@ -338,6 +340,30 @@ describe('contentlib export', () => {
     expect(done.resumedFrom).toBeGreaterThan(0);
     expect((await readFile(join(d, id, 'big.mp4'))).equals(big)).toBe(true);
     expect(await readdir(join(d, id))).toEqual(['big.mp4', 'big.mp4.json']);
+  });
+
+  it('a rejected key stops the run (exit 4), and nothing is written for it', async () => {
+    const d = join(root, 'refused');
+    const refused = createApiClient({
+      baseUrl: s.url,
+      apiKey: 'cl_not_a_key_of_this_server_at_all',
+      retry: NO_WAIT_RETRY,
+    });
+    const err = await runExport(
+      { dir: d, filters: {}, concurrency: 2, from: s.url },
+      {
+        api: refused,
+        emit: () => {},
+        now: () => new Date(),
+        sleep: async () => {},
+        policy: NO_WAIT_RETRY,
+        signal: new AbortController().signal,
+      },
+    ).catch((e: unknown) => e);
+    expect(describeError(err).exitCode).toBe(EXIT.auth);
+    expect(await tree(d)).toEqual([LOG_NAME]);
+    expect(await readFile(join(d, LOG_NAME), 'utf8')).toBe('');
+    await refused.close();
   });
 
   it('filters: only what they select; an item that stops matching is taken out', async () => {
