@@ -22,7 +22,7 @@ import type { ContentItem } from '../api/schemas.js';
 import { EXPORT_MANIFEST } from '../upload/manifest.js';
 import { carouselSidecarNames, videoSidecarName } from '../upload/plan-metadata.js';
 import { sizeOnDisk } from './fetch.js';
-import { LOG_NAME, type ExportFilters, type FileRecord, type ItemRecord, parseItemRecord } from './export-log.js';
+import { LOG_NAME, type ExportFilters, type ExportState, type FileRecord, type ItemRecord } from './export-log.js';
 import { isPartName } from './names.js';
 
 export { EXPORT_MANIFEST };
@@ -83,13 +83,14 @@ function put(stream: Writable, text: string): Promise<void> {
 /**
  * Writes `contentlib.json` for the items whose ids are given newest first (the list's order):
  * oldest first, so that uploading it creates them in their original order. Item by item to a
- * temporary file, renamed over the old one at the end.
+ * temporary file, renamed over the old one at the end. Returns how many items it holds and
+ * their folders.
  */
 export async function writeUploadManifest(
   dir: string,
   newestFirst: readonly string[],
-  items: ReadonlyMap<string, string>,
-): Promise<number> {
+  state: Pick<ExportState, 'record'>,
+): Promise<{ count: number; folders: Set<string> }> {
   const path = join(dir, EXPORT_MANIFEST);
   const temp = `${path}.${process.pid}.tmp`;
   const out = createWriteStream(temp);
@@ -97,13 +98,15 @@ export async function writeUploadManifest(
     out.once('close', resolve);
     out.once('error', reject);
   });
+  const folders = new Set<string>();
   let count = 0;
   try {
     await put(out, '{\n  "items": [');
     for (let i = newestFirst.length - 1; i >= 0; i--) {
-      const line = items.get(newestFirst[i]!);
-      if (line === undefined) continue;
-      await put(out, `${count === 0 ? '' : ','}\n    ${JSON.stringify(manifestEntry(parseItemRecord(line)))}`);
+      const record = await state.record(newestFirst[i]!);
+      if (record === undefined) continue;
+      await put(out, `${count === 0 ? '' : ','}\n    ${JSON.stringify(manifestEntry(record))}`);
+      folders.add(record.folder.split('/')[0]!);
       count++;
     }
     await put(out, `${count === 0 ? '' : '\n  '}]\n}\n`);
@@ -115,7 +118,7 @@ export async function writeUploadManifest(
     throw err;
   }
   await rename(temp, path);
-  return count;
+  return { count, folders };
 }
 
 /** Writes a small file through a temporary name, so a crash never leaves it half written. */

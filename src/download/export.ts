@@ -45,7 +45,6 @@ import {
   type ItemRecord,
   type LogWriter,
   openLog,
-  parseItemRecord,
   readExportState,
 } from './export-log.js';
 import { type FetchDeps, fetchToFile, hashFile, sizeOnDisk } from './fetch.js';
@@ -139,8 +138,8 @@ export async function runExport(o: ExportOptions, deps: ExportDeps): Promise<Exp
     },
   };
   try {
-    const newestFirst = await exportListed(run);
-    if (!run.signal.aborted) await reconcile(run, newestFirst);
+    const { newestFirst, seen } = await exportListed(run);
+    if (!run.signal.aborted) await reconcile(run, newestFirst, seen);
     if (run.fatal) throw run.fatal;
     run.summary.interrupted = deps.signal.aborted;
     if (!run.summary.interrupted) await finishRun(run, newestFirst);
@@ -148,11 +147,12 @@ export async function runExport(o: ExportOptions, deps: ExportDeps): Promise<Exp
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
     await log.close();
+    await state.close();
   }
 }
 
 /** Walks the list and exports each item through the window; returns the ids seen, newest first. */
-async function exportListed(run: Run): Promise<string[]> {
+async function exportListed(run: Run): Promise<{ newestFirst: string[]; seen: Set<string> }> {
   const { o, deps } = run;
   const seen = new Set<string>();
   const newestFirst: string[] = [];
@@ -180,16 +180,15 @@ async function exportListed(run: Run): Promise<string[]> {
   } finally {
     await Promise.all(inFlight);
   }
-  return newestFirst;
+  return { newestFirst, seen };
 }
 
 /**
  * The items the folder holds that the list did not show: taken out when gone or no longer
  * matching; exported when the list only missed them.
  */
-async function reconcile(run: Run, newestFirst: string[]): Promise<void> {
-  const shown = new Set(newestFirst);
-  const unseen = [...run.state.items.keys()].filter((id) => !shown.has(id));
+async function reconcile(run: Run, newestFirst: string[], seen: Set<string>): Promise<void> {
+  const unseen = [...run.state.items.keys()].filter((id) => !seen.has(id));
   for (const id of unseen) {
     if (run.signal.aborted) return;
     let item: ContentItem | undefined;
@@ -211,7 +210,7 @@ async function reconcile(run: Run, newestFirst: string[]): Promise<void> {
 }
 
 async function removeItem(run: Run, id: string, reason: string): Promise<void> {
-  const record = parseItemRecord(run.state.items.get(id)!);
+  const record = (await run.state.record(id))!;
   const { removed, left } = await removeItemFiles(run.o.dir, record);
   await run.log.append({
     kind: 'removed',
@@ -229,9 +228,8 @@ async function removeItem(run: Run, id: string, reason: string): Promise<void> {
 /** The manifest, what else is in the folder, and the log's line for this run. */
 async function finishRun(run: Run, newestFirst: string[]): Promise<void> {
   const { o, state, summary } = run;
-  summary.items = await writeUploadManifest(o.dir, newestFirst, state.items);
-  const folders = new Set<string>();
-  for (const line of state.items.values()) folders.add(parseItemRecord(line).folder.split('/')[0]!);
+  const { count, folders } = await writeUploadManifest(o.dir, newestFirst, state);
+  summary.items = count;
   // A removed item's folder that kept files of someone else's was named with those files already.
   const named = new Set(summary.left.map((p) => p.split('/')[0]));
   summary.left.push(...(await strangers(o.dir, folders)).filter((name) => !named.has(name)));
@@ -251,16 +249,16 @@ async function finishRun(run: Run, newestFirst: string[]): Promise<void> {
 /** Exports one item; never throws (a failure is reported and counted; a rejected key stops the run). */
 async function exportItem(run: Run, listed: ContentItem): Promise<void> {
   try {
-    const change = await placeItem(run, listed);
-    if (change) {
-      run.summary[change]++;
+    const placed = await placeItem(run, listed);
+    if (placed) {
+      run.summary[placed.change]++;
       run.deps.emit({
         type: 'exported',
         itemId: listed.id,
         itemType: listed.type,
         title: listed.title,
-        change,
-        folder: folderOf(run, listed.id),
+        change: placed.change,
+        folder: placed.folder,
       });
     }
   } catch (err) {
@@ -277,17 +275,11 @@ async function exportItem(run: Run, listed: ContentItem): Promise<void> {
   }
 }
 
-function folderOf(run: Run, id: string): string {
-  const line = run.state.items.get(id);
-  return line ? parseItemRecord(line).folder : safeName(id);
-}
-
 /** Brings the item's folder up to date; undefined when interrupted before it was complete. */
-async function placeItem(run: Run, listed: ContentItem): Promise<ItemChange | undefined> {
-  const line = run.state.items.get(listed.id);
-  const prev = line ? parseItemRecord(line) : undefined;
+async function placeItem(run: Run, listed: ContentItem): Promise<{ change: ItemChange; folder: string } | undefined> {
+  const prev = await run.state.record(listed.id);
   const text = sidecarText(listed);
-  if (prev && (await isUnchanged(run, listed, prev, text))) return 'unchanged';
+  if (prev && (await isUnchanged(run, listed, prev, text))) return { change: 'unchanged', folder: prev.folder };
   // A carousel's files (and fresh URLs) come with its GET; a video's with the list.
   const { item, files } =
     listed.type === 'carousel'
@@ -331,9 +323,8 @@ async function placeItem(run: Run, listed: ContentItem): Promise<ItemChange | un
     exportedAt: run.deps.now().toISOString(),
   };
   if (prev) await removeStale(run, prev, record);
-  await run.log.append(record);
-  run.state.items.set(item.id, JSON.stringify(record));
-  return prev ? 'changed' : 'new';
+  run.state.items.set(item.id, await run.log.append(record));
+  return { change: prev ? 'changed' : 'new', folder };
 }
 
 /** The library still has what the log says, and the folder still holds it: nothing to do. */

@@ -17,13 +17,7 @@ import type { ContentItem } from '../api/schemas.js';
 import { LIST_LIMITS } from '../rules/rules.js';
 import { createPool } from '../upload/pool.js';
 import { sidecarOf, sidecarPath, sidecarText } from './export-folder.js';
-import {
-  type ExportFilters,
-  type FileRecord,
-  type ItemRecord,
-  parseItemRecord,
-  readExportState,
-} from './export-log.js';
+import { type ExportFilters, type FileRecord, type ItemRecord, readExportState } from './export-log.js';
 import { hashFile, sizeOnDisk } from './fetch.js';
 import { type ItemFile, mediaFiles, thumbnailFile } from './item-files.js';
 import { safeName } from './names.js';
@@ -70,35 +64,39 @@ export async function runVerify(
     else summary.different++;
     deps.emit(entry);
   };
-  const seen = new Set<string>();
-  const pool = createPool(deps.concurrency, deps.signal);
-  for (let offset = 0; ;) {
-    const page = await deps.api.list({ ...used, limit: LIST_LIMITS.maxLimit, offset }, { signal: deps.signal });
-    const fresh = page.items.filter((i) => !seen.has(i.id));
-    for (const i of fresh) seen.add(i.id);
-    await Promise.all(
-      fresh.map((item) =>
-        pool.run(async () => {
-          const line = state.items.get(item.id);
-          if (line) await compareItem(dir, item, parseItemRecord(line), deps, report);
-          else
-            report({
-              status: 'missing-here',
-              path: `${safeName(item.id)}/`,
-              itemId: item.id,
-              reason: `${item.type} "${item.title}" is in the library, not in the folder`,
-            });
-        }),
-      ),
-    );
-    offset += page.items.length;
-    if (!page.hasMore || page.items.length === 0) break;
-  }
-  for (const [id, line] of state.items) {
-    if (seen.has(id)) continue;
-    const record = parseItemRecord(line);
-    for (const f of filesOf(record))
-      report({ status: 'missing-there', path: f.path, itemId: id, reason: 'its item is not in the library' });
+  try {
+    const seen = new Set<string>();
+    const pool = createPool(deps.concurrency, deps.signal);
+    for (let offset = 0; ;) {
+      const page = await deps.api.list({ ...used, limit: LIST_LIMITS.maxLimit, offset }, { signal: deps.signal });
+      const fresh = page.items.filter((i) => !seen.has(i.id));
+      for (const i of fresh) seen.add(i.id);
+      await Promise.all(
+        fresh.map((item) =>
+          pool.run(async () => {
+            const record = await state.record(item.id);
+            if (record) await compareItem(dir, item, record, deps, report);
+            else
+              report({
+                status: 'missing-here',
+                path: `${safeName(item.id)}/`,
+                itemId: item.id,
+                reason: `${item.type} "${item.title}" is in the library, not in the folder`,
+              });
+          }),
+        ),
+      );
+      offset += page.items.length;
+      if (!page.hasMore || page.items.length === 0) break;
+    }
+    for (const id of state.items.keys()) {
+      if (seen.has(id)) continue;
+      const record = (await state.record(id))!;
+      for (const f of filesOf(record))
+        report({ status: 'missing-there', path: f.path, itemId: id, reason: 'its item is not in the library' });
+    }
+  } finally {
+    await state.close();
   }
   return summary;
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import type { DownloadEvent } from '../../src/download/events.js';
-import { LOG_NAME, readExportState, parseItemRecord } from '../../src/download/export-log.js';
+import { LOG_NAME, readExportState } from '../../src/download/export-log.js';
 import { type ExportOptions, runExport } from '../../src/download/export.js';
 import { type VerifyEntry, runVerify } from '../../src/download/verify.js';
 import { describeError } from '../../src/cli/error-messages.js';
@@ -195,7 +195,8 @@ describe('contentlib export', () => {
     });
     expect(manifest.items[2]).toMatchObject({ type: 'longform', files: [`${ids.talk}/talk.mp4`] });
     const state = await readExportState(dir());
-    const clip = parseItemRecord(state.items.get(ids.clip!)!);
+    const clip = (await state.record(ids.clip!))!;
+    await state.close();
     expect(clip.files[0]).toMatchObject({ size: bytesOf.clip!.length, sha256: sha(bytesOf.clip!) });
     // No signed URL is ever written.
     for (const f of await tree(dir()))
