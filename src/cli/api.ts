@@ -38,12 +38,13 @@ export interface ApiTarget {
 /** The brand the embedded library creates on first use. */
 export const EMBEDDED_BRAND = 'local';
 
-// The target is named once per process, however many times a command opens the API.
-let targetNamed = false;
+// The target is named once per run (per context: tests run many in one process), however many
+// times a command opens the API.
+const named = new WeakSet<CliContext>();
 
 function nameTargetOnce(ctx: CliContext, info: TargetInfo, note = ''): void {
-  if (targetNamed) return;
-  targetNamed = true;
+  if (named.has(ctx)) return;
+  named.add(ctx);
   ctx.io.stderr.write(`${targetLine(info)}${note}\n`);
 }
 
@@ -154,7 +155,7 @@ export async function openApi(
  * aborted request, a closed stream) is reported as an interruption (exit 130), not as a bug.
  */
 export async function interruptible<T>(
-  ctx: CliContext,
+  ctx: Pick<CliContext, 'signal'>,
   body: () => Promise<T>,
   message = 'Interrupted; nothing more was done.',
 ): Promise<T> {

@@ -40,7 +40,6 @@ export interface StartServerOptions {
   s3?: { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
   /** Milliseconds a connection may stay silent before it is closed. */
   idleTimeoutMs?: number;
-  faults?: { dropPutAfterBytes: number; count: number };
   /** Test only: every storage PUT fails with this errno code (e.g. ENOSPC), as on a full disk. */
   writeError?: string;
   onInternalError?: (err: unknown, requestId?: string) => void;
@@ -114,7 +113,6 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
         rateLimit: opts.rateLimit,
-        faults: opts.faults,
         onInternalError,
       },
       {

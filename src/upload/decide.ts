@@ -74,6 +74,27 @@ export interface PlannedItem {
   source: string;
 }
 
+/** A file ready to send: its format is known from its bytes. */
+export type PlannedFile = InspectedFile & { contentType: string };
+
+/** An item of a plan without problems: every file's format known. */
+export type ReadyItem = Omit<PlannedItem, 'files' | 'thumbnail'> & { files: PlannedFile[]; thumbnail?: PlannedFile };
+
+/**
+ * The items of a plan that may be sent. A file whose format is not known is always one of the
+ * plan's problems (src/media/inspect.ts), and a plan with problems is never sent: this is where
+ * that is checked once, so that what is sent is typed with its contentType.
+ */
+export function readyItems(plan: UploadPlan): ReadyItem[] {
+  if (plan.problems.length > 0) throw new Error('a plan with problems cannot be sent');
+  for (const item of plan.items)
+    for (const file of item.thumbnail ? [...item.files, item.thumbnail] : item.files)
+      if (file.contentType === undefined)
+        throw new Error(`${file.name}: its format is not known, yet no problem says so`);
+  // Checked just above; the same objects, not copies: a plan may hold 100,000 files.
+  return plan.items as ReadyItem[];
+}
+
 export interface UploadPlan {
   items: PlannedItem[];
   /** Anything here stops the upload (exit 2); all are reported at once. */

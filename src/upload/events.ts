@@ -19,6 +19,24 @@ export interface FileRef {
 /** The request a retry or a failure belongs to: presign, the storage PUT, complete, the metadata PATCH, or the check that an earlier run's item still exists. */
 export type Step = 'presign' | 'put' | 'complete' | 'patch' | 'check';
 
+/** A request of `step` failed with `cause`: thrown where the step fails, so whoever reports it knows which. */
+export class StepError extends Error {
+  override readonly cause: unknown;
+  constructor(
+    readonly step: Step,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'StepError';
+    this.cause = cause;
+  }
+}
+
+/** The error a StepError wraps, or the error itself. */
+export function causeOf(err: unknown): unknown {
+  return err instanceof StepError ? err.cause : err;
+}
+
 export type UploadEvent =
   | { type: 'planned'; items: number; files: number; bytes: number; alreadyDone: number }
   | { type: 'started'; file: FileRef }

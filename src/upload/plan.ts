@@ -9,7 +9,14 @@ import { EXPORT_MANIFEST, exportManifestIn } from './manifest.js';
 import { scan } from './scan.js';
 
 export type { InspectedFile } from '../media/inspect.js';
-export type { PlanOptions, PlannedItem, UploadPlan } from './decide.js';
+export {
+  type PlanOptions,
+  type PlannedFile,
+  type PlannedItem,
+  type ReadyItem,
+  type UploadPlan,
+  readyItems,
+} from './decide.js';
 export type { ItemMetadata } from '../api/schemas.js';
 export type { SkippedFile, SkipKind } from './skips.js';
 export { formatProblem, type PlanProblem } from '../rules/problem.js';

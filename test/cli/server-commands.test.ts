@@ -1,5 +1,7 @@
-// The server's commands in-process: `keys list` output in each mode and `serve` flags → server options.
+// The server's commands in-process: `keys list` output in each mode, `serve` flags → server options,
+// and the test-only flags `serve` no longer has.
 import { describe, expect, it } from 'vitest';
+import { cli, tempHome } from '../support/cli-in-process.js';
 import { formatKeys } from '../../src/cli/commands/keys.js';
 import { drainOptions, serveOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/errors.js';
@@ -57,13 +59,10 @@ describe('serveOptions (flags → server options)', () => {
       { urlLifetimeSeconds: 5, quotaBytes: 0 },
     ],
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
-    [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
-    [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
     [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
     [{ storage: 's3://media/lib' }, { storageUrl: 's3://media/lib' }],
     [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
     [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
-    [{ faultWriteError: 'ENOSPC' }, { writeError: 'ENOSPC' }],
   ])('%j → %j', (flags, expected) => {
     expect(serveOptions({ ...base, ...flags }, '/d', false, {})).toMatchObject(expected);
   });
@@ -94,13 +93,11 @@ describe('serveOptions (flags → server options)', () => {
     { urlTtl: '0' },
     { rateLimit: '10' },
     { rateLimit: '0/10' },
-    { faultCount: '2' },
     { quota: '1e9' },
     { publicUrl: 'media.example.com' },
     { publicUrl: 'ftp://media.example.com' },
     { publicUrl: 'https://media.example.com/?a=1' },
     { publicUrl: 'https://user:pw@media.example.com' },
-    { faultWriteError: 'full' },
     { storage: 'https://media.example.com/lib' },
     { storage: 's3://Bad_Bucket' },
   ])('%j is a usage error', (flags) => {
@@ -138,5 +135,22 @@ describe('serve: logs, metrics and drain flags', () => {
     expect(drainOptions({ ...base, drainGrace: '0', drainTimeout: '300' })).toEqual({ graceMs: 0, timeoutMs: 300_000 });
     expect(() => drainOptions({ ...base, drainGrace: '-1' })).toThrow(UsageError);
     expect(() => drainOptions({ ...base, drainTimeout: '1.5' })).toThrow(UsageError);
+  });
+});
+
+describe('serve has no fault flags', () => {
+  it.each([
+    ['--fault-drop-put-after', '100'],
+    ['--fault-count', '1'],
+    ['--fault-write-error', 'ENOSPC'],
+  ])('%s is an unknown option (exit 2), and nothing is started', async (flag, value) => {
+    const home = await tempHome();
+    try {
+      const r = await cli(home.dir, ['serve', '--port', '0', flag, value]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(`unknown option '${flag}'`);
+    } finally {
+      await home.remove();
+    }
   });
 });

@@ -134,7 +134,7 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     const { repo, caller } = await withCaller();
     const u = await stored(repo, upload(caller, { type: 'shortform', contentType: 'video/mp4', fileName: 'a.mp4' }));
     const results = await Promise.all(Array.from({ length: 8 }, () => repo.complete(completion(u))));
-    const ids = new Set(results.map((r) => (r.kind === 'done' ? r.itemId : r.kind)));
+    const ids = new Set(results.map((r) => (r.kind === 'done' ? r.item.id : r.kind)));
     expect(ids.size).toBe(1);
     const item = (await repo.getItem(caller.brandId, [...ids][0]!))!;
     expect(item).toMatchObject({ type: 'shortform', fileKey: u.key, fileCount: 1, fileSize: 100, status: 'draft' });
@@ -148,16 +148,69 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     const made = await repo.complete(completion(first));
     if (made.kind !== 'done') throw new Error(made.kind);
     const more = await Promise.all(Array.from({ length: 11 }, () => stored(repo, upload(caller))));
-    const results = await Promise.all(more.map((u) => repo.complete(completion(u, { contentItemId: made.itemId }))));
+    const results = await Promise.all(more.map((u) => repo.complete(completion(u, { contentItemId: made.item.id }))));
     expect(results.filter((r) => r.kind === 'done')).toHaveLength(9);
     expect(results.filter((r) => r.kind === 'carousel_full')).toHaveLength(2);
-    const item = (await repo.getItem(caller.brandId, made.itemId))!;
+    const item = (await repo.getItem(caller.brandId, made.item.id))!;
     expect(item.fileCount).toBe(10);
     expect(item.fileSize).toBe(1000);
-    expect((await repo.files(made.itemId)).map((f) => f.sortOrder)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect((await repo.files(made.item.id)).map((f) => f.sortOrder)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const other = await repo.createKey('other', new Date(AT));
     const stranger = (await repo.authenticate(other.key))!;
-    expect(await repo.getItem(stranger.brandId, made.itemId)).toBeNull();
+    expect(await repo.getItem(stranger.brandId, made.item.id)).toBeNull();
+  });
+
+  it('complete: answers with the rows it wrote; a repeat with the same rows; a carousel image with its file', async () => {
+    const { repo, caller } = await withCaller();
+    const first = await stored(repo, upload(caller));
+    const made = await repo.complete(completion(first, { at: '2026-01-01T00:00:01.000Z' }));
+    if (made.kind !== 'done') throw new Error(made.kind);
+    expect(made.item).toMatchObject({ type: 'carousel', fileKey: first.key, fileCount: 1, fileSize: 100 });
+    expect(made.file).toMatchObject({ itemId: made.item.id, fileKey: first.key, sortOrder: 0 });
+    expect(await repo.complete(completion(first, { newItemId: randomUUID() }))).toEqual(made);
+    const second = await stored(repo, upload(caller, { fileSize: 50 }));
+    const added = await repo.complete(
+      completion(second, { contentItemId: made.item.id, at: '2026-01-01T00:00:02.000Z' }),
+    );
+    if (added.kind !== 'done') throw new Error(added.kind);
+    expect(added.item).toMatchObject({ id: made.item.id, fileCount: 2, fileSize: 150 });
+    expect(added.item.updatedAt).toBe('2026-01-01T00:00:02.000Z');
+    expect(added.file).toMatchObject({ fileKey: second.key, sortOrder: 1 });
+    expect(await repo.getItem(caller.brandId, made.item.id)).toEqual(added.item);
+    const video = await stored(
+      repo,
+      upload(caller, { type: 'shortform', contentType: 'video/mp4', fileName: 'a.mp4' }),
+    );
+    const clip = await repo.complete(completion(video, { durationSeconds: 12 }));
+    if (clip.kind !== 'done') throw new Error(clip.kind);
+    expect(clip.item).toMatchObject({ type: 'shortform', durationSeconds: 12, fileCount: 1 });
+    expect(clip.file).toBeNull();
+  });
+
+  it('complete: an upload swept meanwhile is upload_gone, a carousel deleted meanwhile carousel_gone; nothing is written', async () => {
+    const { repo, caller } = await withCaller();
+    const swept = await stored(repo, upload(caller, { expiresAt: NOW_MS - 1 }));
+    expect(await repo.abandonUploads(NOW_MS, AT)).toBe(1);
+    expect(await repo.complete(completion(swept))).toEqual({ kind: 'upload_gone' });
+    const first = await stored(repo, upload(caller));
+    const made = await repo.complete(completion(first));
+    if (made.kind !== 'done') throw new Error(made.kind);
+    const late = await stored(repo, upload(caller));
+    await repo.deleteItem(caller.brandId, made.item.id, AT);
+    expect(await repo.complete(completion(late, { contentItemId: made.item.id }))).toEqual({ kind: 'carousel_gone' });
+    // Deleting the item removed its uploads: completing its key again finds no upload.
+    expect(await repo.complete(completion(first))).toEqual({ kind: 'upload_gone' });
+    expect((await repo.getUpload(late.key))!.completedAt).toBeNull();
+    expect((await repo.listItems(caller.brandId, { limit: 10, offset: 0 })).items).toEqual([]);
+    // Another brand's carousel is not there either.
+    const other = await repo.createKey('other', new Date(AT));
+    const stranger = (await repo.authenticate(other.key))!;
+    const mine = await repo.complete(completion(await stored(repo, upload(caller))));
+    if (mine.kind !== 'done') throw new Error(mine.kind);
+    const theirs = await stored(repo, upload(stranger));
+    expect(await repo.complete(completion(theirs, { contentItemId: mine.item.id }))).toEqual({
+      kind: 'carousel_gone',
+    });
   });
 
   it('list: filters, search with LIKE characters taken literally, pages', async () => {
@@ -183,11 +236,11 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     if (done.kind !== 'done') throw new Error(done.kind);
     const t1 = await stored(repo, upload(caller, { thumbnail: true }));
     const t2 = await stored(repo, upload(caller, { thumbnail: true }));
-    expect(await repo.updateItem(caller.brandId, done.itemId, { title: 'New', thumbnailKey: t1.key }, AT)).toEqual([]);
-    expect(await repo.updateItem(caller.brandId, done.itemId, { thumbnailKey: t2.key, hashtags: ['#a'] }, AT)).toEqual([
-      t1.key,
-    ]);
-    expect(await repo.getItem(caller.brandId, done.itemId)).toMatchObject({
+    expect(await repo.updateItem(caller.brandId, done.item.id, { title: 'New', thumbnailKey: t1.key }, AT)).toEqual([]);
+    expect(await repo.updateItem(caller.brandId, done.item.id, { thumbnailKey: t2.key, hashtags: ['#a'] }, AT)).toEqual(
+      [t1.key],
+    );
+    expect(await repo.getItem(caller.brandId, done.item.id)).toMatchObject({
       title: 'New',
       hashtags: ['#a'],
       thumbnailKey: t2.key,
@@ -202,12 +255,12 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     const done = await repo.complete(completion(first));
     if (done.kind !== 'done') throw new Error(done.kind);
     const second = await stored(repo, upload(caller));
-    await repo.complete(completion(second, { contentItemId: done.itemId }));
-    const results = await Promise.all([1, 2, 3].map(() => repo.deleteItem(caller.brandId, done.itemId, AT)));
+    await repo.complete(completion(second, { contentItemId: done.item.id }));
+    const results = await Promise.all([1, 2, 3].map(() => repo.deleteItem(caller.brandId, done.item.id, AT)));
     const winners = results.filter((r) => r !== null);
     expect(winners).toHaveLength(1);
     expect(winners[0]!.sort()).toEqual([first.key, second.key].sort());
-    expect(await repo.getItem(caller.brandId, done.itemId)).toBeNull();
+    expect(await repo.getItem(caller.brandId, done.item.id)).toBeNull();
     expect(await repo.getUpload(first.key)).toBeNull();
   });
 
@@ -239,7 +292,7 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     await repo.revokeKey(made.id, new Date(AT));
     expect(await repo.openForPut(open.fileId)).toBeNull();
     const staging = (x: { key: string; fileId: string }) => [`staging/${x.fileId}`, x.key];
-    expect((await repo.deleteItem(caller.brandId, done.itemId, AT, staging))!.sort()).toEqual(
+    expect((await repo.deleteItem(caller.brandId, done.item.id, AT, staging))!.sort()).toEqual(
       [`staging/${u.fileId}`, u.key].sort(),
     );
   });

@@ -18,9 +18,6 @@ export interface ServeFlags {
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
-  faultDropPutAfter?: string;
-  faultCount?: string;
-  faultWriteError?: string;
   logLevel?: string;
   logFormat?: string;
   metrics?: boolean;
@@ -90,11 +87,6 @@ export function serveOptions(
     o.storageUrl = storageUrl;
   }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
-  if (flags.faultWriteError !== undefined) {
-    if (!/^E[A-Z]+$/.test(flags.faultWriteError))
-      throw new UsageError(`--fault-write-error must be an errno code such as ENOSPC, not "${flags.faultWriteError}"`);
-    o.writeError = flags.faultWriteError;
-  }
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {
@@ -104,14 +96,6 @@ export function serveOptions(
       max: wholeNumber('--rate-limit N', m[1]!, 1),
       windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1),
     };
-  }
-  if (flags.faultDropPutAfter !== undefined) {
-    o.faults = {
-      dropPutAfterBytes: wholeNumber('--fault-drop-put-after', flags.faultDropPutAfter, 1),
-      count: wholeNumber('--fault-count', flags.faultCount ?? '1', 1),
-    };
-  } else if (flags.faultCount !== undefined) {
-    throw new UsageError('--fault-count needs --fault-drop-put-after');
   }
   const level = flags.logLevel ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level))

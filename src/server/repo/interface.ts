@@ -1,16 +1,14 @@
 // The metadata store behind `serve`, as one async interface: better-sqlite3 for the embedded
-// default (sqlite.ts) and PostgreSQL for many instances on one database (postgres.ts). Every
+// default (sqlite.ts) and PostgreSQL for many instances on one database (pg/repo.ts). Every
 // operation that must be atomic across instances is one method here, run in one transaction by
 // each implementation (row locks on PostgreSQL, the write lock on SQLite), so routes never hold
 // a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { Caller, KeyRow } from './keys.js';
-import type { Upload } from './uploads.js';
+import type { NewUpload, Upload } from './uploads.js';
 
-export type { Caller, FileRow, ItemChanges, ItemRow, KeyRow, ListFilter, NewItem, Upload };
-
-export type NewUpload = Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>;
+export type { Caller, FileRow, ItemChanges, ItemRow, KeyRow, ListFilter, NewItem, NewUpload, Upload };
 
 /** The objects an upload may have: with staging → promote, its staging object and its final one. */
 export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
@@ -37,9 +35,12 @@ export interface CompleteInput {
 }
 
 export type CompleteResult =
-  | { kind: 'done'; itemId: string; fileId: string | null }
-  /** The carousel was deleted (or never was the caller's). */
-  | { kind: 'not_found' }
+  /** The item and the carousel image's file record, as the transaction left them. */
+  | { kind: 'done'; item: ItemRow; file: FileRow | null }
+  /** The upload is gone: swept after its URL expired, or removed with its item. */
+  | { kind: 'upload_gone' }
+  /** The carousel to add to was deleted (or never was the caller's). */
+  | { kind: 'carousel_gone' }
   | { kind: 'carousel_full' };
 
 export interface Repo {
@@ -67,7 +68,10 @@ export interface Repo {
   openForPut(fileId: string): Promise<Upload | null>;
   markStored(key: string, at: string): Promise<void>;
   markNotStored(key: string): Promise<void>;
-  /** Turns a stored upload into an item or a carousel image; idempotent per key across instances. */
+  /**
+   * Turns a stored upload into an item or a carousel image, idempotent per key across instances:
+   * the decision in ./completion.ts, run in one transaction.
+   */
   complete(c: CompleteInput): Promise<CompleteResult>;
 
   // ---- items

@@ -5,7 +5,8 @@ import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
 import { deletionsRepository } from './deletions.js';
-import { type CompleteInput, type CompleteResult, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
+import { type CompletionSteps, runSteps } from './completion.js';
+import { type ObjectKeysOf, type Repo, ownKey } from './interface.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
 import { uploadsRepository } from './uploads.js';
@@ -20,36 +21,16 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
 
-  function complete(c: CompleteInput): CompleteResult {
-    const fresh = uploads.get(c.key);
-    if (!fresh) return { kind: 'not_found' };
-    if (fresh.completedAt) return { kind: 'done', itemId: fresh.itemId!, fileId: fresh.fileRecordId };
-    const file = { fileKey: c.key, fileName: c.fileName, contentType: c.contentType, fileSize: c.fileSize };
-    if (c.contentItemId) {
-      const itemId = c.contentItemId;
-      if (!items.get(c.brandId, itemId)) return { kind: 'not_found' };
-      if (items.fileCount(itemId) >= c.maxCarouselFiles) return { kind: 'carousel_full' };
-      const added = items.addFile({ id: c.newFileId, itemId, ...file, createdAt: c.at });
-      items.touch(itemId, c.at);
-      uploads.markCompleted(c.key, c.at, itemId, added.id);
-      return { kind: 'done', itemId, fileId: added.id };
-    }
-    items.create({
-      id: c.newItemId,
-      brandId: c.brandId,
-      type: c.type,
-      title: c.title,
-      ...file,
-      durationSeconds: c.durationSeconds,
-      createdAt: c.at,
-    });
-    const fileId =
-      c.type === 'carousel'
-        ? items.addFile({ id: c.newFileId, itemId: c.newItemId, ...file, createdAt: c.at }).id
-        : null;
-    uploads.markCompleted(c.key, c.at, c.newItemId, fileId);
-    return { kind: 'done', itemId: c.newItemId, fileId };
-  }
+  // Inside the completion's IMMEDIATE transaction the write lock is the lock of every row.
+  const completionSteps: CompletionSteps = {
+    lockUpload: (key) => uploads.get(key),
+    lockItem: (brandId, id) => items.get(brandId, id),
+    createItem: (item) => items.create(item),
+    addFile: (file) => items.addFile(file),
+    markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
+    readItem: (brandId, id) => items.get(brandId, id),
+    readFile: (id) => items.file(id),
+  };
 
   function updateItem(
     brandId: string,
@@ -113,7 +94,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     openForPut: async (fileId) => uploads.openForPut(fileId),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
-    complete: async (c) => immediate(() => complete(c)),
+    complete: async (c) => immediate(() => runSteps(completionSteps, c)),
     getItem: async (brandId, id) => items.get(brandId, id),
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),

@@ -4,14 +4,12 @@
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { planFileAnswer } from '../file-answer.js';
 import { verify } from '../signing.js';
 import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
-import { putFaults } from './put-fault.js';
 
 interface SignedRequest {
   key: string;
@@ -46,8 +44,6 @@ const CLOSED =
   'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked); nothing was stored — presign again';
 
 export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
-  const faults = s.deps.faults ? putFaults(s.deps.faults.dropPutAfterBytes, s.deps.faults.count) : undefined;
-
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // Any Content-Type (or none): leave the body in the socket for the handler to stream.
@@ -57,13 +53,11 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
       const { key, fileId, length } = check;
-      let body: Readable = request.raw;
-      if (faults?.armed()) body = request.raw.pipe(faults.wrap(() => request.raw.socket.destroy()));
       // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
-        outcome = await disk.receive(key, body, length, async () => {
+        outcome = await disk.receive(key, request.raw, length, async () => {
           // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
           if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
           await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());

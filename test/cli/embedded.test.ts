@@ -1,12 +1,20 @@
-// End-to-end against the embedded default: the built binary with a temp CONTENTLIB_HOME and no
-// remote configured. Items are seeded through the real API of a server started on the same
+// Against the embedded default: each command line run in-process as the binary would run it
+// (test/support/cli-in-process.ts), with a temp CONTENTLIB_HOME and no remote configured. Items are seeded through the real API of a server started on the same
 // data directory (with the key the CLI created on first use).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem, GetResponse } from '../../src/api/schemas.js';
 import { startServer } from '../../src/server/index.js';
-import { apiClient, cli, fileMode, readConfig, seedCarousel, seedShortform, tempHome } from '../support/cli.js';
+import {
+  apiClient,
+  cli,
+  fileMode,
+  readConfig,
+  seedCarousel,
+  seedShortform,
+  tempHome,
+} from '../support/cli-in-process.js';
 
 /** An item without its signed URLs, which change with every answer. */
 const unsigned = (item: ContentItem) => ({ ...item, fileUrl: undefined, thumbnailUrl: undefined });

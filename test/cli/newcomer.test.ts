@@ -1,4 +1,5 @@
-// What a newcomer runs into, through the built CLI: each answer says what went wrong and what to
+// What a newcomer runs into, each command line run in-process as the binary would run it
+// (test/support/cli-in-process.ts): each answer says what went wrong and what to
 // do, with the documented exit code, and nothing half-created. One test per fix from trying
 // every command by hand (see issue 6).
 import { existsSync } from 'node:fs';
@@ -12,7 +13,7 @@ import type { CliContext } from '../../src/cli/context.js';
 import { describeError } from '../../src/cli/error-messages.js';
 import { run } from '../../src/cli/main.js';
 import { resolvePaths } from '../../src/config/paths.js';
-import { cli, createKey, startRemote, tempHome } from '../support/cli.js';
+import { cli, createKey, startRemote, tempHome } from '../support/cli-in-process.js';
 import { FIXTURES } from '../support/paths.js';
 import { bufferIO } from '../support/io.js';
 
@@ -328,6 +329,7 @@ describe('Ctrl-C or Ctrl-D at a login question', () => {
       io,
       env: {},
       paths: resolvePaths({ CONTENTLIB_HOME: h }),
+      cwd: h,
       now: () => new Date(),
       sleep: async () => {},
       signal: new AbortController().signal,

@@ -1,17 +1,26 @@
-// gh-grade conventions, end to end with the built binary: no silent embedded fallback when a
-// script writes, the target named once, one item shape across ls/show/edit, --json FIELDS, --jq,
-// rm - and rm --yes with nothing, auth status, global flags in every help, the man page, and
-// heartbeat lines in a log while a slow upload runs. (execa strips the output's final newline.)
+// gh-grade conventions, each command line run in-process as the binary would run it
+// (test/support/cli-in-process.ts) against a real server on 127.0.0.1: no silent embedded
+// fallback when a script writes, the target named once, one item shape across ls/show/edit,
+// --json FIELDS, --jq, rm - and rm --yes with nothing, auth status, global flags in every help,
+// the man page, and heartbeat lines in a log while a slow upload runs. (As execa does, the
+// runner strips the output's final newline.)
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem } from '../../src/api/schemas.js';
-import { apiClient, cli, createKey, seedCarousel, seedShortform, startRemote, tempHome } from '../support/cli.js';
+import {
+  type InProcessRemote,
+  apiClient,
+  cli,
+  createKey,
+  seedCarousel,
+  seedShortform,
+  startRemote,
+  tempHome,
+} from '../support/cli-in-process.js';
 import { sparseVideo } from '../support/library.js';
 import { FIXTURES, ROOT } from '../support/paths.js';
-import type { ServeProcess } from '../support/serve-process.js';
-import { startServe } from '../support/serve-process.js';
 import type { ThrottleProxy } from '../support/throttle-proxy.js';
 import { startThrottleProxy } from '../support/throttle-proxy.js';
 
@@ -121,7 +130,7 @@ describe('with no remote configured, a write in automation is refused', () => {
 
 describe('against a remote', () => {
   let home: Awaited<ReturnType<typeof tempHome>>;
-  let remote: ServeProcess;
+  let remote: InProcessRemote;
   let key: string;
   let client: ApiClient;
   let clip: ContentItem;
@@ -324,14 +333,14 @@ describe('help', () => {
 
 describe('a long upload in a log', () => {
   let home: Awaited<ReturnType<typeof tempHome>>;
-  let remote: ServeProcess;
+  let remote: InProcessRemote;
   let proxy: ThrottleProxy;
   beforeAll(async () => {
     home = await tempHome();
-    // 256 KiB/s in front of serve, which signs its URLs for the proxy (--public-url), so the PUT
+    // 256 KiB/s in front of the server, which signs its URLs for the proxy (--public-url), so the PUT
     // takes the slow link too.
     proxy = await startThrottleProxy(() => remote.url, 256 * 1024);
-    remote = await startServe(join(home.dir, 'data'), home.dir, { args: ['--public-url', proxy.url] });
+    remote = await startRemote(home.dir, { publicUrl: proxy.url });
   });
   afterAll(async () => {
     await proxy?.close();

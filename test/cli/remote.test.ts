@@ -1,6 +1,7 @@
-// End-to-end against a remote: a separate `contentlib serve` process, keys from
-// `contentlib keys create`, and the CLI in its own temp home reaching it by environment, flags
-// or a saved profile.
+// Against a remote: a server on 127.0.0.1 as `contentlib serve` runs it, keys as `contentlib
+// keys create` makes them, and the CLI in its own temp home reaching it by environment, flags or
+// a saved profile, each command line run in-process as the binary would run it
+// (test/support/cli-in-process.ts).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -15,7 +16,7 @@ import {
   startRemote,
   tempHome,
   upload,
-} from '../support/cli.js';
+} from '../support/cli-in-process.js';
 
 let serverHome: { dir: string; remove: () => Promise<void> };
 let home: { dir: string; remove: () => Promise<void> };

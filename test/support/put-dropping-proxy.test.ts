@@ -1,10 +1,11 @@
-// The storage PUT's test fault spends a fault only on a body it actually cuts, whatever order
-// the PUTs come in: a short body passes whole and leaves the fault for the next long one.
+// The PUT-dropping proxy's faults (test/support/put-dropping-proxy.ts) are spent only on a body
+// they actually cut, whatever order the PUTs come in: a short body passes whole and leaves the
+// fault for the next long one. (Its use against a real server: test/server/upload.test.ts.)
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type PutFaults, putFaults } from '../../../src/server/routes/put-fault.js';
+import { type PutFaults, putFaults } from './put-dropping-proxy.js';
 
 /** Sends `size` bytes in 256-byte chunks through the fault; whether it cut them, and how many bytes got through. */
 async function send(faults: PutFaults, size: number): Promise<{ killed: boolean; passed: number }> {
