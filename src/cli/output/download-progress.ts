@@ -79,6 +79,11 @@ export function eventLine(event: DownloadEvent): string | undefined {
   }
 }
 
+function barName(file: FileRef): string {
+  const name = escapeName(file.shown.slice(file.shown.lastIndexOf('/') + 1));
+  return file.role === 'thumbnail' ? `${name} (thumb)` : name;
+}
+
 function keyOf(file: FileRef): string {
   return `${file.role}:${file.path}`;
 }
@@ -157,7 +162,8 @@ function ttyListener(io: IO, clock: () => number): TransferListener {
           t0: clock(),
           from: event.from,
           bar: multibar.create(size, event.from, {
-            name: truncate(label(event.file), NAME_WIDTH).padEnd(NAME_WIDTH),
+            // The file's own name: an export's folders are item ids, which say nothing in a bar.
+            name: truncate(barName(event.file), NAME_WIDTH).padEnd(NAME_WIDTH),
             done: formatBytes(event.from),
             size: event.file.size !== undefined ? formatBytes(size) : '?',
             speed: '',
