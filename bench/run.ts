@@ -4,14 +4,15 @@
 //
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
-// (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200), BENCH_EXPORT_ITEMS (10000),
-// BENCH_EXPORT_SMALL (500),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,download,export; BENCH_WRITE=1 writes bench/results.md
+// (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
+// BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
+import { type BrowseResult, benchBrowse, renderBrowse } from './browse.js';
 import { benchBulk } from './bulk.js';
 import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
 import { benchLarge } from './large.js';
@@ -22,7 +23,17 @@ import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
 import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
 
-const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale', 'instances', 'download', 'export'] as const;
+const SCENARIOS = [
+  'large',
+  'bulk',
+  'startup',
+  'listing',
+  'scale',
+  'instances',
+  'browse',
+  'download',
+  'export',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function envNumber(name: string, fallback: number): number {
@@ -74,6 +85,7 @@ async function main(): Promise<void> {
   const results: Results = { machine: machine() };
   let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
   let instances: InstancesResult | undefined;
+  let browse: BrowseResult | undefined;
   let download: DownloadResult | undefined;
   let exported: ExportResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
@@ -143,6 +155,15 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('browse')) {
+      log('browse…');
+      browse = await benchBrowse(await target('bench-browse'), {
+        home: dirs.cliHome,
+        items: envNumber('BENCH_BROWSE_ITEMS', 10_000),
+        runs,
+        log,
+      });
+    }
     if (only.has('download')) {
       log('download of one large file…');
       download = await benchDownload(await target('bench-download'), {
@@ -182,6 +203,7 @@ async function main(): Promise<void> {
     renderResults(results, notes, skipped) +
     (scale ? `\n${renderScale(scale).join('\n')}` : '') +
     (instances ? `\n${renderInstances(instances).join('\n')}` : '') +
+    (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
     (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {

@@ -10,11 +10,12 @@ const SRC = join(ROOT, 'src');
 
 /** Each top-level folder of src/ and the folders it may import from (besides its own). */
 const LAYERS = {
-  cli: ['config', 'upload', 'download', 'server', 'api', 'media', 'rules', 'fs', 'text'],
+  cli: ['config', 'upload', 'download', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text'],
   config: ['api', 'rules', 'fs'],
   upload: ['api', 'media', 'rules', 'fs', 'text'],
   download: ['upload', 'api', 'rules', 'fs', 'text'],
   server: ['api', 'media', 'rules', 'fs', 'text'],
+  browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],
   media: ['rules', 'text'],
   rules: [],
@@ -29,6 +30,8 @@ const LAYERS = {
 const SURFACES = {
   // The CLI starts the server (index.ts) and administers keys (admin.ts); it knows nothing else of it.
   server: ['index.ts', 'admin.ts'],
+  // The CLI starts the browse server (index.ts); its pages and routes are its own.
+  browse: ['index.ts'],
 };
 
 function files(dir) {

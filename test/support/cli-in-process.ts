@@ -30,7 +30,13 @@ function stripFinalNewline(text: string): string {
 export async function cli(
   home: string,
   args: string[],
-  opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; signal?: AbortSignal } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    input?: string;
+    cwd?: string;
+    signal?: AbortSignal;
+    now?: () => Date;
+  } = {},
 ): Promise<CliResult> {
   const env = cleanEnv(home, opts.env);
   const stdin = new PassThrough();
@@ -59,7 +65,7 @@ export async function cli(
     env,
     paths: resolvePaths(env),
     cwd: opts.cwd ?? process.cwd(),
-    now: () => new Date(),
+    now: opts.now ?? (() => new Date()),
     sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
     signal: opts.signal ?? new AbortController().signal,
     onClose: (fn) => closers.push(fn),
