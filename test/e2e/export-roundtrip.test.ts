@@ -32,12 +32,17 @@ function ok(r: CliResult): CliResult {
   return r;
 }
 
-/** `ls --all --json` without what differs between libraries by nature: ids, timestamps, URLs. */
+/**
+ * `ls --all --json` without what differs between libraries by nature: ids, timestamps, URLs, and
+ * who made and changed each item (`createdBy`/`updatedBy`: a key id, its name and a time, of
+ * this library).
+ */
 async function listed(run: (args: string[]) => Promise<CliResult>): Promise<string[]> {
   const items = JSON.parse(ok(await run(['ls', '--all', '--json'])).stdout) as Array<Record<string, unknown>>;
   return items
-    .map(({ id: _id, createdAt: _c, updatedAt: _u, fileUrl: _f, thumbnailUrl, ...rest }) =>
-      JSON.stringify({ ...rest, thumbnail: thumbnailUrl !== null }),
+    .map(
+      ({ id: _id, createdAt: _c, updatedAt: _u, createdBy: _cb, updatedBy: _ub, fileUrl: _f, thumbnailUrl, ...rest }) =>
+        JSON.stringify({ ...rest, thumbnail: thumbnailUrl !== null }),
     )
     .sort();
 }
