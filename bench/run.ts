@@ -5,8 +5,8 @@
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
 // (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
-// BENCH_BROWSE_ITEMS (10000 items in the browse grid),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse; BENCH_WRITE=1 writes bench/results.md
+// BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,8 +21,19 @@ import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
+import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
 
-const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale', 'instances', 'browse'] as const;
+const SCENARIOS = [
+  'large',
+  'bulk',
+  'startup',
+  'listing',
+  'scale',
+  'instances',
+  'browse',
+  'download',
+  'export',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function envNumber(name: string, fallback: number): number {
@@ -75,6 +86,8 @@ async function main(): Promise<void> {
   let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
   let instances: InstancesResult | undefined;
   let browse: BrowseResult | undefined;
+  let download: DownloadResult | undefined;
+  let exported: ExportResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -151,6 +164,26 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('download')) {
+      log('download of one large file…');
+      download = await benchDownload(await target('bench-download'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        bytes: envNumber('BENCH_SIZE', 1024 ** 3),
+        runs,
+        log,
+      });
+    }
+    if (only.has('export')) {
+      log('export at scale…');
+      exported = await benchExport(target, {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        items: envNumber('BENCH_EXPORT_ITEMS', 10_000),
+        small: envNumber('BENCH_EXPORT_SMALL', 500),
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -170,7 +203,8 @@ async function main(): Promise<void> {
     renderResults(results, notes, skipped) +
     (scale ? `\n${renderScale(scale).join('\n')}` : '') +
     (instances ? `\n${renderInstances(instances).join('\n')}` : '') +
-    (browse ? `\n${renderBrowse(browse).join('\n')}` : '');
+    (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
+    (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);

@@ -10,9 +10,10 @@ const SRC = join(ROOT, 'src');
 
 /** Each top-level folder of src/ and the folders it may import from (besides its own). */
 const LAYERS = {
-  cli: ['config', 'upload', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text'],
+  cli: ['config', 'upload', 'download', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text'],
   config: ['api', 'rules', 'fs'],
   upload: ['api', 'media', 'rules', 'fs', 'text'],
+  download: ['upload', 'api', 'rules', 'fs', 'text'],
   server: ['api', 'media', 'rules', 'fs', 'text'],
   browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],

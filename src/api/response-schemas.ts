@@ -44,6 +44,8 @@ export const ContentItemSchema = z.looseObject({
   fileCount: z.number().optional(),
   createdBy: ChangeAuthorSchema.nullable().optional(),
   updatedBy: ChangeAuthorSchema.nullable().optional(),
+  /** Hex SHA-256 of the media file, where the service keeps one (a video's; a carousel's first image's). */
+  sha256: z.string().nullable().optional(),
 });
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
@@ -55,6 +57,8 @@ export const CarouselFileSchema = z.looseObject({
   fileName: z.string().optional(),
   contentType: z.string().optional(),
   fileSize: z.number().optional(),
+  /** Hex SHA-256 of the image, where the service keeps one. */
+  sha256: z.string().nullable().optional(),
 });
 export type CarouselFile = z.infer<typeof CarouselFileSchema>;
 

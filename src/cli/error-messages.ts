@@ -14,6 +14,7 @@ import {
 import { SCOPE_ALLOWS, isScope } from '../api/scopes.js';
 import { describeRefusal, freshUrlMayHelp } from '../api/storage-refusal.js';
 import { ConfigError } from '../config/errors.js';
+import { MismatchError } from '../download/errors.js';
 import { AuthError, CliError, EXIT, type ExitCode } from './errors.js';
 
 /** Why a folder cannot be used, in words, for the file-system errors a person can fix. */
@@ -249,6 +250,8 @@ export function describeError(
     const exitCode = err instanceof CliError ? err.exitCode : err.kind === 'usage' ? EXIT.usage : EXIT.failure;
     return { message: text, exitCode };
   }
+  // The bytes are not the file the library describes: say which and how (exit 1).
+  if (err instanceof MismatchError) return { message: err.message, exitCode: EXIT.failure };
   const listen = describeListenFailure(err);
   if (listen) return listen;
   const http = describeHttpFailure(err, targetNames);

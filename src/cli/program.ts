@@ -86,6 +86,8 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineShow(program, ctx);
   defineEdit(program, ctx);
   defineRm(program, ctx);
+  defineDownload(program, ctx);
+  defineExport(program, ctx);
   defineBrowse(program, ctx);
   defineLogin(program, ctx); // login and logout
   defineAuth(program, ctx);
@@ -254,6 +256,72 @@ Examples:
         ctx,
         () => import('./commands/rm.js'),
         (m) => m.rmCommand,
+      ),
+    );
+}
+
+function defineDownload(program: Command, ctx: CliContext): void {
+  program
+    .command('download')
+    .description('download items’ files: a video as its file, a carousel as a folder of its images in order')
+    .argument('<ids...>', 'the item ids (see contentlib ls)')
+    .option('-o, --output <dir>', 'the folder to write into (default: the current folder)')
+    .option('-O, --output-file <file>', 'write the one file of a video item to this path; - writes it to stdout')
+    .option('--skip-existing', 'keep files that are already there (with the library’s size)')
+    .option('--clobber', 'replace files that are already there')
+    .addOption(new Option('--concurrency <n>', 'files fetched at once').default(4).argParser(parseConcurrency))
+    .addHelpText(
+      'after',
+      `
+A carousel becomes a folder named after its title, holding its images as 01-…, 02-… in the
+carousel's order. Each file is written to a temporary name, checked (its size, and its SHA-256
+where the library knows it) and renamed; a transfer that breaks resumes where it stopped.
+
+Examples:
+  contentlib download 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib download 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54 -o media/
+  contentlib download 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 -O - | ffprobe -
+  contentlib ls --type carousel --jq '.[].id' | xargs contentlib download --skip-existing -o carousels/`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/download.js'),
+        (m) => m.downloadCommand,
+      ),
+    );
+}
+
+function defineExport(program: Command, ctx: CliContext): void {
+  program
+    .command('export')
+    .description('export the library to a folder that contentlib upload reads back (backup, moving)')
+    .argument('<dir>', 'the export folder (created when missing; a re-run updates it)')
+    .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
+    .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
+    .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
+    .addOption(new Option('--concurrency <n>', 'files fetched at once').default(4).argParser(parseConcurrency))
+    .option('--verify', 'compare the folder with the library instead (exit 1 on any difference)')
+    .addHelpText(
+      'after',
+      `
+The folder holds each item in a folder of its own (media, a sidecar with its metadata, its
+thumbnail), contentlib.json (what contentlib upload reads: types, order, thumbnails) and
+manifest.jsonl (each item's files with their sizes and SHA-256). A re-run downloads only what is
+new or changed, takes out what is gone from the library, and resumes an interrupted run.
+--verify prints each difference: + missing here, - missing there, * different.
+
+Examples:
+  contentlib export backup/
+  contentlib export --verify backup/
+  contentlib export drafts/ --status draft --type carousel
+  contentlib --profile team upload backup/        # the same items in another library`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/export.js'),
+        (m) => m.exportCommand,
       ),
     );
 }

@@ -349,11 +349,11 @@ function groupsFromManifest(
       });
       continue;
     }
-    if (item.thumbnail)
+    if (item.to && item.thumbnail)
       manifestProblem(
         'thumbnail',
-        '"thumbnail" is for video items; this item is a carousel',
-        'remove "thumbnail" from this item',
+        'a thumbnail does not apply when appending to an existing carousel',
+        'remove "thumbnail", or set it with: contentlib edit <id> --thumbnail IMG',
       );
     if (item.to && hasMetadata(item.metadata))
       manifestProblem(
@@ -369,6 +369,7 @@ function groupsFromManifest(
       files: placed,
       origin: item.to ? 'to' : 'manifest',
       to: item.to,
+      ...(item.to ? {} : { thumbnail }),
       sidecars: dir ? [...new Set(carouselSidecarNames(dir))] : [],
     });
   }
@@ -409,7 +410,6 @@ function planGroup(
     const { type, problems } = planVideo(video.file, video.shown, group.explicitType, group.typeHint);
     item.type = type;
     plan.problems.push(...problems);
-    if (group.thumbnail) item.thumbnail = planThumbnail(group.thumbnail, plan);
   } else {
     for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
@@ -422,6 +422,7 @@ function planGroup(
         `--to ${group.to}: the carousel's current number of images is checked against the maximum of ${TYPE_RULES.carousel.maxFiles} when the upload starts`,
       );
   }
+  if (group.thumbnail) item.thumbnail = planThumbnail(group.thumbnail, plan);
   return { item, titleFromFlags };
 }
 
