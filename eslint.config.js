@@ -26,6 +26,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // The browse pages' one script runs in the browser (src/browse/assets/browse.js).
+  {
+    files: ['src/browse/assets/**/*.js'],
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLInputElement: 'readonly',
+        HTMLTextAreaElement: 'readonly',
+      },
+    },
+  },
   // The launcher is CommonJS (bin/package.json): see bin/contentlib.js for why.
   {
     files: ['bin/**/*.js'],

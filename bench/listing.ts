@@ -19,7 +19,8 @@ export interface ListingResult {
   curlMs: number;
 }
 
-async function seed(t: Target, count: number): Promise<void> {
+/** `count` items through the real API, SEED_CONCURRENCY at a time (the takeout bench seeds with it too). */
+export async function seed(t: Target, count: number): Promise<void> {
   const bytes = await readFile(join(ROOT, 'fixtures/video/clip-5s.mp4'));
   let next = 0;
   async function worker(): Promise<void> {

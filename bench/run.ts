@@ -5,7 +5,8 @@
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
 // (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances; BENCH_WRITE=1 writes bench/results.md
+// BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
 // bench/tmp by scripts/test-on-node.sh: 1–2 minutes each, to compile better-sqlite3).
@@ -13,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
+import { type BrowseResult, benchBrowse, renderBrowse } from './browse.js';
 import { benchBulk } from './bulk.js';
 import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
 import { benchLarge } from './large.js';
@@ -21,8 +23,19 @@ import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, run, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
+import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
 
-const SCENARIOS = ['large', 'bulk', 'startup', 'listing', 'scale', 'instances'] as const;
+const SCENARIOS = [
+  'large',
+  'bulk',
+  'startup',
+  'listing',
+  'scale',
+  'instances',
+  'browse',
+  'download',
+  'export',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function envNumber(name: string, fallback: number): number {
@@ -84,6 +97,9 @@ async function main(): Promise<void> {
   const results: Results = { machine: machine() };
   let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
   let instances: InstancesResult | undefined;
+  let browse: BrowseResult | undefined;
+  let download: DownloadResult | undefined;
+  let exported: ExportResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -169,6 +185,35 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('browse')) {
+      log('browse…');
+      browse = await benchBrowse(await target('bench-browse'), {
+        home: dirs.cliHome,
+        items: envNumber('BENCH_BROWSE_ITEMS', 10_000),
+        runs,
+        log,
+      });
+    }
+    if (only.has('download')) {
+      log('download of one large file…');
+      download = await benchDownload(await target('bench-download'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        bytes: envNumber('BENCH_SIZE', 1024 ** 3),
+        runs,
+        log,
+      });
+    }
+    if (only.has('export')) {
+      log('export at scale…');
+      exported = await benchExport(target, {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        items: envNumber('BENCH_EXPORT_ITEMS', 10_000),
+        small: envNumber('BENCH_EXPORT_SMALL', 500),
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -187,7 +232,9 @@ async function main(): Promise<void> {
   const text =
     renderResults(results, notes, skipped) +
     (scale ? `\n${renderScale(scale).join('\n')}` : '') +
-    (instances ? `\n${renderInstances(instances).join('\n')}` : '');
+    (instances ? `\n${renderInstances(instances).join('\n')}` : '') +
+    (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
+    (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);

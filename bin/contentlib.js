@@ -34,9 +34,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     }
     throw err;
   }
-  // Only `upload` runs long enough for V8's heap sizing to matter (bin/upload-heap.js). The
-  // command is found as the code cache finds it (after global flags such as --profile), so every
-  // upload compiles, and caches its code, under the same flags.
-  if (loader.commandKey(args) === 'upload') require('./upload-heap.js').boundUploadHeap();
+  // Only `upload`, `download` and `export` run long enough for V8's heap sizing to matter
+  // (bin/upload-heap.js: a 1 GiB download without it peaked ~37 MB above its start). The command
+  // is found as the code cache finds it (after global flags such as --profile), so every run of
+  // one compiles, and caches its code, under the same flags.
+  if (['upload', 'download', 'export'].includes(loader.commandKey(args))) require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
 }

@@ -9,7 +9,7 @@
 //   a process that loads no ES module skips Node's ES module loader, ~10 ms per command).
 // Type checking is `npm run lint`'s job.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 // The published package installs only its `dependencies`, so those are what the bundle may
@@ -165,3 +165,9 @@ const date = process.env.SOURCE_DATE_EPOCH
 await mkdir(new URL('../man', import.meta.url), { recursive: true });
 await writeFile(new URL('../man/contentlib.1', import.meta.url), manPage(pkg.version, date));
 await rm(manDir, { recursive: true, force: true });
+
+// The browse pages' stylesheet, script and icon are files the browse server reads and serves
+// (src/browse/assets.ts): copied beside the bundle as they are, nothing fetched from a CDN.
+await cp(new URL('../src/browse/assets/', import.meta.url), new URL('../dist/browse-assets/', import.meta.url), {
+  recursive: true,
+});

@@ -16,7 +16,7 @@ unwanted=$(grep -E '^(test|src|bench|scripts|\.ci)/|^fixtures/(video|image|other
 if [ -n "$unwanted" ]; then
   echo "The package holds files a user does not need:"; echo "$unwanted"; exit 1
 fi
-for needed in bin/contentlib.js dist/cli/main.cjs dist/launch/compile-cache.cjs man/contentlib.1 docs/cli.md fixtures/demo/intro.mp4 README.md CHANGELOG.md; do
+for needed in bin/contentlib.js dist/cli/main.cjs dist/launch/compile-cache.cjs dist/browse-assets/browse.css dist/browse-assets/browse.js man/contentlib.1 docs/cli.md fixtures/demo/intro.mp4 README.md CHANGELOG.md; do
   grep -qx "$needed" "$work/contents" || { echo "The package lacks $needed"; exit 1; }
 done
 
@@ -105,4 +105,16 @@ carousel=$("$bin" ls --type carousel --json | node -e 'let s="";process.stdin.on
 [ -f "$work/prefix/share/man/man1/contentlib.1" ] || { echo "npm i -g did not install the man page"; exit 1; }
 # --jq loads jq (WebAssembly) from the installed package.
 [ "$("$bin" ls --type carousel --jq 'length')" = 0 ]
+# browse serves its pages and their assets from the installed package (dist/browse-assets).
+"$bin" browse --no-open > "$work/browse.url" 2>/dev/null &
+browse_pid=$!
+for _ in $(seq 50); do [ -s "$work/browse.url" ] && break; sleep 0.1; done
+url=$(head -1 "$work/browse.url")
+origin=${url%%/\?*}
+curl -fsS -c "$work/cookies" -o /dev/null "$url"
+curl -fsS -b "$work/cookies" -o "$work/grid.html" "$origin/"
+grep -q "Intro to the demo library" "$work/grid.html" || { echo "browse's grid lacks the demo items"; exit 1; }
+curl -fsS -b "$work/cookies" -o /dev/null "$origin/assets/browse.css" || { echo "browse cannot serve its stylesheet"; exit 1; }
+kill -INT "$browse_pid"
+wait "$browse_pid"
 echo "package check: ok"

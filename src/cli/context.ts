@@ -7,6 +7,8 @@ export interface CliContext {
   io: IO;
   env: NodeJS.ProcessEnv;
   paths: Paths;
+  /** The working directory: what relative paths on the command line are relative to. */
+  cwd: string;
   now: () => Date;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Aborted on the first SIGINT/SIGTERM: long commands stop cleanly and throw InterruptedError. */

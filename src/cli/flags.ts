@@ -1,6 +1,6 @@
 // What the command definitions in program.ts need before any command module is loaded: flag
 // parsers, and words of the help that come from the rules. Light on purpose: `--help` loads it.
-import { THUMBNAIL_RULE, formatBytes } from '../rules/rules.js';
+import { THUMBNAIL_RULE, TYPE_RULES, formatBytes } from '../rules/rules.js';
 import { UsageError } from './errors.js';
 
 /** A repeatable flag's values, in order. */
@@ -19,6 +19,21 @@ export function parseCount(name: string, min: number) {
   };
 }
 
+/** A TCP port for `name`: 0 (a free one) to 65535. */
+export function parsePort(name: string) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || n > 65535)
+      throw new UsageError(
+        `${name} must be a port number from 0 to 65535 (0 picks a free one), got "${raw}".`,
+        `For example: ${name} 8090`,
+      );
+    return n;
+  };
+}
+
+/** `upload --concurrency`: files sent at once, by default and at most. */
+export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 16;
 
 export function parseConcurrency(value: string): number {
@@ -26,7 +41,7 @@ export function parseConcurrency(value: string): number {
   if (!/^\d+$/.test(value) || n < 1 || n > MAX_CONCURRENCY) {
     throw new UsageError(
       `--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}.`,
-      'For example: --concurrency 4',
+      `For example: --concurrency ${DEFAULT_CONCURRENCY}`,
     );
   }
   return n;
@@ -35,8 +50,54 @@ export function parseConcurrency(value: string): number {
 /** What --thumbnail takes, from the rules table: "a jpeg, png or webp image of at most 20 MB". */
 export const THUMBNAIL_WHAT = `a ${THUMBNAIL_RULE.formats.join(', ').replace(/, ([^,]*)$/, ' or $1')} image of at most ${formatBytes(THUMBNAIL_RULE.maxBytes)}`;
 
+/** "mp4/mov": a type's formats as its help names them (jpeg, not jpg: the rules table's names). */
+const formatsOf = (type: keyof typeof TYPE_RULES) => TYPE_RULES[type].formats.join('/');
+
+/**
+ * upload's help on the rules, from the rules table: "shortform is an mp4/mov of 3–90 s and at
+ * most 300 MB; longform a video up to 1 GB; a carousel 2–10 jpeg/png/webp images of at most 20 MB".
+ */
+export const UPLOAD_RULES_HELP = (() => {
+  const { shortform, longform, carousel } = TYPE_RULES;
+  return (
+    `Rules: shortform is an ${formatsOf('shortform')} of ${shortform.duration.min}–${shortform.duration.max} s and at most ${formatBytes(shortform.maxBytes)}; ` +
+    `longform a video up to ${formatBytes(longform.maxBytes)};\n` +
+    `a carousel ${carousel.minFiles}–${carousel.maxFiles} ${formatsOf('carousel')} images of at most ${formatBytes(carousel.maxBytes)}.`
+  );
+})();
+
 /** The shells `contentlib completion` writes a script for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** The settings `contentlib config get|set` know. */
 export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path', 'embedded'] as const;
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `90d`, `12h`, `30m`, `45s` in seconds, for `name`; anything else is a usage error with an example. */
+export function parseDuration(name: string) {
+  return (raw: string): number => {
+    const m = /^(\d{1,9})\s*([smhd])$/i.exec(raw.trim());
+    const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2]!.toLowerCase()]! : 0;
+    if (seconds <= 0)
+      throw new UsageError(
+        `${name} must be a positive duration in s, m, h or d, got "${raw}".`,
+        `For example: ${name} 90d (or 12h, 30m, 45s)`,
+      );
+    return seconds;
+  };
+}
+
+/** `--since`: a duration back from now (`7d`) or an ISO time (`2026-01-01`, `2026-01-01T09:00:00Z`), as an ISO time. */
+export function parseSince(now: () => Date) {
+  return (raw: string): string => {
+    if (/^\d{4}-\d\d-\d\d/.test(raw.trim())) {
+      const at = Date.parse(raw.trim());
+      if (Number.isNaN(at))
+        throw new UsageError(`--since "${raw}" is not a time.`, 'For example: --since 7d or --since 2026-01-01');
+      return new Date(at).toISOString();
+    }
+    const seconds = parseDuration('--since')(raw);
+    return new Date(now().getTime() - seconds * 1000).toISOString();
+  };
+}

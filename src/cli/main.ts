@@ -115,6 +115,7 @@ export async function main(): Promise<void> {
     io: systemIO(),
     env: process.env,
     paths: resolvePaths(process.env),
+    cwd: process.cwd(),
     now: () => new Date(),
     sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : undefined),
     signal: controller.signal,

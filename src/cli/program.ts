@@ -5,7 +5,19 @@
 import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+import { ROLE_NAMES, SCOPES } from '../api/scopes.js';
+import {
+  CONFIG_KEYS,
+  DEFAULT_CONCURRENCY,
+  SHELLS,
+  THUMBNAIL_WHAT,
+  UPLOAD_RULES_HELP,
+  collect,
+  parseConcurrency,
+  parseCount,
+  parseDuration,
+  parsePort,
+} from './flags.js';
 import { hashtagSpaceWarnings } from './metadata-flags.js';
 
 /**
@@ -84,12 +96,16 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineShow(program, ctx);
   defineEdit(program, ctx);
   defineRm(program, ctx);
+  defineDownload(program, ctx);
+  defineExport(program, ctx);
+  defineBrowse(program, ctx);
   defineLogin(program, ctx); // login and logout
   defineAuth(program, ctx);
   defineConfig(program, ctx);
   defineCompletion(program, ctx);
   defineServe(program, ctx);
   defineKeys(program, ctx);
+  defineLog(program, ctx);
   return program;
 }
 
@@ -108,15 +124,16 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .option('--platform <path=value>', 'a platform setting, e.g. youtube.visibility=private (repeatable)', collect)
     .option('--manifest <file>', 'a JSON list of items with their files and metadata (for CI)')
     .option('--thumbnail <image>', 'thumbnail image for a single video')
-    .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
+    .addOption(
+      new Option('--concurrency <n>', 'files sent at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
+    )
     .option('--dry-run', 'check everything and print the plan; send nothing')
     .option('--force', 'upload again what the journal says was uploaded before')
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .addHelpText(
       'after',
       `
-Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
-a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
+${UPLOAD_RULES_HELP} Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded (a journal in the state directory).
 Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
 as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
@@ -174,11 +191,13 @@ function defineShow(program: Command, ctx: CliContext): void {
     .command('show')
     .description('show one item: every field, platform settings, and a carousel’s images in order')
     .argument('<id>', 'the item id (see contentlib ls)')
+    .option('--web', 'open the item’s page in the browser instead (starts contentlib browse; Ctrl-C stops it)')
     .addHelpText(
       'after',
       `
 Examples:
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --web
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --json id,title,status
   contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --jq '.files[].fileName'`,
     )
@@ -247,6 +266,99 @@ Examples:
         ctx,
         () => import('./commands/rm.js'),
         (m) => m.rmCommand,
+      ),
+    );
+}
+
+function defineDownload(program: Command, ctx: CliContext): void {
+  program
+    .command('download')
+    .description('download items’ files: a video as its file, a carousel as a folder of its images in order')
+    .argument('<ids...>', 'the item ids (see contentlib ls)')
+    .option('-o, --output <dir>', 'the folder to write into (default: the current folder)')
+    .option('-O, --output-file <file>', 'write the one file of a video item to this path; - writes it to stdout')
+    .option('--skip-existing', 'keep files that are already there (with the library’s size)')
+    .option('--clobber', 'replace files that are already there')
+    .addOption(new Option('--concurrency <n>', 'files fetched at once').default(4).argParser(parseConcurrency))
+    .addHelpText(
+      'after',
+      `
+A carousel becomes a folder named after its title, holding its images as 01-…, 02-… in the
+carousel's order. Each file is written to a temporary name, checked (its size, and its SHA-256
+where the library knows it) and renamed; a transfer that breaks resumes where it stopped.
+
+Examples:
+  contentlib download 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib download 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54 -o media/
+  contentlib download 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 -O - | ffprobe -
+  contentlib ls --type carousel --jq '.[].id' | xargs contentlib download --skip-existing -o carousels/`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/download.js'),
+        (m) => m.downloadCommand,
+      ),
+    );
+}
+
+function defineExport(program: Command, ctx: CliContext): void {
+  program
+    .command('export')
+    .description('export the library to a folder that contentlib upload reads back (backup, moving)')
+    .argument('<dir>', 'the export folder (created when missing; a re-run updates it)')
+    .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
+    .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
+    .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
+    .addOption(new Option('--concurrency <n>', 'files fetched at once').default(4).argParser(parseConcurrency))
+    .option('--verify', 'compare the folder with the library instead (exit 1 on any difference)')
+    .addHelpText(
+      'after',
+      `
+The folder holds each item in a folder of its own (media, a sidecar with its metadata, its
+thumbnail), contentlib.json (what contentlib upload reads: types, order, thumbnails) and
+manifest.jsonl (each item's files with their sizes and SHA-256). A re-run downloads only what is
+new or changed, takes out what is gone from the library, and resumes an interrupted run.
+--verify prints each difference: + missing here, - missing there, * different.
+
+Examples:
+  contentlib export backup/
+  contentlib export --verify backup/
+  contentlib export drafts/ --status draft --type carousel
+  contentlib --profile team upload backup/        # the same items in another library`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/export.js'),
+        (m) => m.exportCommand,
+      ),
+    );
+}
+
+function defineBrowse(program: Command, ctx: CliContext): void {
+  program
+    .command('browse')
+    .description('look at the library in your web browser: a grid, each item’s media and fields, and edits')
+    .addOption(new Option('--port <port>', 'port on 127.0.0.1 (default: a free one)').argParser(parsePort('--port')))
+    .option('--no-open', 'print the URL only; do not open a browser (also BROWSER=none)')
+    .addHelpText(
+      'after',
+      `
+The first line of output is the page's URL, with a key for this launch only; the server listens
+on 127.0.0.1 and runs until Ctrl-C. It shows whichever library the command resolves to
+(--profile, --base-url, or the embedded one), through this process: the API key stays here.
+
+Examples:
+  contentlib browse
+  contentlib browse --profile staging --no-open
+  contentlib show 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --web`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/browse.js'),
+        (m) => m.browseCommand,
       ),
     );
 }
@@ -411,15 +523,13 @@ function defineServe(program: Command, ctx: CliContext): void {
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
     .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
-    .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
-    .addOption(new Option('--fault-count <n>').hideHelp())
-    .addOption(new Option('--fault-write-error <errno>').hideHelp())
     .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
     .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
     .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')
     .option('--metrics-port <port>', 'serve GET /metrics on this port instead (implies --metrics)')
     .option('--drain-grace <seconds>', 'after SIGTERM, keep serving this long while /readyz says 503', '5')
     .option('--drain-timeout <seconds>', 'then wait this long for requests in flight before cutting them', '60')
+    .option('--audit-retention <duration>', 'keep audit log entries this long: 365d (default), 90d, 24h')
     .addHelpText(
       'after',
       `
@@ -432,7 +542,7 @@ Examples:
 
 Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
 
-Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
+Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir> (--role reader|publisher|editor|admin)`,
     )
     .action(
       lazy(
@@ -446,29 +556,50 @@ Give clients a key with: contentlib keys create --brand NAME --data-dir <same di
 function defineKeys(program: Command, ctx: CliContext): void {
   const keys = program
     .command('keys')
-    .description("manage the embedded server's API keys (one brand per key)")
+    .description('manage API keys: on the server’s machine, or over a service’s API with a keys:admin key')
     .addHelpText(
       'after',
       `
+Where: --data-dir or --db work on the server's own database (any brand). Otherwise the target of
+every command: a remote service (profile, --base-url, CONTENTLIB_BASE_URL) is asked over its API,
+for the brand of the key you use (it needs keys:admin); with no remote, the embedded library.
+The target is named on stderr first.
+
+Scopes: content:read (list, show), content:write (upload, edit), content:delete (rm),
+keys:admin (keys, log). Roles: reader, publisher (+write), editor (+delete), admin (all).
+
 Examples:
-  contentlib keys create --brand acme
+  contentlib keys create --name "CI publisher" --role publisher --expires 90d
+  contentlib keys create --brand acme --data-dir ./library
   contentlib keys list
-  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --data-dir ./library`,
+  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11`,
     );
   const dataDirOption = '--data-dir <dir>';
-  const dataDirHelp = 'the server data dir (default: the embedded library)';
+  const dataDirHelp = "the server's data dir: work on its database directly";
   const dbOption = '--db <url>';
-  const dbHelp = "the servers' PostgreSQL (postgres://…; default: $CONTENTLIB_DATABASE_URL, else the data dir)";
+  const dbHelp = "the servers' PostgreSQL (postgres://…; also $CONTENTLIB_DATABASE_URL): work on it directly";
 
   keys
     .command('create')
-    .description('create a key for a brand (created when new); the key is shown once')
-    .requiredOption('--brand <name>', 'brand the key belongs to')
+    .description('create a key; it is printed once, alone on stdout')
+    .option('--brand <name>', 'on the server’s machine: the brand the key belongs to (created when new)')
+    .option('--name <text>', 'what the key is for, e.g. "CI publisher" (shown by keys list and log)')
+    .option(
+      '--scope <scopes>',
+      `what the key may do: ${SCOPES.join(', ')} (repeatable or comma-separated; default: all)`,
+      collect,
+    )
+    .addOption(new Option('--role <role>', 'a set of scopes: reader, publisher, editor or admin').choices(ROLE_NAMES))
+    .option(
+      '--expires <duration>',
+      'the key stops working after this long: 90d, 12h, 30m, 45s',
+      parseDuration('--expires'),
+    )
     .option(dataDirOption, dataDirHelp)
     .option(dbOption, dbHelp)
     .addHelpText(
       'after',
-      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
+      '\nExamples:\n  contentlib keys create --name "dashboard" --role reader\n  contentlib keys create --name CI --scope content:read,content:write --expires 90d\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
     )
     .action(
       lazy(
@@ -480,7 +611,7 @@ Examples:
 
   keys
     .command('list')
-    .description('list keys (id, prefix, brand, created, status), never the keys themselves')
+    .description('list keys (id, name, prefix, scopes, expiry, last use, status), never the keys themselves')
     .option(dataDirOption, dataDirHelp)
     .option(dbOption, dbHelp)
     .addHelpText(
@@ -507,6 +638,38 @@ Examples:
         ctx,
         () => import('./commands/keys.js'),
         (m) => m.keysRevokeCommand,
+      ),
+    );
+}
+
+function defineLog(program: Command, ctx: CliContext): void {
+  program
+    .command('log')
+    .description('who did what: the audit log of the brand (uploads, edits, deletions, keys); needs keys:admin')
+    .argument('[id]', 'only this item’s entries')
+    .option('--key <id>', 'only what this key did (an id from contentlib keys list)')
+    .option('--since <when>', 'only entries since then: 7d, 12h, 30m, or a date (2026-01-01)')
+    .option(
+      '--limit <n>',
+      `how many of the latest entries (default ${LIST_LIMITS.defaultLimit})`,
+      parseCount('--limit', 1),
+    )
+    .option('--all', 'every entry (ignores --limit)')
+    .addHelpText(
+      'after',
+      `
+Entries are printed oldest first (the latest last). Kept for a year by default (serve --audit-retention).
+
+Examples:
+  contentlib log 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib log --since 7d
+  contentlib log --key 62922a20-4866-4238-af64-d3b7e6a5ef19 --json`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/log.js'),
+        (m) => m.logCommand,
       ),
     );
 }

@@ -40,6 +40,9 @@ export const COMMANDS: readonly string[] = [
   'show',
   'edit',
   'rm',
+  'download',
+  'export',
+  'browse',
   'login',
   'logout',
   'auth',
@@ -47,6 +50,7 @@ export const COMMANDS: readonly string[] = [
   'completion',
   'serve',
   'keys',
+  'log',
   'help',
 ];
 
@@ -56,7 +60,7 @@ export const COMMANDS: readonly string[] = [
  * own; with one file per command, whichever ran first wrote it and the other compiled its part
  * again on every run (`ls --embedded` 4.6× `node -e 0` instead of 3.5×; bench/notes.md).
  */
-const API_COMMANDS = new Set(['upload', 'ls', 'show', 'edit', 'rm', 'auth']);
+const API_COMMANDS = new Set(['upload', 'ls', 'show', 'edit', 'rm', 'download', 'export', 'browse', 'auth', 'log']);
 
 /**
  * Where the cache lives: `$CONTENTLIB_HOME/cache` when set (like config, data and state, see

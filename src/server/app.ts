@@ -3,16 +3,19 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { authenticate, createRateLimiter } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-body.js';
-import type { Check } from './ops/health.js';
+import type { Check, Unavailable } from './ops/health.js';
 import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
 import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
 import { type Metrics, registerMetrics } from './ops/metrics.js';
 import { requestIdOf } from './ops/request-id.js';
+import { checkRouteHasScope, checkScope } from './scopes.js';
+import { registerAudit } from './routes/audit.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
+import { registerKeys } from './routes/keys.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
 
@@ -70,12 +73,14 @@ export function buildApp(
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
-  registerDrainGuard(app, drain);
+  const unavailable: Unavailable = (message, details, headers) => apiError('unavailable', message, details, headers);
+  registerDrainGuard(app, drain, unavailable);
   if (ops.logger) registerRequestLog(app);
   if (ops.metrics) registerMetrics(app, ops.metrics, { route: ops.metricsRoute ?? true });
-  registerHealth(app, { checks: ops.checks ?? {}, draining: () => drain.draining, log: ops.logger });
+  registerHealth(app, { checks: ops.checks ?? {}, draining: () => drain.draining, log: ops.logger, unavailable });
   // Every handler's work is tracked, so closing waits for it (see Services.drain).
   app.addHook('onRoute', (route) => {
+    checkRouteHasScope(route.method, route.url);
     const handler = route.handler;
     route.handler = function tracked(this: FastifyInstance, request, reply) {
       return services.track(Promise.resolve(handler.call(this, request, reply)));
@@ -89,12 +94,15 @@ export function buildApp(
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
     api.addHook('onRequest', async (request) => {
-      request.caller = await authenticate(request, services.repo);
+      request.caller = await authenticate(request, services.repo, deps.now);
       limit?.(request.caller.keyId);
+      checkScope(request.caller, request.method, request.routeOptions.url);
     });
     registerPresign(api, services);
     registerComplete(api, services);
     registerContent(api, services);
+    registerKeys(api, services);
+    registerAudit(api, services);
   });
   return { app, services, drain };
 }

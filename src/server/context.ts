@@ -19,11 +19,11 @@ export interface AppDeps {
   /** Bytes a brand may hold (stored + pending, thumbnails excepted). */
   quotaBytes: number;
   urlLifetimeSeconds: number;
+  /** How long audit entries are kept (the sweeper deletes older ones). */
+  auditRetentionMs: number;
   rateLimit?: { max: number; windowMs: number };
   /** Milliseconds a connection may stay silent before it is closed (default IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;
-  /** Test only: the first `count` storage PUT bodies that reach `dropPutAfterBytes` lose their connection there. */
-  faults?: { dropPutAfterBytes: number; count: number };
   /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
   onInternalError?: (err: unknown, requestId?: string) => void;
 }

@@ -37,9 +37,9 @@ export function nearest(word: string, candidates: readonly string[], maxEdits = 
   return found.sort();
 }
 
-/** ` (did you mean title?)`, or '' when nothing is near. */
+/** ` (did you mean title?)`, or '' when nothing is within two edits. */
 export function didYouMean(word: string, candidates: readonly string[]): string {
-  const near = nearest(word, candidates);
+  const near = nearest(word, candidates, 2);
   if (near.length === 0) return '';
   return ` (did you mean ${near.length === 1 ? near[0] : `one of ${near.join(', ')}`}?)`;
 }

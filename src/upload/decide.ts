@@ -74,6 +74,27 @@ export interface PlannedItem {
   source: string;
 }
 
+/** A file ready to send: its format is known from its bytes. */
+export type PlannedFile = InspectedFile & { contentType: string };
+
+/** An item of a plan without problems: every file's format known. */
+export type ReadyItem = Omit<PlannedItem, 'files' | 'thumbnail'> & { files: PlannedFile[]; thumbnail?: PlannedFile };
+
+/**
+ * The items of a plan that may be sent. A file whose format is not known is always one of the
+ * plan's problems (src/media/inspect.ts), and a plan with problems is never sent: this is where
+ * that is checked once, so that what is sent is typed with its contentType.
+ */
+export function readyItems(plan: UploadPlan): ReadyItem[] {
+  if (plan.problems.length > 0) throw new Error('a plan with problems cannot be sent');
+  for (const item of plan.items)
+    for (const file of item.thumbnail ? [...item.files, item.thumbnail] : item.files)
+      if (file.contentType === undefined)
+        throw new Error(`${file.name}: its format is not known, yet no problem says so`);
+  // Checked just above; the same objects, not copies: a plan may hold 100,000 files.
+  return plan.items as ReadyItem[];
+}
+
 export interface UploadPlan {
   items: PlannedItem[];
   /** Anything here stops the upload (exit 2); all are reported at once. */
@@ -150,8 +171,6 @@ function checkOptions(inputs: readonly string[], options: PlanOptions, flags: It
   const problems: PlanProblem[] = [];
   const usage = (file: string, actual: string, message: string, hint: string) =>
     problems.push({ file, rule: 'usage', actual, message, hint });
-  if (!options.manifest && inputs.length === 0)
-    usage('upload', 'no paths', 'nothing to upload', 'name files, folders or globs, or use --manifest FILE');
   if (options.manifest && inputs.length > 0)
     usage(
       '--manifest',
@@ -330,11 +349,11 @@ function groupsFromManifest(
       });
       continue;
     }
-    if (item.thumbnail)
+    if (item.to && item.thumbnail)
       manifestProblem(
         'thumbnail',
-        '"thumbnail" is for video items; this item is a carousel',
-        'remove "thumbnail" from this item',
+        'a thumbnail does not apply when appending to an existing carousel',
+        'remove "thumbnail", or set it with: contentlib edit <id> --thumbnail IMG',
       );
     if (item.to && hasMetadata(item.metadata))
       manifestProblem(
@@ -350,6 +369,7 @@ function groupsFromManifest(
       files: placed,
       origin: item.to ? 'to' : 'manifest',
       to: item.to,
+      ...(item.to ? {} : { thumbnail }),
       sidecars: dir ? [...new Set(carouselSidecarNames(dir))] : [],
     });
   }
@@ -390,7 +410,6 @@ function planGroup(
     const { type, problems } = planVideo(video.file, video.shown, group.explicitType, group.typeHint);
     item.type = type;
     plan.problems.push(...problems);
-    if (group.thumbnail) item.thumbnail = planThumbnail(group.thumbnail, plan);
   } else {
     for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
@@ -403,6 +422,7 @@ function planGroup(
         `--to ${group.to}: the carousel's current number of images is checked against the maximum of ${TYPE_RULES.carousel.maxFiles} when the upload starts`,
       );
   }
+  if (group.thumbnail) item.thumbnail = planThumbnail(group.thumbnail, plan);
   return { item, titleFromFlags };
 }
 

@@ -23,19 +23,42 @@
 //   than 2 images is deleted again. One that has 2 or more keeps them and stays in the journal, so
 //   running the command again appends the rest in order. An item whose PATCH failed stays too
 //   (its bytes are fine) and the re-run applies the metadata.
-// - A rejected key (401) stops the whole run at once: every later request would be refused too.
+// - A rejected key (401, or a 403 for a scope it lacks) stops the whole run at once: every later
+//   request would be refused too.
 // - Ctrl-C (deps.signal) aborts the PUTs in flight and starts no new complete or PATCH; what was
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
+//
+// Stopping: three signals, each a narrower scope than the one before it.
+// - deps.signal is the user's Ctrl-C. Only the caller aborts it; the engine reads it to tell an
+//   interrupted run from one stopped by a rejected key.
+// - run.signal stops the run: it follows deps.signal and is aborted by run.rejectKey() the
+//   moment a request's 401 (or 403 for a missing scope) reaches `judge`. After it, nothing new starts: no window slot, no
+//   transfer from the pool, no complete, no PATCH.
+// - Each item's signal (ItemState.ctl) stops that item: it follows run.signal and is aborted by
+//   the item's own first failure, since its later images could not complete in order. Its
+//   transfers in flight listen to it.
+// Why the run stopped is `stopReason(run)` (Ctrl-C wins: the user asked). What an error means
+// is `judge`'s to say: the 401 that stops the run is reported; an error that only says a signal
+// cut a request short is not a failure of its own. A complete already sent is never aborted: its
+// answer says whether the item exists.
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
+import { ApiError, NetworkError, StorageError, missingScopeOf, requestIdNote } from '../api/errors.js';
 import { describeRefusal } from '../api/storage-refusal.js';
 import { escapeName } from '../text/escape-name.js';
 import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { TYPE_RULES } from '../rules/rules.js';
-import type { EmitFn, FileRef, ItemOutcome, Step, UploadSummary } from './events.js';
+import {
+  type EmitFn,
+  type FileRef,
+  type ItemOutcome,
+  type Step,
+  StepError,
+  type UploadSummary,
+  causeOf,
+} from './events.js';
 import type { Journal } from './journal.js';
 import { fileKeyOf, metadataHash } from './journal.js';
 import type { Pool, Slots } from './pool.js';
@@ -43,9 +66,7 @@ import { createPool, createSlots } from './pool.js';
 import { goneItems } from './item-check.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
-import { contentTypeOf, reasonOf, transferFile, wireFileName } from './transfer.js';
-
-export const DEFAULT_CONCURRENCY = 4;
+import { reasonOf, transferFile, wireFile } from './transfer.js';
 
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
@@ -105,10 +126,12 @@ interface Run {
   pool: Pool;
   bytesSent: number;
   keyRejected: boolean;
-  rejectKey(): void;
+  /** The scope the key lacks, when that is why it was refused. */
+  missingScope?: string;
+  rejectKey(err: unknown): void;
 }
 
-export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
+export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
   const stop = new AbortController();
@@ -124,8 +147,9 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     keyRejected: false,
-    rejectKey() {
+    rejectKey(err) {
       run.keyRejected = true;
+      run.missingScope ??= missingScopeOf(err);
       // Not the 401 itself: what this abort cuts short must not be reported as refused too.
       stop.abort(new Error('the upload stopped: the service rejected the API key'));
     },
@@ -146,11 +170,11 @@ export async function runUpload(plan: EnginePlan, deps: EngineDeps, emit: EmitFn
     });
     emit({ type: 'planned', items: plan.items.length, files, bytes, alreadyDone });
     const items = await driveItems(plan, priors, run);
-    await deps.journal.flush();
     return {
       items,
       interrupted: deps.signal.aborted,
       ...(run.keyRejected ? { keyRejected: true as const } : {}),
+      ...(run.missingScope !== undefined ? { missingScope: run.missingScope } : {}),
       bytesSent: run.bytesSent,
       ms: Math.round(clock() - started),
     };
@@ -237,8 +261,7 @@ async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<
 function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): ItemOutcome {
   const outcome = { ...baseOutcome(item, index), filesSkipped: prior.doneCount, itemId: prior.itemId };
   if (prior.doneCount === item.files.length) return { ...outcome, status: 'skipped' };
-  if (!run.deps.signal.aborted && run.keyRejected) return keyStopped(outcome);
-  return { ...outcome, status: 'interrupted' };
+  return stopped(run, outcome);
 }
 
 // ---- One item -------------------------------------------------------------------------------
@@ -246,7 +269,7 @@ function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): It
 interface ItemState {
   itemId: string | undefined;
   completed: number;
-  failure?: { name: string; message: string; error: unknown };
+  failure?: { name: string; message: string; keyRejected: boolean };
   /** The last admitted file's work; each file's complete waits for the one before. */
   chain: Promise<void>;
   /** Stops this item's transfers: a failure (later images are useless) or the run stopping. */
@@ -301,42 +324,39 @@ async function sendFile(
   previous: Promise<void>,
 ): Promise<void> {
   const ref = refOf(file, index, 'file');
-  const at: { step: Step } = { step: 'presign' };
   const signal = state.ctl.signal;
   try {
     const resumed = resumableKey(run, item, file);
-    const sent = resumed
-      ? { ok: true as const, value: resumed }
-      : await settle(transfer(run, item, file, ref, at, signal));
+    const sent = resumed ? { ok: true as const, value: resumed } : await settle(transfer(run, item, file, ref, signal));
     await previous;
     // The refusal itself is reported; what the stop cut short is not a failure of its own.
     if (!sent.ok && isKeyRejected(sent.error)) throw sent.error;
     if (state.failure || signal.aborted) return;
     if (!sent.ok) throw sent.error;
     if (!resumed) run.bytesSent += file.size;
-    at.step = 'complete';
     let res: CompleteResponse;
     try {
       res = await completeFile(run, item, file, ref, sent.value, state.itemId);
     } catch (err) {
-      if (!resumed || !isUnknownKey(err)) throw err;
-      // The server no longer knows the key (swept, or its item deleted since): send the file afresh.
+      if (!(resumed ? isUnknownKey(err) : isUploadGone(err))) throw err;
+      // The server no longer knows the key (swept after its URL expired, or its item deleted
+      // since): send the file afresh, once.
       run.deps.journal.dropPending(file);
-      at.step = 'presign';
-      const key = await transfer(run, item, file, ref, at, signal);
+      const key = await transfer(run, item, file, ref, signal);
       run.bytesSent += file.size;
-      at.step = 'complete';
       res = await completeFile(run, item, file, ref, key, state.itemId);
     }
     state.itemId = res.contentItemId;
     state.completed++;
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey();
-    else if (run.signal.aborted || (signal.aborted && state.failure)) return; // stopped, not failed
-    const message = `${STEP_LABEL[at.step]} failed: ${messageOf(err)}`;
-    state.failure = { name: file.name, message, error: err };
+    const verdict = judge(run, err, signal);
+    if (verdict === 'cut-short') return;
+    // Only the journal's lookup before the first request can fail outside a step.
+    const { step, cause } = err instanceof StepError ? err : new StepError('presign', err);
+    const message = `${STEP_LABEL[step]} failed: ${messageOf(cause)}`;
+    state.failure = { name: file.name, message, keyRejected: verdict === 'key-rejected' };
     state.ctl.abort();
-    run.emit({ type: 'failed', file: ref, item: index, message, step: at.step, ...codeOf(err) });
+    run.emit({ type: 'failed', file: ref, item: index, message, step, ...codeOf(cause) });
   }
 }
 
@@ -351,31 +371,24 @@ function resumableKey(run: Run, item: EngineItem, file: SendableFile): string | 
 }
 
 /** presign → PUT in the pool, each step in the journal; resolves with the stored key. */
-function transfer(
-  run: Run,
-  item: EngineItem,
-  file: SendableFile,
-  ref: FileRef,
-  at: { step: Step },
-  signal: AbortSignal,
-): Promise<string> {
+function transfer(run: Run, item: EngineItem, file: SendableFile, ref: FileRef, signal: AbortSignal): Promise<string> {
   const { journal } = run.deps;
   return run.pool.run(async () => {
     try {
       const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
-        onStep: (step) => (at.step = step),
         onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
       });
       journal.recordPut(file, presigned.key);
       return presigned.key;
     } catch (err) {
-      // At once, not when this file's turn to complete comes: no other transfer may start.
-      if (isKeyRejected(err)) run.rejectKey();
-      throw err;
+      // Judged at once, not when this file's turn to complete comes: a 401 starts no other transfer.
+      judge(run, err, signal);
+      throw err instanceof StepError ? err : new StepError('put', err);
     }
   });
 }
 
+/** complete, then the journal; fails with a StepError of step 'complete'. */
 async function completeFile(
   run: Run,
   item: EngineItem,
@@ -386,22 +399,29 @@ async function completeFile(
 ): Promise<CompleteResponse> {
   const body: CompleteRequest = {
     key,
-    fileName: wireFileName(file.name),
-    contentType: contentTypeOf(file),
-    fileSize: file.size,
-    type: item.type,
+    ...wireFile(file, item.type),
     ...(file.durationSeconds !== undefined && item.type !== 'carousel'
       ? { durationSeconds: file.durationSeconds }
       : {}),
     ...(contentItemId ? { contentItemId } : {}),
   };
-  // No abort signal: a complete already sent is let finish, so we know whether the item exists.
-  const res = await run.deps.api.complete(body, { onRetry: retryEvent(run, 'complete', ref) });
+  let res: CompleteResponse;
+  try {
+    // No abort signal: a complete already sent is let finish, so we know whether the item exists.
+    res = await run.deps.api.complete(body, { onRetry: retryEvent(run, 'complete', ref) });
+    run.deps.journal.recordFile(file, {
+      itemId: res.contentItemId,
+      key,
+      type: item.type,
+      sortOrder: res.file?.sortOrder,
+    });
+  } catch (err) {
+    throw new StepError('complete', err);
+  }
   const sortOrder = res.file?.sortOrder;
-  run.deps.journal.recordFile(file, { itemId: res.contentItemId, key, type: item.type, sortOrder });
   // A key completed before answers with the item it went into: for a carousel that must be ours.
   if (contentItemId && res.contentItemId !== contentItemId)
-    throw new Error(`it is already part of ${res.contentItemId}, not of ${contentItemId}`);
+    throw new StepError('complete', new Error(`it is already part of ${res.contentItemId}, not of ${contentItemId}`));
   run.emit({
     type: 'completed',
     file: ref,
@@ -432,15 +452,15 @@ async function concludeItem(
   const count = prior.doneCount + state.completed;
   const finished = count === item.files.length;
   if (!state.failure && !finished) {
-    if (!run.deps.signal.aborted && run.keyRejected) return keyStopped(outcome);
+    // Only a stop leaves an item unfinished without a failure.
     const progress = `${count} of ${item.files.length} images added`;
-    return interrupted({
-      ...outcome,
-      message:
-        item.type === 'carousel' && state.itemId
-          ? `${progress} to ${state.itemId}; run the same command again to finish it (or: contentlib rm ${state.itemId})`
-          : undefined,
-    });
+    return stopped(
+      run,
+      outcome,
+      item.type === 'carousel' && state.itemId
+        ? `${progress} to ${state.itemId}; run the same command again to finish it (or: contentlib rm ${state.itemId})`
+        : undefined,
+    );
   }
   if (state.failure) return failedItem(run, item, outcome, state, count);
   return finishItem(run, item, index, state.itemId!, thumb, outcome);
@@ -455,7 +475,7 @@ function failedItem(
 ): ItemOutcome | Promise<ItemOutcome> {
   const failure = state.failure!;
   const why = `${escapeName(failure.name)}: ${failure.message}`;
-  const rejected = isKeyRejected(failure.error) ? { keyRejected: true as const } : {};
+  const rejected = failure.keyRejected ? { keyRejected: true as const } : {};
   if (!state.itemId) return { ...outcome, status: 'failed', message: why, ...rejected };
   if (item.type !== 'carousel') return { ...outcome, status: 'partial', message: why, ...rejected };
   if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles && !run.keyRejected)
@@ -482,7 +502,7 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
       message: `${why}; the carousel ${itemId} it had started was deleted again`,
     };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey();
+    judge(run, err, run.signal);
     return {
       ...outcome,
       status: 'partial',
@@ -526,12 +546,7 @@ async function finishItem(
   const applied = deps.journal.item(itemId);
   const body: PatchRequest = hash && (deps.force || applied?.metadataHash !== hash) ? { ...metadata } : {};
   let thumbFileKey: string | undefined;
-  let step: Step = 'put';
-  const notApplied = () =>
-    interrupted({
-      ...outcome,
-      message: `${itemId} was created; its metadata was not applied: run the same command again to apply it`,
-    });
+  const notApplied = `${itemId} was created; its metadata was not applied: run the same command again to apply it`;
   try {
     if (thumb) {
       const t = await thumb;
@@ -539,22 +554,31 @@ async function finishItem(
       thumbFileKey = t.fileKey;
     }
     if (Object.keys(body).length === 0) return { ...outcome, status };
-    if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
-    step = 'patch';
+    if (run.signal.aborted) return stopped(run, outcome, notApplied);
     const first = item.files[0];
-    await deps.api.patch(itemId, body, first ? { onRetry: retryEvent(run, 'patch', refOf(first, index, 'file')) } : {});
+    await deps.api
+      .patch(itemId, body, first ? { onRetry: retryEvent(run, 'patch', refOf(first, index, 'file')) } : {})
+      .catch((err: unknown) => {
+        throw new StepError('patch', err);
+      });
     deps.journal.recordItem(itemId, {
       ...(hash ? { metadataHash: hash } : {}),
       ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}),
     });
     return { ...outcome, status };
   } catch (err) {
-    if (isKeyRejected(err)) run.rejectKey();
-    else if (run.signal.aborted) return run.keyRejected && !deps.signal.aborted ? keyStopped(outcome) : notApplied();
+    const verdict = judge(run, err, run.signal);
+    if (verdict === 'cut-short') return stopped(run, outcome, notApplied);
+    const { step, cause } = err instanceof StepError ? err : new StepError('patch', err);
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
-    const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(err)}. Run the same command again to apply it.`;
-    run.emit({ type: 'failed', item: index, message, step, ...codeOf(err) });
-    return { ...outcome, status: 'partial', message, ...(isKeyRejected(err) ? { keyRejected: true as const } : {}) };
+    const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(cause)}. Run the same command again to apply it.`;
+    run.emit({ type: 'failed', item: index, message, step, ...codeOf(cause) });
+    return {
+      ...outcome,
+      status: 'partial',
+      message,
+      ...(verdict === 'key-rejected' ? { keyRejected: true as const } : {}),
+    };
   }
 }
 
@@ -584,12 +608,17 @@ function baseOutcome(item: EngineItem, index: number): ItemOutcome {
   };
 }
 
-function interrupted(outcome: ItemOutcome): ItemOutcome {
-  return { ...outcome, status: 'interrupted' };
+/** Why the run stopped, if it did: Ctrl-C, or a request's 401. Ctrl-C wins: the user asked. */
+function stopReason(run: Run): 'interrupted' | 'key-rejected' | undefined {
+  if (run.deps.signal.aborted) return 'interrupted';
+  if (run.keyRejected) return 'key-rejected';
+  return undefined;
 }
 
-/** An item left unfinished because another request's 401 stopped the run. */
-function keyStopped(outcome: ItemOutcome): ItemOutcome {
+/** An item the stop left unfinished: stopped by another request's 401, or interrupted (with what to do). */
+function stopped(run: Run, outcome: ItemOutcome, interruptedMessage?: string): ItemOutcome {
+  if (stopReason(run) !== 'key-rejected')
+    return { ...outcome, status: 'interrupted', ...(interruptedMessage ? { message: interruptedMessage } : {}) };
   const made = outcome.itemId !== undefined;
   return {
     ...outcome,
@@ -597,6 +626,19 @@ function keyStopped(outcome: ItemOutcome): ItemOutcome {
     keyRejected: true,
     message: `not ${made ? 'finished' : 'uploaded'}: the service rejected the API key, so the upload stopped`,
   };
+}
+
+/**
+ * What an error means for the run: the service rejected the key (a 401 stops the whole run at
+ * once, as every later request would be refused too, and is reported), or `signal` had cut the
+ * request short (not a failure of its own), or a failure.
+ */
+function judge(run: Run, err: unknown, signal: AbortSignal): 'key-rejected' | 'cut-short' | 'failed' {
+  if (isKeyRejected(err)) {
+    run.rejectKey(causeOf(err));
+    return 'key-rejected';
+  }
+  return signal.aborted ? 'cut-short' : 'failed';
 }
 
 function definedFields(metadata: ItemMetadata): ItemMetadata {
@@ -617,13 +659,35 @@ function retryEvent(run: Run, step: Step, file: FileRef) {
     run.emit({ type: 'retrying', step, file, attempt, delayMs, reason: reasonOf(error) });
 }
 
+/** The key itself is refused: unknown, revoked or expired (401), or lacking a scope (403 forbidden). */
 function isKeyRejected(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 401;
+  const cause = causeOf(err);
+  return (cause instanceof ApiError && cause.status === 401) || missingScopeOf(cause) !== undefined;
 }
 
 /** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */
 function isUnknownKey(err: unknown): boolean {
-  return err instanceof ApiError && err.is('invalid_upload');
+  const cause = causeOf(err);
+  return cause instanceof ApiError && cause.is('invalid_upload');
+}
+
+/**
+ * complete's answer for an upload the server no longer has, e.g. swept after its URL expired
+ * while the file waited for its turn (docs/api.md: `details[0]` names the key as unknown).
+ */
+function isUploadGone(err: unknown): boolean {
+  return (
+    isUnknownKey(err) &&
+    (causeOf(err) as ApiError).details.some(
+      (d) =>
+        typeof d === 'object' &&
+        d !== null &&
+        'path' in d &&
+        d.path === 'key' &&
+        'message' in d &&
+        d.message === 'unknown upload',
+    )
+  );
 }
 
 function codeOf(err: unknown): { code?: string } {

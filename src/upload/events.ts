@@ -19,6 +19,24 @@ export interface FileRef {
 /** The request a retry or a failure belongs to: presign, the storage PUT, complete, the metadata PATCH, or the check that an earlier run's item still exists. */
 export type Step = 'presign' | 'put' | 'complete' | 'patch' | 'check';
 
+/** A request of `step` failed with `cause`: thrown where the step fails, so whoever reports it knows which. */
+export class StepError extends Error {
+  override readonly cause: unknown;
+  constructor(
+    readonly step: Step,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'StepError';
+    this.cause = cause;
+  }
+}
+
+/** The error a StepError wraps, or the error itself. */
+export function causeOf(err: unknown): unknown {
+  return err instanceof StepError ? err.cause : err;
+}
+
 export type UploadEvent =
   | { type: 'planned'; items: number; files: number; bytes: number; alreadyDone: number }
   | { type: 'started'; file: FileRef }
@@ -52,7 +70,7 @@ export interface ItemOutcome {
   filesTotal: number;
   /** Why it failed or is incomplete, and what to do. */
   message?: string;
-  /** The service rejected the API key (401): logging in again, not a retry, is what helps. */
+  /** The service rejected the API key (401, or 403 for a missing scope): a new key, not a retry, is what helps. */
   keyRejected?: true;
   /** An item this run created and then deleted because it could not be finished. */
   deletedItemId?: string;
@@ -63,8 +81,10 @@ export interface ItemOutcome {
 export interface UploadSummary {
   items: ItemOutcome[];
   interrupted: boolean;
-  /** The service rejected the API key (401): the run stopped at once; logging in again is what helps. */
+  /** The service rejected the API key (401, or 403 for a missing scope): the run stopped at once. */
   keyRejected?: true;
+  /** The scope the key lacks, when that is why it was refused (e.g. content:write). */
+  missingScope?: string;
   bytesSent: number;
   ms: number;
   /** Files under the named folders the plan did not upload (reported before the upload). */

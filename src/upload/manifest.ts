@@ -9,8 +9,12 @@
 //   ]
 //
 // Files are taken in the order written (a carousel's order is the manifest's, not the names').
+// A file may be `{ "path": "…", "fileName": "…" }` to tell the library another name than the
+// one on disk, and an item may carry `"original"` (ignored: what `contentlib export` records of
+// the item it came from). A folder that holds `contentlib.json` (what export writes) is read as
+// its manifest by `contentlib upload FOLDER` (plan.ts).
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
 import { TYPE_RULES } from '../rules/rules.js';
@@ -18,13 +22,24 @@ import type { ItemMetadata } from '../api/schemas.js';
 import { clean, describeIssues, metadataFields } from './plan-metadata.js';
 import type { PlanProblem } from '../rules/problem.js';
 
+/** The upload manifest an export folder holds (src/download/export.ts writes it). */
+export const EXPORT_MANIFEST = 'contentlib.json';
+
+/** A file: its path, or its path and the name the library is told instead of the one on disk. */
+const ManifestFileSchema = z.union([
+  z.string().trim().min(1),
+  z.strictObject({ path: z.string().trim().min(1), fileName: z.string().trim().min(1).max(255) }),
+]);
+
 export const ManifestItemSchema = z.strictObject({
-  files: z.array(z.string().trim().min(1)).min(1, 'list at least one file').max(TYPE_RULES.carousel.maxFiles),
+  files: z.array(ManifestFileSchema).min(1, 'list at least one file').max(TYPE_RULES.carousel.maxFiles),
   type: ContentTypeSchema.optional(),
   /** Append the files (images) to this existing carousel. */
   to: z.uuid().optional(),
-  /** A thumbnail image for a video item. */
+  /** A thumbnail image for the item. */
   thumbnail: z.string().trim().min(1).optional(),
+  /** For reference only (an export's record of the item it came from: id, timestamps); not uploaded. */
+  original: z.record(z.string(), z.unknown()).optional(),
   ...metadataFields,
 });
 export type ManifestItem = z.infer<typeof ManifestItemSchema>;
@@ -38,6 +53,8 @@ export const ManifestSchema = z.union([
 export interface ResolvedManifestItem {
   /** Absolute paths, in the manifest's order. */
   files: string[];
+  /** The name to tell the library for each file, where the manifest gives one (same order as files). */
+  fileNames?: Array<string | undefined>;
   type?: ManifestItem['type'];
   to?: string;
   thumbnail?: string;
@@ -48,20 +65,46 @@ export interface ResolvedManifestItem {
 
 export type ManifestResult = { items: ResolvedManifestItem[]; problems: [] } | { items: []; problems: PlanProblem[] };
 
+/** A manifest that cannot be used: one problem naming it. */
+function failed(shown: string, actual: string, message: string, hint: string): ManifestResult {
+  return { items: [], problems: [{ file: shown, rule: 'manifest', actual, message, hint }] };
+}
+
 /** Reads, parses and resolves the manifest at `path` (absolute); `shown` names it in problems. */
 export async function loadManifest(path: string, shown: string): Promise<ManifestResult> {
-  const fail = (actual: string, message: string, hint: string): ManifestResult => ({
-    items: [],
-    problems: [{ file: shown, rule: 'manifest', actual, message, hint }],
-  });
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return fail('missing', 'the manifest does not exist', 'check the --manifest path');
-    return fail(code ?? 'error', `the manifest cannot be read (${(err as Error).message})`, 'check its permissions');
+    if (code === 'ENOENT') return failed(shown, 'missing', 'the manifest does not exist', 'check the --manifest path');
+    return failed(
+      shown,
+      code ?? 'error',
+      `the manifest cannot be read (${(err as Error).message})`,
+      'check its permissions',
+    );
   }
+  return parseManifest(text, path, shown);
+}
+
+/** Whether `folder` holds an export's manifest: a `contentlib.json` listing items (a carousel's sidecar of that name does not). */
+export async function exportManifestIn(folder: string): Promise<string | undefined> {
+  const path = join(folder, EXPORT_MANIFEST);
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const json = JSON.parse(text) as unknown;
+    return json !== null && typeof json === 'object' && Array.isArray((json as { items?: unknown }).items)
+      ? path
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseManifest(text: string, path: string, shown: string): ManifestResult {
+  const fail = (actual: string, message: string, hint: string) => failed(shown, actual, message, hint);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -73,7 +116,7 @@ export async function loadManifest(path: string, shown: string): Promise<Manifes
     return fail(
       'invalid manifest',
       `the manifest is invalid: ${describeIssues(parsed.error)}`,
-      'each item needs "files" (paths relative to the manifest) and may have type, to, thumbnail, title, description, hashtags, status, platformSettings',
+      'each item needs "files" (paths relative to the manifest, or {"path", "fileName"}) and may have type, to, thumbnail, title, description, hashtags, status, platformSettings, original',
     );
   }
   const list = Array.isArray(parsed.data) ? parsed.data : parsed.data.items;
@@ -82,9 +125,11 @@ export async function loadManifest(path: string, shown: string): Promise<Manifes
 }
 
 function resolveItem(item: ManifestItem, base: string, label: string): ResolvedManifestItem {
-  const { files, type, to, thumbnail, ...metadata } = item;
+  const { files, type, to, thumbnail, original: _reference, ...metadata } = item;
+  const fileNames = files.map((f) => (typeof f === 'string' ? undefined : f.fileName));
   return {
-    files: files.map((f) => resolve(base, f)),
+    files: files.map((f) => resolve(base, typeof f === 'string' ? f : f.path)),
+    ...(fileNames.some((n) => n !== undefined) ? { fileNames } : {}),
     ...(type ? { type } : {}),
     ...(to ? { to } : {}),
     ...(thumbnail ? { thumbnail: resolve(base, thumbnail) } : {}),

@@ -4,14 +4,37 @@
 // manifest), decide.ts decides (a pure function of what was scanned and the options). The engine
 // (src/upload/engine.ts) runs a plan only when `problems` is empty.
 import { decide, type PlanOptions, type UploadPlan } from './decide.js';
+import { join, resolve } from 'node:path';
+import { EXPORT_MANIFEST, exportManifestIn } from './manifest.js';
 import { scan } from './scan.js';
 
 export type { InspectedFile } from '../media/inspect.js';
-export type { PlanOptions, PlannedItem, UploadPlan } from './decide.js';
+export {
+  type PlanOptions,
+  type PlannedFile,
+  type PlannedItem,
+  type ReadyItem,
+  type UploadPlan,
+  readyItems,
+} from './decide.js';
 export type { ItemMetadata } from '../api/schemas.js';
 export type { SkippedFile, SkipKind } from './skips.js';
 export { formatProblem, type PlanProblem } from '../rules/problem.js';
 
 export async function buildPlan(inputs: string[], options: PlanOptions, deps: { cwd: string }): Promise<UploadPlan> {
+  const asExport = await exportFolder(inputs, options, deps.cwd);
+  if (asExport) return decide(await scan([], asExport, deps.cwd), [], asExport);
   return decide(await scan(inputs, options, deps.cwd), inputs, options);
+}
+
+/**
+ * `upload DIR` of a folder that `contentlib export` wrote: the options to read it by its
+ * manifest (`DIR/contentlib.json`), which keeps every item's type, order, thumbnail and the
+ * names the library knew; undefined for any other upload.
+ */
+async function exportFolder(inputs: string[], options: PlanOptions, cwd: string): Promise<PlanOptions | undefined> {
+  const [only, ...rest] = inputs;
+  if (options.manifest !== undefined || only === undefined || rest.length > 0) return undefined;
+  const found = await exportManifestIn(resolve(cwd, only));
+  return found ? { ...options, manifest: join(only, EXPORT_MANIFEST) } : undefined;
 }

@@ -66,6 +66,11 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     scanned.manifest = [];
     for (const item of loaded.items) {
       const files = await inspectAll(item.files.map((path) => ({ path, shown: shownPath(path, cwd) })));
+      // The name the library is told, where the manifest gives one (an export's carousel images
+      // are `01-beach.jpg` on disk, `beach.jpg` in the library).
+      item.fileNames?.forEach((name, k) => {
+        if (name !== undefined && files[k]) files[k].file.name = name;
+      });
       const thumbnail = item.thumbnail ? await inspect(item.thumbnail, shownPath(item.thumbnail, cwd)) : undefined;
       scanned.manifest.push({ item, files, ...(thumbnail ? { thumbnail } : {}) });
     }

@@ -8,18 +8,37 @@ import type { CallOptions } from '../api/client.js';
 import type { PresignRequest, PresignResponse } from '../api/schemas.js';
 import { CONTROL_CHARACTERS } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
-import type { EmitFn, FileRef } from './events.js';
+import { type EmitFn, type FileRef, StepError } from './events.js';
 import { presignAndPut } from './put.js';
 
-/** A file to send, as the plan describes it (src/media/inspect.ts InspectedFile fits). */
+/** A file to send, as the plan describes it (src/upload/decide.ts PlannedFile fits). */
 export interface SendableFile {
   path: string;
   name: string;
   size: number;
   mtimeMs: number;
   /** MIME type of the bytes' real format: what presign signs and the PUT sends. */
-  contentType?: string;
+  contentType: string;
   durationSeconds?: number;
+}
+
+/** How a file is described to the service, the same to presign and to complete (which refuses any difference). */
+export interface WireFile {
+  fileName: string;
+  contentType: string;
+  fileSize: number;
+}
+
+/** The file as presign and complete describe it; `type` for media (a thumbnail's presign has none). */
+export function wireFile(file: SendableFile): WireFile;
+export function wireFile(file: SendableFile, type: ContentType): WireFile & { type: ContentType };
+export function wireFile(file: SendableFile, type?: ContentType): WireFile & { type?: ContentType } {
+  return {
+    fileName: wireFileName(file.name),
+    contentType: file.contentType,
+    fileSize: file.size,
+    ...(type ? { type } : {}),
+  };
 }
 
 export interface TransferDeps {
@@ -37,21 +56,16 @@ export interface TransferDeps {
   progressIntervalMs?: number;
 }
 
-/** The file's MIME type, or a clear error: the plan should never hand over a file without one. */
-export function contentTypeOf(file: SendableFile): string {
-  if (!file.contentType) throw new Error(`${file.name}: its format could not be determined, so it cannot be sent`);
-  return file.contentType;
-}
-
-/** Where a transfer is, for the engine: the journal records each key, and a failure names its step. */
+/** For the engine's journal, which records each key. */
 export interface TransferHooks {
-  /** The step now under way: a failure thrown from here on happened in it. */
-  onStep?: (step: 'presign' | 'put') => void;
   /** A presign answered (each one: an expired URL is presigned again). */
   onPresigned?: (presigned: PresignResponse) => void;
 }
 
-/** presign → PUT for one file; resolves with the presign whose PUT succeeded (complete needs its key). */
+/**
+ * presign → PUT for one file; resolves with the presign whose PUT succeeded (complete needs its
+ * key). Fails with a StepError naming the step that failed: 'presign' or 'put'.
+ */
 export async function transferFile(
   file: SendableFile,
   ref: FileRef,
@@ -61,47 +75,51 @@ export async function transferFile(
   signal: AbortSignal,
   hooks: TransferHooks = {},
 ): Promise<PresignResponse> {
-  const contentType = contentTypeOf(file);
-  const fileName = wireFileName(file.name);
-  const body: PresignRequest =
-    'thumbnail' in as
-      ? { fileName, contentType, fileSize: file.size, thumbnail: true }
-      : { fileName, contentType, fileSize: file.size, type: as.type };
+  const body: PresignRequest = 'thumbnail' in as ? { ...wireFile(file), thumbnail: true } : wireFile(file, as.type);
   const clock = deps.clock ?? (() => performance.now());
   const interval = deps.progressIntervalMs ?? 100;
   const started = clock();
   let lastEmit = -Infinity;
   emit({ type: 'started', file: ref });
-  const presigned = await presignAndPut(file, contentType, {
-    dispatcher: deps.api.dispatcher,
-    now: deps.now,
-    sleep: deps.sleep,
-    policy: deps.policy,
-    random: deps.random,
-    signal,
-    presign: async () => {
-      hooks.onStep?.('presign');
-      const presigned = await deps.api.presign(body, {
-        signal,
-        onRetry: ({ attempt, delayMs, error }) =>
-          emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
-      });
-      hooks.onPresigned?.(presigned);
-      hooks.onStep?.('put');
-      return presigned;
-    },
-    onSent: (sent) => {
-      const t = clock();
-      if (sent === 0 || sent === file.size || t - lastEmit >= interval) {
-        lastEmit = t;
-        emit({ type: 'progress', file: ref, sent });
-      }
-    },
-    onRetry: ({ attempt, delayMs, reason }) =>
-      emit({ type: 'retrying', step: 'put', file: ref, attempt, delayMs, reason }),
-  });
-  emit({ type: 'uploaded', file: ref, ms: Math.round(clock() - started) });
-  return presigned;
+  // A fresh presign for an expired URL happens inside the PUT's retries: what fails is the step
+  // last begun. (The presign's own error is not wrapped there: the PUT's retry loop classifies it.)
+  let step: 'presign' | 'put' = 'presign';
+  const presign = async () => {
+    step = 'presign';
+    const presigned = await deps.api.presign(body, {
+      signal,
+      onRetry: ({ attempt, delayMs, error }) =>
+        emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
+    });
+    hooks.onPresigned?.(presigned);
+    step = 'put';
+    return presigned;
+  };
+  const onSent = (sent: number) => {
+    const t = clock();
+    if (sent === 0 || sent === file.size || t - lastEmit >= interval) {
+      lastEmit = t;
+      emit({ type: 'progress', file: ref, sent });
+    }
+  };
+  try {
+    const presigned = await presignAndPut(file, file.contentType, {
+      dispatcher: deps.api.dispatcher,
+      now: deps.now,
+      sleep: deps.sleep,
+      policy: deps.policy,
+      random: deps.random,
+      signal,
+      presign,
+      onSent,
+      onRetry: ({ attempt, delayMs, reason }) =>
+        emit({ type: 'retrying', step: 'put', file: ref, attempt, delayMs, reason }),
+    });
+    emit({ type: 'uploaded', file: ref, ms: Math.round(clock() - started) });
+    return presigned;
+  } catch (err) {
+    throw new StepError(step, err);
+  }
 }
 
 export function reasonOf(err: unknown): string {
@@ -116,6 +134,6 @@ const CONTROLS = new RegExp(CONTROL_CHARACTERS.source, 'g');
  * newline or a tab. Such a file is still uploaded, under its name with each of them as `_`;
  * everything local (the journal, the output) keeps the real name, escaped where printed.
  */
-export function wireFileName(name: string): string {
+function wireFileName(name: string): string {
   return name.replace(CONTROLS, '_');
 }

@@ -1,11 +1,15 @@
-// ls paging and rm outcomes, in-process, with the narrow client functions each command needs.
-import { describe, expect, it } from 'vitest';
-import type { ListParams } from '../../src/api/client.js';
+// ls paging against a real server on 127.0.0.1, and rm outcomes, in-process, with the narrow
+// client functions each command needs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, type ListParams, createApiClient } from '../../src/api/client.js';
+import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { ApiError, NetworkError } from '../../src/api/errors.js';
 import type { ContentItem } from '../../src/api/schemas.js';
 import { runLs } from '../../src/cli/commands/ls.js';
 import { rmOutcome, runRm } from '../../src/cli/commands/rm.js';
 import { EXIT, InterruptedError, UsageError } from '../../src/cli/errors.js';
+import { seedItems } from '../support/seed.js';
+import { type TestServer, startTestServer } from '../support/server.js';
 
 const item = (i: number): ContentItem => ({
   id: `id${i}`,
@@ -16,33 +20,50 @@ const item = (i: number): ContentItem => ({
   createdAt: '2026-01-01T00:00:00Z',
 });
 
-/** A library of n items served like the API: at most 100 per page. */
-function library(n: number) {
-  const calls: ListParams[] = [];
-  return {
-    calls,
-    list: async (q: ListParams) => {
-      calls.push(q);
-      const limit = Number(q.limit ?? 50);
-      const offset = Number(q.offset ?? 0);
-      if (limit > 100) throw new Error('limit above 100 sent to the API');
-      const items = Array.from({ length: Math.max(0, Math.min(limit, n - offset)) }, (_, k) => item(offset + k));
-      return { items, limit, offset, hasMore: offset + items.length < n };
-    },
-  };
-}
+describe('runLs against a real server', () => {
+  let server: TestServer;
+  /** A brand of 10,000 items and one of 30, their ids newest first. */
+  let big: { client: ApiClient; ids: string[] };
+  let small: { client: ApiClient; ids: string[] };
+  beforeAll(async () => {
+    server = await startTestServer();
+    const brand = async (name: string, n: number) => {
+      const key = await server.key(name);
+      const ids = seedItems(server.dataDir, key, n);
+      return { client: createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY }), ids };
+    };
+    big = await brand('big', 10_000);
+    small = await brand('small', 30);
+  }, 120_000);
+  afterAll(async () => {
+    await big?.client.close();
+    await small?.client.close();
+    await server?.dispose();
+  });
 
-describe('runLs', () => {
+  /** The brand's client, every list request it sends recorded. */
+  function recorded(of: { client: ApiClient }) {
+    const calls: ListParams[] = [];
+    return {
+      calls,
+      list: (q: ListParams, o?: { signal?: AbortSignal }) => {
+        calls.push(q);
+        return of.client.list(q, o);
+      },
+    };
+  }
+
   it('one page of 50 by default', async () => {
-    const lib = library(120);
+    const lib = recorded(big);
     const pages: number[] = [];
     const r = await runLs({}, { client: lib, onPage: async (p) => void pages.push(p.length) });
     expect(r).toEqual({ count: 50, hasMore: true });
+    expect(pages).toEqual([50]);
     expect(lib.calls).toEqual([{ limit: 50, offset: 0 }]);
   });
 
-  it('a --limit above 100 is served by several pages', async () => {
-    const lib = library(1000);
+  it('a --limit above 100 is served by several pages (the server refuses a limit above 100)', async () => {
+    const lib = recorded(big);
     const seen: string[] = [];
     const r = await runLs(
       { limit: 250, offset: 10, status: 'draft' },
@@ -55,12 +76,11 @@ describe('runLs', () => {
       [50, 210],
     ]);
     expect(lib.calls.every((c) => c.status === 'draft')).toBe(true);
-    expect(seen[0]).toBe('id10');
-    expect(new Set(seen).size).toBe(250);
+    expect(seen).toEqual(big.ids.slice(10, 260));
   });
 
   it('--all walks to the end page by page, holding one page at a time', async () => {
-    const lib = library(10_000);
+    const lib = recorded(big);
     let count = 0;
     let largest = 0;
     const r = await runLs(
@@ -80,8 +100,11 @@ describe('runLs', () => {
   });
 
   it('stops at the end even when the limit is not reached', async () => {
-    const lib = library(30);
-    expect(await runLs({ limit: 500 }, { client: lib, onPage: async () => {} })).toEqual({ count: 30, hasMore: false });
+    const lib = recorded(small);
+    expect(await runLs({ limit: 500 }, { client: lib, onPage: async () => {} })).toEqual({
+      count: 30,
+      hasMore: false,
+    });
     expect(lib.calls).toHaveLength(1);
   });
 });

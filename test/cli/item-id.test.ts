@@ -11,7 +11,7 @@ import { EXIT, NotFoundError, UsageError } from '../../src/cli/errors.js';
 import { itemsWithPrefix, parseIdInput, resolveItemId } from '../../src/cli/item-id.js';
 import { databasePath } from '../../src/server/db.js';
 import { apiClient, seedShortform } from '../support/cli.js';
-import { runInProcess } from '../support/run-cli.js';
+import { cli as runInProcess } from '../support/cli-in-process.js';
 import { type TestServer, startTestServer } from '../support/server.js';
 
 const ID = '3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11';
@@ -174,7 +174,7 @@ describe('not found in the embedded library', () => {
         ['edit', ID, '--title', 'x'],
         ['show', '3f0c2a4e'],
       ]) {
-        const r = await runInProcess(home, [...argv, '--embedded']);
+        const r = await runInProcess(home, [...argv, '--embedded'], { env: { CONTENTLIB_RETRY_BASE_MS: '0' } });
         expect(r.exitCode, argv.join(' ')).toBe(EXIT.notFound);
         expect(r.stderr).toMatch(/is not in the embedded library|in the embedded library/);
         expect(r.stderr).not.toMatch(/brand|key/i);

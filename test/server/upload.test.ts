@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GB, MB } from '../../src/rules/rules.js';
 import { onS3 } from '../support/backend.js';
+import { startPutDroppingProxy } from '../support/put-dropping-proxy.js';
 import {
   type FileSpec,
   type TestServer,
@@ -397,10 +398,13 @@ describe('shutdown with a half-closing client', () => {
   });
 });
 
-describe('storage PUT faults (test flag)', () => {
+describe('storage PUT cut short (behind a PUT-dropping proxy)', () => {
   it.skipIf(onS3)('drops the first PUT after N bytes; nothing is stored; the retry succeeds', async () => {
     const f = image('f.jpg', 64 * 1024);
-    const fs = await startTestServer({ faults: { dropPutAfterBytes: 1000, count: 1 } });
+    let upstream = '';
+    const proxy = await startPutDroppingProxy(() => upstream, { afterBytes: 1000, count: 1 });
+    const fs = await startTestServer({ publicUrl: proxy.url });
+    upstream = fs.url;
     try {
       const k = await fs.key();
       const p = await presign(fs, k, f);
@@ -409,6 +413,7 @@ describe('storage PUT faults (test flag)', () => {
       expect((await put(p.body.presignedUrl, f)).status).toBe(200);
       expect(await uploadedSize(fs.storage, p.body)).toBe(f.bytes.length);
     } finally {
+      await proxy.close();
       await fs.dispose();
     }
   });

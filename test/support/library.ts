@@ -7,13 +7,14 @@ import type { ApiClient } from '../../src/api/client.js';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import type { EngineDeps, EnginePlan } from '../../src/upload/engine.js';
-import { runUpload } from '../../src/upload/engine.js';
+import { runPlan } from '../../src/upload/engine.js';
 import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
 import type { Journal } from '../../src/upload/journal.js';
 import { openJournal } from '../../src/upload/journal.js';
 import type { PlanOptions } from '../../src/upload/plan.js';
-import { buildPlan, formatProblem } from '../../src/upload/plan.js';
+import { buildPlan, formatProblem, readyItems } from '../../src/upload/plan.js';
 import { FIXTURES } from './paths.js';
+import { startPutDroppingProxy } from './put-dropping-proxy.js';
 import { type TestServerOptions, startTestServer } from './server.js';
 
 export interface Library {
@@ -22,6 +23,8 @@ export interface Library {
   client: ApiClient;
   /** The server's clock (real time unless advanced). */
   clock: { advance(ms: number): void };
+  /** Runs the server's sweeper once now. */
+  sweep(): Promise<unknown>;
   journal(): Promise<Journal>;
   upload(
     plan: EnginePlan,
@@ -35,11 +38,26 @@ export interface Library {
   dispose(): Promise<void>;
 }
 
-export async function startLibrary(opts: TestServerOptions = {}): Promise<Library> {
+export interface LibraryOptions extends TestServerOptions {
+  /** The first `count` storage PUT bodies reaching `afterBytes` lose their connection (test/support/put-dropping-proxy.ts). */
+  dropPuts?: { afterBytes: number; count: number };
+}
+
+export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> {
+  const { dropPuts, ...serverOpts } = opts;
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-engine-'));
   const dataDir = join(dir, 'data');
   await mkdir(dataDir);
-  const server = await startTestServer({ dataDir, clock: 'real', onInternalError: (e) => console.error(e), ...opts });
+  let upstream = '';
+  const proxy = dropPuts ? await startPutDroppingProxy(() => upstream, dropPuts) : undefined;
+  const server = await startTestServer({
+    dataDir,
+    clock: 'real',
+    onInternalError: (e) => console.error(e),
+    ...(proxy ? { publicUrl: proxy.url } : {}),
+    ...serverOpts,
+  });
+  upstream = server.url;
   const key = await server.key();
   const client = createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY });
   let journal: Journal | undefined;
@@ -48,11 +66,12 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
     url: server.url,
     client,
     clock: server.clock,
+    sweep: () => server.sweep(),
     journal: async () => (journal ??= await openJournal(join(dir, 'state'), 'test-target')),
     async upload(plan, overrides = {}, onEvent) {
       const events: UploadEvent[] = [];
       const controller = new AbortController();
-      const summary = await runUpload(
+      const summary = await runPlan(
         plan,
         {
           api: client,
@@ -89,6 +108,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
     },
     async dispose() {
       await client.close();
+      await proxy?.close();
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
@@ -100,7 +120,7 @@ export async function startLibrary(opts: TestServerOptions = {}): Promise<Librar
 export async function plan(inputs: string[], options: PlanOptions = {}, cwd = FIXTURES): Promise<EnginePlan> {
   const p = await buildPlan(inputs, options, { cwd });
   if (p.problems.length) throw new Error(`plan problems:\n${p.problems.map(formatProblem).join('\n')}`);
-  return p;
+  return { items: readyItems(p) };
 }
 
 /** Copies fixtures into a fresh temp folder (tests that modify or add files use it). */

@@ -146,7 +146,6 @@ const THUMBNAILS: Case[] = [
 // prettier-ignore
 const INPUTS: Case[] = [
   ['no media found', { inputs: ['d'] }, [], ['d: nothing to upload: no video or image was found; name mp4, mov, jpg, png or webp files, folders holding them, or a glob']],
-  ['no paths', { inputs: [] }, [], ['upload: nothing to upload; name files, folders or globs, or use --manifest FILE']],
 ];
 
 // prettier-ignore
@@ -155,7 +154,8 @@ const MANIFESTS: Case[] = [
   ['an item of a video and an image', { manifest: [item(2, [video('v1.mp4', 5), image('i1.jpg')])] }, [], ['m.json item 2: mixes videos and images in one item; give each video its own item, and the images of a carousel another']],
   ['an item of 2 videos', { manifest: [item(3, [video('v2.mp4', 5), video('v3.mp4', 5)])] }, [], ['m.json item 3: lists 2 videos in one item; give each video its own item']],
   ['a video with "to"', { manifest: [item(4, [video('v4.mp4', 5)], { to: ID })] }, ['shortform m.json item 4: v4.mp4'], ['m.json item 4: "to" appends images to a carousel; this item is a video; remove "to" from this item']],
-  ['a carousel with a thumbnail', { manifest: [item(5, images('s', 2, 'jpg'), { thumbnail: join(CWD, 'i4.jpg') })] }, ['carousel m.json item 5: 1.jpg 2.jpg'], ['m.json item 5: "thumbnail" is for video items; this item is a carousel; remove "thumbnail" from this item']],
+  ['a carousel with a thumbnail', { manifest: [{ ...item(5, images('s', 2, 'jpg'), { thumbnail: join(CWD, 'i4.jpg') }), thumbnail: image('i4.jpg') }] }, ['carousel m.json item 5: 1.jpg 2.jpg + i4.jpg'], []],
+  ['"to" with a thumbnail', { manifest: [{ ...item(8, [image('i6.jpg')], { to: ID, thumbnail: join(CWD, 'i4.jpg') }), thumbnail: image('i4.jpg') }] }, ['carousel m.json item 8: i6.jpg'], ['m.json item 8: a thumbnail does not apply when appending to an existing carousel; remove "thumbnail", or set it with: contentlib edit <id> --thumbnail IMG']],
   ['"to" with metadata', { manifest: [item(6, [image('i5.jpg')], { to: ID, metadata: { title: 'x' } })] }, ['carousel m.json item 6: i5.jpg'], ['m.json item 6: metadata does not apply when appending to an existing carousel; remove the metadata, or change it with: contentlib edit <id>']],
   ['a file in 2 items', { manifest: [item(5, [image('i2.jpg'), image('i3.jpg')]), item(7, [image('i2.jpg'), image('i4.jpg')])] }, ['carousel m.json item 5: i2.jpg i3.jpg', 'carousel m.json item 7: i2.jpg i4.jpg'], ['m.json item 7: lists i2.jpg, which m.json item 5 lists too; list each file once']],
   ['paths beside a manifest', { manifest: [item(1, [video('v.mp4', 5)])], inputs: ['v.mp4'] }, ['shortform m.json item 1: v.mp4'], ['--manifest: a manifest lists every file; paths were given too; put the files in the manifest, or leave out --manifest']],

@@ -77,7 +77,7 @@ describe('upload engine', () => {
 
   it('survives connections dropped mid-PUT: every item is created exactly once', async () => {
     // Each of the 3 faults drops one PUT whose body reaches 100 bytes (every demo file does).
-    lib = await startLibrary({ faults: { dropPutAfterBytes: 100, count: 3 } });
+    lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 3 } });
     const { summary, events } = await lib.upload(await plan(['demo']));
     expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
     expect(ofType(events, 'retrying')).toHaveLength(3);
@@ -87,7 +87,7 @@ describe('upload engine', () => {
   });
 
   it('gives up after the retry budget and leaves no item behind', async () => {
-    lib = await startLibrary({ faults: { dropPutAfterBytes: 100, count: 100 } });
+    lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 100 } });
     const { summary, events } = await lib.upload(await plan(['video/clip-5s.mp4']));
     expect(summary.items[0]).toMatchObject({ status: 'failed' });
     expect(summary.items[0]!.message).toMatch(/connection reset/);
@@ -112,6 +112,43 @@ describe('upload engine', () => {
     expect(summary.items[0]).toMatchObject({ status: 'created' });
     expect(presigns).toBe(2);
     expect(ofType(events, 'retrying')[0]!.reason).toMatch(/expired/);
+    expect(await l.items()).toHaveLength(1);
+  });
+
+  it('sends a file again when its upload was swept before its complete (its URL expired meanwhile)', async () => {
+    lib = await startLibrary();
+    const l = lib;
+    let completes = 0;
+    // Before the first complete reaches the server, the clock passes the URL's expiry and the
+    // sweeper's grace, and the sweeper runs: the upload the file was PUT for is gone.
+    const api = {
+      ...l.client,
+      complete: async (...args: Parameters<typeof l.client.complete>) => {
+        if (++completes === 1) {
+          l.clock.advance(3 * 3600_000);
+          expect(await l.sweep()).toMatchObject({ uploads: 1 });
+        }
+        return l.client.complete(...args);
+      },
+    };
+    const { summary, events } = await l.upload(await plan(['video/clip-5s.mp4']), { api });
+    expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+    expect(completes).toBe(2);
+    expect(ofType(events, 'started')).toHaveLength(2);
+    expect(ofType(events, 'failed')).toHaveLength(0);
+    expect(await l.items()).toHaveLength(1);
+    // Once only: an upload gone again is a failure, not a loop.
+    const again = {
+      ...l.client,
+      complete: async (...args: Parameters<typeof l.client.complete>) => {
+        l.clock.advance(3 * 3600_000);
+        await l.sweep();
+        return l.client.complete(...args);
+      },
+    };
+    const second = await l.upload(await plan(['video/clip-5s.mp4']), { api: again, force: true });
+    expect(second.summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(ofType(second.events, 'failed')[0]).toMatchObject({ step: 'complete', code: 'invalid_upload' });
     expect(await l.items()).toHaveLength(1);
   });
 

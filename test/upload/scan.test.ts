@@ -373,7 +373,7 @@ describe('--manifest', () => {
         { files: ['v2.mp4', 'v3.mp4'] },
         { files: ['v4.mp4'], to: CAROUSEL_ID },
         { files: ['i2.jpg', 'i3.jpg'], thumbnail: 'i4.jpg' },
-        { files: ['i5.jpg'], to: CAROUSEL_ID, title: 'x' },
+        { files: ['i5.jpg'], to: CAROUSEL_ID, title: 'x', thumbnail: 'i4.jpg' },
         { files: ['i2.jpg', 'i4.jpg'] },
       ]),
     });
@@ -382,9 +382,62 @@ describe('--manifest', () => {
       'm.json item 2: mixes videos and images in one item; give each video its own item, and the images of a carousel another',
       'm.json item 3: lists 2 videos in one item; give each video its own item',
       'm.json item 4: "to" appends images to a carousel; this item is a video; remove "to" from this item',
-      'm.json item 5: "thumbnail" is for video items; this item is a carousel; remove "thumbnail" from this item',
+      'm.json item 6: a thumbnail does not apply when appending to an existing carousel; remove "thumbnail", or set it with: contentlib edit <id> --thumbnail IMG',
       'm.json item 6: metadata does not apply when appending to an existing carousel; remove the metadata, or change it with: contentlib edit <id>',
       'm.json item 7: lists i2.jpg, which m.json item 5 lists too; list each file once',
     ]);
+  });
+});
+
+describe('an export folder (contentlib export)', () => {
+  it('is read by its contentlib.json: order, types, thumbnails, and the names the library knew', async () => {
+    await layout({
+      'backup/a1/01-z.jpg': 'image/photo.jpg',
+      'backup/a1/02-a.png': 'image/photo.png',
+      'backup/a1/carousel.json': json({ title: 'Stills', status: 'published' }),
+      'backup/a1/thumbnail.webp': 'image/photo.webp',
+      'backup/b2/clip.mp4': 'video/clip-5s.mp4',
+      'backup/b2/clip.mp4.json': json({ title: 'Clip', hashtags: ['x'] }),
+      'backup/manifest.jsonl': Buffer.from('{"kind":"run"}\n'),
+      'backup/contentlib.json': json({
+        items: [
+          {
+            files: [
+              { path: 'a1/01-z.jpg', fileName: 'z.jpg' },
+              { path: 'a1/02-a.png', fileName: 'a.png' },
+            ],
+            type: 'carousel',
+            thumbnail: 'a1/thumbnail.webp',
+            original: { id: 'a1', createdAt: '2026-01-01T00:00:00.000Z' },
+          },
+          { files: ['b2/clip.mp4'], type: 'longform', original: { id: 'b2' } },
+        ],
+      }),
+    });
+    const p = await plan(['backup']);
+    expect(lines(p)).toEqual([]);
+    expect(p.skipped).toEqual([]);
+    expect(p.items.map((i) => [i.type, i.source, i.files.map((f) => f.name), i.thumbnail?.name, i.metadata])).toEqual([
+      [
+        'carousel',
+        'backup/contentlib.json item 1',
+        ['z.jpg', 'a.png'],
+        'thumbnail.webp',
+        { title: 'Stills', status: 'published' },
+      ],
+      ['longform', 'backup/contentlib.json item 2', ['clip.mp4'], undefined, { title: 'Clip', hashtags: ['x'] }],
+    ]);
+  });
+
+  it('a contentlib.json that is a carousel sidecar (a folder named contentlib) is read as one', async () => {
+    await layout({
+      'contentlib/1.jpg': 'image/photo.jpg',
+      'contentlib/2.png': 'image/photo.png',
+      'contentlib/contentlib.json': json({ title: 'Named after its folder' }),
+    });
+    const p = await plan(['contentlib']);
+    expect(lines(p)).toEqual([]);
+    expect(summary(p)).toEqual(['carousel contentlib: 1.jpg 2.png']);
+    expect(p.items[0]!.metadata.title).toBe('Named after its folder');
   });
 });

@@ -94,7 +94,7 @@ export async function editCommand(
   };
   // --thumbnail: the image is checked against the thumbnail rule before anything is sent.
   const thumb = thumbnail === undefined ? undefined : await inspectThumbnail(thumbnail);
-  if (thumb && thumb.problems.length > 0)
+  if (thumb && !thumb.ok)
     throw new RejectedFilesError(thumb.problems.map(formatProblem), thumbnailHint, 'the item was not changed');
   // Flags alone must make a valid change before the API (or the embedded server) is opened;
   // a placeholder stands for the thumbnail's key, which exists only after its upload.

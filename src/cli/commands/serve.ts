@@ -6,6 +6,7 @@ import type { DrainOptions, LogFormat, StartServerOptions } from '../../server/i
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { UsageError } from '../errors.js';
+import { parseDuration } from '../flags.js';
 import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 export interface ServeFlags {
@@ -18,15 +19,13 @@ export interface ServeFlags {
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
-  faultDropPutAfter?: string;
-  faultCount?: string;
-  faultWriteError?: string;
   logLevel?: string;
   logFormat?: string;
   metrics?: boolean;
   metricsPort?: string;
   drainGrace?: string;
   drainTimeout?: string;
+  auditRetention?: string;
 }
 
 /** Written here rather than imported, so that `serve --help` does not load pino. */
@@ -90,11 +89,8 @@ export function serveOptions(
     o.storageUrl = storageUrl;
   }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
-  if (flags.faultWriteError !== undefined) {
-    if (!/^E[A-Z]+$/.test(flags.faultWriteError))
-      throw new UsageError(`--fault-write-error must be an errno code such as ENOSPC, not "${flags.faultWriteError}"`);
-    o.writeError = flags.faultWriteError;
-  }
+  if (flags.auditRetention !== undefined)
+    o.auditRetentionSeconds = parseDuration('--audit-retention')(flags.auditRetention);
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {
@@ -104,14 +100,6 @@ export function serveOptions(
       max: wholeNumber('--rate-limit N', m[1]!, 1),
       windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1),
     };
-  }
-  if (flags.faultDropPutAfter !== undefined) {
-    o.faults = {
-      dropPutAfterBytes: wholeNumber('--fault-drop-put-after', flags.faultDropPutAfter, 1),
-      count: wholeNumber('--fault-count', flags.faultCount ?? '1', 1),
-    };
-  } else if (flags.faultCount !== undefined) {
-    throw new UsageError('--fault-count needs --fault-drop-put-after');
   }
   const level = flags.logLevel ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level))

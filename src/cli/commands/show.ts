@@ -9,7 +9,7 @@ import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 
 export const EMBEDDED_URL_NOTE =
-  'Note: these URLs stop working when this command ends (the embedded library is served only while a command runs). To open them, serve the library with contentlib serve; see "The embedded server" in the README.';
+  'Note: these URLs stop working when this command ends (the embedded library is served only while a command runs). To look at the item, run contentlib show ID --web; to fetch the files from elsewhere, see "The embedded server" in the README.';
 
 export async function runShow(
   id: string,
@@ -18,8 +18,14 @@ export async function runShow(
   return deps.client.get(id, { signal: deps.signal });
 }
 
-/** `contentlib show <id>`. */
-export async function showCommand(ctx: CliContext, globals: GlobalOptions, id: string): Promise<void> {
+/** `contentlib show <id>`; with --web, the item's page in `contentlib browse` instead. */
+export async function showCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  id: string,
+  opts: { web?: boolean } = {},
+): Promise<void> {
+  if (opts.web) return showOnWeb(ctx, globals, id);
   const sel = jsonSelection(globals, ITEM_FIELDS, 'show');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
   parseIdInput(id);
@@ -32,4 +38,15 @@ export async function showCommand(ctx: CliContext, globals: GlobalOptions, id: s
   // The embedded server stops with this command, and its URLs with it: say so to a person
   // (scripts get the bare output; the README's "embedded server" part tells them the same).
   if (target.embedded && ctx.io.stderrIsTTY && response.item.fileUrl) ctx.io.stderr.write(`${EMBEDDED_URL_NOTE}\n`);
+}
+
+/**
+ * `show ID --web`: the item must exist (an unknown id is the same error as show's), then browse
+ * runs on its page. Browse is loaded only here, when --web asks for it (a choice made at run time).
+ */
+async function showOnWeb(ctx: CliContext, globals: GlobalOptions, id: string): Promise<void> {
+  const { client } = await openApi(ctx, globals);
+  await interruptible(ctx, () => runShow(id, { client, signal: ctx.signal }));
+  const { browseCommand } = await import('./browse.js');
+  await browseCommand(ctx, globals, {}, `/items/${encodeURIComponent(id)}`);
 }

@@ -1,20 +1,23 @@
 // contentlib upload <paths…>: files, folders and globs (or a --manifest) become items. Every
 // file is checked first and every problem reported at once (exit 2, nothing sent); then the
 // engine streams them with progress, retries and a journal that makes re-runs safe.
+import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
-import { runUpload } from '../../upload/engine.js';
+import { type EngineApi, runPlan } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
 import { lockJournal } from '../../upload/journal-lock.js';
-import { journalTargetId, openJournal } from '../../upload/journal.js';
-import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem } from '../../upload/plan.js';
+import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
+import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem, readyItems } from '../../upload/plan.js';
 import { checkAppendTargets } from '../../upload/preflight.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { keyRejectedError } from '../error-messages.js';
+import { keyRejectedError, scopeRefusedError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
+import type { IO } from '../io.js';
 import { applyPlatformFlags, hashtagsFlag } from '../metadata-flags.js';
-import { checkJq, formatJson, jsonSelection } from '../output/json.js';
+import { type JsonSelection, checkJq, formatJson, jsonSelection } from '../output/json.js';
 import { createProgress, progressKind } from '../output/progress.js';
+import type { ProgressListener } from '../output/progress-shared.js';
 import { printPlan } from '../output/upload-plan.js';
 import { reportRefusedPlanJson, reportSkipped } from '../output/upload-skips.js';
 
@@ -55,12 +58,14 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   // The summary above already said "Interrupted." and what was and was not created: once is enough.
   if (summary.interrupted) return new InterruptedError('');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
-  if (summary.keyRejected) return keyRejectedError(baseUrl);
+  const refused = () =>
+    summary.missingScope !== undefined ? scopeRefusedError(baseUrl, summary.missingScope) : keyRejectedError(baseUrl);
+  if (summary.keyRejected) return refused();
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
-  if (!something && bad.every((o) => o.keyRejected)) return keyRejectedError(baseUrl);
+  if (!something && bad.every((o) => o.keyRejected)) return refused();
   const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
   if (!something) {
     return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, {
@@ -71,119 +76,113 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
 }
 
-/** The API, the journal of its library, and the checks that need the service (--to). */
-async function openTarget(plan: UploadPlan, flags: UploadFlags, ctx: CliContext, globals: GlobalOptions) {
-  const { client, target } = await openApi(ctx, globals, { writes: true });
-  const targetId = journalTargetId(target.library.where, target.library.who);
-  // Another upload to this library first finishes; then its journal says what to skip.
-  const lock = await lockJournal(ctx.paths.state, targetId, {
-    sleep: ctx.sleep,
-    signal: ctx.signal,
-    onWait: (pid) =>
-      ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
-  });
-  ctx.onClose(() => lock.release());
-  const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
-  ctx.onClose(() => journal.close());
-  if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
-
-  const remote = await checkAppendTargets(
-    plan.items.map((item) => ({
-      contentItemId: item.contentItemId,
-      source: item.source,
-      // Counted only for --to (a journal lookup per file).
-      newFiles:
-        flags.force || !item.contentItemId
-          ? item.files.length
-          : item.files.filter((f) => journal.completedItem(f) !== item.contentItemId).length,
-    })),
-    client,
-    ctx.signal,
-  );
-  if (remote.length > 0)
-    throw new RejectedFilesError(
-      remote,
-      'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
-    );
-  return { client, journal, baseUrl: target.baseUrl, target: target.info };
+/** The library an upload writes to, opened only for a plan that is good to send. */
+export interface OpenedLibrary {
+  api: EngineApi;
+  /** Its journal, locked for this run. */
+  journal: Journal;
+  /** Draws the engine's events: bars, plain lines or NDJSON. */
+  progress: ProgressListener;
 }
 
-export async function runUploadCommand(
-  paths: string[],
-  flags: UploadFlags,
-  ctx: CliContext,
-  globals: GlobalOptions,
-  cwd: string,
-): Promise<UploadResult> {
+export interface UploadOptions extends UploadFlags {
+  paths: string[];
+  /** --json / --json FIELDS / --jq: NDJSON events, a JSON plan. */
+  json?: JsonSelection;
+  /** --verbose: list the files an earlier run uploaded one by one. */
+  verbose?: boolean;
+}
+
+export interface UploadDeps {
+  io: IO;
+  /**
+   * Opens the library: its API, its journal and the progress renderer. Called once the plan is
+   * good to send, never for a refused plan or --dry-run, so those touch no library at all.
+   */
+  open: () => Promise<OpenedLibrary>;
+  now: () => Date;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Ctrl-C. */
+  signal: AbortSignal;
+  /** What relative paths are relative to. */
+  cwd: string;
+  policy: RetryPolicy;
+}
+
+/**
+ * `contentlib upload`, without the process: plans (every problem reported at once, exit 2,
+ * nothing sent), prints the plan for --dry-run, else opens the library, checks --to and sends.
+ * Returns what happened; what the outcome means for the exit code is `outcomeError`'s.
+ */
+export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<UploadResult> {
+  const { io } = deps;
+  const sel = o.json;
   // Plain `contentlib upload` is a question, not a rejected file: answer with what to type.
-  if (paths.length === 0 && !flags.manifest) {
+  if (o.paths.length === 0 && !o.manifest) {
     throw new UsageError(
       'Nothing to upload: name files, folders or globs (or --manifest FILE).',
       'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
     );
   }
-  const sel = jsonSelection(globals, undefined, 'upload');
-  if (sel?.jq !== undefined) await checkJq(sel.jq);
   const plan = await buildPlan(
-    paths,
+    o.paths,
     {
-      type: flags.type,
-      carousel: flags.carousel,
-      to: flags.to,
-      metadata: await metadataFromFlags(flags),
-      manifest: flags.manifest,
-      thumbnail: flags.thumbnail,
-      strict: flags.strict,
+      type: o.type,
+      carousel: o.carousel,
+      to: o.to,
+      metadata: await metadataFromFlags(o),
+      manifest: o.manifest,
+      thumbnail: o.thumbnail,
+      strict: o.strict,
     },
-    { cwd },
+    { cwd: deps.cwd },
   );
-  const skipOutput = sel ? 'json' : ctx.io.stderrIsTTY ? 'tty' : 'plain';
+  const skipOutput = sel ? 'json' : io.stderrIsTTY ? 'tty' : 'plain';
   // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
   const line = (v: object) => formatJson(v, sel ?? {}, false);
   if (plan.problems.length > 0) {
     // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
-    if (sel) await reportRefusedPlanJson(ctx.io, plan, line);
-    else await reportSkipped(ctx.io, skipOutput, plan.skipped);
+    if (sel) await reportRefusedPlanJson(io, plan, line);
+    else await reportSkipped(io, skipOutput, plan.skipped);
     throw new RejectedFilesError(
       plan.problems.map(formatProblem),
       'Fix these and run the command again; see contentlib upload --help for the rules.',
     );
   }
-  if (!sel) for (const w of plan.warnings) ctx.io.stderr.write(`Note: ${formatProblem(w)}\n`);
-  if (flags.dryRun) {
+  if (!sel) for (const w of plan.warnings) io.stderr.write(`Note: ${formatProblem(w)}\n`);
+  if (o.dryRun) {
     // --json prints one plan object, which lists the skipped files itself.
-    if (!sel) await reportSkipped(ctx.io, skipOutput, plan.skipped);
-    await printPlan(ctx.io, sel ? 'json' : ctx.io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
+    if (!sel) await reportSkipped(io, skipOutput, plan.skipped);
+    await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
     return { kind: 'dry-run', plan };
   }
-  if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
-  await reportSkipped(ctx.io, skipOutput, plan.skipped, line);
+  if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+  await reportSkipped(io, skipOutput, plan.skipped, line);
 
-  const { client, journal, baseUrl, target } = await interruptible(
-    ctx,
-    () => openTarget(plan, flags, ctx, globals),
+  const { api, journal, progress } = await interruptible(
+    deps,
+    async () => {
+      const library = await deps.open();
+      await checkAppendTo(plan, o, library, deps.signal);
+      return library;
+    },
     'Interrupted before anything was uploaded.',
   );
-  const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
-    target,
-    ...(sel ? { json: sel } : {}),
-    heartbeatMs: heartbeatMs(ctx.env),
-  });
   let summary: UploadSummary;
   try {
-    summary = await runUpload(
-      plan,
+    summary = await runPlan(
+      { items: readyItems(plan) },
       {
-        api: client,
+        api,
         journal,
-        concurrency: flags.concurrency,
-        force: Boolean(flags.force),
+        concurrency: o.concurrency,
+        force: Boolean(o.force),
         // Listed one by one only where someone reads them one by one: NDJSON, or a log with --verbose.
-        reportSkippedFiles: Boolean(sel) || Boolean(globals.verbose),
-        signal: ctx.signal,
-        now: ctx.now,
-        sleep: ctx.sleep,
-        policy: retryPolicy(ctx.env),
+        reportSkippedFiles: Boolean(sel) || Boolean(o.verbose),
+        signal: deps.signal,
+        now: deps.now,
+        sleep: deps.sleep,
+        policy: deps.policy,
       },
       (event) => progress.onEvent(event),
     );
@@ -192,18 +191,36 @@ export async function runUploadCommand(
     await progress.stop().catch(() => {});
     // The engine reports every item's own failure in its summary; what it throws comes from
     // reading the journal and checking its items, before any transfer.
-    if (ctx.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
+    if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
   // What only the plan knows: which items were appended to an existing carousel, and what was skipped.
-  for (const o of summary.items) if (plan.items[o.index]?.contentItemId) o.appended = true;
+  for (const item of summary.items) if (plan.items[item.index]?.contentItemId) item.appended = true;
   summary.skippedFiles = plan.skipped.length;
   await progress.finish(summary);
-  if (ctx.env.CONTENTLIB_REPORT_RSS)
-    ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
-  const failure = outcomeError(summary, baseUrl);
-  if (failure) throw failure;
   return { kind: 'uploaded', summary };
+}
+
+/** --to (or a manifest's "to"): the carousel exists, is one, and has room; checked before a byte is sent. */
+async function checkAppendTo(plan: UploadPlan, o: UploadOptions, library: OpenedLibrary, signal: AbortSignal) {
+  const remote = await checkAppendTargets(
+    plan.items.map((item) => ({
+      contentItemId: item.contentItemId,
+      source: item.source,
+      // Counted only for --to (a journal lookup per file).
+      newFiles:
+        o.force || !item.contentItemId
+          ? item.files.length
+          : item.files.filter((f) => library.journal.completedItem(f) !== item.contentItemId).length,
+    })),
+    library.api,
+    signal,
+  );
+  if (remote.length > 0)
+    throw new RejectedFilesError(
+      remote,
+      'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
+    );
 }
 
 /**
@@ -215,12 +232,62 @@ export function heartbeatMs(env: NodeJS.ProcessEnv): number {
   return raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 10_000;
 }
 
-/** `contentlib upload [paths...]`, from the working directory. */
+/**
+ * The library of the command's target: the API (the embedded server started if that is the
+ * target), its journal locked for this run (another upload to it first finishes), and the
+ * renderer the output calls for. Everything is closed through ctx.onClose.
+ */
+async function openLibrary(ctx: CliContext, globals: GlobalOptions, sel: JsonSelection | undefined) {
+  const { client, target } = await openApi(ctx, globals, { writes: true });
+  const targetId = journalTargetId(target.library.where, target.library.who);
+  const lock = await lockJournal(ctx.paths.state, targetId, {
+    sleep: ctx.sleep,
+    signal: ctx.signal,
+    onWait: (pid) =>
+      ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
+  });
+  ctx.onClose(() => lock.release());
+  const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
+  ctx.onClose(() => journal.close());
+  if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
+  const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
+    target: target.info,
+    ...(sel ? { json: sel } : {}),
+    heartbeatMs: heartbeatMs(ctx.env),
+  });
+  return { api: client, journal, progress, baseUrl: target.baseUrl };
+}
+
+/** `contentlib upload [paths...]`: opens what runUpload needs and reports its outcome. */
 export async function uploadCommand(
   ctx: CliContext,
   globals: GlobalOptions,
   paths: string[],
-  opts: UploadFlags,
-): Promise<void> {
-  await runUploadCommand(paths, opts, ctx, globals, process.cwd());
+  flags: UploadFlags,
+): Promise<UploadResult> {
+  const json = jsonSelection(globals, undefined, 'upload');
+  if (json?.jq !== undefined) await checkJq(json.jq);
+  let baseUrl = '';
+  const result = await runUpload(
+    { ...flags, paths, ...(json ? { json } : {}), verbose: Boolean(globals.verbose) },
+    {
+      io: ctx.io,
+      open: async () => {
+        const library = await openLibrary(ctx, globals, json);
+        baseUrl = library.baseUrl;
+        return library;
+      },
+      now: ctx.now,
+      sleep: ctx.sleep,
+      signal: ctx.signal,
+      cwd: ctx.cwd,
+      policy: retryPolicy(ctx.env),
+    },
+  );
+  if (result.kind !== 'uploaded') return result;
+  if (ctx.env.CONTENTLIB_REPORT_RSS)
+    ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
+  const failure = outcomeError(result.summary, baseUrl);
+  if (failure) throw failure;
+  return result;
 }

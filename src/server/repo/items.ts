@@ -178,10 +178,6 @@ export function itemsRepository(db: Db) {
     db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE id = ? AND brand_id = ?`).run(...args, id, brandId);
   }
 
-  function touch(id: string, at: string): void {
-    db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(at, id);
-  }
-
   function remove(brandId: string, id: string): boolean {
     return db.prepare('DELETE FROM items WHERE id = ? AND brand_id = ?').run(id, brandId).changes === 1;
   }
@@ -208,7 +204,7 @@ export function itemsRepository(db: Db) {
     );
   }
 
-  /** Appends an image at the next 0-based position (call inside a transaction). */
+  /** Appends an image at the next 0-based position and touches the item (call inside a transaction). */
   function addFile(f: Omit<FileRow, 'sortOrder'>): FileRow {
     const { next } = db
       .prepare('SELECT COALESCE(MAX(sort_order) + 1, 0) AS next FROM carousel_files WHERE item_id = ?')
@@ -219,13 +215,10 @@ export function itemsRepository(db: Db) {
       `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.createdAt);
+    db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(f.createdAt, f.itemId);
     return { ...f, sortOrder: next };
   }
 
-  function fileCount(itemId: string): number {
-    return (db.prepare('SELECT COUNT(*) AS n FROM carousel_files WHERE item_id = ?').get(itemId) as { n: number }).n;
-  }
-
-  return { get, create, list, update, touch, remove, files, file, addFile, fileCount };
+  return { get, create, list, update, remove, files, file, addFile };
 }
 export type ItemsRepository = ReturnType<typeof itemsRepository>;

@@ -11,7 +11,6 @@ export interface Upload {
   fileName: string;
   contentType: string;
   fileSize: number;
-  type: ContentType;
   thumbnail: boolean;
   /** Unix ms after which the presigned URL is refused. */
   expiresAt: number;
@@ -24,8 +23,14 @@ export interface Upload {
   keyId: string | null;
 }
 
+/**
+ * A presigned upload's row. `type` is the type presign resolved: the column is NOT NULL (and
+ * migrations only add), so it is written, but nothing reads it: complete is told the type again.
+ */
+export type NewUpload = Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'> & { type: ContentType };
+
 const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
-  content_type AS contentType, file_size AS fileSize, type, thumbnail, expires_at AS expiresAt,
+  content_type AS contentType, file_size AS fileSize, thumbnail, expires_at AS expiresAt,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
   file_record_id AS fileRecordId, key_id AS keyId`;
 
@@ -34,7 +39,7 @@ export const NEW_UPLOAD_COLUMNS =
   'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id';
 
 /** A new upload's values, in the order of NEW_UPLOAD_COLUMNS (thumbnail as a boolean). */
-export function newUploadValues(u: Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>): unknown[] {
+export function newUploadValues(u: NewUpload): unknown[] {
   return [
     u.key,
     u.fileId,
@@ -63,10 +68,11 @@ export function uploadsRepository(db: Db) {
   const openByFileId = db.prepare(
     `SELECT ${COLUMNS} FROM uploads
       WHERE file_id = ? AND completed_at IS NULL AND item_id IS NULL
-        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id AND k.revoked_at IS NOT NULL)`,
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id
+                          AND (k.revoked_at IS NOT NULL OR k.expires_at <= ?))`,
   );
 
-  function insert(u: Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'>): void {
+  function insert(u: NewUpload): void {
     // SQLite keeps booleans as 0 and 1.
     const values = newUploadValues(u).map((v) => (typeof v === 'boolean' ? Number(v) : v));
     db.prepare(`INSERT INTO uploads (${NEW_UPLOAD_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(
@@ -83,8 +89,8 @@ export function uploadsRepository(db: Db) {
    * The upload a presigned PUT may still write: not completed, not attached as a thumbnail, and
    * its API key not revoked. Null once complete, PATCH, DELETE, the sweeper or revocation closed it.
    */
-  function openForPut(fileId: string): Upload | null {
-    return toUpload(openByFileId.get(fileId) as Record<string, unknown> | undefined);
+  function openForPut(fileId: string, at: string): Upload | null {
+    return toUpload(openByFileId.get(fileId, at) as Record<string, unknown> | undefined);
   }
 
   function get(key: string): Upload | null {

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } from '../../api/schemas.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
+import { actorOf } from '../auth.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
-import { type UrlSigner, presentFile, presentItem, urlSigner } from '../present.js';
-import type { Caller } from '../repo/keys.js';
+import { presentFile, presentOne, urlSigner } from '../present.js';
+import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
@@ -20,23 +21,22 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
     const parsed = CompleteRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidRequest(parsed.error, 'the complete request');
     const body = parsed.data;
+    const actor = actorOf(request);
     // Completes of one key run one after another: a repeat sees the first one's item.
-    return s.oneAtATime(body.key, () => completeUpload(s, caller, body));
+    return s.oneAtATime(body.key, () => completeUpload(s, caller, actor, body));
   });
 }
 
-async function completeUpload(s: Services, caller: Caller, body: CompleteRequest) {
-  const url = urlSigner(s);
+async function completeUpload(
+  s: Services,
+  caller: Caller,
+  actor: Actor,
+  body: CompleteRequest,
+): Promise<CompleteResponse> {
   const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
-  if (upload.completedAt) return previousResult(s, caller, upload, url);
-
-  const violations = checkFile(body.type, body.contentType, body.fileSize);
-  if (violations.length > 0) throw violationError(violations[0]!);
-  if (body.contentItemId) await carouselTarget(s, caller, body);
-
-  const durationSeconds = await checkAndPromote(s, upload, body);
-
-  // One transaction, re-checking what a concurrent call (on any instance) may have changed.
+  // A key completed before answers with its item and file record, whatever else the request says.
+  const durationSeconds = upload.completedAt ? null : await checkUpload(s, caller, upload, body);
+  // One transaction, re-checking what a concurrent call (on any instance) or the sweeper changed.
   const result = await s.repo.complete({
     brandId: caller.brandId,
     key: upload.key,
@@ -51,35 +51,49 @@ async function completeUpload(s: Services, caller: Caller, body: CompleteRequest
     newFileId: randomUUID(),
     maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
     at: s.deps.now().toISOString(),
+    actor,
   });
-  // The carousel may have been deleted, or filled, while the bytes were being checked.
-  if (result.kind === 'not_found')
-    throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
-  if (result.kind === 'carousel_full') {
-    checkRoom(TYPE_RULES.carousel.maxFiles, body.contentItemId!);
-    throw new Error('complete: carousel_full below the maximum');
+  switch (result.kind) {
+    case 'done': {
+      const url = urlSigner(s);
+      return {
+        item: await presentOne(s, caller.brandId, result.item, url),
+        contentItemId: result.item.id,
+        ...(result.file ? { file: await presentFile(result.file, url) } : {}),
+      };
+    }
+    case 'upload_gone':
+      throw unknownUpload();
+    // The carousel was deleted, or filled, while the bytes were being checked.
+    case 'carousel_gone':
+      throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
+    case 'carousel_full':
+      throw apiError(
+        'carousel_full',
+        `carousel ${body.contentItemId} already has ${TYPE_RULES.carousel.maxFiles} images, the maximum; start a new carousel for more`,
+      );
   }
-  const item = await s.repo.getItem(caller.brandId, result.itemId);
-  // Deleted between the commit and this read: the same answer a later GET would give.
-  if (!item) throw apiError('not_found', `no content item ${result.itemId}; it was deleted meanwhile`);
-  const file = result.fileId ? await s.repo.file(result.fileId) : null;
-  return {
-    item: await presentItem(item, url),
-    contentItemId: item.id,
-    ...(file ? { file: await presentFile(file, url) } : {}),
-  } satisfies CompleteResponse;
 }
+
+/** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes; returns the video's duration. */
+async function checkUpload(s: Services, caller: Caller, upload: Upload, body: CompleteRequest) {
+  const violations = checkFile(body.type, body.contentType, body.fileSize);
+  if (violations.length > 0) throw violationError(violations[0]!);
+  if (body.contentItemId) await carouselTarget(s, caller, body);
+  return checkAndPromote(s, upload, body);
+}
+
+// Another user's key answers exactly like an unknown one; so does an upload swept meanwhile.
+const unknownUpload = () =>
+  apiError(
+    'invalid_upload',
+    'no upload with this key belongs to you; presign first and pass back the key it returned',
+    [{ path: 'key', message: 'unknown upload' }],
+  );
 
 /** The upload behind `key`, when it is the caller's, was PUT, and matches what complete says. */
 function usableUpload(caller: Caller, body: CompleteRequest, upload: Upload | null): Upload {
-  // Another user's key answers exactly like an unknown one.
-  if (!upload || upload.userId !== caller.userId || upload.brandId !== caller.brandId) {
-    throw apiError(
-      'invalid_upload',
-      'no upload with this key belongs to you; presign first and pass back the key it returned',
-      [{ path: 'key', message: 'unknown upload' }],
-    );
-  }
+  if (!upload || upload.userId !== caller.userId || upload.brandId !== caller.brandId) throw unknownUpload();
   if (upload.thumbnail) {
     throw apiError(
       'invalid_upload',
@@ -112,24 +126,11 @@ function usableUpload(caller: Caller, body: CompleteRequest, upload: Upload | nu
   return upload;
 }
 
-async function previousResult(s: Services, caller: Caller, upload: Upload, url: UrlSigner) {
-  const item = upload.itemId ? await s.repo.getItem(caller.brandId, upload.itemId) : null;
-  if (!item)
-    throw apiError(
-      'invalid_upload',
-      'this upload was completed into an item that has since been deleted; upload the file again',
-      [{ path: 'key', message: 'item deleted' }],
-    );
-  const file = upload.fileRecordId ? await s.repo.file(upload.fileRecordId) : null;
-  return {
-    item: await presentItem(item, url),
-    contentItemId: item.id,
-    ...(file ? { file: await presentFile(file, url) } : {}),
-  } satisfies CompleteResponse;
-}
-
-/** The carousel an image is added to: the caller's, a carousel, and not full yet. */
-async function carouselTarget(s: Services, caller: Caller, body: CompleteRequest) {
+/**
+ * The carousel an image is added to: the caller's, and a carousel. Whether it has room is the
+ * completion's transaction's to say (src/server/repo/completion.ts), with the count locked.
+ */
+async function carouselTarget(s: Services, caller: Caller, body: CompleteRequest): Promise<void> {
   const item = await s.repo.getItem(caller.brandId, body.contentItemId!);
   if (!item)
     throw apiError('not_found', `no content item ${body.contentItemId}; check the id with GET /api/v1/content`);
@@ -144,17 +145,6 @@ async function carouselTarget(s: Services, caller: Caller, body: CompleteRequest
       { path: 'type', message: 'must be carousel with contentItemId' },
     ]);
   }
-  checkRoom(item.fileCount, item.id);
-  return item;
-}
-
-function checkRoom(count: number, id: string): void {
-  const max = TYPE_RULES.carousel.maxFiles;
-  if (count >= max)
-    throw apiError(
-      'carousel_full',
-      `carousel ${id} already has ${max} images, the maximum; start a new carousel for more`,
-    );
 }
 
 const NOT_UPLOADED = () =>

@@ -1,15 +1,15 @@
 // The object storage side when this server is the store (disk): PUT {presignedUrl} (docs/api.md),
-// which writes an upload's staging object only, and the signed GET of fileUrl and thumbnailUrl.
+// which writes an upload's staging object only, and the signed GET (and HEAD, and Range) of
+// fileUrl and thumbnailUrl.
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
+import { planFileAnswer } from '../file-answer.js';
 import { verify } from '../signing.js';
 import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
-import { putFaults } from './put-fault.js';
 
 interface SignedRequest {
   key: string;
@@ -41,11 +41,9 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
 }
 
 const CLOSED =
-  'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked); nothing was stored — presign again';
+  'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked or expired); nothing was stored — presign again';
 
 export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
-  const faults = s.deps.faults ? putFaults(s.deps.faults.dropPutAfterBytes, s.deps.faults.count) : undefined;
-
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // Any Content-Type (or none): leave the body in the socket for the handler to stream.
@@ -55,15 +53,14 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
       const { key, fileId, length } = check;
-      let body: Readable = request.raw;
-      if (faults?.armed()) body = request.raw.pipe(faults.wrap(() => request.raw.socket.destroy()));
       // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
-        outcome = await disk.receive(key, body, length, async () => {
+        outcome = await disk.receive(key, request.raw, length, async () => {
           // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
+          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
+            return false;
           await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
           return true;
         });
@@ -96,28 +93,55 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       return reply.code(200).header('ETag', `"${fileId}"`).send();
     });
 
-    scope.get('/storage/*', async (request, reply) => {
-      const signed = parseStorageUrl(request.url);
-      if (
-        !signed ||
-        !verify(s.deps.secret, { method: 'GET', key: signed.key, expires: signed.expires }, signed.signature)
-      ) {
-        return sendError(
-          reply,
-          storageError('signature_mismatch', 'the URL signature is not valid; get a fresh URL from the API'),
-        );
-      }
-      if (signed.expires * 1000 < s.deps.now().getTime()) {
-        return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
-      }
-      const upload = await s.repo.getUpload(signed.key);
-      const object = upload ? await disk.openRead(signed.key) : null;
-      if (!upload || !object)
-        return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
-      reply.header('Content-Type', upload.contentType).header('Content-Length', String(object.size));
-      return reply.send(object.stream);
+    // GET and HEAD of a file URL: one handler, so HEAD answers exactly the headers GET would.
+    scope.route({
+      method: ['GET', 'HEAD'],
+      url: '/storage/*',
+      handler: (request, reply) => getFile(s, disk, request, reply),
     });
   });
+}
+
+/**
+ * A signed GET (or HEAD) of a stored file: the whole file, one range of it (so browsers seek in
+ * a video), 304 or 416, as src/server/file-answer.ts decides from the open file's facts.
+ */
+async function getFile(s: Services, disk: DiskStorage, request: FastifyRequest, reply: FastifyReply) {
+  const signed = parseStorageUrl(request.url);
+  if (
+    !signed ||
+    !verify(s.deps.secret, { method: 'GET', key: signed.key, expires: signed.expires }, signed.signature)
+  ) {
+    return sendError(
+      reply,
+      storageError('signature_mismatch', 'the URL signature is not valid; get a fresh URL from the API'),
+    );
+  }
+  if (signed.expires * 1000 < s.deps.now().getTime()) {
+    return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
+  }
+  const upload = await s.repo.getUpload(signed.key);
+  const object = upload ? await disk.openRead(signed.key) : null;
+  if (!upload || !object)
+    return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
+  const answer = planFileAnswer(
+    { ...object, contentType: upload.contentType, fileName: upload.fileName },
+    {
+      range: oneHeader(request.headers.range),
+      ifRange: oneHeader(request.headers['if-range']),
+      ifNoneMatch: oneHeader(request.headers['if-none-match']),
+    },
+  );
+  reply.code(answer.status).headers(answer.headers);
+  if (request.method === 'HEAD' || !('start' in answer)) {
+    await object.close();
+    return reply.send();
+  }
+  return reply.send(object.stream(answer.start, answer.end));
+}
+
+function oneHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
@@ -154,7 +178,7 @@ async function checkPut(
   if (signed.expires * 1000 <= s.deps.now().getTime()) {
     return storageError('expired', 'the presigned URL has expired (it lives 1 hour); presign again');
   }
-  if (!(await s.repo.openForPut(fileId))) return storageError('upload_closed', CLOSED);
+  if (!(await s.repo.openForPut(fileId, s.deps.now().toISOString()))) return storageError('upload_closed', CLOSED);
   const lengthHeader = request.headers['content-length'];
   if (lengthHeader === undefined) {
     return storageError(

@@ -8,10 +8,10 @@
 // still open? then rename" and "is this still the checked version? then promote" each happen as
 // one step with respect to the others in this process.
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { type BigIntStats, createReadStream, createWriteStream } from 'node:fs';
 import { access, constants, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type Readable, Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
 import { keyLocks } from '../key-lock.js';
 import { signedUrl } from '../signing.js';
@@ -40,12 +40,23 @@ export interface DiskStorage extends Storage {
     expectedBytes: number,
     stillOpen: () => Promise<boolean>,
   ): Promise<'stored' | 'closed'>;
-  /** An object opened for reading: size and bytes come from the same open file. Null when missing. */
-  openRead(key: string): Promise<{ size: number; stream: Readable } | null>;
+  /** An object opened for reading: its facts and bytes come from the same open file. Null when missing. */
+  openRead(key: string): Promise<OpenObject | null>;
   /** Removes `.part` files of no body being received that were last touched before `before`. */
   sweepTemp(before: Date): Promise<number>;
   /** The file of an object (tests look at disk directly). */
   pathOf(key: string): string;
+}
+
+/** One open file: read one range of it with stream(), or close() it unread (a HEAD, a 304, a 416). */
+export interface OpenObject {
+  size: number;
+  /** The same version string as head(): inode, size and modification time. */
+  etag: string;
+  lastModified: Date;
+  /** Bytes start..end inclusive; the stream closes the file when it ends or is destroyed. */
+  stream(start: number, end: number): Readable;
+  close(): Promise<void>;
 }
 
 export class LengthMismatchError extends Error {
@@ -56,6 +67,11 @@ export class LengthMismatchError extends Error {
     super(`the body had ${received} bytes, the signed length is ${expected}`);
     this.name = 'LengthMismatchError';
   }
+}
+
+/** inode, size and mtime: a rename of a new file over the old one always changes it. */
+function etagOf(info: BigIntStats): string {
+  return `${info.ino.toString(36)}-${info.size.toString(36)}-${info.mtimeNs.toString(36)}`;
 }
 
 function errnoOf(err: unknown): string | undefined {
@@ -122,7 +138,6 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     return join(objects, hash.slice(0, 2), hash);
   }
 
-  /** inode, size and mtime: a rename of a new file over the old one always changes it. */
   async function headOf(path: string) {
     const info = await stat(path, { bigint: true }).catch((err: unknown) => {
       if (errnoOf(err) === 'ENOENT') return null;
@@ -132,7 +147,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     return {
       size: Number(info.size),
       contentType: null,
-      etag: `${info.ino.toString(36)}-${info.size.toString(36)}-${info.mtimeNs.toString(36)}`,
+      etag: etagOf(info),
       lastModified: new Date(Number(info.mtimeMs)),
     };
   }
@@ -143,9 +158,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     });
     try {
       if (etag !== undefined) {
-        const info = await handle.stat({ bigint: true });
-        const now = `${info.ino.toString(36)}-${info.size.toString(36)}-${info.mtimeNs.toString(36)}`;
-        if (now !== etag) throw new ObjectStateError('changed', key);
+        if (etagOf(await handle.stat({ bigint: true })) !== etag) throw new ObjectStateError('changed', key);
       }
       const buf = Buffer.alloc(Math.max(0, length));
       let filled = 0;
@@ -216,15 +229,32 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     }
   }
 
-  async function openRead(key: string): Promise<{ size: number; stream: Readable } | null> {
+  async function openRead(key: string): Promise<OpenObject | null> {
     const handle = await open(pathOf(key), 'r').catch((err: unknown) => {
       if (errnoOf(err) === 'ENOENT') return null;
       throw err;
     });
     if (!handle) return null;
     try {
-      const { size } = await handle.stat();
-      return { size, stream: createReadStream('', { fd: handle, autoClose: true, start: 0 }) };
+      const info = await handle.stat({ bigint: true });
+      let taken = false;
+      return {
+        size: Number(info.size),
+        etag: etagOf(info),
+        lastModified: new Date(Number(info.mtimeMs)),
+        stream(start, end) {
+          taken = true;
+          // An empty range (a 0-byte file): no stream of the file at all, which would read to its end.
+          if (end < start) {
+            void handle.close();
+            return Readable.from([]);
+          }
+          return createReadStream('', { fd: handle, autoClose: true, start, end });
+        },
+        async close() {
+          if (!taken) await handle.close();
+        },
+      };
     } catch (err) {
       await handle.close();
       throw err;

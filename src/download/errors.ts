@@ -1,0 +1,22 @@
+// What can go wrong taking a file out of the library, beyond the HTTP failures of src/api/errors.ts.
+// src/cli/error-messages.ts turns these into words and exit codes like any other typed error.
+
+/** The bytes received are not the file the library describes (a part file is removed: fetch.ts). */
+export class MismatchError extends Error {
+  readonly kind: 'size' | 'sha256';
+  readonly expected: string;
+  readonly actual: string;
+  readonly path: string;
+  constructor(o: { kind: 'size' | 'sha256'; expected: string; actual: string; path: string }) {
+    const what =
+      o.kind === 'size'
+        ? `${o.actual} bytes arrived where the library says ${o.expected}`
+        : `its SHA-256 is ${o.actual}, the library's is ${o.expected}`;
+    super(`${o.path}: ${what}`);
+    this.name = 'MismatchError';
+    this.kind = o.kind;
+    this.expected = o.expected;
+    this.actual = o.actual;
+    this.path = o.path;
+  }
+}

@@ -1,0 +1,63 @@
+// What /readyz and /metrics read from today's embedded back ends, the SQLite database and the
+// data folder on disk. Plain functions handed to ops/health.ts and ops/metrics.ts, which do not
+// know what they check, so other back ends (PostgreSQL, S3) bring their own.
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from './db.js';
+import type { Check } from './ops/health.js';
+import type { PoolUse } from './ops/metrics.js';
+
+function codeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * SQLite answers from its open file even after that file was deleted or replaced (a lost
+ * volume, a restore under a running server): the file at the path must still be the one opened,
+ * and a read must work.
+ */
+export function sqliteCheck(db: Db, file: string): Check {
+  const opened = statSync(file);
+  return async () => {
+    const now = await stat(file).catch((err: unknown) => {
+      throw new Error(`the database file is gone (${codeOf(err)})`, { cause: err });
+    });
+    if (now.ino !== opened.ino || now.dev !== opened.dev)
+      throw new Error('the database file was replaced since the server opened it; restart the server');
+    if (!db.open) throw new Error('the database is closed');
+    db.prepare('SELECT COUNT(*) FROM migrations').get();
+  };
+}
+
+/** The data folder takes a write: a small file is created and removed where PUTs write first. */
+export function diskCheck(dataDir: string): Check {
+  return async () => {
+    const probe = join(dataDir, 'tmp', `.readyz-${randomUUID()}`);
+    try {
+      await writeFile(probe, 'ready', { flag: 'wx', mode: 0o600 });
+    } catch (err) {
+      throw new Error(`the data folder cannot be written (${codeOf(err)})`, { cause: err });
+    } finally {
+      await rm(probe, { force: true }).catch(() => undefined);
+    }
+    const objects = await stat(join(dataDir, 'objects')).catch(() => null);
+    if (!objects?.isDirectory()) throw new Error('the objects folder is missing');
+  };
+}
+
+/** Items by type, for the contentlib_items gauge. */
+export function sqliteItemsByType(db: Db): () => Promise<Record<string, number>> {
+  const query = db.prepare('SELECT type, COUNT(*) AS n FROM items GROUP BY type');
+  return async () => Object.fromEntries((query.all() as Array<{ type: string; n: number }>).map((r) => [r.type, r.n]));
+}
+
+/**
+ * better-sqlite3 is one connection, used synchronously on the main thread: nothing can hold it
+ * while metrics are read, and nobody ever waits for it. The figures say exactly that.
+ */
+export function sqlitePool(): PoolUse {
+  return { total: 1, idle: 1, waiting: 0 };
+}

@@ -1,0 +1,129 @@
+// Content items and carousel file records on PostgreSQL: the queries of ../items.ts in
+// PostgreSQL's words, over a Query that is the pool or one transaction's connection.
+import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from '../items.js';
+import { type RawItem, changedColumns, foldTitle, likeLiteral, toItem } from '../items.js';
+import type { Query } from './query.js';
+
+// Carousel counts and sizes come from their file records; a video is its one file.
+const ITEM_COLUMNS = `
+  i.id, i.brand_id AS "brandId", i.type, i.title, i.description, i.hashtags, i.status,
+  i.platform_settings AS "platformSettings", i.file_key AS "fileKey", i.file_name AS "fileName",
+  i.content_type AS "contentType", i.duration_seconds AS "durationSeconds",
+  i.thumbnail_key AS "thumbnailKey", i.created_at AS "createdAt", i.updated_at AS "updatedAt",
+  CASE WHEN i.type = 'carousel'
+       THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS "fileCount",
+  CASE WHEN i.type = 'carousel'
+       THEN (SELECT COALESCE(SUM(f.file_size), 0)::bigint FROM carousel_files f WHERE f.item_id = i.id)
+       ELSE i.file_size END AS "fileSize"`;
+
+const FILE_COLUMNS = `id, item_id AS "itemId", file_key AS "fileKey", file_name AS "fileName",
+  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", created_at AS "createdAt"`;
+
+export function pgItems(q: Query) {
+  async function get(brandId: string, id: string): Promise<ItemRow | null> {
+    const { rows } = await q<RawItem>(`SELECT ${ITEM_COLUMNS} FROM items i WHERE i.id = $1 AND i.brand_id = $2`, [
+      id,
+      brandId,
+    ]);
+    return toItem(rows[0]);
+  }
+
+  /** The caller's item, its row locked until the transaction ends (call inside one). */
+  async function lock(brandId: string, id: string): Promise<ItemRow | null> {
+    await q('SELECT id FROM items WHERE id = $1 AND brand_id = $2 FOR UPDATE', [id, brandId]);
+    return get(brandId, id);
+  }
+
+  async function create(n: NewItem): Promise<void> {
+    await q(
+      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type,
+                          file_size, duration_seconds, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $11)`,
+      [
+        n.id,
+        n.brandId,
+        n.type,
+        n.title,
+        foldTitle(n.title),
+        n.fileKey,
+        n.fileName,
+        n.contentType,
+        n.fileSize,
+        n.durationSeconds,
+        n.createdAt,
+      ],
+    );
+  }
+
+  /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
+  async function list(brandId: string, f: ListFilter): Promise<{ items: ItemRow[]; hasMore: boolean }> {
+    const where = ['i.brand_id = $1'];
+    const args: unknown[] = [brandId];
+    const arg = (v: unknown) => {
+      args.push(v);
+      return `$${args.length}`;
+    };
+    if (f.status) where.push(`i.status = ${arg(f.status)}`);
+    if (f.type) where.push(`i.type = ${arg(f.type)}`);
+    if (f.search) where.push(`i.title_fold LIKE ${arg(`%${likeLiteral(foldTitle(f.search))}%`)} ESCAPE '\\'`);
+    if (f.idPrefix) where.push(`left(i.id, ${arg(f.idPrefix.length)}) = ${arg(f.idPrefix)}`);
+    const { rows } = await q<RawItem>(
+      `SELECT ${ITEM_COLUMNS} FROM items i WHERE ${where.join(' AND ')}
+        ORDER BY i.created_at DESC, i.id DESC LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`,
+      args,
+    );
+    return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
+  }
+
+  async function update(id: string, c: ItemChanges, at: string): Promise<void> {
+    const sets = ['updated_at = $1'];
+    const args: unknown[] = [at];
+    for (const [column, value] of changedColumns(c)) {
+      args.push(value);
+      sets.push(`${column} = $${args.length}`);
+    }
+    args.push(id);
+    await q(`UPDATE items SET ${sets.join(', ')} WHERE id = $${args.length}`, args);
+  }
+
+  async function remove(id: string): Promise<void> {
+    await q('DELETE FROM items WHERE id = $1', [id]);
+  }
+
+  async function files(itemId: string): Promise<FileRow[]> {
+    const { rows } = await q<FileRow>(
+      `SELECT ${FILE_COLUMNS} FROM carousel_files WHERE item_id = $1 ORDER BY sort_order`,
+      [itemId],
+    );
+    return rows;
+  }
+
+  async function file(id: string): Promise<FileRow | null> {
+    const { rows } = await q<FileRow>(`SELECT ${FILE_COLUMNS} FROM carousel_files WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** Appends an image at the next 0-based position and touches the item (call inside a transaction). */
+  async function addFile(f: Omit<FileRow, 'sortOrder'>): Promise<FileRow> {
+    const { rows } = await q<{ next: number }>(
+      'SELECT COALESCE(MAX(sort_order) + 1, 0) AS next FROM carousel_files WHERE item_id = $1',
+      [f.itemId],
+    );
+    const next = rows[0]?.next ?? 0;
+    await q(
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.createdAt],
+    );
+    await q('UPDATE items SET updated_at = $1 WHERE id = $2', [f.createdAt, f.itemId]);
+    return { ...f, sortOrder: next };
+  }
+
+  /** Items by type, for the contentlib_items gauge. */
+  async function countByType(): Promise<Record<string, number>> {
+    const { rows } = await q<{ type: string; n: number }>('SELECT type, COUNT(*) AS n FROM items GROUP BY type');
+    return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+  }
+
+  return { get, lock, create, list, update, remove, files, file, addFile, countByType };
+}

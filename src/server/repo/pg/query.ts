@@ -1,0 +1,45 @@
+// The connection pool and the two ways the PostgreSQL repositories reach it: one statement on any
+// connection (`query`), or several in one transaction on one connection (`transaction`). Each
+// table's repository (./items.ts, ./uploads.ts, ./keys.ts, ./deletions.ts) takes a Query, so the
+// same functions run alone or inside a transaction.
+import pg from 'pg';
+
+export type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+
+/** int8 (COUNT, BIGINT columns) as a JS number: sizes stay far below 2^53. */
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export function createPool(o: { connectionString?: string; max?: number }): pg.Pool {
+  const pool = new pg.Pool({
+    ...(o.connectionString ? { connectionString: o.connectionString } : {}),
+    max: o.max ?? 10,
+    types,
+    application_name: 'contentlib',
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Runs `fn` in one transaction on one connection of `pool`; rolled back when it throws. */
+export function transactions(pool: pg.Pool) {
+  return async function transaction<T>(fn: (q: Query) => Promise<T>): Promise<T> {
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      const result = await fn((text, values) => c.query(text, values));
+      await c.query('COMMIT');
+      return result;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      c.release();
+    }
+  };
+}
+export type Transaction = ReturnType<typeof transactions>;

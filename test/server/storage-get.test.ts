@@ -1,0 +1,117 @@
+// The disk store's GET and HEAD of a stored file over HTTP: ranges (what a browser sends to
+// play and seek a video), validators, and the headers that make a browser show, not sniff, a
+// file. The decision itself is a table in test/server/file-answer.test.ts. Disk only: on S3
+// the store answers these itself.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES } from '../support/paths.js';
+import { type TestServer, serverWithKey, uploadItem } from '../support/server.js';
+
+let s: TestServer;
+let key: string;
+let bytes: Buffer;
+let fileUrl: string;
+
+beforeAll(async () => {
+  ({ s, key } = await serverWithKey());
+  bytes = await readFile(join(FIXTURES, 'video', 'clip-5s.mp4'));
+  const done = await uploadItem(
+    s,
+    key,
+    { fileName: 'Summer café "clip".mp4', contentType: 'video/mp4', bytes },
+    { type: 'shortform' },
+  );
+  fileUrl = done.item.fileUrl;
+});
+afterAll(async () => s.dispose());
+
+async function get(headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') {
+  const res = await request(fileUrl, { method, headers });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+describe('GET of a stored file', () => {
+  it('without Range: the whole file, saying ranges are accepted', async () => {
+    const r = await get();
+    expect(r.status).toBe(200);
+    expect(r.body.equals(bytes)).toBe(true);
+    expect(r.headers).toMatchObject({
+      'accept-ranges': 'bytes',
+      'content-length': String(bytes.length),
+      'content-type': 'video/mp4',
+      'x-content-type-options': 'nosniff',
+    });
+    expect(r.headers.etag).toMatch(/^"[^"]+"$/);
+    expect(r.headers['content-disposition']).toBe(
+      `inline; filename="Summer caf? \\"clip\\".mp4"; filename*=UTF-8''Summer%20caf%C3%A9%20%22clip%22.mp4`,
+    );
+  });
+
+  it('the first bytes', async () => {
+    const r = await get({ range: 'bytes=0-99' });
+    expect(r.status).toBe(206);
+    expect(r.headers['content-range']).toBe(`bytes 0-99/${bytes.length}`);
+    expect(r.headers['content-length']).toBe('100');
+    expect(r.body.equals(bytes.subarray(0, 100))).toBe(true);
+  });
+
+  it('a middle range', async () => {
+    const r = await get({ range: 'bytes=1000-1999' });
+    expect(r.status).toBe(206);
+    expect(r.headers['content-range']).toBe(`bytes 1000-1999/${bytes.length}`);
+    expect(r.body.equals(bytes.subarray(1000, 2000))).toBe(true);
+  });
+
+  it('an open range, as a browser seeking asks for it', async () => {
+    const from = bytes.length - 300;
+    const r = await get({ range: `bytes=${from}-` });
+    expect(r.status).toBe(206);
+    expect(r.headers['content-range']).toBe(`bytes ${from}-${bytes.length - 1}/${bytes.length}`);
+    expect(r.body.equals(bytes.subarray(from))).toBe(true);
+  });
+
+  it('a suffix range: the last bytes', async () => {
+    const r = await get({ range: 'bytes=-500' });
+    expect(r.status).toBe(206);
+    expect(r.headers['content-range']).toBe(`bytes ${bytes.length - 500}-${bytes.length - 1}/${bytes.length}`);
+    expect(r.body.equals(bytes.subarray(bytes.length - 500))).toBe(true);
+  });
+
+  it('an unsatisfiable range: 416 with the size, no bytes', async () => {
+    const r = await get({ range: `bytes=${bytes.length}-` });
+    expect(r.status).toBe(416);
+    expect(r.headers['content-range']).toBe(`bytes */${bytes.length}`);
+    expect(r.body.length).toBe(0);
+  });
+
+  it('HEAD: the same headers, no body', async () => {
+    const head = await get({}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers['content-length']).toBe(String(bytes.length));
+    expect(head.headers['accept-ranges']).toBe('bytes');
+    const ranged = await get({ range: 'bytes=0-9' }, 'HEAD');
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers['content-range']).toBe(`bytes 0-9/${bytes.length}`);
+  });
+
+  it('ETag: If-None-Match of it is 304; If-Range of it keeps the range, of another sends the whole file', async () => {
+    const { headers } = await get({}, 'HEAD');
+    const etag = String(headers.etag);
+    expect((await get({ 'if-none-match': etag })).status).toBe(304);
+    expect((await get({ range: 'bytes=0-9', 'if-range': etag })).status).toBe(206);
+    const stale = await get({ range: 'bytes=0-9', 'if-range': '"an-old-version"' });
+    expect(stale.status).toBe(200);
+    expect(stale.body.length).toBe(bytes.length);
+  });
+
+  it('a bad signature is still refused, ranged or not, before any byte', async () => {
+    const forged = fileUrl.replace(/signature=(.)/, (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`);
+    const res = await request(forged, { headers: { range: 'bytes=0-9' } });
+    expect(res.statusCode).toBe(403);
+    await res.body.text();
+  });
+});
