@@ -44,6 +44,15 @@ function keyHash(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/**
+ * Why the embedded library is the target when nobody chose it, after the target line: nothing is
+ * configured, or profiles are saved but none is active (after a logout): never a silent fallback.
+ */
+export function defaultNote(profiles: readonly string[]): string {
+  if (profiles.length === 0) return ' (no remote configured; see contentlib login)';
+  return ` (no active profile; saved: ${profiles.join(', ')}; choose one with contentlib config set active-profile ${profiles[0]}, or --profile NAME)`;
+}
+
 /** The brand the embedded library creates on first use. */
 export const EMBEDDED_BRAND = 'local';
 /** The name of the embedded library's own key (what `log` and `show` name as the author). */
@@ -155,7 +164,7 @@ export async function openApi(
   const info: TargetInfo = { kind: 'embedded', dataDir };
   // Chosen by default (nothing configured): say how to choose otherwise.
   const byDefault = !globals.embedded && !embeddedByEnv(ctx.env) && config.useEmbedded !== true;
-  nameTargetOnce(ctx, info, byDefault ? ' (no remote configured; see contentlib login)' : '');
+  nameTargetOnce(ctx, info, byDefault ? defaultNote(Object.keys(config.profiles).sort()) : '');
   return {
     client,
     target: {
