@@ -16,6 +16,7 @@ import {
   requestIdHeader,
 } from './errors.js';
 import type { RetryPolicy } from './retry.js';
+import { BRAND_HEADER } from './headers.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
@@ -105,6 +106,8 @@ export interface ApiClient {
   listKeys(o?: CallOptions): Promise<KeyListResponse>;
   revokeKey(id: string, o?: CallOptions): Promise<KeyRevokeResponse>;
   audit(query: AuditParams, o?: CallOptions): Promise<AuditResponse>;
+  /** The brand of the key, as the last answer told it (our server's Content-Library-Brand header); undefined otherwise. */
+  reportedBrand(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -168,6 +171,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const now = opts.now ?? (() => new Date());
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const trace = opts.trace;
+  let brand: string | undefined;
 
   /** One try: send, read the whole body, turn a non-2xx into a typed error, parse a 2xx. */
   async function once<S extends z.ZodType>(
@@ -216,6 +220,14 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       throw typed;
     }
     const requestId = requestIdHeader(headers);
+    const brandHeader = headers[BRAND_HEADER];
+    if (typeof brandHeader === 'string') {
+      try {
+        brand = decodeURIComponent(brandHeader);
+      } catch {
+        brand = brandHeader;
+      }
+    }
     trace?.(`← ${status} ${method} ${url} in ${Date.now() - started} ms (request id ${requestId ?? 'none given'})`);
     if (status < 200 || status >= 300) throw errorFromResponse(status, headers, text, method, url, now());
     let json: unknown;
@@ -287,6 +299,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   return {
     baseUrl,
     dispatcher,
+    reportedBrand: () => brand,
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),

@@ -1,6 +1,7 @@
 // The Fastify app, built from its dependencies (fastify/demo's shape): no listening here, so
 // tests and `startServer` decide where it runs, and a test can inject the clock.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { BRAND_HEADER } from '../api/headers.js';
 import { authenticate, createRateLimiter } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
 import { apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
@@ -93,8 +94,11 @@ export function buildApp(
     // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
-    api.addHook('onRequest', async (request) => {
+    api.addHook('onRequest', async (request, reply) => {
       request.caller = await authenticate(request, services.repo, deps.now);
+      // Extension (docs/api.md): which brand the key is of, on every answer to an accepted key,
+      // so that a client can say it (contentlib auth status). The spec's answers are unchanged.
+      reply.header(BRAND_HEADER, encodeURIComponent(request.caller.brandName));
       limit?.(request.caller.keyId);
       checkScope(request.caller, request.method, request.routeOptions.url);
     });

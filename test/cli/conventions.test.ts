@@ -266,10 +266,12 @@ describe('against a remote', () => {
     expect(r.stdout).toContain(`target\t${remote.url}`);
     expect(r.stdout).toContain(`key\t${key.slice(0, 7)}…`);
     expect(r.stdout).not.toContain(key);
+    // Our own server says the brand (an extension); a service that does not leaves it null.
+    expect(r.stdout).toContain('brand\tacme');
     const json = await cli(home.dir, ['auth', 'status', '--json'], { env });
     expect(JSON.parse(json.stdout)).toEqual({
       target: { kind: 'remote', baseUrl: remote.url },
-      brand: null,
+      brand: 'acme',
       keyPrefix: `${key.slice(0, 7)}…`,
       ok: true,
     });
