@@ -103,6 +103,24 @@ async function embeddedKey(store: ConfigStore, dataDir: string): Promise<Embedde
 }
 
 /**
+ * Which library a command line names, without opening it or starting anything: the NDJSON
+ * `target`, and what the upload journal is kept per (openApi's `library`, the same values).
+ * Throws what resolveTarget throws.
+ */
+export function libraryOf(ctx: CliContext, globals: GlobalOptions): { info: TargetInfo; where: string; who: string } {
+  const config = openConfig(ctx.paths.config).read();
+  const resolved = resolveTarget(globals, ctx.env, config);
+  if (resolved.kind === 'remote')
+    return {
+      info: { kind: 'remote', baseUrl: resolved.baseUrl, ...(resolved.profile ? { profile: resolved.profile } : {}) },
+      where: resolved.baseUrl,
+      who: keyHash(resolved.apiKey),
+    };
+  const dataDir = ctx.paths.data;
+  return { info: { kind: 'embedded', dataDir }, where: `embedded:${dataDir}`, who: EMBEDDED_BRAND };
+}
+
+/**
  * Opens the API. `writes`: the command changes the library (upload, edit, rm); with no remote
  * configured it refuses in automation unless the embedded library was chosen on purpose.
  */

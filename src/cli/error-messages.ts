@@ -253,7 +253,14 @@ export function describeError(
 ): { message: string; exitCode: ExitCode } {
   if (err instanceof CliError || err instanceof ConfigError) {
     const text = err.hint ? `${err.message}\n${err.hint}` : err.message;
-    const exitCode = err instanceof CliError ? err.exitCode : err.kind === 'usage' ? EXIT.usage : EXIT.failure;
+    const exitCode =
+      err instanceof CliError
+        ? err.exitCode
+        : err.kind === 'usage'
+          ? EXIT.usage
+          : err.kind === 'auth'
+            ? EXIT.auth
+            : EXIT.failure;
     return { message: text, exitCode };
   }
   // The bytes are not the file the library describes: say which and how (exit 1).

@@ -130,6 +130,11 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'check everything and print the plan; send nothing')
     .option('--force', 'upload again what the journal says was uploaded before')
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
+    .option(
+      '--skip-invalid',
+      'leave out the files that break a rule and upload the rest (exit 3, listing what was left out)',
+    )
+    .option('--split', 'make a folder of more than 10 images into several carousels of at most 10, in order')
     .addHelpText(
       'after',
       `

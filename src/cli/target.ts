@@ -3,7 +3,7 @@
 // command that writes refuses unless a person is at a terminal or the embedded library was
 // chosen on purpose.
 import type { IO } from './io.js';
-import { UsageError } from './errors.js';
+import { AuthError } from './errors.js';
 
 /** What the NDJSON `planned` and `summary` events carry as `target`, and `auth status` prints. */
 export type TargetInfo = { kind: 'remote'; baseUrl: string; profile?: string } | { kind: 'embedded'; dataDir: string };
@@ -36,9 +36,13 @@ export function embeddedByEnv(env: NodeJS.ProcessEnv): boolean {
   return /^(1|true|yes)$/i.test(env.CONTENTLIB_EMBEDDED?.trim() ?? '');
 }
 
-/** The refusal for a write that would land in an embedded library nobody chose. */
-export function noRemoteError(reason: string): UsageError {
-  return new UsageError(
+/**
+ * The refusal for a write that would land in an embedded library nobody chose: in automation
+ * this is a job whose credentials are missing, so it is an authentication failure (exit 4), which
+ * a script can tell from refused files (2).
+ */
+export function noRemoteError(reason: string): AuthError {
+  return new AuthError(
     `No remote library is configured and ${reason}: refusing to write into the embedded library on this machine, where nobody would find it.`,
     'Configure a remote: set CONTENTLIB_BASE_URL and CONTENTLIB_API_KEY, or run contentlib login (then --profile NAME).\n' +
       'To use the embedded library on purpose: pass --embedded, set CONTENTLIB_EMBEDDED=1, or run contentlib config set embedded true.',

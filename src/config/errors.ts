@@ -6,10 +6,11 @@ export class ConfigError extends Error {
   readonly hint: string | undefined;
   /**
    * `usage`: something typed or set is wrong (a flag, an environment variable, a profile name);
-   * `unusable`: the config file or its folder cannot be read or written.
+   * `unusable`: the config file or its folder cannot be read or written;
+   * `auth`: credentials are missing (a base URL and no key): exit 4, as a wrong key is.
    */
-  readonly kind: 'usage' | 'unusable';
-  constructor(kind: 'usage' | 'unusable', message: string, hint?: string, options?: { cause?: unknown }) {
+  readonly kind: 'usage' | 'unusable' | 'auth';
+  constructor(kind: 'usage' | 'unusable' | 'auth', message: string, hint?: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ConfigError';
     this.kind = kind;

@@ -1,7 +1,7 @@
 // Which library a command talks to, decided by ONE pure function from flags, environment and the
 // config file: flags → CONTENTLIB_* environment → the active profile → the embedded library.
 import { redactKey } from '../api/errors.js';
-import { configUsage } from './errors.js';
+import { ConfigError, configUsage } from './errors.js';
 import type { ConfigData } from './store.js';
 
 export interface TargetFlags {
@@ -114,7 +114,10 @@ export function resolveTarget(flags: TargetFlags, env: TargetEnv, config: Config
     };
   }
   if (baseUrl) {
-    throw configUsage(
+    // A CI job whose key secret is missing: an authentication failure (exit 4), like a wrong
+    // key, not a usage error (2), which also means "files refused".
+    throw new ConfigError(
+      'auth',
       `A base URL (${baseUrl}) was given without an API key.`,
       'Also set CONTENTLIB_API_KEY (or --api-key), or save both with: contentlib login',
     );

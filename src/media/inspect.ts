@@ -68,7 +68,7 @@ function begin(path: string, shown: string): Inspection {
   const name = basename(abs);
   const file: InspectedFile = { path: abs, name, size: 0, mtimeMs: 0, problems: [], warnings: [] };
   const problem: ProblemFn = (rule, actual, message, hint) =>
-    file.problems.push({ file: shown, rule, actual, message, ...(hint ? { hint } : {}) });
+    file.problems.push({ file: shown, rule, actual, message, ...(hint ? { hint } : {}), path: abs });
   const extFormat = formatOfName(name);
   if (extFormat) file.extFormat = extFormat;
   return { file, problem };

@@ -13,6 +13,10 @@ export interface PlanProblem {
   message: string;
   /** What to do about it: "use --type longform". */
   hint?: string;
+  /** The file's absolute path, when the problem is about one file (the NDJSON `file` object names it). */
+  path?: string;
+  /** The planned item it is about (0-based), when it is about an item rather than one file. */
+  item?: number;
 }
 
 /** "clip.mp4: 94.2 s is longer than shortform's 90 s; use --type longform" */

@@ -59,6 +59,13 @@ export interface PlanOptions {
   thumbnail?: string;
   /** --strict: a skipped media file (HEIC, GIF, a hidden video, a link outside…) is a problem. */
   strict?: boolean;
+  /**
+   * --split: a folder of more images than a carousel takes (or --carousel's) becomes several
+   * carousels of at most the maximum, in order, as even as can be (11 images: 6 and 5).
+   */
+  split?: boolean;
+  /** --skip-invalid: leave out what breaks a rule and plan the rest (salvage.ts); read by buildPlan. */
+  skipInvalid?: boolean;
 }
 
 export interface PlannedItem {
@@ -105,6 +112,17 @@ export interface UploadPlan {
   warnings: PlanProblem[];
   /** What the plan cannot check by itself and the engine will (e.g. --to's current image count). */
   notes: string[];
+  /** --skip-invalid: what was left out of the plan, and why (salvage.ts); empty otherwise. */
+  leftOut: LeftOut[];
+}
+
+/** Files left out of a plan with --skip-invalid: the file or item they were, and the problems that left them out. */
+export interface LeftOut {
+  /** The file, or the item's source, as messages show it. */
+  source: string;
+  /** Absolute paths of the files left out. */
+  paths: string[];
+  problems: PlanProblem[];
 }
 
 /** Files bound to become one item, before the rules are applied. */
@@ -120,12 +138,14 @@ interface Group {
   manifestMetadata?: ItemMetadata;
   /** Sidecar paths to look for; a carousel folder has two possible names. */
   sidecars: string[];
+  /** --split: this is part k of n of its folder's images. */
+  part?: [number, number];
 }
 
 const naturalOrder = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 export function decide(scanned: Scanned, inputs: readonly string[], options: PlanOptions): UploadPlan {
-  const plan: UploadPlan = { items: [], problems: [], skipped: [], warnings: [], notes: [] };
+  const plan: UploadPlan = { items: [], problems: [], skipped: [], warnings: [], notes: [], leftOut: [] };
   const flags = clean(options.metadata ?? {});
   if (flags.hashtags) flags.hashtags = normalizeHashtags(flags.hashtags);
   plan.problems.push(...checkOptions(inputs, options, flags));
@@ -138,8 +158,15 @@ export function decide(scanned: Scanned, inputs: readonly string[], options: Pla
   let titlesFromFlags = 0;
   const sidecarsRead = new Set<string>();
   for (const group of groups) {
+    const index = plan.items.length;
+    const before = plan.problems.length;
     const { item, titleFromFlags } = planGroup(group, flags, scanned, plan, sidecarsRead);
     plan.items.push(item);
+    // What the rules found wrong with this item: about one file (its path), or the item (its index).
+    for (let k = before; k < plan.problems.length; k++) {
+      const p = plan.problems[k]!;
+      if (p.path === undefined) plan.problems[k] = { ...p, item: index };
+    }
     if (titleFromFlags) titlesFromFlags++;
   }
   if (titlesFromFlags > 1) {
@@ -269,7 +296,26 @@ function groupsFromInputs(files: readonly ScannedFile[], options: PlanOptions, c
     }
   }
   for (const group of carousels.values()) finishFolderCarousel(group, cwd, options);
-  return groups;
+  return options.split ? groups.flatMap(splitGroup) : groups;
+}
+
+/**
+ * --split: a carousel group over the maximum as several, in its order, as even as can be (23
+ * images: 8, 8 and 7; never a last carousel of one). Each keeps the folder's sidecar and is
+ * titled after the folder with its part: "Trip (2/3)". Appending (--to) is never split.
+ */
+function splitGroup(group: Group): Group[] {
+  const max = TYPE_RULES.carousel.maxFiles;
+  if (group.kind !== 'image' || group.origin === 'to' || group.files.length <= max) return [group];
+  const parts = Math.ceil(group.files.length / max);
+  const out: Group[] = [];
+  let from = 0;
+  for (let k = 0; k < parts; k++) {
+    const size = Math.ceil((group.files.length - from) / (parts - k));
+    out.push({ ...group, files: group.files.slice(from, from + size), source: group.source, part: [k + 1, parts] });
+    from += size;
+  }
+  return out;
 }
 
 /** Natural name order, the source's name, and where its sidecar may be. */
@@ -390,9 +436,12 @@ function planGroup(
   // A folder's carousel is called after its folder, unless something names it.
   const folderTitle = group.origin === 'folder' && group.files[0] ? titleOfFolder(group.files[0].file.path) : '';
   if (metadata.title === undefined && folderTitle) metadata.title = folderTitle;
+  const part = group.part ? ` (${group.part[0]}/${group.part[1]})` : '';
+  if (part && metadata.title !== undefined) metadata.title = withPart(metadata.title, part);
   if (!appending && (sidecar || group.manifestMetadata)) plan.problems.push(...checkMetadata(metadata, group.source));
   const titleFromFlags =
     !appending &&
+    !group.part &&
     flags.title !== undefined &&
     sidecar?.title === undefined &&
     group.manifestMetadata?.title === undefined;
@@ -401,7 +450,7 @@ function planGroup(
     type: 'carousel',
     files,
     metadata,
-    source: group.source,
+    source: `${group.source}${part}`,
     ...(appending ? { contentItemId: group.to } : {}),
   };
 
@@ -409,9 +458,12 @@ function planGroup(
     const [video] = group.files as [ScannedFile];
     const { type, problems } = planVideo(video.file, video.shown, group.explicitType, group.typeHint);
     item.type = type;
-    plan.problems.push(...problems);
+    plan.problems.push(...problems.map((p) => ({ ...p, path: video.file.path })));
   } else {
-    for (const s of group.files) plan.problems.push(...checkImage(s.file, s.shown, group.explicitType, group.typeHint));
+    for (const s of group.files)
+      plan.problems.push(
+        ...checkImage(s.file, s.shown, group.explicitType, group.typeHint).map((p) => ({ ...p, path: s.file.path })),
+      );
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
     if (!group.explicitType || group.explicitType === 'carousel') {
       const counted = checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin);
@@ -464,6 +516,11 @@ function nameSkippedImages(problem: PlanProblem, group: Group, skipped: readonly
   const list = here.map((s) => `${s.path} (${s.reason})`).join(', ');
   const hint = here[0]!.hint ? `${here[0]!.hint}, or ${problem.hint ?? 'add another image'}` : problem.hint;
   return { ...problem, message: `${problem.message}; skipped there: ${list}`, ...(hint ? { hint } : {}) };
+}
+
+/** "Trip" → "Trip (2/3)", cut so that the part still fits the title's limit. */
+function withPart(title: string, part: string): string {
+  return [...title].slice(0, METADATA_LIMITS.titleMaxChars - part.length).join('') + part;
 }
 
 /** The name of a file's folder as a title: control and direction characters become spaces; at most the limit. */

@@ -333,7 +333,6 @@ async function sendFile(
     if (!sent.ok && isKeyRejected(sent.error)) throw sent.error;
     if (state.failure || signal.aborted) return;
     if (!sent.ok) throw sent.error;
-    if (!resumed) run.bytesSent += file.size;
     let res: CompleteResponse;
     try {
       res = await completeFile(run, item, file, ref, sent.value, state.itemId);
@@ -343,7 +342,6 @@ async function sendFile(
       // since): send the file afresh, once.
       run.deps.journal.dropPending(file);
       const key = await transfer(run, item, file, ref, signal);
-      run.bytesSent += file.size;
       res = await completeFile(run, item, file, ref, key, state.itemId);
     }
     state.itemId = res.contentItemId;
@@ -377,6 +375,7 @@ function transfer(run: Run, item: EngineItem, file: SendableFile, ref: FileRef, 
     try {
       const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
         onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
+        onBytes: (n) => (run.bytesSent += n),
       });
       journal.recordPut(file, presigned.key);
       return presigned.key;
@@ -525,7 +524,11 @@ function startThumbnail(
   if (!thumb) return undefined;
   if (itemId && run.deps.journal.item(itemId)?.thumbnail === fileKeyOf(thumb) && !run.deps.force) return undefined;
   const ref = refOf(thumb, index, 'thumbnail');
-  const p = run.pool.run(() => transferFile(thumb, ref, { thumbnail: true }, run.deps, run.emit, signal));
+  const p = run.pool.run(() =>
+    transferFile(thumb, ref, { thumbnail: true }, run.deps, run.emit, signal, {
+      onBytes: (n) => (run.bytesSent += n),
+    }),
+  );
   p.catch(() => {}); // awaited later; this only keeps an early failure from being "unhandled"
   return p.then((presigned) => ({ key: presigned.key, fileKey: fileKeyOf(thumb), ref }));
 }

@@ -89,4 +89,8 @@ export interface UploadSummary {
   ms: number;
   /** Files under the named folders the plan did not upload (reported before the upload). */
   skippedFiles?: number;
+  /** --skip-invalid: files left out of the plan because they broke a rule (reported before the upload). */
+  leftOut?: number;
+  /** The command's exit code for this outcome (set by the command before the summary is written). */
+  exitCode?: number;
 }

@@ -152,10 +152,10 @@ export function checkCarouselCount(
   if (n > maxFiles) {
     const hint =
       origin === 'folder'
-        ? `split them into folders of at most ${maxFiles} (each folder becomes its own carousel)`
+        ? `add --split to make carousels of at most ${maxFiles} from them, or split them into folders of at most ${maxFiles} (each folder becomes its own carousel)`
         : origin === 'to'
           ? `append at most ${maxFiles} images, fewer if the carousel already has some`
-          : `give at most ${maxFiles} images per carousel`;
+          : `give at most ${maxFiles} images per carousel${origin === 'flag' ? ', or add --split' : ''}`;
     return [
       {
         file: source,

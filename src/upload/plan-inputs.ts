@@ -97,7 +97,7 @@ async function namedFolders(inputs: readonly string[], cwd: string): Promise<str
 }
 
 function skip(w: Walk, abs: string, entry: Omit<SkippedFile, 'path'>): void {
-  w.out.skipped.push({ path: shownPath(abs, w.cwd), ...entry });
+  w.out.skipped.push({ path: shownPath(abs, w.cwd), absPath: abs, ...entry });
 }
 
 async function expandOne(input: string, w: Walk): Promise<void> {
@@ -120,6 +120,7 @@ async function expandOne(input: string, w: Walk): Promise<void> {
     actual: st.code ?? 'error',
     message: missing ? 'does not exist' : `cannot be read (${st.message})`,
     hint: missing ? `check the path (relative paths start from ${w.cwd})` : 'check its permissions',
+    path: abs,
   });
 }
 
@@ -175,6 +176,7 @@ async function walk(dir: string, w: Walk): Promise<void> {
       actual: (err as NodeJS.ErrnoException).code ?? 'error',
       message: `the folder cannot be read (${(err as Error).message})`,
       hint: 'check its permissions',
+      path: dir,
     });
     return;
   }
@@ -194,14 +196,14 @@ async function walk(dir: string, w: Walk): Promise<void> {
       isDir = target.isDir;
     }
     if (isDir) {
-      if (entry.name.startsWith('.')) w.out.skipped.push(hiddenFolderSkip(shownEntry(entry.name, path)));
+      if (entry.name.startsWith('.')) w.out.skipped.push(hiddenFolderSkip(shownEntry(entry.name, path), path));
       else subdirs.push(path);
       continue;
     }
     const reason = skipOfName(entry.name);
     // In lower case: on a case-insensitive file system carousel.JSON is read as carousel.json.
     if (reason?.kind === 'sidecar') w.out.listed.json.add(path.toLowerCase());
-    if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), ...reason });
+    if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), absPath: path, ...reason });
     if (reason?.kind === 'unsupported')
       w.add({ path, shown: shownEntry(entry.name, path), named: false, skippedAt: w.out.skipped.length - 1 });
     else if (!reason) w.add({ path, shown: shownEntry(entry.name, path), named: false });

@@ -6,6 +6,7 @@
 import { decide, type PlanOptions, type UploadPlan } from './decide.js';
 import { join, resolve } from 'node:path';
 import { EXPORT_MANIFEST, exportManifestIn } from './manifest.js';
+import { leaveOutInvalid } from './salvage.js';
 import { scan } from './scan.js';
 
 export type { InspectedFile } from '../media/inspect.js';
@@ -15,6 +16,7 @@ export {
   type PlannedItem,
   type ReadyItem,
   type UploadPlan,
+  type LeftOut,
   readyItems,
 } from './decide.js';
 export type { ItemMetadata } from '../api/schemas.js';
@@ -23,8 +25,10 @@ export { formatProblem, type PlanProblem } from '../rules/problem.js';
 
 export async function buildPlan(inputs: string[], options: PlanOptions, deps: { cwd: string }): Promise<UploadPlan> {
   const asExport = await exportFolder(inputs, options, deps.cwd);
-  if (asExport) return decide(await scan([], asExport, deps.cwd), [], asExport);
-  return decide(await scan(inputs, options, deps.cwd), inputs, options);
+  const [paths, opts] = asExport ? [[], asExport] : [inputs, options];
+  const scanned = await scan(paths, opts, deps.cwd);
+  const plan = decide(scanned, paths, opts);
+  return opts.skipInvalid && plan.problems.length > 0 ? leaveOutInvalid(scanned, paths, opts, plan) : plan;
 }
 
 /**

@@ -23,6 +23,8 @@ export type SkipKind =
 export interface SkippedFile {
   /** As messages show it (relative to the working directory, control characters escaped). */
   path: string;
+  /** Absolute path (the NDJSON `file` object), when it is known. */
+  absPath?: string;
   kind: SkipKind;
   reason: string;
   /** What to do to have it uploaded, when there is something to do. */
@@ -77,8 +79,8 @@ export const SIDECAR_UNUSED = 'a .json file that is no sidecar of anything uploa
 const SIDECAR_HINT = "a video's sidecar is named <video file name>.json, a carousel's carousel.json or <folder>.json";
 
 /** A hidden folder is not walked. */
-export function hiddenFolderSkip(path: string): SkippedFile {
-  return { path, kind: 'hidden', reason: 'hidden folder, not walked', media: false };
+export function hiddenFolderSkip(path: string, absPath?: string): SkippedFile {
+  return { path, ...(absPath ? { absPath } : {}), kind: 'hidden', reason: 'hidden folder, not walked', media: false };
 }
 
 /** With `--strict`, every skipped media file is a problem: nothing is sent. */

@@ -60,6 +60,11 @@ export interface TransferDeps {
 export interface TransferHooks {
   /** A presign answered (each one: an expired URL is presigned again). */
   onPresigned?: (presigned: PresignResponse) => void;
+  /**
+   * Bytes just handed to the connection (every try counts: a retried PUT sends its bytes again).
+   * The engine's bytesSent adds these, so that an interrupted run counts what was on the wire.
+   */
+  onBytes?: (bytes: number) => void;
 }
 
 /**
@@ -80,7 +85,10 @@ export async function transferFile(
   const interval = deps.progressIntervalMs ?? 100;
   const started = clock();
   let lastEmit = -Infinity;
-  emit({ type: 'started', file: ref });
+  // `started` when the bytes start (the PUT's first try), not before presign: a file whose
+  // presign fails was never started, and says so with its `failed` event alone.
+  let begun = false;
+  let lastSent = 0;
   // A fresh presign for an expired URL happens inside the PUT's retries: what fails is the step
   // last begun. (The presign's own error is not wrapped there: the PUT's retry loop classifies it.)
   let step: 'presign' | 'put' = 'presign';
@@ -96,6 +104,14 @@ export async function transferFile(
     return presigned;
   };
   const onSent = (sent: number) => {
+    if (!begun) {
+      begun = true;
+      emit({ type: 'started', file: ref });
+    }
+    // A retry starts again from byte 0: what it sends is counted afresh.
+    if (sent < lastSent) lastSent = 0;
+    if (sent > lastSent) hooks.onBytes?.(sent - lastSent);
+    lastSent = sent;
     const t = clock();
     if (sent === 0 || sent === file.size || t - lastEmit >= interval) {
       lastEmit = t;

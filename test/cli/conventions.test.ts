@@ -38,10 +38,17 @@ describe('with no remote configured, a write in automation is refused', () => {
   });
   afterAll(() => home.remove());
 
-  it('CI=1: upload exits 2, says how to configure a remote, and creates nothing', async () => {
+  it('CI=1: upload exits 4 (credentials missing), says how to configure a remote, and creates nothing', async () => {
     const r = await cli(home.dir, ['upload', '--json', DEMO], { env: { ...UNCHOSEN, CI: '1' } });
-    expect(r.exitCode).toBe(2);
-    expect(r.stdout).toBe('');
+    expect(r.exitCode).toBe(4);
+    // stdout says what happened too: an error event, then the summary, refused.
+    const lines = r.stdout.split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(lines.map((l) => l.type)).toEqual(['error', 'summary']);
+    expect(lines[0]).toMatchObject({
+      exitCode: 4,
+      message: expect.stringContaining('No remote library is configured'),
+    });
+    expect(lines[1]).toMatchObject({ refused: true, exitCode: 4, created: 0, target: { kind: 'embedded' } });
     expect(r.stderr).toContain('No remote library is configured and CI is set');
     expect(r.stderr).toContain('CONTENTLIB_BASE_URL and CONTENTLIB_API_KEY');
     expect(r.stderr).toContain('--embedded');
@@ -53,10 +60,10 @@ describe('with no remote configured, a write in automation is refused', () => {
   it('no terminal (and no CI): edit and rm are refused too, before any request', async () => {
     const id = '3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11';
     const edit = await cli(home.dir, ['edit', id, '--title', 'x'], { env: { ...UNCHOSEN, CI: undefined } });
-    expect(edit.exitCode).toBe(2);
+    expect(edit.exitCode).toBe(4);
     expect(edit.stderr).toContain('standard input is not a terminal');
     const rm = await cli(home.dir, ['rm', '--yes', id], { env: { ...UNCHOSEN, CI: 'true' } });
-    expect(rm.exitCode).toBe(2);
+    expect(rm.exitCode).toBe(4);
     expect(rm.stderr).toContain('No remote library is configured');
   });
 
@@ -123,7 +130,7 @@ describe('with no remote configured, a write in automation is refused', () => {
 
   it('-q: the refusal (an error) is still printed; nothing else is', async () => {
     const r = await cli(home.dir, ['-q', 'upload', DEMO], { env: { ...UNCHOSEN, CI: '1' } });
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/^Error: No remote library is configured/);
   });
 });

@@ -228,6 +228,10 @@ describe('heartbeat, ETA and the NDJSON names', () => {
       filesCompleted: 1,
       filesSkipped: 0,
       filesTotal: 1,
+      // Every field in every outcome: null or false where it does not apply.
+      message: null,
+      keyRejected: false,
+      deletedItemId: null,
     });
     expect(summaryItem(summary.items[1]!)).toMatchObject({ id: null, outcome: 'failed' });
   });

@@ -123,9 +123,9 @@ describe('remote by environment', () => {
     expect(r.stderr).toContain('--embedded');
   });
 
-  it('half a target is a usage error (exit 2)', async () => {
+  it('half a target: no key is an authentication error (exit 4, a missing secret), no base URL a usage error (2)', async () => {
     const noKey = await run(['ls'], { CONTENTLIB_API_KEY: undefined });
-    expect(noKey.exitCode).toBe(2);
+    expect(noKey.exitCode).toBe(4);
     expect(noKey.stderr).toContain('without an API key');
     const noUrl = await run(['ls'], { CONTENTLIB_BASE_URL: undefined });
     expect(noUrl.exitCode).toBe(2);

@@ -95,6 +95,8 @@ describe('upload: nothing is skipped silently', () => {
     const skipped = events.filter((e) => e.type === 'skipped');
     expect(skipped).toContainEqual({
       type: 'skipped',
+      // The same `file` object as in every event: absolute path, name.
+      file: { path: join(work, 'shoot/pics/3.heic'), name: '3.heic', size: null, item: null, role: 'file' },
       path: 'shoot/pics/3.heic',
       kind: 'unsupported',
       reason: 'a HEIC image, not supported',
@@ -117,7 +119,7 @@ describe('upload: nothing is skipped silently', () => {
     const json = await cli(['upload', '--json', '--strict', 'shoot']);
     expect(json.exitCode).toBe(2);
     const events = ndjson(json.stdout);
-    expect(events.filter((e) => e.type === 'problem').map((e) => e.file)).toEqual([
+    expect(events.filter((e) => e.type === 'problem').map((e) => e.subject)).toEqual([
       'shoot/loop.gif',
       'shoot/pics/3.heic',
     ]);
@@ -137,7 +139,8 @@ describe('upload: nothing is skipped silently', () => {
     expect(json.exitCode).toBe(2);
     const events = ndjson(json.stdout);
     expect(events.map((e) => e.type)).toEqual(['skipped', 'problem', 'summary']);
-    expect(events[1]).toMatchObject({ type: 'problem', file: 'pair/a.png', rule: 'carousel' });
+    // About the carousel, not one file: `file` is null, `subject` what the message names.
+    expect(events[1]).toMatchObject({ type: 'problem', file: null, subject: 'pair/a.png', rule: 'carousel' });
   });
 });
 

@@ -78,7 +78,6 @@ const rows: Row[] = [
     config,
     { kind: 'embedded' },
   ],
-  ['URL without key is a usage error', { baseUrl: 'http://h:1' }, {}, config, /without an API key/],
   ['env key without URL is a usage error', {}, { CONTENTLIB_API_KEY: KEY_A }, config, /without a base URL/],
   ['unknown profile names the known ones', { profile: 'nope' }, {}, config, /No profile named "nope"/],
   ['active profile gone from the file', {}, {}, { activeProfile: 'gone', profiles: {} }, /No profile named "gone"/],
@@ -96,6 +95,18 @@ const rows: Row[] = [
 ];
 
 describe('resolveTarget', () => {
+  it('a base URL without a key is an authentication error (exit 4): the key secret is missing', () => {
+    let err: unknown;
+    try {
+      resolveTarget({ baseUrl: 'http://h:1' }, {}, config);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(describeError(err).exitCode).toBe(EXIT.auth);
+    expect((err as Error).message).toMatch(/without an API key/);
+  });
+
   it.each(rows)('%s', (_name, flags, env, cfg, expected) => {
     if (expected instanceof RegExp) {
       let err: unknown;

@@ -108,9 +108,13 @@ const CAROUSELS: Case[] = [
   ['images named one by one, grouped by their folder', { files: [image('a/2.jpg'), image('b/1.png'), image('a/1.jpg'), image('b/2.png')] }, ['carousel a: 1.jpg 2.jpg', 'carousel b: 1.png 2.png'], []],
   ['--carousel: one carousel from several folders', { files: [image('a/1.jpg'), image('b/10.png'), image('b/2.png')], options: { carousel: true } }, ['carousel --carousel: 1.jpg 2.png 10.png'], []],
   ['a folder of one image', { files: [image('one/only.jpg')] }, ['carousel one: only.jpg'], ['one/only.jpg: a carousel needs at least 2 images; got only 1 from one; add another image, or append it to an existing carousel with --to <id>']],
-  ['a folder of 11 images', { files: images('many', 11, 'png') }, [`carousel many: ${names(11, 'png')}`], ["many: 11 images is over carousel's maximum of 10; split them into folders of at most 10 (each folder becomes its own carousel)"]],
+  ['a folder of 11 images', { files: images('many', 11, 'png') }, [`carousel many: ${names(11, 'png')}`], ["many: 11 images is over carousel's maximum of 10; add --split to make carousels of at most 10 from them, or split them into folders of at most 10 (each folder becomes its own carousel)"]],
   ['--carousel with one image', { files: [image('a.jpg')], options: { carousel: true } }, ['carousel .: a.jpg'], ['a.jpg: a carousel needs at least 2 images; got only 1; add another image, or append it to an existing carousel with --to <id>']],
   ['an image over 20 MB', { files: [image('set/a.jpg'), image('set/b.png', 21 * MB)] }, ['carousel set: a.jpg b.png'], ['set/b.png: 21 MiB (1 MiB over); carousel images take at most 20 MiB; resize or compress it to 20 MiB or less']],
+  ['--split: 11 images, as even as can be (never a carousel of one)', { files: images('many', 11, 'png'), options: { split: true } }, ['carousel many (1/2): 1.png 2.png 3.png 4.png 5.png 6.png', 'carousel many (2/2): 7.png 8.png 9.png 10.png 11.png'], []],
+  ['--split: 23 images in three, in order', { files: images('many', 23, 'jpg'), options: { split: true } }, ['carousel many (1/3): 1.jpg 2.jpg 3.jpg 4.jpg 5.jpg 6.jpg 7.jpg 8.jpg', 'carousel many (2/3): 9.jpg 10.jpg 11.jpg 12.jpg 13.jpg 14.jpg 15.jpg 16.jpg', 'carousel many (3/3): 17.jpg 18.jpg 19.jpg 20.jpg 21.jpg 22.jpg 23.jpg'], []],
+  ['--split: 10 images or fewer stay one carousel', { files: images('set', 10, 'jpg'), options: { split: true } }, [`carousel set: ${names(10, 'jpg')}`], []],
+  ['--split with --carousel', { files: [...images('a', 6, 'jpg'), ...images('b', 6, 'png')], options: { split: true, carousel: true } }, ['carousel --carousel (1/2): 1.jpg 1.png 2.jpg 2.png 3.jpg 3.png', 'carousel --carousel (2/2): 4.jpg 4.png 5.jpg 5.png 6.jpg 6.png'], []],
 ];
 
 // prettier-ignore
@@ -121,6 +125,7 @@ const APPEND: Case[] = [
   ['--to: metadata flags', { files: [image('imgs/1.jpg')], options: { to: ID, metadata: { title: 'x' } } }, ['carousel imgs: 1.jpg'], ['--to: metadata flags do not apply when appending to an existing carousel; change its metadata with: contentlib edit <id>']],
   ['--to: a video type', { files: [image('imgs/1.jpg')], options: { to: ID, type: 'longform' } }, ['carousel imgs: 1.jpg'], ['--type: --to appends images to a carousel; leave out --type, or upload videos in a separate command', 'imgs/1.jpg: is an image; longform takes videos (mp4, mov); use --type carousel, or leave the type out']],
   ['--to: 11 images', { files: images('imgs', 11, 'jpg'), options: { to: ID } }, [`carousel imgs: ${names(11, 'jpg')}`], ["imgs: 11 images is over carousel's maximum of 10; append at most 10 images, fewer if the carousel already has some"]],
+  ['--to with --split: never split (appending has one carousel)', { files: images('imgs', 11, 'jpg'), options: { to: ID, split: true } }, [`carousel imgs: ${names(11, 'jpg')}`], ["imgs: 11 images is over carousel's maximum of 10; append at most 10 images, fewer if the carousel already has some"]],
 ];
 
 const half = 'x'.repeat(40 * 1024);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresignRequest } from '../../src/api/schemas.js';
 import type { EnginePlan } from '../../src/upload/engine.js';
+import { formatProblem } from '../../src/rules/problem.js';
 import type { Library } from '../support/library.js';
 import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
 
@@ -283,9 +284,10 @@ describe('upload engine', () => {
       ],
       lib.client,
     );
-    expect(problems).toEqual([
+    expect(problems.map((p) => p.rule)).toEqual(['carousel-full', 'to-type', 'to-unknown']);
+    expect(problems.map(formatProblem)).toEqual([
       `--to full: carousel ${id} has 3 images; 8 more would be over the maximum of 10; append at most 7`,
-      `--to video: ${video} is a shortform, not a carousel; images can only be appended to a carousel`,
+      `--to video: ${video} is a shortform, not a carousel; images can only be appended to a carousel: find one with contentlib ls --type carousel`,
       '--to gone: carousel 00000000-0000-4000-8000-000000000000 is not in this library; find its id with: contentlib ls --type carousel',
     ]);
   });

@@ -313,7 +313,13 @@ describe('inputs', () => {
     const p = await plan(['d']);
     expect(summary(p)).toEqual(['shortform d/a.mp4: a.mp4']);
     expect(p.skipped).toEqual([
-      { path: 'd/loop', kind: 'link', reason: 'symbolic link to d, a folder already walked', media: false },
+      {
+        path: 'd/loop',
+        absPath: join(cwd(), 'd/loop'),
+        kind: 'link',
+        reason: 'symbolic link to d, a folder already walked',
+        media: false,
+      },
     ]);
   });
 

@@ -6,20 +6,30 @@ import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
 import { lockJournal } from '../../upload/journal-lock.js';
-import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
-import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem, readyItems } from '../../upload/plan.js';
+import { type Journal, journalExists, journalTargetId, openJournal } from '../../upload/journal.js';
+import {
+  type ItemMetadata,
+  type PlanProblem,
+  type UploadPlan,
+  buildPlan,
+  formatProblem,
+  readyItems,
+} from '../../upload/plan.js';
 import { checkAppendTargets } from '../../upload/preflight.js';
-import { interruptible, openApi, retryPolicy } from '../api.js';
+import { interruptible, libraryOf, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { keyRejectedError, scopeRefusedError } from '../error-messages.js';
+import { describeError, keyRejectedError, scopeRefusedError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { applyPlatformFlags, hashtagsFlag } from '../metadata-flags.js';
 import { type JsonSelection, checkJq, formatJson, jsonSelection } from '../output/json.js';
 import { createProgress, progressKind } from '../output/progress.js';
 import type { ProgressListener } from '../output/progress-shared.js';
+import { write } from '../output/mode.js';
+import { emptySummary } from '../output/progress-json.js';
 import { printPlan } from '../output/upload-plan.js';
-import { reportRefusedPlanJson, reportSkipped } from '../output/upload-skips.js';
+import { reportLeftOut, reportRefusedPlanJson, reportSkipped } from '../output/upload-skips.js';
+import type { TargetInfo } from '../target.js';
 
 export interface UploadFlags {
   type?: ContentType;
@@ -36,6 +46,8 @@ export interface UploadFlags {
   dryRun?: boolean;
   force?: boolean;
   strict?: boolean;
+  skipInvalid?: boolean;
+  split?: boolean;
 }
 
 /** What the command did: the plan it printed (--dry-run), or the engine's summary. */
@@ -53,7 +65,10 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
   return metadata;
 }
 
-/** Exit status from the outcome: 0 all done, 3 some not, 1 none (4 when the key was refused), 130 interrupted. */
+/**
+ * Exit status from the outcome: 0 all done, 3 some not (or files left out by --skip-invalid), 1
+ * none (4 when the key was refused), 130 interrupted.
+ */
 export function outcomeError(summary: UploadSummary, baseUrl: string): CliError | undefined {
   // The summary above already said "Interrupted." and what was and was not created: once is enough.
   if (summary.interrupted) return new InterruptedError('');
@@ -62,7 +77,14 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
     summary.missingScope !== undefined ? scopeRefusedError(baseUrl, summary.missingScope) : keyRejectedError(baseUrl);
   if (summary.keyRejected) return refused();
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
-  if (bad.length === 0) return undefined;
+  const leftOut = summary.leftOut ?? 0;
+  if (bad.length === 0 && leftOut === 0) return undefined;
+  if (bad.length === 0) {
+    return new PartialError(
+      `${leftOut} file${leftOut === 1 ? ' was' : 's were'} left out as invalid (listed above); the rest was uploaded.`,
+      'Fix those files and run the same command again: what is done is skipped.',
+    );
+  }
   const something = summary.items.some((o) => o.status !== 'failed');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
   if (!something && bad.every((o) => o.keyRejected)) return refused();
@@ -79,6 +101,8 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
 /** The library an upload writes to, opened only for a plan that is good to send. */
 export interface OpenedLibrary {
   api: EngineApi;
+  /** The service's base URL, for messages (a refused key names it). */
+  baseUrl?: string;
   /** Its journal, locked for this run. */
   journal: Journal;
   /** Draws the engine's events: bars, plain lines or NDJSON. */
@@ -107,6 +131,22 @@ export interface UploadDeps {
   /** What relative paths are relative to. */
   cwd: string;
   policy: RetryPolicy;
+  /**
+   * --dry-run: the journal of the target library, read-only, to tell what a real run would skip
+   * (undefined: no upload to it yet). Never starts the library.
+   */
+  peekJournal?: () => Promise<Pick<Journal, 'completedItem' | 'close'> | undefined>;
+  /** The library the command line names, for a summary written before it is opened (null: not known). */
+  target?: () => TargetInfo | null;
+}
+
+/** Errors whose JSON (a summary, or an error event) is already on stdout: uploadCommand writes none. */
+const reportedAsJson = new WeakSet<object>();
+
+/** `err`, marked as said on stdout already (with --json). */
+function reported<E extends object>(err: E): E {
+  reportedAsJson.add(err);
+  return err;
 }
 
 /**
@@ -124,6 +164,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
       'For example: contentlib upload fixtures/demo   (more in contentlib upload --help)',
     );
   }
+  const startedAt = deps.now().getTime();
   const plan = await buildPlan(
     o.paths,
     {
@@ -134,36 +175,74 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
       manifest: o.manifest,
       thumbnail: o.thumbnail,
       strict: o.strict,
+      split: o.split,
+      skipInvalid: o.skipInvalid,
     },
     { cwd: deps.cwd },
   );
   const skipOutput = sel ? 'json' : io.stderrIsTTY ? 'tty' : 'plain';
   // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
   const line = (v: object) => formatJson(v, sel ?? {}, false);
-  if (plan.problems.length > 0) {
+  const refuse = async (err: RejectedFilesError, problems = plan.problems): Promise<never> => {
     // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
-    if (sel) await reportRefusedPlanJson(io, plan, line);
-    else await reportSkipped(io, skipOutput, plan.skipped);
-    throw new RejectedFilesError(
-      plan.problems.map(formatProblem),
-      'Fix these and run the command again; see contentlib upload --help for the rules.',
+    if (!sel) throw err;
+    await reportRefusedPlanJson(io, { ...plan, problems }, line, {
+      target: deps.target?.() ?? null,
+      exitCode: err.exitCode,
+      ms: deps.now().getTime() - startedAt,
+    });
+    throw reported(err);
+  };
+  if (plan.problems.length > 0) {
+    if (!sel) await reportSkipped(io, skipOutput, plan.skipped);
+    await refuse(
+      new RejectedFilesError(
+        plan.problems.map(formatProblem),
+        o.skipInvalid
+          ? 'These are not about one file or item, so --skip-invalid cannot leave them out: fix them and run the command again.'
+          : 'Fix these and run the command again (or add --skip-invalid to upload the rest); see contentlib upload --help for the rules.',
+      ),
     );
   }
   if (!sel) for (const w of plan.warnings) io.stderr.write(`Note: ${formatProblem(w)}\n`);
   if (o.dryRun) {
-    // --json prints one plan object, which lists the skipped files itself.
-    if (!sel) await reportSkipped(io, skipOutput, plan.skipped);
-    await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, sel);
+    // --json prints one plan object, which lists the skipped and left-out files itself.
+    if (!sel) {
+      await reportSkipped(io, skipOutput, plan.skipped);
+      await reportLeftOut(io, skipOutput, plan);
+    }
+    const journal = o.force ? undefined : await deps.peekJournal?.();
+    try {
+      const done = (f: { path: string; size: number; mtimeMs: number }) => journal?.completedItem(f) !== undefined;
+      await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, done, sel);
+    } finally {
+      journal?.close();
+    }
     return { kind: 'dry-run', plan };
   }
   if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
   await reportSkipped(io, skipOutput, plan.skipped, line);
+  await reportLeftOut(io, skipOutput, plan, line);
 
-  const { api, journal, progress } = await interruptible(
+  const { api, journal, progress, baseUrl } = await interruptible(
     deps,
     async () => {
       const library = await deps.open();
-      await checkAppendTo(plan, o, library, deps.signal);
+      const problems = await checkAppendTo(plan, o, library, deps.signal);
+      if (problems.length > 0) {
+        await library.progress.stop().catch(() => {});
+        // The carousel's id is fine when only its room is short: then the hint says what fits.
+        const full = problems.every((p) => p.rule === 'carousel-full');
+        await refuse(
+          new RejectedFilesError(
+            problems.map(formatProblem),
+            full
+              ? 'Append fewer images (the rest can go into a new carousel: leave out --to), and run the command again.'
+              : 'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
+          ),
+          problems,
+        );
+      }
       return library;
     },
     'Interrupted before anything was uploaded.',
@@ -194,16 +273,26 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
     if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
-  // What only the plan knows: which items were appended to an existing carousel, and what was skipped.
+  // What only the plan knows: which items were appended to an existing carousel, what was
+  // skipped and left out; then what it all means for the exit code, which the summary carries.
   for (const item of summary.items) if (plan.items[item.index]?.contentItemId) item.appended = true;
   summary.skippedFiles = plan.skipped.length;
+  summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
+  const failure = outcomeError(summary, baseUrl ?? '');
+  summary.exitCode = failure?.exitCode ?? EXIT.ok;
   await progress.finish(summary);
+  if (failure) throw reported(failure);
   return { kind: 'uploaded', summary };
 }
 
 /** --to (or a manifest's "to"): the carousel exists, is one, and has room; checked before a byte is sent. */
-async function checkAppendTo(plan: UploadPlan, o: UploadOptions, library: OpenedLibrary, signal: AbortSignal) {
-  const remote = await checkAppendTargets(
+async function checkAppendTo(
+  plan: UploadPlan,
+  o: UploadOptions,
+  library: OpenedLibrary,
+  signal: AbortSignal,
+): Promise<PlanProblem[]> {
+  return checkAppendTargets(
     plan.items.map((item) => ({
       contentItemId: item.contentItemId,
       source: item.source,
@@ -216,11 +305,6 @@ async function checkAppendTo(plan: UploadPlan, o: UploadOptions, library: Opened
     library.api,
     signal,
   );
-  if (remote.length > 0)
-    throw new RejectedFilesError(
-      remote,
-      'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
-    );
 }
 
 /**
@@ -255,7 +339,7 @@ async function openLibrary(ctx: CliContext, globals: GlobalOptions, sel: JsonSel
     ...(sel ? { json: sel } : {}),
     heartbeatMs: heartbeatMs(ctx.env),
   });
-  return { api: client, journal, progress, baseUrl: target.baseUrl };
+  return { api: client, journal, progress, baseUrl: target.baseUrl, target: target.info };
 }
 
 /** `contentlib upload [paths...]`: opens what runUpload needs and reports its outcome. */
@@ -266,28 +350,66 @@ export async function uploadCommand(
   flags: UploadFlags,
 ): Promise<UploadResult> {
   const json = jsonSelection(globals, undefined, 'upload');
-  if (json?.jq !== undefined) await checkJq(json.jq);
-  let baseUrl = '';
-  const result = await runUpload(
-    { ...flags, paths, ...(json ? { json } : {}), verbose: Boolean(globals.verbose) },
-    {
-      io: ctx.io,
-      open: async () => {
-        const library = await openLibrary(ctx, globals, json);
-        baseUrl = library.baseUrl;
-        return library;
+  let targetInfo: TargetInfo | null = null;
+  try {
+    if (json?.jq !== undefined) await checkJq(json.jq);
+    const result = await runUpload(
+      { ...flags, paths, ...(json ? { json } : {}), verbose: Boolean(globals.verbose) },
+      {
+        io: ctx.io,
+        open: async () => {
+          const library = await openLibrary(ctx, globals, json);
+          targetInfo = library.target;
+          return library;
+        },
+        now: ctx.now,
+        sleep: ctx.sleep,
+        signal: ctx.signal,
+        cwd: ctx.cwd,
+        policy: retryPolicy(ctx.env),
+        peekJournal: () => peekJournal(ctx, globals),
+        target: () => (targetInfo ??= describeTarget(ctx, globals)),
       },
-      now: ctx.now,
-      sleep: ctx.sleep,
-      signal: ctx.signal,
-      cwd: ctx.cwd,
-      policy: retryPolicy(ctx.env),
-    },
-  );
-  if (result.kind !== 'uploaded') return result;
-  if (ctx.env.CONTENTLIB_REPORT_RSS)
-    ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
-  const failure = outcomeError(result.summary, baseUrl);
-  if (failure) throw failure;
-  return result;
+    );
+    if (result.kind === 'uploaded' && ctx.env.CONTENTLIB_REPORT_RSS)
+      ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
+    return result;
+  } catch (err) {
+    // With --json, stdout says what happened in every run: a refusal or failure that has not
+    // said so there yet (no remote in CI, a missing key, a journal that cannot be opened…)
+    // ends with an `error` event and a summary, as a refused plan does.
+    if (json && !(err instanceof Object && reportedAsJson.has(err)))
+      await reportErrorJson(ctx.io, err, json, targetInfo ?? describeTarget(ctx, globals));
+    throw err;
+  }
+}
+
+/** The error event and the summary of a run that stopped before its items could be reported. */
+async function reportErrorJson(io: IO, err: unknown, sel: JsonSelection, target: TargetInfo | null): Promise<void> {
+  const { message, exitCode } = describeError(err);
+  const line = (v: object) => formatJson(v, sel, false);
+  await write(io.stdout, await line({ type: 'error', exitCode, message }));
+  await write(io.stdout, await line(emptySummary({ target, exitCode, refused: exitCode !== EXIT.interrupted })));
+}
+
+/** The library the command line names, as the NDJSON `target`, without opening it; null when it cannot be told. */
+function describeTarget(ctx: CliContext, globals: GlobalOptions): TargetInfo | null {
+  try {
+    return libraryOf(ctx, globals).info;
+  } catch {
+    return null;
+  }
+}
+
+/** --dry-run: the target library's journal, if an upload to it ever wrote one; nothing is started or created. */
+async function peekJournal(ctx: CliContext, globals: GlobalOptions) {
+  let library;
+  try {
+    library = libraryOf(ctx, globals);
+  } catch {
+    return undefined;
+  }
+  const targetId = journalTargetId(library.where, library.who);
+  if (!journalExists(ctx.paths.state, targetId)) return undefined;
+  return openJournal(ctx.paths.state, targetId, ctx.now);
 }

@@ -6,33 +6,70 @@ import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
+import type { SummaryLine } from './upload-ndjson.js';
 import { flushed } from './progress-shared.js';
 
 /**
  * A summary item in the names `ls --json` uses: `id` (not itemId) and `type`; what this run did
- * to it is `outcome`, since `status` is an item's draft/scheduled/… everywhere else.
+ * to it is `outcome` (`appended` for images added to an existing carousel), since `status` is an
+ * item's draft/scheduled/… everywhere else. Every field is there in every outcome (null when it
+ * does not apply).
  */
-export function summaryItem(o: ItemOutcome) {
-  const { itemId, status, ...rest } = o;
-  return { id: itemId ?? null, outcome: status, ...rest };
+export function summaryItem(o: ItemOutcome): SummaryLine['items'][number] {
+  return {
+    id: o.itemId ?? null,
+    type: o.type,
+    outcome: o.appended && o.status === 'created' ? 'appended' : o.status,
+    source: o.source,
+    index: o.index,
+    filesCompleted: o.filesCompleted,
+    filesSkipped: o.filesSkipped,
+    filesTotal: o.filesTotal,
+    message: o.message ?? null,
+    keyRejected: o.keyRejected === true,
+    deletedItemId: o.deletedItemId ?? null,
+  };
 }
 
-export function summaryObject(summary: UploadSummary, target?: TargetInfo) {
+/** The last NDJSON line: every field, whatever the outcome (docs/cli.md; SummarySchema). */
+export function summaryObject(summary: UploadSummary, target: TargetInfo | null = null): SummaryLine {
   const n = (s: string) => summary.items.filter((o) => o.status === s && !(s === 'created' && o.appended)).length;
   return {
-    type: 'summary' as const,
-    ...(target ? { target } : {}),
+    type: 'summary',
+    target,
+    exitCode: summary.exitCode ?? 0,
+    refused: false,
     created: n('created'),
     appended: summary.items.filter((o) => o.status === 'created' && o.appended).length,
-    skippedFiles: summary.skippedFiles ?? 0,
     skipped: n('skipped'),
     partial: n('partial'),
     failed: n('failed'),
     interrupted: summary.interrupted,
-    ...(summary.missingScope !== undefined ? { missingScope: summary.missingScope } : {}),
+    problems: 0,
+    skippedFiles: summary.skippedFiles ?? 0,
+    leftOut: summary.leftOut ?? 0,
+    missingScope: summary.missingScope ?? null,
     bytesSent: summary.bytesSent,
-    ms: summary.ms,
+    ms: Math.round(summary.ms),
     items: summary.items.map(summaryItem),
+  };
+}
+
+/** The summary of a run that sent nothing: refused (its problems, a missing key…) or stopped before it began. */
+export function emptySummary(o: {
+  target: TargetInfo | null;
+  exitCode: number;
+  refused: boolean;
+  problems?: number;
+  skippedFiles?: number;
+  ms?: number;
+}): SummaryLine {
+  return {
+    ...summaryObject({ items: [], interrupted: o.exitCode === 130, bytesSent: 0, ms: o.ms ?? 0 }, o.target),
+    exitCode: o.exitCode,
+    refused: o.refused,
+    problems: o.problems ?? 0,
+    skippedFiles: o.skippedFiles ?? 0,
   };
 }
 
@@ -68,7 +105,7 @@ export function createJsonProgress(
       emit(event.type === 'planned' && target ? { ...event, target } : event);
     },
     async finish(summary) {
-      emit(summaryObject(summary, target));
+      emit(summaryObject(summary, target ?? null));
       await drained();
       await flushed(io.stdout);
     },

@@ -51,10 +51,11 @@ export function summaryLines(summary: UploadSummary): string[] {
       `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already uploaded; --force uploads them again.`,
     ];
   }
+  const appended = items.filter((o) => o.appended && o.status === 'created').length;
   const parts = [
-    count(items, 'created') || !items.some((o) => o.appended)
-      ? `${plural(count(items, 'created'), 'item')} created`
-      : '',
+    // "1 carousel appended to" alone when that is all the run did, never an empty start.
+    count(items, 'created') || !appended ? `${plural(count(items, 'created'), 'item')} created` : '',
+    appended ? `${plural(appended, 'carousel')} appended to` : '',
     count(items, 'skipped') ? `${count(items, 'skipped')} already there` : '',
     count(items, 'partial') ? `${count(items, 'partial')} incomplete` : '',
     count(items, 'failed') ? `${count(items, 'failed')} failed` : '',
@@ -67,6 +68,8 @@ export function summaryLines(summary: UploadSummary): string[] {
   }
   if (summary.skippedFiles)
     lines.push(`${plural(summary.skippedFiles, 'file')} in the folders skipped, not uploaded (listed above).`);
+  if (summary.leftOut)
+    lines.push(`${plural(summary.leftOut, 'file')} left out as invalid (listed above; --skip-invalid), not uploaded.`);
 
   if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
 

@@ -1,0 +1,154 @@
+// `upload --json`: the NDJSON lines on stdout, as zod schemas — the one written definition of
+// what scripts read (docs/cli.md lists the same fields). progress-json.ts and upload-skips.ts
+// build the objects with these types; the tests parse every line of real runs with them.
+import * as z from 'zod';
+
+/**
+ * A file, in every event that names one: the same object whether the plan, the engine or a
+ * refusal speaks of it. `size` is null where the file could not be read, `item` where it belongs
+ * to no planned item (a skipped file, a refused one).
+ */
+export const FileObjectSchema = z.strictObject({
+  /** Absolute path. */
+  path: z.string(),
+  /** Base name. */
+  name: z.string(),
+  size: z.number().int().nonnegative().nullable(),
+  /** 0-based index of the planned item it belongs to. */
+  item: z.number().int().nonnegative().nullable(),
+  role: z.enum(['file', 'thumbnail']),
+});
+export type FileObject = z.infer<typeof FileObjectSchema>;
+
+export const TargetSchema = z.union([
+  z.strictObject({ kind: z.literal('remote'), baseUrl: z.string(), profile: z.string().optional() }),
+  z.strictObject({ kind: z.literal('embedded'), dataDir: z.string() }),
+]);
+
+const StepSchema = z.enum(['presign', 'put', 'complete', 'patch', 'check']);
+
+export const PlannedEventSchema = z.strictObject({
+  type: z.literal('planned'),
+  items: z.number().int(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+  alreadyDone: z.number().int(),
+  target: TargetSchema,
+});
+
+export const ProblemEventSchema = z.strictObject({
+  type: z.literal('problem'),
+  /** The file it is about; null for a flag, an input that matched nothing, a manifest. */
+  file: FileObjectSchema.nullable(),
+  /** What it is about as the messages name it: a path, a folder, `--title`, a manifest item. */
+  subject: z.string(),
+  rule: z.string(),
+  actual: z.string(),
+  message: z.string(),
+  hint: z.string().nullable(),
+  /** --skip-invalid: this file (or item) was left out and the rest uploaded. */
+  leftOut: z.boolean(),
+});
+
+export const PlanSkippedEventSchema = z.strictObject({
+  type: z.literal('skipped'),
+  file: FileObjectSchema,
+  /** As messages show it (relative to the working directory). */
+  path: z.string(),
+  kind: z.enum(['system', 'hidden', 'unsupported', 'not-media', 'sidecar', 'link']),
+  reason: z.string(),
+  hint: z.string().optional(),
+});
+
+export const JournalSkippedEventSchema = z.strictObject({
+  type: z.literal('skipped'),
+  file: FileObjectSchema,
+  itemId: z.string(),
+  reason: z.string(),
+});
+
+export const EngineEventSchemas = [
+  z.strictObject({ type: z.literal('started'), file: FileObjectSchema }),
+  z.strictObject({ type: z.literal('uploaded'), file: FileObjectSchema, ms: z.number() }),
+  z.strictObject({
+    type: z.literal('completed'),
+    file: FileObjectSchema,
+    itemId: z.string(),
+    itemType: z.enum(['shortform', 'longform', 'carousel']),
+    sortOrder: z.number().int().optional(),
+    created: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal('failed'),
+    file: FileObjectSchema.optional(),
+    item: z.number().int(),
+    message: z.string(),
+    step: StepSchema.optional(),
+    code: z.string().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('retrying'),
+    step: StepSchema,
+    file: FileObjectSchema,
+    attempt: z.number().int(),
+    delayMs: z.number(),
+    reason: z.string(),
+  }),
+] as const;
+
+/** Why a run ended before a summary of items could be made: a refusal or a failure, with its exit code. */
+export const ErrorEventSchema = z.strictObject({
+  type: z.literal('error'),
+  exitCode: z.number().int(),
+  message: z.string(),
+});
+
+export const SummaryItemSchema = z.strictObject({
+  id: z.string().nullable(),
+  type: z.enum(['shortform', 'longform', 'carousel']),
+  outcome: z.enum(['created', 'appended', 'skipped', 'partial', 'failed', 'interrupted']),
+  source: z.string(),
+  index: z.number().int(),
+  filesCompleted: z.number().int(),
+  filesSkipped: z.number().int(),
+  filesTotal: z.number().int(),
+  message: z.string().nullable(),
+  keyRejected: z.boolean(),
+  deletedItemId: z.string().nullable(),
+});
+
+/** The last line of every run: the same fields whatever happened. */
+export const SummarySchema = z.strictObject({
+  type: z.literal('summary'),
+  /** Null when the run stopped before the library was known (a usage error). */
+  target: TargetSchema.nullable(),
+  /** The exit code of the command. */
+  exitCode: z.number().int(),
+  /** Nothing was sent because of the plan's problems, or the run was refused before it began. */
+  refused: z.boolean(),
+  created: z.number().int(),
+  appended: z.number().int(),
+  skipped: z.number().int(),
+  partial: z.number().int(),
+  failed: z.number().int(),
+  interrupted: z.boolean(),
+  problems: z.number().int(),
+  skippedFiles: z.number().int(),
+  leftOut: z.number().int(),
+  missingScope: z.string().nullable(),
+  bytesSent: z.number().int(),
+  ms: z.number().int(),
+  items: z.array(SummaryItemSchema),
+});
+export type SummaryLine = z.infer<typeof SummarySchema>;
+
+/** Any line `upload --json` prints during a run (not --dry-run, which prints one plan object). */
+export const UploadLineSchema = z.union([
+  PlannedEventSchema,
+  ProblemEventSchema,
+  PlanSkippedEventSchema,
+  JournalSkippedEventSchema,
+  ...EngineEventSchemas,
+  ErrorEventSchema,
+  SummarySchema,
+]);
