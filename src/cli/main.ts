@@ -50,6 +50,12 @@ function commanderMessage(raw: string, program: ReturnType<typeof buildProgram>,
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}\nRun ${usage} --help for usage.`;
 }
 
+/** `upload` asked for JSON (--json, --json=…, --jq) on this command line. */
+function uploadWithJson(argv: readonly string[]): boolean {
+  const json = argv.some((a) => a === '--json' || a.startsWith('--json=') || a === '--jq' || a.startsWith('--jq='));
+  return json && argv.includes('upload');
+}
+
 /** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
 export async function run(
   argv: readonly string[],
@@ -69,8 +75,15 @@ export async function run(
       if (err.exitCode === 0) return EXIT.ok; // the help or the version, printed
       // A parse error (printed here, in the one error style) or a help page shown for a
       // command that needs a subcommand (commander printed it).
-      if (err.code !== 'commander.help' && err.code !== 'commander.helpDisplayed')
-        writeError(ctx, stderr, commanderMessage(err.message, program, argv));
+      if (err.code !== 'commander.help' && err.code !== 'commander.helpDisplayed') {
+        const message = commanderMessage(err.message, program, argv);
+        writeError(ctx, stderr, message);
+        // `upload --json` says what happened on stdout in every run, a flag it refused included.
+        if (uploadWithJson(argv)) {
+          const { uploadUsageJson } = await import('./output/progress-json.js');
+          ctx.io.stdout.write(uploadUsageJson(message, EXIT.usage));
+        }
+      }
       return EXIT.usage;
     }
     const verbose = Boolean(program.opts().verbose);

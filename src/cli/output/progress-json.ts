@@ -115,3 +115,9 @@ export function createJsonProgress(
     },
   };
 }
+
+/** The NDJSON of an upload stopped by a usage error before it began: the error event and the summary. */
+export function uploadUsageJson(message: string, exitCode: number): string {
+  const summary = emptySummary({ target: null, exitCode, refused: true });
+  return `${JSON.stringify({ type: 'error', exitCode, message })}\n${JSON.stringify(summary)}\n`;
+}
