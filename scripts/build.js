@@ -126,6 +126,13 @@ await Promise.all([
     outfile: 'dist/launch/compile-cache.cjs',
     format: 'cjs',
   }),
+  // The GitHub Action's entry (action.yml): zod and Node's modules only, one file.
+  build({
+    ...common,
+    entryPoints: ['src/action/main.ts'],
+    outfile: 'dist/action/main.cjs',
+    format: 'cjs',
+  }),
 ]);
 
 // import() of a package left in node_modules (jq-wasm, an ES module) cannot stay either: it goes

@@ -24,6 +24,8 @@ const LAYERS = {
   types: [],
   // The launcher bin/contentlib.js runs first; it loads the CLI bundle and imports nothing of src/.
   launch: [],
+  // The GitHub Action's entry (action.yml): runs the CLI as a process, reads its NDJSON.
+  action: ['cli'],
 };
 
 /** Folders reached from outside only through these modules (paths inside the folder). */
@@ -32,6 +34,8 @@ const SURFACES = {
   server: ['index.ts', 'admin.ts'],
   // The CLI starts the browse server (index.ts); its pages and routes are its own.
   browse: ['index.ts'],
+  // The action reads upload's NDJSON by its schemas; it runs the CLI itself as a process.
+  cli: ['output/upload-ndjson.ts'],
 };
 
 function files(dir) {

@@ -76,6 +76,8 @@ export interface ItemOutcome {
   deletedItemId?: string;
   /** The files were added to an existing carousel (--to), not a new item. */
   appended?: true;
+  /** The title the plan gave it (set by the command from the plan, for the summary). */
+  title?: string;
 }
 
 export interface UploadSummary {

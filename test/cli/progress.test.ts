@@ -231,6 +231,7 @@ describe('heartbeat, ETA and the NDJSON names', () => {
       // Every field in every outcome: null or false where it does not apply.
       message: null,
       keyRejected: false,
+      title: null,
       deletedItemId: null,
     });
     expect(summaryItem(summary.items[1]!)).toMatchObject({ id: null, outcome: 'failed' });

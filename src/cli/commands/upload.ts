@@ -275,7 +275,11 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   }
   // What only the plan knows: which items were appended to an existing carousel, what was
   // skipped and left out; then what it all means for the exit code, which the summary carries.
-  for (const item of summary.items) if (plan.items[item.index]?.contentItemId) item.appended = true;
+  for (const item of summary.items) {
+    const planned = plan.items[item.index];
+    if (planned?.contentItemId) item.appended = true;
+    if (planned?.metadata.title !== undefined) item.title = planned.metadata.title;
+  }
   summary.skippedFiles = plan.skipped.length;
   summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
   const failure = outcomeError(summary, baseUrl ?? '');

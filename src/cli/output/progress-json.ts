@@ -18,6 +18,7 @@ import { flushed } from './progress-shared.js';
 export function summaryItem(o: ItemOutcome): SummaryLine['items'][number] {
   return {
     id: o.itemId ?? null,
+    title: o.title ?? null,
     type: o.type,
     outcome: o.appended && o.status === 'created' ? 'appended' : o.status,
     source: o.source,

@@ -105,6 +105,8 @@ export const ErrorEventSchema = z.strictObject({
 
 export const SummaryItemSchema = z.strictObject({
   id: z.string().nullable(),
+  /** The title it was given (flags, sidecar, manifest, folder); null: the service names it after its file. */
+  title: z.string().nullable(),
   type: z.enum(['shortform', 'longform', 'carousel']),
   outcome: z.enum(['created', 'appended', 'skipped', 'partial', 'failed', 'interrupted']),
   source: z.string(),
