@@ -7,6 +7,8 @@ import type { ContentType } from '../../rules/rules.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { Caller, KeyRow } from './keys.js';
 import type { Upload } from './uploads.js';
+import type { ReservationLimits } from '../limits.js';
+import type { ReservationRefusal } from './reservations.js';
 
 export type { Caller, FileRow, ItemChanges, ItemRow, KeyRow, ListFilter, NewItem, Upload };
 
@@ -56,10 +58,15 @@ export interface Repo {
 
   // ---- uploads
   /**
-   * Records a presigned upload when the brand's quota allows it (thumbnails do not count),
-   * checked and inserted in one transaction; otherwise says how many bytes are used.
+   * Records a presigned upload when the brand's quota (or the thumbnails' own) and the key's
+   * reservation limits allow it, checked and inserted in one transaction (./reservations.ts);
+   * otherwise says which limit it met.
    */
-  reserveUpload(u: NewUpload, quotaBytes: number, nowMs: number): Promise<{ ok: true } | { ok: false; used: number }>;
+  reserveUpload(
+    u: NewUpload,
+    limits: ReservationLimits,
+    nowMs: number,
+  ): Promise<{ ok: true } | { ok: false; refusal: ReservationRefusal }>;
   getUpload(key: string): Promise<Upload | null>;
   /** The upload whose staging object is `staging/<fileId>`. */
   getUploadByFileId(fileId: string): Promise<Upload | null>;

@@ -8,6 +8,7 @@ import { deletionsRepository } from './deletions.js';
 import { type CompleteInput, type CompleteResult, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
+import { type Holdings, holdingsParams, holdingsSql, judgeReservation } from './reservations.js';
 import { uploadsRepository } from './uploads.js';
 
 export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
@@ -19,6 +20,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
+  const holdings = db.prepare(holdingsSql('sqlite'));
 
   function complete(c: CompleteInput): CompleteResult {
     const fresh = uploads.get(c.key);
@@ -101,10 +103,11 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     createKey: async (brand, now) => keys.create(brand, now),
     listKeys: async () => keys.list(),
     revokeKey: async (id, now) => keys.revoke(id, now),
-    reserveUpload: async (u, quotaBytes, nowMs) =>
+    reserveUpload: async (u, limits, nowMs) =>
       immediate(() => {
-        const used = u.thumbnail ? 0 : uploads.quotaUsed(u.brandId, nowMs);
-        if (!u.thumbnail && used + u.fileSize > quotaBytes) return { ok: false as const, used };
+        const held = holdings.get(holdingsParams(u.brandId, u.keyId, nowMs, limits)) as Holdings;
+        const refusal = judgeReservation(u, held, limits);
+        if (refusal) return { ok: false as const, refusal };
         uploads.insert(u);
         return { ok: true as const };
       }),

@@ -130,20 +130,6 @@ export function uploadsRepository(db: Db) {
     db.prepare('DELETE FROM uploads WHERE item_id = ?').run(itemId);
   }
 
-  /**
-   * Bytes a brand holds or has reserved: every non-thumbnail upload that is stored, or whose URL
-   * may still be used. Completed items keep their upload rows, so they count until deleted.
-   */
-  function quotaUsed(brandId: string, nowMs: number): number {
-    const row = db
-      .prepare(
-        `SELECT COALESCE(SUM(file_size), 0) AS used FROM uploads
-          WHERE brand_id = ? AND thumbnail = 0 AND (stored_at IS NOT NULL OR expires_at > ?)`,
-      )
-      .get(brandId, nowMs) as { used: number };
-    return row.used;
-  }
-
   /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
   function abandoned(beforeMs: number): Array<{ key: string; fileId: string }> {
     return db
@@ -165,7 +151,6 @@ export function uploadsRepository(db: Db) {
     remove,
     ofItem,
     removeOfItem,
-    quotaUsed,
     abandoned,
   };
 }

@@ -21,6 +21,10 @@ import { type RawItem, changedColumns, foldTitle, likeLiteral, toItem } from '..
 import { type Caller, KEY_PATTERN, type KeyRow, hashKey, newKeyRow, newKeySecret } from '../keys.js';
 import { NEW_UPLOAD_COLUMNS, type Upload, newUploadValues } from '../uploads.js';
 import { migratePostgres } from './migrations.js';
+import { type Holdings, holdingsParams, holdingsSql, judgeReservation } from '../reservations.js';
+import { poolTimeouts } from './timeouts.js';
+import { databaseDown } from '../../unavailable.js';
+import type { Timeouts } from '../../limits.js';
 
 /** int8 (COUNT, BIGINT columns) as a JS number: sizes stay far below 2^53. */
 const INT8_OID = 20;
@@ -54,6 +58,8 @@ export interface PostgresRepoOptions {
   connectionString?: string;
   /** Connections per instance. */
   max?: number;
+  /** Time limits on connecting and on each statement (default: DEFAULT_TIMEOUTS). */
+  timeouts?: Pick<Timeouts, 'databaseMs'>;
 }
 
 /** Connects (PG* environment variables fill what the URL leaves out), migrates, and returns the Repo. */
@@ -63,6 +69,8 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     max: o.max ?? 10,
     types,
     application_name: 'contentlib',
+    // No call waits on a stopped, frozen or unreachable database for longer than the bound.
+    ...poolTimeouts(o.timeouts),
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
@@ -81,16 +89,20 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   /** Runs `fn` in one transaction on one connection; rolled back when it throws. */
   async function tx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     const c = await pool.connect();
+    let broken: Error | undefined;
     try {
       await c.query('BEGIN');
       const result = await fn((text, values) => c.query(text, values));
       await c.query('COMMIT');
       return result;
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      // A connection that broke or timed out is thrown away (the server rolls its transaction
+      // back): a ROLLBACK would queue behind the statement still running on it.
+      if (databaseDown(err)) broken = err instanceof Error ? err : new Error(String(err));
+      else await c.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      c.release();
+      c.release(broken);
     }
   }
 
@@ -324,19 +336,14 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       ]);
       return res.rowCount === 1;
     },
-    async reserveUpload(u, quotaBytes, nowMs) {
+    async reserveUpload(u, limits, nowMs) {
       return tx(async (q) => {
         // The brand's row lock: two presigns of one brand on two instances cannot both fit the last bytes.
         await q('SELECT id FROM brands WHERE id = $1 FOR UPDATE', [u.brandId]);
-        if (!u.thumbnail) {
-          const { rows } = await q<{ used: number }>(
-            `SELECT COALESCE(SUM(file_size), 0)::bigint AS used FROM uploads
-              WHERE brand_id = $1 AND NOT thumbnail AND (stored_at IS NOT NULL OR expires_at > $2)`,
-            [u.brandId, nowMs],
-          );
-          const used = rows[0]?.used ?? 0;
-          if (used + u.fileSize > quotaBytes) return { ok: false as const, used };
-        }
+        const p = holdingsParams(u.brandId, u.keyId, nowMs, limits);
+        const { rows } = await q<Holdings>(holdingsSql('postgres'), [p.brand, p.key, p.now, p.since]);
+        const refusal = judgeReservation(u, rows[0]!, limits);
+        if (refusal) return { ok: false as const, refusal };
         const values = newUploadValues(u);
         await q(
           `INSERT INTO uploads (${NEW_UPLOAD_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
