@@ -1,12 +1,13 @@
 // The Fastify app, built from its dependencies (fastify/demo's shape): no listening here, so
 // tests and `startServer` decide where it runs, and a test can inject the clock.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { authenticate, createRateLimiter } from './auth.js';
+import { authenticate } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { HttpError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-body.js';
 import type { Check } from './ops/health.js';
 import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
+import { registerApiHeaders, registerSecurityHeaders } from './ops/headers.js';
 import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
 import { type Metrics, registerMetrics } from './ops/metrics.js';
@@ -15,6 +16,7 @@ import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
+import { createRateLimiter } from './rate-limit.js';
 
 /** A connection silent this long is closed (Node's socket timeout). */
 export const IDLE_TIMEOUT_MS = 120_000;
@@ -70,6 +72,7 @@ export function buildApp(
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
+  registerSecurityHeaders(app);
   registerDrainGuard(app, drain);
   if (ops.logger) registerRequestLog(app);
   if (ops.metrics) registerMetrics(app, ops.metrics, { route: ops.metricsRoute ?? true });
@@ -88,9 +91,16 @@ export function buildApp(
     // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
+    registerApiHeaders(api);
     api.addHook('onRequest', async (request) => {
-      request.caller = await authenticate(request, services.repo);
-      limit?.(request.caller.keyId);
+      limit?.checkAddress(request.ip);
+      try {
+        request.caller = await authenticate(request, services.repo);
+      } catch (err) {
+        if (limit && err instanceof HttpError && err.status === 401) limit.unauthenticated(request.ip);
+        throw err;
+      }
+      limit?.checkKey(request.caller.keyId);
     });
     registerPresign(api, services);
     registerComplete(api, services);

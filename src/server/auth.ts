@@ -1,4 +1,4 @@
-// Bearer API keys on every /api route, and the optional per-key rate limit (docs/api.md, Authentication and keys).
+// Bearer API keys on every /api route (docs/api.md, Authentication and keys); the rate limit is ./rate-limit.ts.
 import type { FastifyRequest } from 'fastify';
 import { apiError } from './errors.js';
 import type { Caller, Repo } from './repo/interface.js';
@@ -32,29 +32,4 @@ export async function authenticate(request: FastifyRequest, repo: Repo): Promise
       CHALLENGE,
     );
   return caller;
-}
-
-/** A fixed-window counter per key: simple, and enough to exercise clients' 429 handling. */
-export function createRateLimiter(limit: { max: number; windowMs: number }, now: () => Date) {
-  const windows = new Map<string, { start: number; count: number }>();
-  return function check(keyId: string): void {
-    const t = now().getTime();
-    let w = windows.get(keyId);
-    if (!w || t - w.start >= limit.windowMs) {
-      w = { start: t, count: 0 };
-      windows.set(keyId, w);
-    }
-    w.count++;
-    if (w.count > limit.max) {
-      const retryAfter = Math.max(1, Math.ceil((w.start + limit.windowMs - t) / 1000));
-      throw apiError(
-        'rate_limited',
-        `too many requests: at most ${limit.max} per ${limit.windowMs} ms; retry after ${retryAfter} s`,
-        [],
-        {
-          'Retry-After': String(retryAfter),
-        },
-      );
-    }
-  };
 }

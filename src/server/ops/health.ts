@@ -40,7 +40,7 @@ async function runCheck(name: string, check: Check, timeoutMs: number): Promise<
   }
 }
 
-function notReady(message: string, failures: Failure[]): HttpError {
+function notReady(message: string, failures: Array<{ name: string; reason: string }>): HttpError {
   return new HttpError(
     503,
     'unavailable',
@@ -74,9 +74,14 @@ export function registerHealth(app: FastifyInstance, o: ReadinessOptions): void 
     const results = await Promise.all(names.map((name) => runCheck(name, o.checks[name]!, timeoutMs)));
     const failures = results.filter((f): f is Failure => f !== null);
     if (failures.length > 0) {
-      const problem = failures.map((f) => `${f.name}: ${f.reason}`).join('; ');
-      note(problem);
-      throw notReady(`not ready: ${problem}`, failures);
+      // The probe is unauthenticated: it names the part that is down, never how it failed (a
+      // host and port, a path); the log line has that.
+      note(failures.map((f) => `${f.name}: ${f.reason}`).join('; '));
+      const parts = failures.map((f) => f.name);
+      throw notReady(
+        `not ready: ${parts.join(', ')} unavailable`,
+        parts.map((name) => ({ name, reason: 'unavailable' })),
+      );
     }
     note('');
     return reply
