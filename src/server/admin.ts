@@ -2,6 +2,7 @@
 // metadata store for the one call: the data dir's SQLite database (WAL lets it run beside a server on the
 // same data dir) or, with a database URL, the PostgreSQL every instance shares.
 import { existsSync, statSync } from 'node:fs';
+import { brandNameProblem } from '../api/text-rules.js';
 import { databasePath } from './db.js';
 import { type RepoTarget, openRepo } from './open-repo.js';
 import type { Repo } from './repo/interface.js';
@@ -32,7 +33,8 @@ export async function createApiKey(
   brandName: string,
 ): Promise<{ id: string; key: string; brand: string; userId: string }> {
   const name = brandName.trim();
-  if (!name) throw new Error('the brand name is empty; pass --brand NAME');
+  const problem = brandNameProblem(name);
+  if (problem) throw new Error(`the brand name ${problem}; pass --brand NAME`);
   return withRepo(target, (repo) => repo.createKey(name, new Date()));
 }
 

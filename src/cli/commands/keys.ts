@@ -1,5 +1,6 @@
 // contentlib keys create|list|revoke: API keys of the embedded server's data dir. A new key is
 // printed once, alone on stdout (only its hash is kept); lists show a short prefix, never a key.
+import { brandNameProblem } from '../../api/text-rules.js';
 import * as admin from '../../server/admin.js';
 import type { KeyInfo } from '../../server/admin.js';
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -32,7 +33,8 @@ function target(o: KeysWhere) {
 
 export async function runKeysCreate(o: KeysWhere & { brand: string }) {
   const brand = o.brand.trim();
-  if (!brand) throw new UsageError('--brand must not be empty', 'Example: contentlib keys create --brand acme');
+  const problem = brandNameProblem(brand);
+  if (problem) throw new UsageError(`--brand ${problem}`, 'Example: contentlib keys create --brand acme');
   return onLibrary(o, (admin) => admin.createApiKey(target(o), brand));
 }
 
