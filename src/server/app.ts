@@ -17,6 +17,8 @@ import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
 import { createRateLimiter } from './rate-limit.js';
+import { DEFAULT_PUT_LIMITS, FD_RESERVE } from './limits.js';
+import { countConnections, createPutGate, openFileLimit } from './put-gate.js';
 
 /** A connection silent this long is closed (Node's socket timeout). */
 export const IDLE_TIMEOUT_MS = 120_000;
@@ -84,7 +86,18 @@ export function buildApp(
       return services.track(Promise.resolve(handler.call(this, request, reply)));
     };
   });
-  if (deps.disk) registerStorage(app, services, deps.disk);
+  const fileLimit = deps.fileLimit ?? openFileLimit();
+  // Connections beyond this are dropped as they come, leaving descriptors for the database,
+  // files being received and logs: a flood of connections cannot make them fail with EMFILE.
+  if (Number.isFinite(fileLimit)) app.server.maxConnections = Math.max(16, fileLimit - FD_RESERVE / 2);
+  if (deps.disk) {
+    const gate = createPutGate({
+      limits: { ...DEFAULT_PUT_LIMITS, ...deps.putLimits },
+      fileLimit,
+      connections: countConnections(app.server),
+    });
+    registerStorage(app, services, deps.disk, gate);
+  }
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
   app.register(async (api) => {

@@ -32,19 +32,19 @@ export function judgeReservation(
   h: Holdings,
   limits: ReservationLimits,
 ): ReservationRefusal | null {
+  // The brand's quota first: when it is full, deleting items is what helps, whoever asks.
+  if (u.thumbnail) {
+    if (h.thumbnailBytes + u.fileSize > limits.thumbnailQuotaBytes)
+      return { kind: 'thumbnail_quota', used: h.thumbnailBytes, limit: limits.thumbnailQuotaBytes };
+  } else if (h.brandBytes + u.fileSize > limits.quotaBytes) {
+    return { kind: 'quota', used: h.brandBytes, limit: limits.quotaBytes };
+  }
   const retryAtMs = h.keyFirstExpiry ?? 0;
   if (h.keyUploads >= limits.keyReservedUploads)
     return { kind: 'key_uploads', used: h.keyUploads, limit: limits.keyReservedUploads, retryAtMs };
   // A key holding nothing may always reserve one file, however large: the cap is on bursts.
   if (h.keyUploads > 0 && h.keyBytes + u.fileSize > limits.keyReservedBytes)
     return { kind: 'key_bytes', used: h.keyBytes, limit: limits.keyReservedBytes, retryAtMs };
-  if (u.thumbnail) {
-    if (h.thumbnailBytes + u.fileSize > limits.thumbnailQuotaBytes)
-      return { kind: 'thumbnail_quota', used: h.thumbnailBytes, limit: limits.thumbnailQuotaBytes };
-    return null;
-  }
-  if (h.brandBytes + u.fileSize > limits.quotaBytes)
-    return { kind: 'quota', used: h.brandBytes, limit: limits.quotaBytes };
   return null;
 }
 

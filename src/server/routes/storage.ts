@@ -6,6 +6,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
+import { type PutGate, SlowBodyError, pacedBody } from '../put-gate.js';
+import { DEFAULT_PUT_LIMITS } from '../limits.js';
+import { RETRY_AFTER_SECONDS, asUnavailable } from '../unavailable.js';
 import { verify } from '../signing.js';
 import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
@@ -43,7 +46,8 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
 const CLOSED =
   'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked); nothing was stored — presign again';
 
-export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
+export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage, gate: PutGate): void {
+  const putLimits = { ...DEFAULT_PUT_LIMITS, ...s.deps.putLimits };
   const faults = s.deps.faults ? putFaults(s.deps.faults.dropPutAfterBytes, s.deps.faults.count) : undefined;
 
   app.register(async (scope) => {
@@ -55,8 +59,12 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
       const { key, fileId, length } = check;
-      let body: Readable = request.raw;
-      if (faults?.armed()) body = request.raw.pipe(faults.wrap(() => request.raw.socket.destroy()));
+      // A place among the PUTs in flight, or 503 before a file is opened (put-gate.ts).
+      const place = gate.admit(check.keyId);
+      if ('kind' in place) return reject(reply, busy(place.kind));
+      reply.raw.once('close', () => place.release());
+      let body: Readable = pacedBody(request.raw, putLimits);
+      if (faults?.armed()) body = body.pipe(faults.wrap(() => request.raw.socket.destroy()));
       // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
@@ -77,6 +85,11 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
             ),
           );
         }
+        if (err instanceof SlowBodyError)
+          return reject(
+            reply,
+            storageError('request_timeout', `${err.message}; nothing was stored — send the file again`),
+          );
         if (isDiskFull(err))
           return reject(
             reply,
@@ -84,7 +97,8 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
           );
         // The client went away mid-body: nothing was stored, and nobody is left to answer.
         if (gone()) return reply.hijack();
-        throw err;
+        // The disk failing (EIO, EMFILE…) is 503 unavailable, not a 500.
+        throw asUnavailable('storage', err);
       }
       if (gone()) return reply.hijack();
       if (parserRefused(request.raw.socket))
@@ -120,11 +134,22 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
   });
 }
 
+/** A PUT the gate did not admit: try again shortly (503 with Retry-After, as S3's SlowDown). */
+function busy(why: 'descriptors' | 'key'): HttpError {
+  return storageError(
+    'unavailable',
+    why === 'key'
+      ? 'too many uploads in flight for this API key; nothing was stored — send it again once one has finished'
+      : 'the server takes no more uploads right now; nothing was stored — send it again in a few seconds',
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  );
+}
+
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
 async function checkPut(
   s: Services,
   request: FastifyRequest,
-): Promise<{ key: string; fileId: string; uploadKey: string; length: number } | HttpError> {
+): Promise<{ key: string; fileId: string; uploadKey: string; keyId: string | null; length: number } | HttpError> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -175,5 +200,5 @@ async function checkPut(
       `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
     );
   }
-  return { key: signed.key, fileId, uploadKey: upload.key, length: upload.fileSize };
+  return { key: signed.key, fileId, uploadKey: upload.key, keyId: upload.keyId, length: upload.fileSize };
 }
