@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -400,7 +401,26 @@ function defineServe(program: Command, ctx: CliContext): void {
     )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
-    .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
+    .option(
+      '--rate-limit <n/windowMs>',
+      `requests per API key per window, or off (default: ${TEAM_RATE_LIMIT.max}/${TEAM_RATE_LIMIT.windowMs} with --db, else off); requests without a valid key: ${UNAUTHENTICATED_RATE_LIMIT.max} per ${UNAUTHENTICATED_RATE_LIMIT.windowMs / 1000} s per address`,
+    )
+    .option(
+      '--db-timeout <seconds>',
+      `each database statement, and waiting for a connection, gives up after this (default: ${DEFAULT_TIMEOUTS.databaseMs / 1000})`,
+    )
+    .option(
+      '--storage-timeout <seconds>',
+      `each call to the object store gives up after this (default: ${DEFAULT_TIMEOUTS.storageMs / 1000})`,
+    )
+    .option(
+      '--put-min-rate <bytes[/seconds]>',
+      `storage PUTs to the data dir bringing less than this per second over a window are cut (default: ${DEFAULT_PUT_LIMITS.minBytesPerSecond}/${DEFAULT_PUT_LIMITS.rateWindowMs / 1000})`,
+    )
+    .option(
+      '--put-max-time <seconds>',
+      `storage PUTs to the data dir taking longer are cut (default: ${DEFAULT_PUT_LIMITS.maxMs / 1000})`,
+    )
     .addOption(new Option('--fault-drop-put-after <bytes>').hideHelp())
     .addOption(new Option('--fault-count <n>').hideHelp())
     .addOption(new Option('--fault-write-error <errno>').hideHelp())

@@ -57,6 +57,13 @@ describe('serveOptions (flags → server options)', () => {
       { urlLifetimeSeconds: 5, quotaBytes: 0 },
     ],
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
+    [{ db: 'postgres://cl@db/lib' }, { rateLimit: { max: 10_000, windowMs: 60_000 } }],
+    [{ dbTimeout: '3', storageTimeout: '4' }, { timeouts: { databaseMs: 3000, storageMs: 4000 } }],
+    [
+      { putMinRate: '100/5', putMaxTime: '60' },
+      { putLimits: { minBytesPerSecond: 100, rateWindowMs: 5000, maxMs: 60_000 } },
+    ],
+    [{ putMinRate: '100' }, { putLimits: { minBytesPerSecond: 100 } }],
     [{ faultDropPutAfter: '100' }, { faults: { dropPutAfterBytes: 100, count: 1 } }],
     [{ faultDropPutAfter: '100', faultCount: '3' }, { faults: { dropPutAfterBytes: 100, count: 3 } }],
     [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
@@ -77,6 +84,13 @@ describe('serveOptions (flags → server options)', () => {
     expect(serveOptions(base, '/d', false, {}).databaseUrl).toBeUndefined();
   });
 
+  it('the rate limit is on by default for a team (PostgreSQL) and off for one SQLite library; off turns it off', () => {
+    expect(serveOptions(base, '/d', false, {}).rateLimit).toBeUndefined();
+    expect(serveOptions({ ...base, db: 'postgres://cl@db/lib', rateLimit: 'off' }, '/d', false, {}).rateLimit).toBe(
+      undefined,
+    );
+  });
+
   it('refuses a database URL that is not PostgreSQL, without echoing its password', () => {
     expect(() => serveOptions({ ...base, db: 'mysql://u:hunter2@h/db' }, '/d', false, {})).toThrow(
       /must be a PostgreSQL URL/,
@@ -94,6 +108,12 @@ describe('serveOptions (flags → server options)', () => {
     { urlTtl: '0' },
     { rateLimit: '10' },
     { rateLimit: '0/10' },
+    { rateLimit: 'on' },
+    { dbTimeout: '0' },
+    { storageTimeout: 'ten' },
+    { putMinRate: '1/0' },
+    { putMinRate: 'fast' },
+    { putMaxTime: '0' },
     { faultCount: '2' },
     { quota: '1e9' },
     { publicUrl: 'media.example.com' },
