@@ -13,10 +13,11 @@ import {
   classifyForRetry,
   errorFromResponse,
   errorFromThrown,
+  networkReason,
   redactKey,
   requestIdHeader,
 } from './errors.js';
-import type { RetryPolicy } from './retry.js';
+import type { RetryInfo, RetryPolicy } from './retry.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   CompleteRequest,
@@ -54,7 +55,15 @@ export interface ListParams {
 export interface CallOptions {
   signal?: AbortSignal;
   /** Told before each retry's wait (the upload engine turns it into a `retrying` event). */
-  onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** The service is down or restarting, and the client waits for it: said once per outage. */
+export interface Waiting {
+  /** Why, in a few words: "connection refused", "503 unavailable: …". */
+  reason: string;
+  /** How long it waits at most from now. */
+  forMs: number;
 }
 
 export interface ApiClientOptions {
@@ -68,6 +77,8 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** --verbose: one line per request, response and retry. The API key never appears. */
   trace?: (line: string) => void;
+  /** An outage began and is being ridden out (RetryPolicy.rideOutMs): told once, until a request succeeds again. */
+  onWaiting?: (w: Waiting) => void;
 }
 
 export interface ApiClient {
@@ -90,6 +101,15 @@ export function createDispatcher(): Agent {
     connections: 16,
     connect: { timeout: 10_000 },
   });
+}
+
+/** An outage's cause in a few words, for the one line that says the client waits. */
+function outageReason(err: unknown): string {
+  if (err instanceof NetworkError) return networkReason(err);
+  if (err instanceof ApiError) return `${err.status} ${err.code}: ${err.message}`;
+  if (err instanceof UnexpectedResponseError)
+    return `${err.status} from something in between (a proxy or load balancer)`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
@@ -128,6 +148,14 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const now = opts.now ?? (() => new Date());
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const trace = opts.trace;
+  // Concurrent requests meet one outage together: it is said once, and again only after a success.
+  let waiting = false;
+  const noteRetry = (info: RetryInfo) => {
+    if (!info.outage || waiting) return;
+    waiting = true;
+    const forMs = Math.max(0, info.outage.sinceMs + info.outage.rideOutMs - Date.now());
+    opts.onWaiting?.({ reason: outageReason(info.error), forMs });
+  };
 
   /** One try: send, read the whole body, turn a non-2xx into a typed error, parse a 2xx. */
   async function once<S extends z.ZodType>(
@@ -218,7 +246,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     return withRetry(
       async () => {
         try {
-          return await once(method, path, schema, body, o?.signal);
+          const answer = await once(method, path, schema, body, o?.signal);
+          waiting = false;
+          return answer;
         } catch (err) {
           const rescued = fallback?.(err);
           if (rescued !== undefined) return rescued;
@@ -232,8 +262,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         classify: classifyForRetry,
         onRetry: (info) => {
           trace?.(
-            `  retry ${info.attempt}/${policy.attempts - 1} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
+            `  retry ${info.attempt}${info.outage ? '' : `/${policy.attempts - 1}`} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
           );
+          noteRetry(info);
           o?.onRetry?.(info);
         },
       },

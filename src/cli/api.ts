@@ -3,7 +3,7 @@
 // HTTP either way. Everything it opens is closed through ctx.onClose. The server (Fastify,
 // SQLite) loads only when the embedded library is the target: a remote never needs it.
 import { createHash } from 'node:crypto';
-import { type ApiClient, createApiClient } from '../api/client.js';
+import { type ApiClient, type Waiting, createApiClient } from '../api/client.js';
 import { redactKey } from '../api/errors.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
@@ -15,6 +15,7 @@ import { dataDirError } from './error-messages.js';
 import { InterruptedError } from './errors.js';
 import { makeDir } from '../fs/make-dir.js';
 import { automationReason, embeddedByEnv, noRemoteError, targetLine } from './target.js';
+import { parseRetryFor } from './flags.js';
 import type { TargetInfo } from './target.js';
 
 export interface ApiTarget {
@@ -53,14 +54,31 @@ function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => voi
 }
 
 /**
- * The retry policy, with CONTENTLIB_RETRY_BASE_MS to shorten the waits (end-to-end tests set it
- * to 0 so a refused connection fails at once; people have no reason to).
+ * The retry policy. CONTENTLIB_RETRY_FOR (or --retry-for, which sets it) is how long an outage
+ * of the service is ridden out, in seconds. CONTENTLIB_RETRY_BASE_MS shortens the waits
+ * (end-to-end tests set it to 0 so a refused connection fails at once; people have no reason
+ * to): set alone, it also turns riding out off.
  */
 export function retryPolicy(env: NodeJS.ProcessEnv): RetryPolicy {
   const raw = env.CONTENTLIB_RETRY_BASE_MS;
-  if (raw === undefined || !/^\d+$/.test(raw)) return DEFAULT_RETRY;
-  const baseMs = Number(raw);
-  return { ...DEFAULT_RETRY, baseMs, capMs: Math.min(DEFAULT_RETRY.capMs, baseMs * 60) };
+  const base = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  const retryFor = env.CONTENTLIB_RETRY_FOR;
+  const rideOutMs =
+    retryFor !== undefined && retryFor !== ''
+      ? parseRetryFor(retryFor, 'CONTENTLIB_RETRY_FOR') * 1000
+      : base !== undefined
+        ? 0
+        : DEFAULT_RETRY.rideOutMs;
+  if (base === undefined) return { ...DEFAULT_RETRY, rideOutMs };
+  return { ...DEFAULT_RETRY, baseMs: base, capMs: Math.min(DEFAULT_RETRY.capMs, base * 60), rideOutMs };
+}
+
+/** The one line that says the service is down and how long the command waits for it. */
+function waitingLine(ctx: CliContext, where: string) {
+  return (w: Waiting) =>
+    ctx.io.stderr.write(
+      `Waiting for ${where}: ${w.reason}. Retrying for up to ${Math.ceil(w.forMs / 1000)} s (--retry-for to change).\n`,
+    );
 }
 
 /** The embedded library's key: the saved one when it still works, else a new brand key. */
@@ -98,7 +116,12 @@ export async function openApi(
   const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals), retry: retryPolicy(ctx.env) };
 
   if (resolved.kind === 'remote') {
-    const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
+    const client = createApiClient({
+      baseUrl: resolved.baseUrl,
+      apiKey: resolved.apiKey,
+      ...common,
+      onWaiting: waitingLine(ctx, resolved.baseUrl),
+    });
     ctx.onClose(() => client.close());
     const info: TargetInfo = {
       kind: 'remote',

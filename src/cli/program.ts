@@ -5,7 +5,8 @@
 import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount, parseRetryFor } from './flags.js';
+import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
 import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
 
 /**
@@ -57,6 +58,12 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
+    .addOption(
+      new Option(
+        '--retry-for <seconds>',
+        `ride out a service that is down or restarting for this long before failing (default ${DEFAULT_RIDE_OUT_MS / 1000}; 0: do not; env: CONTENTLIB_RETRY_FOR)`,
+      ).argParser((value: string) => parseRetryFor(value)),
+    )
     // Every subcommand's --help lists these global flags in their own section.
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
@@ -67,7 +74,11 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     })
     .exitOverride()
     .hook('preAction', async (_program, action) => {
-      if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      const globals = action.optsWithGlobals<GlobalOptions>();
+      if (globals.quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      // The flag is the variable for this run: every retry loop of the command (the API
+      // client's, the storage PUT's) reads one setting, retryPolicy in src/cli/api.ts.
+      if (globals.retryFor !== undefined) ctx.env.CONTENTLIB_RETRY_FOR = String(globals.retryFor);
     });
 
   defineUpload(program, ctx);

@@ -9,7 +9,7 @@ import { escapeName } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
-import { flushed, formatMs, formatSpeed } from './progress-shared.js';
+import { flushed, formatMs, formatSpeed, retryLines } from './progress-shared.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {
@@ -76,6 +76,7 @@ export function createPlainProgress(
   const startedAt = new Map<string, number>();
   const running = new Map<string, Running>();
   let nothingNew = false;
+  const worthALine = retryLines();
   const say = (line: string) => {
     if (!io.stderr.destroyed) io.stderr.write(`${line}\n`);
   };
@@ -95,6 +96,7 @@ export function createPlainProgress(
       // When every file was already uploaded, a line per file would say it again and again.
       if (event.type === 'planned') nothingNew = event.files === 0;
       if (event.type === 'skipped' && nothingNew) return;
+      if (!worthALine(event)) return;
       const line = plainLine(event, startedAt, clock());
       if (line !== undefined) say(line);
     },
