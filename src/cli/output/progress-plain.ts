@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
-import { escapeName } from '../../text/escape-name.js';
+import { escapeName, escapeText } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
@@ -43,11 +43,11 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
     }
     case 'failed':
       if (event.file) startedAt.delete(`${event.file.role}:${event.file.path}`);
-      return `failed   ${event.file ? `${label(event.file)}: ` : ''}${event.message}`;
+      return `failed   ${event.file ? `${label(event.file)}: ` : ''}${escapeText(event.message)}`;
     case 'skipped':
       return `skipped  ${label(event.file)}: ${event.reason} (${event.itemId})`;
     case 'retrying':
-      return `retry    ${label(event.file)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`;
+      return `retry    ${label(event.file)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${escapeText(event.reason)})`;
     case 'progress':
       return undefined;
   }

@@ -6,7 +6,7 @@ import cliProgress from 'cli-progress';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
-import { escapeName } from '../../text/escape-name.js';
+import { escapeName, escapeText } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
@@ -143,7 +143,7 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
         }
         case 'failed':
           if (event.file) end(event.file);
-          log(`✗ ${event.file ? `${escapeName(event.file.name)}: ` : ''}${event.message}`);
+          log(`✗ ${event.file ? `${escapeName(event.file.name)}: ` : ''}${escapeText(event.message)}`);
           break;
         case 'retrying': {
           const l = live.get(keyOf(event.file));
@@ -153,7 +153,7 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           }
           if (said)
             log(
-              `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`,
+              `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${escapeText(event.reason)})`,
             );
           break;
         }
