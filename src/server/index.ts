@@ -96,7 +96,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       : writeInternalError);
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   // One log line per outage of a dependency, not one per failed request (ops/outages.ts).
-  const outages = createOutageLog(logger);
+  const outages = createOutageLog(logger, Math.max(timeouts.databaseMs + 1000, timeouts.storageMs));
   const rawRepo = await openRepo({ ...opts, timeouts });
   const repo = guard(rawRepo, { part: 'database', outages, passThrough: ['kind', 'poolUse', 'close'] });
   let metricsServer: Server | undefined;

@@ -8,24 +8,41 @@ import type { DependencyPart, UnavailableError } from '../unavailable.js';
 export interface OutageLog {
   /** A call to `err.part` failed because it is unavailable. */
   failed(err: UnavailableError): void;
-  /** A call to `part` succeeded: an outage of it, if any, is over. */
+  /** A call to `part` succeeded: once calls have gone on succeeding for a while, an outage of it is over. */
   succeeded(part: DependencyPart): void;
-  /** The parts failing now (tests, metrics). */
+  /** The parts in an outage now (tests, metrics). */
   down(): DependencyPart[];
 }
 
 interface Episode {
   since: number;
   failures: number;
+  /** Set while calls succeed again: the outage ends when it fires. */
+  settling?: NodeJS.Timeout;
 }
 
-export function createOutageLog(log?: FastifyBaseLogger, now: () => number = Date.now): OutageLog {
+/**
+ * `settleMs`: how long calls must go on succeeding, with none failing, before the outage is
+ * over. Calls started during the outage fail until their own time limits run out, after the
+ * first successes: without it, recovery would flap in the log. Use the longest call time limit.
+ */
+export function createOutageLog(
+  log: FastifyBaseLogger | undefined,
+  settleMs: number,
+  now: () => number = Date.now,
+): OutageLog {
   const episodes = new Map<DependencyPart, Episode>();
+  const end = (part: DependencyPart, episode: Episode) => {
+    episodes.delete(part);
+    log?.info({ part, failedCalls: episode.failures, outageMs: now() - episode.since }, `${part} available again`);
+  };
   return {
     failed(err) {
       const episode = episodes.get(err.part);
       if (episode) {
         episode.failures++;
+        clearTimeout(episode.settling);
+        episode.settling = undefined;
         return;
       }
       episodes.set(err.part, { since: now(), failures: 1 });
@@ -36,9 +53,9 @@ export function createOutageLog(log?: FastifyBaseLogger, now: () => number = Dat
     },
     succeeded(part) {
       const episode = episodes.get(part);
-      if (!episode) return;
-      episodes.delete(part);
-      log?.info({ part, failedCalls: episode.failures, outageMs: now() - episode.since }, `${part} available again`);
+      if (!episode || episode.settling) return;
+      episode.settling = setTimeout(() => end(part, episode), settleMs);
+      episode.settling.unref();
     },
     down: () => [...episodes.keys()],
   };

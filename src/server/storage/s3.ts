@@ -26,6 +26,7 @@ import {
   type Storage,
 } from './interface.js';
 import { DEFAULT_TIMEOUTS } from '../limits.js';
+import { attachmentDisposition, fileNameOfKey } from './disposition.js';
 
 export interface S3Location {
   bucket: string;
@@ -130,7 +131,12 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
 
   async function presignGet(get: { key: string; expiresAt: Date }): Promise<string> {
     const signingDate = now();
-    const command = new GetObjectCommand({ Bucket: bucket, Key: objectKey(get.key) });
+    const command = new GetObjectCommand({
+      Bucket: bucket,
+      Key: objectKey(get.key),
+      // The store cannot send nosniff: a browser opening the URL saves the file instead (disposition.ts).
+      ResponseContentDisposition: attachmentDisposition(fileNameOfKey(get.key)),
+    });
     return getSignedUrl(client, command, { signingDate, expiresIn: lifetimeSeconds(get.expiresAt, signingDate) });
   }
 

@@ -90,6 +90,10 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   async function tx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     const c = await pool.connect();
     let broken: Error | undefined;
+    // A connection lost between two statements makes the client emit 'error', which would end
+    // the process unheard; the next statement fails instead, and the connection is dropped.
+    const lost = () => undefined;
+    c.on('error', lost);
     try {
       await c.query('BEGIN');
       const result = await fn((text, values) => c.query(text, values));
@@ -102,6 +106,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       else await c.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
+      c.off('error', lost);
       c.release(broken);
     }
   }
