@@ -13,7 +13,6 @@ import {
   classifyForRetry,
   errorFromResponse,
   errorFromThrown,
-  networkReason,
   redactKey,
   requestIdHeader,
 } from './errors.js';
@@ -58,14 +57,6 @@ export interface CallOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
-/** The service is down or restarting, and the client waits for it: said once per outage. */
-export interface Waiting {
-  /** Why, in a few words: "connection refused", "503 unavailable: …". */
-  reason: string;
-  /** How long it waits at most from now. */
-  forMs: number;
-}
-
 export interface ApiClientOptions {
   baseUrl: string;
   apiKey: string;
@@ -77,8 +68,6 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** --verbose: one line per request, response and retry. The API key never appears. */
   trace?: (line: string) => void;
-  /** An outage began and is being ridden out (RetryPolicy.rideOutMs): told once, until a request succeeds again. */
-  onWaiting?: (w: Waiting) => void;
 }
 
 export interface ApiClient {
@@ -101,15 +90,6 @@ export function createDispatcher(): Agent {
     connections: 16,
     connect: { timeout: 10_000 },
   });
-}
-
-/** An outage's cause in a few words, for the one line that says the client waits. */
-function outageReason(err: unknown): string {
-  if (err instanceof NetworkError) return networkReason(err);
-  if (err instanceof ApiError) return `${err.status} ${err.code}: ${err.message}`;
-  if (err instanceof UnexpectedResponseError)
-    return `${err.status} from something in between (a proxy or load balancer)`;
-  return err instanceof Error ? err.message : String(err);
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
@@ -148,14 +128,6 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const now = opts.now ?? (() => new Date());
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const trace = opts.trace;
-  // Concurrent requests meet one outage together: it is said once, and again only after a success.
-  let waiting = false;
-  const noteRetry = (info: RetryInfo) => {
-    if (!info.outage || waiting) return;
-    waiting = true;
-    const forMs = Math.max(0, info.outage.sinceMs + info.outage.rideOutMs - Date.now());
-    opts.onWaiting?.({ reason: outageReason(info.error), forMs });
-  };
 
   /** One try: send, read the whole body, turn a non-2xx into a typed error, parse a 2xx. */
   async function once<S extends z.ZodType>(
@@ -246,9 +218,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     return withRetry(
       async () => {
         try {
-          const answer = await once(method, path, schema, body, o?.signal);
-          waiting = false;
-          return answer;
+          return await once(method, path, schema, body, o?.signal);
         } catch (err) {
           const rescued = fallback?.(err);
           if (rescued !== undefined) return rescued;
@@ -264,7 +234,6 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           trace?.(
             `  retry ${info.attempt}${info.outage ? '' : `/${policy.attempts - 1}`} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
           );
-          noteRetry(info);
           o?.onRetry?.(info);
         },
       },

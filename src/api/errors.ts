@@ -354,6 +354,15 @@ export function classifyForRetry(err: unknown): RetryDecision {
   return { retry: false };
 }
 
+/** What made a retry loop ride out an outage, in a few words, for the one line that says it waits. */
+export function outageReason(err: unknown): string {
+  if (err instanceof NetworkError) return networkReason(err);
+  if (err instanceof ApiError || err instanceof StorageError) return `${err.status} ${err.code}: ${err.message}`;
+  if (err instanceof UnexpectedResponseError)
+    return `${err.status} from something in between (a proxy or load balancer)`;
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** `cl_abcd…`: enough of a key to recognise it, never enough to use it. */
 export function redactKey(key: string): string {
   if (key.length < 16) return '…';

@@ -13,6 +13,35 @@ export interface RetryPolicy {
    * enough for a rolling restart of the service. 0 or unset: `attempts` alone.
    */
   rideOutMs?: number;
+  /** Told when an outage starts being ridden out, and when a try succeeds (createOutageWatch). */
+  watch?: OutageWatch;
+}
+
+/** Who hears of outages: every retry loop of a run shares one, so an outage is said once. */
+export interface OutageWatch {
+  /** A retry loop rides out an outage caused by `error`, for `forMs` more at most. */
+  waiting(w: { error: unknown; forMs: number }): void;
+  /** A try succeeded: the service answers. */
+  answered(): void;
+}
+
+/**
+ * An OutageWatch that calls `say` once when loops start riding out an outage, and again only
+ * after some try has succeeded since: concurrent requests and PUTs meeting one restart of the
+ * service make one line, not one per try.
+ */
+export function createOutageWatch(say: (w: { error: unknown; forMs: number }) => void): OutageWatch {
+  let waiting = false;
+  return {
+    waiting(w) {
+      if (waiting) return;
+      waiting = true;
+      say(w);
+    },
+    answered() {
+      waiting = false;
+    },
+  };
 }
 
 /** Long enough for a service to restart (or a load balancer to move to another instance). */
@@ -83,8 +112,9 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
   const rideOutMs = opts.policy.rideOutMs ?? 0;
   let outageSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
+    let result: T;
     try {
-      return await fn(attempt);
+      result = await fn(attempt);
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       const decision = opts.classify(err);
@@ -97,7 +127,10 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
       if (!riding && attempt + 1 >= opts.policy.attempts) throw err;
       const policy = riding ? { ...opts.policy, capMs: Math.min(opts.policy.capMs, RIDE_OUT_CAP_MS) } : opts.policy;
       let delayMs = decision.afterMs ?? backoffDelay(attempt, policy, opts.random);
-      if (riding) delayMs = Math.max(RIDE_OUT_FLOOR_MS, Math.min(delayMs, left));
+      if (riding) {
+        delayMs = Math.max(RIDE_OUT_FLOOR_MS, Math.min(delayMs, left));
+        opts.policy.watch?.waiting({ error: err, forMs: left });
+      }
       opts.onRetry?.({
         attempt: attempt + 1,
         delayMs,
@@ -105,6 +138,9 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
         ...(riding ? { outage: { sinceMs: outageSince!, rideOutMs } } : {}),
       });
       await opts.sleep(delayMs, opts.signal);
+      continue;
     }
+    opts.policy.watch?.answered();
+    return result;
   }
 }

@@ -3,9 +3,9 @@
 // HTTP either way. Everything it opens is closed through ctx.onClose. The server (Fastify,
 // SQLite) loads only when the embedded library is the target: a remote never needs it.
 import { createHash } from 'node:crypto';
-import { type ApiClient, type Waiting, createApiClient } from '../api/client.js';
-import { redactKey } from '../api/errors.js';
-import { DEFAULT_RETRY } from '../api/retry.js';
+import { type ApiClient, createApiClient } from '../api/client.js';
+import { outageReason, redactKey } from '../api/errors.js';
+import { DEFAULT_RETRY, createOutageWatch } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
@@ -54,6 +54,16 @@ function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => voi
 }
 
 /**
+ * Where the one line about an outage goes: openApi points it at the command's stderr, naming the
+ * remote. Every retry loop of the run (the API client's, the storage PUTs') shares the watch, so
+ * one restart of the service makes one line however many requests and PUTs wait for it.
+ */
+let sayWaiting: ((line: string) => void) | undefined;
+const outageWatch = createOutageWatch(({ error, forMs }) =>
+  sayWaiting?.(`${outageReason(error)}. Retrying for up to ${Math.ceil(forMs / 1000)} s (--retry-for to change).`),
+);
+
+/**
  * The retry policy. CONTENTLIB_RETRY_FOR (or --retry-for, which sets it) is how long an outage
  * of the service is ridden out, in seconds. CONTENTLIB_RETRY_BASE_MS shortens the waits
  * (end-to-end tests set it to 0 so a refused connection fails at once; people have no reason
@@ -69,16 +79,9 @@ export function retryPolicy(env: NodeJS.ProcessEnv): RetryPolicy {
       : base !== undefined
         ? 0
         : DEFAULT_RETRY.rideOutMs;
-  if (base === undefined) return { ...DEFAULT_RETRY, rideOutMs };
-  return { ...DEFAULT_RETRY, baseMs: base, capMs: Math.min(DEFAULT_RETRY.capMs, base * 60), rideOutMs };
-}
-
-/** The one line that says the service is down and how long the command waits for it. */
-function waitingLine(ctx: CliContext, where: string) {
-  return (w: Waiting) =>
-    ctx.io.stderr.write(
-      `Waiting for ${where}: ${w.reason}. Retrying for up to ${Math.ceil(w.forMs / 1000)} s (--retry-for to change).\n`,
-    );
+  const policy = { ...DEFAULT_RETRY, rideOutMs, watch: outageWatch };
+  if (base === undefined) return policy;
+  return { ...policy, baseMs: base, capMs: Math.min(DEFAULT_RETRY.capMs, base * 60) };
 }
 
 /** The embedded library's key: the saved one when it still works, else a new brand key. */
@@ -116,12 +119,8 @@ export async function openApi(
   const common = { now: ctx.now, sleep: ctx.sleep, trace: tracer(ctx, globals), retry: retryPolicy(ctx.env) };
 
   if (resolved.kind === 'remote') {
-    const client = createApiClient({
-      baseUrl: resolved.baseUrl,
-      apiKey: resolved.apiKey,
-      ...common,
-      onWaiting: waitingLine(ctx, resolved.baseUrl),
-    });
+    const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
+    sayWaiting = (line) => ctx.io.stderr.write(`Waiting for ${resolved.baseUrl}: ${line}\n`);
     ctx.onClose(() => client.close());
     const info: TargetInfo = {
       kind: 'remote',

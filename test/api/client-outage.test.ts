@@ -1,12 +1,13 @@
 // The client riding out a service that is down (src/api/retry.ts, rideOutMs): concurrent calls
-// meeting one outage are told about it once, through onWaiting; each call still succeeds once the
-// service answers again; a later outage is told again. A bare node:http server on 127.0.0.1 plays
+// meeting one outage are told about it once, through the policy's OutageWatch; each call still
+// succeeds once the service answers again; a later outage is told again. A bare node:http server on 127.0.0.1 plays
 // a service answering 503 with Retry-After (what `serve` answers while its database is down).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Waiting, createApiClient } from '../../src/api/client.js';
-import { DEFAULT_RETRY } from '../../src/api/retry.js';
+import { createApiClient } from '../../src/api/client.js';
+import { outageReason } from '../../src/api/errors.js';
+import { DEFAULT_RETRY, createOutageWatch } from '../../src/api/retry.js';
 import { retryPolicy } from '../../src/cli/api.js';
 import { UsageError } from '../../src/cli/errors.js';
 
@@ -40,14 +41,14 @@ afterAll(async () => {
 
 describe('riding out an outage', () => {
   it('eight calls meeting one outage: told once, all succeed; a second outage is told again', async () => {
-    const told: Waiting[] = [];
+    const told: Array<{ reason: string; forMs: number }> = [];
+    const watch = createOutageWatch(({ error, forMs }) => told.push({ reason: outageReason(error), forMs }));
     const client = createApiClient({
       baseUrl: base,
       apiKey: 'cl_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG',
-      retry: DEFAULT_RETRY,
+      retry: { ...DEFAULT_RETRY, watch },
       // Retry-After says a second; the test need not wait it.
       sleep: async () => {},
-      onWaiting: (w) => told.push(w),
     });
     // More 503s than the attempt limit: only riding out gets every call through.
     down = 8 * DEFAULT_RETRY.attempts;
