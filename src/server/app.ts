@@ -106,7 +106,6 @@ export function buildApp(
     installJsonParser(api);
     registerApiHeaders(api);
     api.addHook('onRequest', async (request) => {
-      limit?.checkAddress(request.ip);
       try {
         request.caller = await authenticate(request, services.repo);
       } catch (err) {

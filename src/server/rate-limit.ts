@@ -1,7 +1,8 @@
 // `serve --rate-limit N/WINDOW_MS` (docs/deploy.md, Rate limits): a fixed window of N requests per
-// API key, and, whatever the key limit, a small window per client address for requests without a
-// valid key, so guessing keys costs a 429 before any database lookup. Counted in this process's
-// memory: with several instances each counts its own share.
+// API key, and a small window per client address for requests without a valid key (no key, a
+// malformed one, an unknown or revoked one): past it they get 429 instead of 401, while valid
+// keys from the same address (a shared NAT, a load balancer) are not held back. Counted in this
+// process's memory: with several instances each counts its own share.
 import { apiError } from './errors.js';
 import { type RateLimit, UNAUTHENTICATED_RATE_LIMIT } from './limits.js';
 
@@ -34,7 +35,6 @@ export function fixedWindows(limit: RateLimit, now: () => Date) {
     return w.count >= limit.max ? Math.max(1, Math.ceil((w.start + limit.windowMs - t) / 1000)) : 0;
   }
   return {
-    waitFor,
     /** Counts one request of `id`; seconds to wait when it went over the limit, else 0. */
     hit(id: string): number {
       const wait = waitFor(id);
@@ -54,9 +54,7 @@ function limited(limit: RateLimit, retryAfter: number, who: string) {
 }
 
 export interface RateLimiter {
-  /** Before the key is looked up: an address over its budget of unauthenticated requests gets 429. */
-  checkAddress(address: string): void;
-  /** The request had no valid key: it counts against its address. */
+  /** The request had no valid key: it counts against its address, and past the limit is a 429. */
   unauthenticated(address: string): void;
   /** The key's own window. */
   checkKey(keyId: string): void;
@@ -70,12 +68,9 @@ export function createRateLimiter(
   const keys = fixedWindows(perKey, now);
   const addresses = fixedWindows(perAddress, now);
   return {
-    checkAddress(address) {
-      const wait = addresses.waitFor(address);
-      if (wait > 0) throw limited(perAddress, wait, 'without a valid API key from this address');
-    },
     unauthenticated(address) {
-      addresses.hit(address);
+      const wait = addresses.hit(address);
+      if (wait > 0) throw limited(perAddress, wait, 'without a valid API key from this address');
     },
     checkKey(keyId) {
       const wait = keys.hit(keyId);
