@@ -16,7 +16,7 @@ import {
   redactKey,
   requestIdHeader,
 } from './errors.js';
-import type { RetryPolicy } from './retry.js';
+import type { RetryInfo, RetryPolicy } from './retry.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
@@ -74,7 +74,7 @@ export interface AuditParams {
 export interface CallOptions {
   signal?: AbortSignal;
   /** Told before each retry's wait (the upload engine turns it into a `retrying` event). */
-  onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  onRetry?: (info: RetryInfo) => void;
 }
 
 export interface ApiClientOptions {
@@ -259,7 +259,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         classify: classifyForRetry,
         onRetry: (info) => {
           trace?.(
-            `  retry ${info.attempt}/${policy.attempts - 1} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
+            `  retry ${info.attempt}${info.outage ? '' : `/${policy.attempts - 1}`} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
           );
           o?.onRetry?.(info);
         },

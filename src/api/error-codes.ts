@@ -19,7 +19,10 @@ export const API_ERRORS = {
   invalid_duration: 422,
   rate_limited: 429,
   internal: 500,
-  /** Not ready (GET /readyz names the failing part), or shutting down. */
+  /**
+   * A dependency (the database, the file storage) cannot be used now, not ready (GET /readyz
+   * names the failing part), or shutting down; with Retry-After.
+   */
   unavailable: 503,
   /** The server's disk (or database) is full: ENOSPC, EDQUOT, SQLITE_FULL. DELETE still works. */
   insufficient_storage: 507,
@@ -39,6 +42,10 @@ export const STORAGE_ERRORS = {
   not_found: 404,
   /** The upload behind a presigned PUT was completed, attached, deleted or swept, or its API key revoked. */
   upload_closed: 403,
+  /** The body came too slowly (under the server's minimum rate) or for too long: nothing was stored. */
+  request_timeout: 408,
+  /** The server takes no more PUTs now (too many in flight for the key, or its file descriptors). */
+  unavailable: 503,
   /** The server's disk is full: nothing was stored. */
   insufficient_storage: 507,
 } as const;

@@ -5,6 +5,15 @@ import * as z from 'zod';
 import { LIST_LIMITS, METADATA_LIMITS } from '../rules/rules.js';
 import { ContentTypeSchema, StatusSchema } from './response-schemas.js';
 import { SCOPES } from './scopes.js';
+import {
+  MULTI_LINE_RULE,
+  SINGLE_LINE_RULE,
+  VISIBLE_RULE,
+  badStringIn,
+  hasVisible,
+  isMultiLine,
+  isSingleLine,
+} from './text-rules.js';
 
 // Responses live in ./response-schemas.ts, which the client imports alone: a command builds
 // only the schemas of the answers it reads (bench/notes.md). This module is the whole set.
@@ -13,21 +22,20 @@ export * from './response-schemas.js';
 const fileSize = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const nonBlank = z.string().trim().min(1, 'must not be empty');
 
-/** C0 controls, DEL, and the bidirectional embeddings, overrides and isolates that can disguise a name. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
-const noControls = (what: string) =>
-  nonBlank.refine(
-    (text) => !CONTROL_CHARACTERS.test(text),
-    `${what} must not contain control characters (U+0000–U+001F, U+007F, U+202A–U+202E, U+2066–U+2069)`,
-  );
-const fileName = noControls('fileName');
+export { CONTROL_CHARACTERS } from './text-rules.js';
+
+/** One line of text: no control characters, direction overrides or lone surrogates. */
+const singleLine = <S extends z.ZodString>(s: S) => s.refine(isSingleLine, SINGLE_LINE_RULE);
+/** Text that may span lines: tab and newline allowed, other controls not. */
+const multiLine = <S extends z.ZodString>(s: S) => s.refine(isMultiLine, MULTI_LINE_RULE);
+const noControls = () => singleLine(nonBlank);
+const fileName = noControls();
 
 // ---- Requests ----------------------------------------------------------------------------
 
 export const PresignRequestSchema = z.strictObject({
   fileName,
-  contentType: nonBlank,
+  contentType: noControls(),
   fileSize,
   type: ContentTypeSchema.optional(),
   thumbnail: z.boolean().optional(),
@@ -35,9 +43,9 @@ export const PresignRequestSchema = z.strictObject({
 export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
 export const CompleteRequestSchema = z.strictObject({
-  key: nonBlank,
+  key: noControls(),
   fileName,
-  contentType: nonBlank,
+  contentType: noControls(),
   fileSize,
   type: ContentTypeSchema,
   durationSeconds: z.number().positive().finite().optional(),
@@ -45,25 +53,33 @@ export const CompleteRequestSchema = z.strictObject({
 });
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
 
-/** Free-form per-platform metadata keyed by platform name: each platform holds an object. */
-export const PlatformSettingsSchema = z.record(z.string().min(1), z.record(z.string(), z.unknown()));
+/**
+ * Free-form per-platform metadata keyed by platform name: each platform holds an object. Any
+ * string in it, key or value, follows the multi-line text rule.
+ */
+export const PlatformSettingsSchema = z
+  .record(z.string().min(1), z.record(z.string(), z.unknown()))
+  .superRefine((value, ctx) => {
+    const bad = badStringIn(value);
+    if (bad) ctx.addIssue({ code: 'custom', path: bad, message: MULTI_LINE_RULE });
+  });
 export type PlatformSettings = z.infer<typeof PlatformSettingsSchema>;
 
 export const HashtagsSchema = z
-  .array(z.string().trim().min(1, 'a hashtag must not be empty').max(METADATA_LIMITS.hashtagMaxChars))
+  .array(singleLine(z.string().trim().min(1, 'a hashtag must not be empty').max(METADATA_LIMITS.hashtagMaxChars)))
   .max(METADATA_LIMITS.hashtagsMax);
 
 export const PatchRequestSchema = z
   .strictObject({
-    title: noControls('title').max(METADATA_LIMITS.titleMaxChars).optional(),
-    description: z.string().max(METADATA_LIMITS.descriptionMaxChars).optional(),
+    title: singleLine(nonBlank.max(METADATA_LIMITS.titleMaxChars)).refine(hasVisible, VISIBLE_RULE).optional(),
+    description: multiLine(z.string().max(METADATA_LIMITS.descriptionMaxChars)).optional(),
     hashtags: HashtagsSchema.optional(),
     status: StatusSchema.optional(),
     platformSettings: PlatformSettingsSchema.refine(
       (v) => Buffer.byteLength(JSON.stringify(v)) <= METADATA_LIMITS.platformSettingsMaxBytes,
       `platformSettings must be at most ${METADATA_LIMITS.platformSettingsMaxBytes} bytes of JSON`,
     ).optional(),
-    thumbnailKey: nonBlank.optional(),
+    thumbnailKey: noControls().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
 export type PatchRequest = z.infer<typeof PatchRequestSchema>;
@@ -84,7 +100,7 @@ const queryInt = (name: string) =>
 export const ListQuerySchema = z.strictObject({
   status: StatusSchema.optional(),
   type: ContentTypeSchema.optional(),
-  search: z.string().max(METADATA_LIMITS.titleMaxChars).optional(),
+  search: singleLine(z.string().max(METADATA_LIMITS.titleMaxChars)).optional(),
   limit: queryInt('limit')
     .pipe(
       z
@@ -103,7 +119,7 @@ export type ListQuery = z.input<typeof ListQuerySchema>;
 export const MAX_KEY_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 export const KeyCreateRequestSchema = z.strictObject({
-  name: noControls('name').max(100).optional(),
+  name: singleLine(nonBlank.max(100)).refine(hasVisible, VISIBLE_RULE).optional(),
   scopes: z
     .array(z.enum(SCOPES))
     .min(1, 'give at least one scope: content:read, content:write, content:delete or keys:admin'),
@@ -112,8 +128,8 @@ export const KeyCreateRequestSchema = z.strictObject({
 export type KeyCreateRequest = z.infer<typeof KeyCreateRequestSchema>;
 
 export const AuditQuerySchema = z.strictObject({
-  itemId: z.string().min(1).max(100).optional(),
-  keyId: z.string().min(1).max(100).optional(),
+  itemId: singleLine(z.string().min(1).max(100)).optional(),
+  keyId: singleLine(z.string().min(1).max(100)).optional(),
   since: z.iso
     .datetime({ offset: true, message: 'since must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z' })
     .optional(),

@@ -11,6 +11,7 @@ import { EXIT } from './errors.js';
 import { ALL_FIELDS } from './output/json.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
+import { escapeText } from '../text/escape-name.js';
 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -53,7 +54,11 @@ export async function run(
     const verbose = Boolean(program.opts().verbose);
     const { message, exitCode } = describeError(err, { verbose, targetNames: ctx.targetNames });
     // An error with no message was reported where it happened (upload's interrupted summary).
-    if (message) stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
+    // A remote's message may carry anything: no control character of it reaches the terminal raw.
+    if (message)
+      stderr.write(
+        `${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${escapeText(message, { lines: true })}\n`,
+      );
     return exitCode;
   } finally {
     for (const close of closers.reverse()) {

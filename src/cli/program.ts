@@ -17,7 +17,10 @@ import {
   parseCount,
   parseDuration,
   parsePort,
+  parseRetryFor,
 } from './flags.js';
+import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
+import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -68,6 +71,12 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
+    .addOption(
+      new Option(
+        '--retry-for <seconds>',
+        `ride out a service that is down or restarting for this long before failing (default ${DEFAULT_RIDE_OUT_MS / 1000}; 0: do not; env: CONTENTLIB_RETRY_FOR)`,
+      ).argParser((value: string) => parseRetryFor(value)),
+    )
     // Every subcommand's --help lists these global flags in their own section.
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(run with --help for usage)')
@@ -78,7 +87,11 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     })
     .exitOverride()
     .hook('preAction', async (_program, action) => {
-      if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      const globals = action.optsWithGlobals<GlobalOptions>();
+      if (globals.quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      // The flag is the variable for this run: every retry loop of the command (the API
+      // client's, the storage PUT's) reads one setting, retryPolicy in src/cli/api.ts.
+      if (globals.retryFor !== undefined) ctx.env.CONTENTLIB_RETRY_FOR = String(globals.retryFor);
     });
 
   defineUpload(program, ctx);
@@ -512,7 +525,26 @@ function defineServe(program: Command, ctx: CliContext): void {
     )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
-    .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
+    .option(
+      '--rate-limit <n/windowMs>',
+      `requests per API key per window, or off (default: ${TEAM_RATE_LIMIT.max}/${TEAM_RATE_LIMIT.windowMs} with --db, else off); requests without a valid key: ${UNAUTHENTICATED_RATE_LIMIT.max} per ${UNAUTHENTICATED_RATE_LIMIT.windowMs / 1000} s per address`,
+    )
+    .option(
+      '--db-timeout <seconds>',
+      `each database statement, and waiting for a connection, gives up after this (default: ${DEFAULT_TIMEOUTS.databaseMs / 1000})`,
+    )
+    .option(
+      '--storage-timeout <seconds>',
+      `each call to the object store gives up after this (default: ${DEFAULT_TIMEOUTS.storageMs / 1000})`,
+    )
+    .option(
+      '--put-min-rate <bytes[/seconds]>',
+      `storage PUTs to the data dir bringing less than this per second over a window are cut (default: ${DEFAULT_PUT_LIMITS.minBytesPerSecond}/${DEFAULT_PUT_LIMITS.rateWindowMs / 1000})`,
+    )
+    .option(
+      '--put-max-time <seconds>',
+      `storage PUTs to the data dir taking longer are cut (default: ${DEFAULT_PUT_LIMITS.maxMs / 1000})`,
+    )
     .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
     .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
     .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')

@@ -96,4 +96,18 @@ describe('log output', () => {
     );
     expect(formatLog([], 'table', 80)).toBe('No entries.\n');
   });
+
+  it('names and titles from the service print control and direction characters as escapes', () => {
+    const e = entry({
+      keyName: 'CI\u001b]0;pwned\u0007',
+      details: { type: 'shortform', title: 'T\u202eevil', fileName: 't\u009b.mp4' },
+    });
+    for (const mode of ['table', 'plain'] as const) {
+      const out = formatLog([e], mode, 200);
+      // eslint-disable-next-line no-control-regex -- the characters that must not be printed raw
+      expect(out).not.toMatch(/[\u001b\u0007\u202e\u009b]/);
+      expect(out).toContain('T\\u202eevil');
+    }
+    expect(formatLog([e], 'plain', 200)).toContain('\tCI\\x1b]0;pwned\\x07\t');
+  });
 });

@@ -10,6 +10,7 @@ import type { OutputMode } from './mode.js';
 import { paint, write } from './mode.js';
 import { statusColor } from './items.js';
 import { relativeTime } from './time.js';
+import { escapeText } from '../../text/escape-name.js';
 
 /** Fields shown first, in this order; any other field the API sends follows, so none is hidden. */
 const ORDER = [
@@ -62,10 +63,11 @@ function authorOf(v: unknown): { who: string; at: string | undefined } | undefin
 
 const AUTHOR_FIELDS = new Set(['createdBy', 'updatedBy']);
 
+/** A value on one `field<TAB>value` row: no line breaks or tabs, no control character raw. */
 function plainValue(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v.replace(/[\t\r\n]+/g, ' ');
-  return JSON.stringify(v);
+  if (typeof v === 'string') return escapeText(v.replace(/[\t\r\n]+/g, ' '));
+  return escapeText(JSON.stringify(v));
 }
 
 export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
@@ -76,11 +78,11 @@ export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
 export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]): string[] {
   const rec = item as Record<string, unknown>;
   const lines = orderedKeys(rec).map((k) => {
-    if (AUTHOR_FIELDS.has(k)) return `${k}\t${authorOf(rec[k])?.who ?? ''}`;
-    return `${k}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).join(',') : plainValue(rec[k])}`;
+    if (AUTHOR_FIELDS.has(k)) return `${escapeText(k)}	${plainValue(authorOf(rec[k])?.who ?? '')}`;
+    return `${escapeText(k)}	${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).map((t) => plainValue(t)).join(',') : plainValue(rec[k])}`;
   });
   for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings'))
-    lines.push(`${path}\t${plainValue(v)}`);
+    lines.push(`${plainValue(path)}\t${plainValue(v)}`);
   sortedFiles(files).forEach((f, i) => {
     for (const [k, v] of Object.entries(f)) lines.push(`files.${i}.${k}\t${plainValue(v)}`);
   });
@@ -88,6 +90,10 @@ export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]
 }
 
 function humanValue(key: string, v: unknown, now: Date): string {
+  return escapeText(rawHumanValue(key, v, now), { lines: key === 'description' });
+}
+
+function rawHumanValue(key: string, v: unknown, now: Date): string {
   if (v === null || v === undefined || v === '') return '—';
   if (key === 'hashtags' && Array.isArray(v)) return v.length ? v.map((t) => `#${String(t)}`).join(' ') : '—';
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string') return `${v} (${relativeTime(v, now)})`;
@@ -109,7 +115,7 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
     let value = humanValue(k, rec[k], now);
     if (k === 'status') value = statusColor(c, item.status)(value);
     if (k === 'id') value = c.cyan(value);
-    return `${c.bold(k.padEnd(width))}${value}`;
+    return `${c.bold(escapeText(k).padEnd(width))}${value}`;
   });
   const settings = flatten(item.platformSettings ?? {}, '');
   if (settings.length === 0 || (settings.length === 1 && settings[0]![0] === '')) {
@@ -117,16 +123,17 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
   } else {
     lines.push(c.bold('platformSettings'));
     const w = Math.max(...settings.map(([p]) => p.length)) + 2;
-    for (const [path, v] of settings) lines.push(`  ${path.padEnd(w)}${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    for (const [path, v] of settings)
+      lines.push(`  ${escapeText(path).padEnd(w)}${escapeText(typeof v === 'string' ? v : JSON.stringify(v))}`);
   }
   if (files.length || item.type === 'carousel') {
     lines.push(c.bold(`files (${files.length}, by sortOrder)`));
     // Columns padded to the widest entry so names, sizes and keys line up under each other.
     const rows = sortedFiles(files).map((f) => ({
       order: String(f.sortOrder),
-      name: f.fileName ?? f.fileKey,
+      name: escapeText(f.fileName ?? f.fileKey),
       size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
-      key: f.fileKey,
+      key: escapeText(f.fileKey),
     }));
     const nameWidth = Math.max(0, ...rows.map((r) => r.name.length));
     const sizeWidth = Math.max(0, ...rows.map((r) => r.size.length));

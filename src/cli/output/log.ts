@@ -2,6 +2,7 @@
 // what, which item, and a short summary of the change), tab-separated rows in a pipe, or the
 // entries as the API sent them with --json.
 import type { AuditEntryWire } from '../../api/schemas.js';
+import { escapeText } from '../../text/escape-name.js';
 import { type Column, columnWidths, renderRow } from './table.js';
 
 /** Who made the change, in a few words: the key's name, else its id's start, else the server's own admin. */
@@ -66,7 +67,7 @@ export function formatLog(
     return entries
       .map((e) =>
         [e.at, e.action, e.itemId ?? '', e.keyId ?? '', e.keyName ?? '', e.requestId ?? '', summary(e)]
-          .map((v) => v.replace(/[\t\r\n]+/g, ' '))
+          .map((v) => escapeText(v.replace(/[\t\r\n]+/g, ' ')))
           .join('\t'),
       )
       .map((line) => `${line}\n`)
@@ -75,7 +76,8 @@ export function formatLog(
   const widths = columnWidths(COLUMNS, columns);
   return [
     COLUMNS.map((c) => c.header),
-    ...entries.map((e) => [time(e.at), actorLabel(e), e.action, e.itemId ?? '—', summary(e)]),
+    // Every cell as it is safe to print: names, titles and ids come from the service.
+    ...entries.map((e) => [time(e.at), actorLabel(e), e.action, e.itemId ?? '—', summary(e)].map((v) => escapeText(v))),
   ]
     .map((row) => `${renderRow(row, COLUMNS, widths)}\n`)
     .join('');

@@ -1,6 +1,7 @@
 // The end of an upload, in words: one row per item on stdout (what scripts read), and on stderr
 // what people need: counts, what was skipped and why, what failed and what to do about it, and
 // after Ctrl-C what was and was not created. Pure functions of the engine's summary.
+import { escapeText } from '../../text/escape-name.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { ItemOutcome, UploadSummary } from '../../upload/events.js';
 import { formatMs } from './progress-shared.js';
@@ -73,7 +74,7 @@ export function summaryLines(summary: UploadSummary): string[] {
   const bad = items.filter((o) => o.status === 'failed' || o.status === 'partial');
   for (const o of bad.slice(0, MAX_LISTED))
     lines.push(
-      `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`,
+      `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${escapeText(withoutEcho(o.source, o.message ?? 'unknown error'))}`,
     );
   if (bad.length > MAX_LISTED) lines.push(more(bad.length - MAX_LISTED));
   if (summary.interrupted) lines.push(...interruptedLines(items));
@@ -95,7 +96,7 @@ function interruptedLines(items: ItemOutcome[]): string[] {
   );
   if (notMade.length) lines.push(`Not created: ${list(notMade, (o) => o.source)}`);
   const unfinished = items.filter((o) => o.status === 'interrupted' && o.message);
-  for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${o.message}`);
+  for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${escapeText(o.message ?? '')}`);
   if (unfinished.length > MAX_LISTED) lines.push(`  ${more(unfinished.length - MAX_LISTED)}`);
   lines.push('Run the same command again to upload the rest; nothing is uploaded twice.');
   return lines;

@@ -8,6 +8,8 @@ import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
 import type { NewUpload, Upload } from './uploads.js';
+import type { ReservationLimits } from '../limits.js';
+import type { ReservationRefusal } from './reservations.js';
 
 export type {
   Actor,
@@ -92,10 +94,15 @@ export interface Repo {
 
   // ---- uploads
   /**
-   * Records a presigned upload when the brand's quota allows it (thumbnails do not count),
-   * checked and inserted in one transaction; otherwise says how many bytes are used.
+   * Records a presigned upload when the brand's quota (or the thumbnails' own) and the key's
+   * reservation limits allow it, checked and inserted in one transaction (./reservations.ts);
+   * otherwise says which limit it met.
    */
-  reserveUpload(u: NewUpload, quotaBytes: number, nowMs: number): Promise<{ ok: true } | { ok: false; used: number }>;
+  reserveUpload(
+    u: NewUpload,
+    limits: ReservationLimits,
+    nowMs: number,
+  ): Promise<{ ok: true } | { ok: false; refusal: ReservationRefusal }>;
   getUpload(key: string): Promise<Upload | null>;
   /** The upload whose staging object is `staging/<fileId>`. */
   getUploadByFileId(fileId: string): Promise<Upload | null>;

@@ -10,6 +10,7 @@ import { type CompletionSteps, runSteps } from './completion.js';
 import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
+import { judgeReservation } from './reservations.js';
 import { uploadsRepository } from './uploads.js';
 
 export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
@@ -105,10 +106,10 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     listAudit: async (brandId, f) => auditLog.page(brandId, f),
     itemAuthors: async (brandId, itemIds) => auditLog.authors(brandId, itemIds),
     pruneAudit: async (before) => auditLog.prune(before),
-    reserveUpload: async (u, quotaBytes, nowMs) =>
+    reserveUpload: async (u, limits, nowMs) =>
       immediate(() => {
-        const used = u.thumbnail ? 0 : uploads.quotaUsed(u.brandId, nowMs);
-        if (!u.thumbnail && used + u.fileSize > quotaBytes) return { ok: false as const, used };
+        const refusal = judgeReservation(u, uploads.holdings(u.brandId, u.keyId, nowMs, limits), limits);
+        if (refusal) return { ok: false as const, refusal };
         uploads.insert(u);
         return { ok: true as const };
       }),

@@ -2,6 +2,8 @@
 // storage PUT checks against, what complete consumes, and what the quota counts.
 import type { ContentType } from '../../rules/rules.js';
 import type { Db } from '../db.js';
+import type { ReservationLimits } from '../limits.js';
+import { type Holdings, holdingsParams, holdingsSql } from './reservations.js';
 
 export interface Upload {
   key: string;
@@ -65,6 +67,7 @@ export function uploadsRepository(db: Db) {
   const byKey = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE key = ?`);
 
   const byFileId = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE file_id = ?`);
+  const holdingsQuery = db.prepare(holdingsSql('sqlite'));
   const openByFileId = db.prepare(
     `SELECT ${COLUMNS} FROM uploads
       WHERE file_id = ? AND completed_at IS NULL AND item_id IS NULL
@@ -136,18 +139,9 @@ export function uploadsRepository(db: Db) {
     db.prepare('DELETE FROM uploads WHERE item_id = ?').run(itemId);
   }
 
-  /**
-   * Bytes a brand holds or has reserved: every non-thumbnail upload that is stored, or whose URL
-   * may still be used. Completed items keep their upload rows, so they count until deleted.
-   */
-  function quotaUsed(brandId: string, nowMs: number): number {
-    const row = db
-      .prepare(
-        `SELECT COALESCE(SUM(file_size), 0) AS used FROM uploads
-          WHERE brand_id = ? AND thumbnail = 0 AND (stored_at IS NOT NULL OR expires_at > ?)`,
-      )
-      .get(brandId, nowMs) as { used: number };
-    return row.used;
+  /** The brand's and the key's holdings, for judging a reservation (./reservations.ts). */
+  function holdings(brandId: string, keyId: string | null, nowMs: number, limits: ReservationLimits): Holdings {
+    return holdingsQuery.get(holdingsParams(brandId, keyId, nowMs, limits)) as Holdings;
   }
 
   /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
@@ -171,7 +165,7 @@ export function uploadsRepository(db: Db) {
     remove,
     ofItem,
     removeOfItem,
-    quotaUsed,
+    holdings,
     abandoned,
   };
 }

@@ -16,11 +16,15 @@ import { pgKeys } from './keys.js';
 import { migratePostgres } from './migrations.js';
 import { type Query, createPool, transactions } from './query.js';
 import { pgUploads } from './uploads.js';
+import { judgeReservation } from '../reservations.js';
+import type { Timeouts } from '../../limits.js';
 
 export interface PostgresRepoOptions {
   connectionString?: string;
   /** Connections per instance. */
   max?: number;
+  /** Time limits on connecting and on each statement (default: DEFAULT_TIMEOUTS). */
+  timeouts?: Pick<Timeouts, 'databaseMs'>;
 }
 
 /** Connects (PG* environment variables fill what the URL leaves out), migrates, and returns the Repo. */
@@ -118,14 +122,12 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     listAudit: audit.page,
     itemAuthors: audit.authors,
     pruneAudit: audit.prune,
-    reserveUpload: (u, quotaBytes, nowMs) =>
+    reserveUpload: (u, limits, nowMs) =>
       transaction(async (q) => {
         const txUploads = pgUploads(q);
         await txUploads.lockQuota(u.brandId);
-        if (!u.thumbnail) {
-          const used = await txUploads.quotaUsed(u.brandId, nowMs);
-          if (used + u.fileSize > quotaBytes) return { ok: false as const, used };
-        }
+        const refusal = judgeReservation(u, await txUploads.holdings(u.brandId, u.keyId, nowMs, limits), limits);
+        if (refusal) return { ok: false as const, refusal };
         await txUploads.insert(u);
         return { ok: true as const };
       }),
