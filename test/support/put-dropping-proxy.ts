@@ -75,21 +75,27 @@ export async function startPutDroppingProxy(
       out.on('error', reject);
       out.on('close', () => reject(new Error('the connection to the server closed without an answer')));
     });
+    // Node lets go of req.socket once the connection is closed: keep it for the drop.
+    const socket = req.socket;
     const drop = () => {
       out.destroy();
-      req.socket.destroy();
+      socket.destroy();
     };
     const passThrough = new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
     const body = req.method === 'PUT' && faults.armed() ? faults.wrap(drop) : passThrough;
     // The body goes on while the answer comes back: a server may answer before it has read it all.
     const sent = pipeline(req, body, out);
+    // A dropped body fails this before (or instead of) the answer: it is awaited below, or the
+    // failed answer already says the connection is gone.
+    sent.catch(() => undefined);
     const answer = await answered;
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     await pipeline(answer, res);
     await sent;
   };
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
+    const socket = req.socket;
+    handle(req, res).catch(() => socket.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
