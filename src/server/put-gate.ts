@@ -110,6 +110,10 @@ export function pacedBody(raw: IncomingMessage, limits: PutLimits, now: () => nu
   }, limits.rateWindowMs);
   timer.unref();
   body.once('close', () => clearInterval(timer));
+  // Whoever reads the body hears its error through its own listener; once it stopped reading
+  // (the disk refused the bytes, an answer went out), a late error must not go unheard and end
+  // the process.
+  body.on('error', () => undefined);
   raw.once('close', () => {
     if (!raw.complete) body.destroy(new Error('the body ended before its Content-Length (connection lost)'));
   });
