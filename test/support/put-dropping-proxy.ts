@@ -5,9 +5,9 @@
 // started with its public URL set to the proxy's, and the proxy reads its target per request.
 // (This replaces the server's own test-only `--fault-drop-put-after` flag.)
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { listenLocal } from './listen.js';
 
 export interface PutFaults {
   /** Whether a fault is still left to spend. */
@@ -91,14 +91,5 @@ export async function startPutDroppingProxy(
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => req.socket.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenLocal(server);
 }
