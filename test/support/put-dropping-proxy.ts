@@ -77,19 +77,21 @@ export async function startPutDroppingProxy(
     });
     const drop = () => {
       out.destroy();
-      req.socket.destroy();
+      req.socket?.destroy();
     };
     const passThrough = new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
     const body = req.method === 'PUT' && faults.armed() ? faults.wrap(drop) : passThrough;
     // The body goes on while the answer comes back: a server may answer before it has read it all.
     const sent = pipeline(req, body, out);
+    // Awaited below once answered; a dropped body fails `answered` first, and only that is reported.
+    sent.catch(() => undefined);
     const answer = await answered;
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     await pipeline(answer, res);
     await sent;
   };
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
+    handle(req, res).catch(() => res.destroy());
   });
   return listenLocal(server);
 }
