@@ -20,7 +20,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres-s3',
-          include: ['test/server/upload.test.ts', 'test/server/content.test.ts'],
+          include: [
+            'test/server/upload.test.ts',
+            'test/server/content.test.ts',
+            'test/server/scopes.test.ts',
+            'test/server/access.test.ts',
+          ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
         },
       },

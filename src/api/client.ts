@@ -19,10 +19,15 @@ import {
 import type { RetryPolicy } from './retry.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
+  AuditResponse,
   CompleteRequest,
   CompleteResponse,
   DeleteResponse,
   GetResponse,
+  KeyCreateRequest,
+  KeyCreateResponse,
+  KeyListResponse,
+  KeyRevokeResponse,
   ListResponse,
   PatchRequest,
   PatchResponse,
@@ -31,9 +36,13 @@ import type {
 } from './schemas.js';
 // The responses alone: the client never builds the request schemas (the server checks those).
 import {
+  AuditResponseSchema,
   CompleteResponseSchema,
   DeleteResponseSchema,
   GetResponseSchema,
+  KeyCreateResponseSchema,
+  KeyListResponseSchema,
+  KeyRevokeResponseSchema,
   ListResponseSchema,
   PatchResponseSchema,
   PresignResponseSchema,
@@ -49,6 +58,17 @@ export interface ListParams {
   search?: string;
   limit?: number | string;
   offset?: number | string;
+}
+
+/** Audit log filters (an extension: GET /api/v1/audit). */
+export interface AuditParams {
+  itemId?: string;
+  keyId?: string;
+  /** ISO time. */
+  since?: string;
+  /** The nextBefore of the previous page. */
+  before?: number;
+  limit?: number;
 }
 
 export interface CallOptions {
@@ -79,6 +99,11 @@ export interface ApiClient {
   get(id: string, o?: CallOptions): Promise<GetResponse>;
   patch(id: string, body: PatchRequest, o?: CallOptions): Promise<PatchResponse>;
   remove(id: string, o?: CallOptions): Promise<DeleteResponse>;
+  // Extensions of contentlib serve (docs/api.md): a service without them answers 404.
+  createKey(body: KeyCreateRequest, o?: CallOptions): Promise<KeyCreateResponse>;
+  listKeys(o?: CallOptions): Promise<KeyListResponse>;
+  revokeKey(id: string, o?: CallOptions): Promise<KeyRevokeResponse>;
+  audit(query: AuditParams, o?: CallOptions): Promise<AuditResponse>;
   close(): Promise<void>;
 }
 
@@ -110,7 +135,7 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-function queryString(q: ListParams): string {
+function queryString(q: ListParams | AuditParams): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(q)) {
     if (v !== undefined && v !== '') params.set(k, String(v));
@@ -214,7 +239,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     body: unknown,
     o: CallOptions | undefined,
     fallback?: (err: unknown) => z.infer<S> | undefined,
+    how: { retry?: boolean } = {},
   ): Promise<z.infer<S>> {
+    if (how.retry === false) return once(method, path, schema, body, o?.signal);
     return withRetry(
       async () => {
         try {
@@ -264,6 +291,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         return undefined;
       });
     },
+    // A retry of a create whose answer was lost could make a second key: it is not retried.
+    createKey: (body, o) => call('POST', '/api/v1/keys', KeyCreateResponseSchema, body, o, undefined, { retry: false }),
+    listKeys: (o) => call('GET', '/api/v1/keys', KeyListResponseSchema, undefined, o),
+    revokeKey: (id, o) => call('DELETE', `/api/v1/keys/${enc(id)}`, KeyRevokeResponseSchema, undefined, o),
+    audit: (query, o) => call('GET', `/api/v1/audit${queryString(query)}`, AuditResponseSchema, undefined, o),
     close: async () => {
       if (ownDispatcher) await dispatcher.close();
     },

@@ -5,10 +5,14 @@ export const API_ERRORS = {
   invalid_request: 400,
   invalid_upload: 400,
   unauthorized: 401,
+  /** The key is valid but lacks the scope the endpoint needs (details name it). */
+  forbidden: 403,
   quota_exceeded: 403,
   not_found: 404,
   not_a_carousel: 409,
   carousel_full: 409,
+  /** Revoking this key would leave its brand without a usable keys:admin key. */
+  last_admin_key: 409,
   file_too_large: 413,
   unsupported_media_type: 415,
   content_mismatch: 415,

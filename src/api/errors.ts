@@ -120,6 +120,19 @@ export function isHttpFailure(err: unknown): err is HttpFailure {
   );
 }
 
+/**
+ * A 403 `forbidden` that refuses the key for what it lacks (docs/api.md, Scopes): the scope the
+ * endpoint needs, as the error's details name it; undefined for any other error.
+ */
+export function missingScopeOf(err: unknown): string | undefined {
+  if (!(err instanceof ApiError) || err.status !== 403 || !err.is('forbidden')) return undefined;
+  for (const d of err.details) {
+    const { path, requiredScope } = (d ?? {}) as { path?: unknown; requiredScope?: unknown };
+    if (path === 'scope' && typeof requiredScope === 'string') return requiredScope;
+  }
+  return undefined;
+}
+
 type Headers = Record<string, string | string[] | undefined>;
 
 function header(headers: Headers, name: string): string | undefined {

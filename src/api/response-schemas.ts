@@ -16,6 +16,14 @@ export const PresignResponseSchema = z.looseObject({
 });
 export type PresignResponse = z.infer<typeof PresignResponseSchema>;
 
+/** Who made a change (an extension: GET /api/v1/content/:id's createdBy and updatedBy, from the audit log). */
+export const ChangeAuthorSchema = z.looseObject({
+  keyId: z.string().nullable(),
+  keyName: z.string().nullable(),
+  at: z.string(),
+});
+export type ChangeAuthor = z.infer<typeof ChangeAuthorSchema>;
+
 export const ContentItemSchema = z.looseObject({
   id: z.string(),
   type: ContentTypeSchema,
@@ -34,6 +42,8 @@ export const ContentItemSchema = z.looseObject({
   contentType: z.string().nullable().optional(),
   fileName: z.string().nullable().optional(),
   fileCount: z.number().optional(),
+  createdBy: ChangeAuthorSchema.nullable().optional(),
+  updatedBy: ChangeAuthorSchema.nullable().optional(),
 });
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
@@ -74,6 +84,49 @@ export type PatchResponse = z.infer<typeof PatchResponseSchema>;
 
 export const DeleteResponseSchema = z.looseObject({ deleted: z.literal(true) });
 export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
+
+// ---- Extensions: keys over the API, and the audit log (docs/api.md) ------------------------
+
+export const KeyInfoSchema = z.looseObject({
+  id: z.string(),
+  name: z.string().nullable(),
+  prefix: z.string(),
+  scopes: z.array(z.string()),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+});
+export type KeyInfo = z.infer<typeof KeyInfoSchema>;
+
+export const KeyCreateResponseSchema = z.looseObject({ key: KeyInfoSchema, secret: z.string() });
+export type KeyCreateResponse = z.infer<typeof KeyCreateResponseSchema>;
+
+export const KeyListResponseSchema = z.looseObject({ keys: z.array(KeyInfoSchema) });
+export type KeyListResponse = z.infer<typeof KeyListResponseSchema>;
+
+export const KeyRevokeResponseSchema = z.looseObject({ revoked: z.literal(true), id: z.string() });
+export type KeyRevokeResponse = z.infer<typeof KeyRevokeResponseSchema>;
+
+export const AuditEntrySchema = z.looseObject({
+  id: z.number(),
+  at: z.string(),
+  action: z.string(),
+  itemId: z.string().nullable(),
+  keyId: z.string().nullable(),
+  keyName: z.string().nullable(),
+  requestId: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditEntryWire = z.infer<typeof AuditEntrySchema>;
+
+export const AuditResponseSchema = z.looseObject({
+  entries: z.array(AuditEntrySchema),
+  hasMore: z.boolean(),
+  /** The `before` of the next (older) page; null on the last page. */
+  nextBefore: z.number().nullable(),
+});
+export type AuditResponse = z.infer<typeof AuditResponseSchema>;
 
 export const ErrorDetailSchema = z.looseObject({ path: z.string().optional(), message: z.string() });
 

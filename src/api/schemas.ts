@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { LIST_LIMITS, METADATA_LIMITS } from '../rules/rules.js';
 import { ContentTypeSchema, StatusSchema } from './response-schemas.js';
+import { SCOPES } from './scopes.js';
 
 // Responses live in ./response-schemas.ts, which the client imports alone: a command builds
 // only the schemas of the answers it reads (bench/notes.md). This module is the whole set.
@@ -95,3 +96,35 @@ export const ListQuerySchema = z.strictObject({
   offset: queryInt('offset').optional(),
 });
 export type ListQuery = z.input<typeof ListQuerySchema>;
+
+// ---- Extensions: keys over the API, and the audit log -------------------------------------
+
+/** The longest a key made over the API may live: ten years. */
+export const MAX_KEY_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
+
+export const KeyCreateRequestSchema = z.strictObject({
+  name: noControls('name').max(100).optional(),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .min(1, 'give at least one scope: content:read, content:write, content:delete or keys:admin'),
+  expiresInSeconds: z.number().int().positive().max(MAX_KEY_LIFETIME_SECONDS).optional(),
+});
+export type KeyCreateRequest = z.infer<typeof KeyCreateRequestSchema>;
+
+export const AuditQuerySchema = z.strictObject({
+  itemId: z.string().min(1).max(100).optional(),
+  keyId: z.string().min(1).max(100).optional(),
+  since: z.iso
+    .datetime({ offset: true, message: 'since must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z' })
+    .optional(),
+  before: queryInt('before').optional(),
+  limit: queryInt('limit')
+    .pipe(
+      z
+        .number()
+        .min(1, 'limit must be at least 1')
+        .max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`),
+    )
+    .optional(),
+});
+export type AuditQuery = z.input<typeof AuditQuerySchema>;

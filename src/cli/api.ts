@@ -37,6 +37,8 @@ export interface ApiTarget {
 
 /** The brand the embedded library creates on first use. */
 export const EMBEDDED_BRAND = 'local';
+/** The name of the embedded library's own key (what `log` and `show` name as the author). */
+export const EMBEDDED_KEY_NAME = 'local';
 
 // The target is named once per run (per context: tests run many in one process), however many
 // times a command opens the API.
@@ -70,10 +72,13 @@ async function embeddedKey(store: ConfigStore, dataDir: string): Promise<Embedde
   const saved = store.read().embedded;
   if (saved && saved.dataDir === dataDir) {
     const keys = await listApiKeys(dataDir);
-    if (keys.some((k) => k.id === saved.keyId && k.revokedAt === null)) return saved;
+    const now = new Date().toISOString();
+    const usable = (k: (typeof keys)[number]) => k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now);
+    if (keys.some((k) => k.id === saved.keyId && usable(k))) return saved;
   }
-  // First use, a data directory that was wiped, or a revoked key: make a fresh one.
-  const created = await createApiKey(dataDir, EMBEDDED_BRAND);
+  // First use, a data directory that was wiped, or a revoked key: make a fresh one, with every
+  // scope (the person at this machine owns the library), named for what it is.
+  const created = await createApiKey(dataDir, EMBEDDED_BRAND, { name: EMBEDDED_KEY_NAME });
   const key: EmbeddedKey = { dataDir, brand: created.brand, keyId: created.id, apiKey: created.key };
   await store.write({ ...store.read(), embedded: key });
   return key;

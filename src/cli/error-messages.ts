@@ -3,6 +3,7 @@
 // the line of each id it could not delete.
 import {
   ApiError,
+  missingScopeOf,
   NetworkError,
   StorageError,
   TimeoutError,
@@ -10,6 +11,7 @@ import {
   networkReason,
   requestIdNote,
 } from '../api/errors.js';
+import { SCOPE_ALLOWS, isScope } from '../api/scopes.js';
 import { describeRefusal, freshUrlMayHelp } from '../api/storage-refusal.js';
 import { ConfigError } from '../config/errors.js';
 import { AuthError, CliError, EXIT, type ExitCode } from './errors.js';
@@ -102,7 +104,33 @@ export function keyRejectedError(baseUrl: string, why = 'unknown or revoked key'
   return new AuthError(message, hint);
 }
 
-/** HTTP failures (src/api/errors.ts): 401 → 4, 404 → 5, anything else → 1, each with what to do. */
+/** A key refused for a scope it lacks: which scope the command needs, and how to get a key with it. */
+function scopeRefused(base: string, scope: string): { message: string; hint: string } {
+  const what = isScope(scope) ? ` (to ${SCOPE_ALLOWS[scope]})` : '';
+  return {
+    message: `${base} refused the API key: this command needs the scope ${scope}${what}, which the key lacks.`,
+    hint: `Ask an admin of the brand for a key with ${scope} (contentlib keys create --scope ${scope}), then use it: contentlib login --base-url ${base}`,
+  };
+}
+
+/** The error for a command stopped by a key that lacks a scope (exit 4); upload reports it after its items. */
+export function scopeRefusedError(baseUrl: string, scope: string): AuthError {
+  const { message, hint } = scopeRefused(baseUrl.replace(/\/+$/, ''), scope);
+  return new AuthError(message, hint);
+}
+
+/** A service that answers 404 for the key or audit endpoints does not have contentlib's extensions. */
+export function extensionMissing(baseUrl: string, what: string, instead: string): CliError {
+  return new CliError(
+    `The service at ${baseUrl} does not offer ${what} over its API (an extension of contentlib serve).`,
+    {
+      hint: instead,
+      exitCode: EXIT.failure,
+    },
+  );
+}
+
+/** HTTP failures (src/api/errors.ts): 401 and 403 `forbidden` → 4, 404 → 5, anything else → 1, each with what to do. */
 function describeHttpFailure(
   err: unknown,
   targetNames: TargetNames,
@@ -113,6 +141,16 @@ function describeHttpFailure(
       const { message, hint } = keyRejected(base, err.message);
       return { message: `${message}\n${hint}${requestIdLine(err)}`, exitCode: EXIT.auth };
     }
+    const scope = missingScopeOf(err);
+    if (scope !== undefined) {
+      const { message, hint } = scopeRefused(base, scope);
+      return { message: `${message}\n${hint}${requestIdLine(err)}`, exitCode: EXIT.auth };
+    }
+    if (err.status === 403 && err.is('forbidden'))
+      return {
+        message: `${base} refused: ${err.message}.\nAsk an admin of the brand for a key that may do this.${requestIdLine(err)}`,
+        exitCode: EXIT.auth,
+      };
     if (err.status === 404) {
       const id = itemIdOf(err.url);
       return {

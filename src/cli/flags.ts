@@ -40,3 +40,33 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** The settings `contentlib config get|set` know. */
 export const CONFIG_KEYS = ['active-profile', 'base-url', 'api-key', 'path', 'embedded'] as const;
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `90d`, `12h`, `30m`, `45s` in seconds, for `name`; anything else is a usage error with an example. */
+export function parseDuration(name: string) {
+  return (raw: string): number => {
+    const m = /^(\d{1,9})\s*([smhd])$/i.exec(raw.trim());
+    const seconds = m ? Number(m[1]) * DURATION_UNITS[m[2]!.toLowerCase()]! : 0;
+    if (seconds <= 0)
+      throw new UsageError(
+        `${name} must be a positive duration in s, m, h or d, got "${raw}".`,
+        `For example: ${name} 90d (or 12h, 30m, 45s)`,
+      );
+    return seconds;
+  };
+}
+
+/** `--since`: a duration back from now (`7d`) or an ISO time (`2026-01-01`, `2026-01-01T09:00:00Z`), as an ISO time. */
+export function parseSince(now: () => Date) {
+  return (raw: string): string => {
+    if (/^\d{4}-\d\d-\d\d/.test(raw.trim())) {
+      const at = Date.parse(raw.trim());
+      if (Number.isNaN(at))
+        throw new UsageError(`--since "${raw}" is not a time.`, 'For example: --since 7d or --since 2026-01-01');
+      return new Date(at).toISOString();
+    }
+    const seconds = parseDuration('--since')(raw);
+    return new Date(now().getTime() - seconds * 1000).toISOString();
+  };
+}

@@ -5,7 +5,8 @@
 import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+import { ROLE_NAMES, SCOPES } from '../api/scopes.js';
+import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount, parseDuration } from './flags.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -80,6 +81,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineCompletion(program, ctx);
   defineServe(program, ctx);
   defineKeys(program, ctx);
+  defineLog(program, ctx);
   return program;
 }
 
@@ -407,6 +409,7 @@ function defineServe(program: Command, ctx: CliContext): void {
     .option('--metrics-port <port>', 'serve GET /metrics on this port instead (implies --metrics)')
     .option('--drain-grace <seconds>', 'after SIGTERM, keep serving this long while /readyz says 503', '5')
     .option('--drain-timeout <seconds>', 'then wait this long for requests in flight before cutting them', '60')
+    .option('--audit-retention <duration>', 'keep audit log entries this long: 365d (default), 90d, 24h')
     .addHelpText(
       'after',
       `
@@ -419,7 +422,7 @@ Examples:
 
 Probes: GET /healthz (alive) and GET /readyz (database and storage answer; 503 while draining).
 
-Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir>`,
+Give clients a key with: contentlib keys create --brand NAME --data-dir <same dir> (--role reader|publisher|editor|admin)`,
     )
     .action(
       lazy(
@@ -433,29 +436,50 @@ Give clients a key with: contentlib keys create --brand NAME --data-dir <same di
 function defineKeys(program: Command, ctx: CliContext): void {
   const keys = program
     .command('keys')
-    .description("manage the embedded server's API keys (one brand per key)")
+    .description('manage API keys: on the server’s machine, or over a service’s API with a keys:admin key')
     .addHelpText(
       'after',
       `
+Where: --data-dir or --db work on the server's own database (any brand). Otherwise the target of
+every command: a remote service (profile, --base-url, CONTENTLIB_BASE_URL) is asked over its API,
+for the brand of the key you use (it needs keys:admin); with no remote, the embedded library.
+The target is named on stderr first.
+
+Scopes: content:read (list, show), content:write (upload, edit), content:delete (rm),
+keys:admin (keys, log). Roles: reader, publisher (+write), editor (+delete), admin (all).
+
 Examples:
-  contentlib keys create --brand acme
+  contentlib keys create --name "CI publisher" --role publisher --expires 90d
+  contentlib keys create --brand acme --data-dir ./library
   contentlib keys list
-  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --data-dir ./library`,
+  contentlib keys revoke 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11`,
     );
   const dataDirOption = '--data-dir <dir>';
-  const dataDirHelp = 'the server data dir (default: the embedded library)';
+  const dataDirHelp = "the server's data dir: work on its database directly";
   const dbOption = '--db <url>';
-  const dbHelp = "the servers' PostgreSQL (postgres://…; default: $CONTENTLIB_DATABASE_URL, else the data dir)";
+  const dbHelp = "the servers' PostgreSQL (postgres://…; also $CONTENTLIB_DATABASE_URL): work on it directly";
 
   keys
     .command('create')
-    .description('create a key for a brand (created when new); the key is shown once')
-    .requiredOption('--brand <name>', 'brand the key belongs to')
+    .description('create a key; it is printed once, alone on stdout')
+    .option('--brand <name>', 'on the server’s machine: the brand the key belongs to (created when new)')
+    .option('--name <text>', 'what the key is for, e.g. "CI publisher" (shown by keys list and log)')
+    .option(
+      '--scope <scopes>',
+      `what the key may do: ${SCOPES.join(', ')} (repeatable or comma-separated; default: all)`,
+      collect,
+    )
+    .addOption(new Option('--role <role>', 'a set of scopes: reader, publisher, editor or admin').choices(ROLE_NAMES))
+    .option(
+      '--expires <duration>',
+      'the key stops working after this long: 90d, 12h, 30m, 45s',
+      parseDuration('--expires'),
+    )
     .option(dataDirOption, dataDirHelp)
     .option(dbOption, dbHelp)
     .addHelpText(
       'after',
-      '\nExamples:\n  contentlib keys create --brand acme\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
+      '\nExamples:\n  contentlib keys create --name "dashboard" --role reader\n  contentlib keys create --name CI --scope content:read,content:write --expires 90d\n  KEY=$(contentlib keys create --brand acme --data-dir ./library)\n  contentlib keys create --brand acme --db postgres://contentlib@db/contentlib',
     )
     .action(
       lazy(
@@ -467,7 +491,7 @@ Examples:
 
   keys
     .command('list')
-    .description('list keys (id, prefix, brand, created, status), never the keys themselves')
+    .description('list keys (id, name, prefix, scopes, expiry, last use, status), never the keys themselves')
     .option(dataDirOption, dataDirHelp)
     .option(dbOption, dbHelp)
     .addHelpText(
@@ -494,6 +518,38 @@ Examples:
         ctx,
         () => import('./commands/keys.js'),
         (m) => m.keysRevokeCommand,
+      ),
+    );
+}
+
+function defineLog(program: Command, ctx: CliContext): void {
+  program
+    .command('log')
+    .description('who did what: the audit log of the brand (uploads, edits, deletions, keys); needs keys:admin')
+    .argument('[id]', 'only this item’s entries')
+    .option('--key <id>', 'only what this key did (an id from contentlib keys list)')
+    .option('--since <when>', 'only entries since then: 7d, 12h, 30m, or a date (2026-01-01)')
+    .option(
+      '--limit <n>',
+      `how many of the latest entries (default ${LIST_LIMITS.defaultLimit})`,
+      parseCount('--limit', 1),
+    )
+    .option('--all', 'every entry (ignores --limit)')
+    .addHelpText(
+      'after',
+      `
+Entries are printed oldest first (the latest last). Kept for a year by default (serve --audit-retention).
+
+Examples:
+  contentlib log 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
+  contentlib log --since 7d
+  contentlib log --key 62922a20-4866-4238-af64-d3b7e6a5ef19 --json`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/log.js'),
+        (m) => m.logCommand,
       ),
     );
 }

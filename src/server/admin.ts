@@ -4,11 +4,21 @@
 import { existsSync, statSync } from 'node:fs';
 import { databasePath } from './db.js';
 import { type RepoTarget, openRepo } from './open-repo.js';
-import type { Repo } from './repo/interface.js';
-import type { KeyRow } from './repo/keys.js';
+import { SCOPES, type Scope } from '../api/scopes.js';
+import type { KeyRow, NewKey, Repo } from './repo/interface.js';
 
 /** A key as listed: its prefix only, never the key. */
 export type KeyInfo = KeyRow;
+/** A key just made: its secret is here once. */
+export type CreatedKey = NewKey;
+
+export interface CreateKeyOptions {
+  name?: string | null;
+  /** Default: every scope (what every key could do before scopes existed). */
+  scopes?: readonly Scope[];
+  /** ISO time; default: never. */
+  expiresAt?: string | null;
+}
 
 /** A data dir, or a data dir and a database URL (`--db`). */
 export type KeysTarget = string | RepoTarget;
@@ -26,14 +36,20 @@ async function withRepo<T>(t: KeysTarget, fn: (repo: Repo) => Promise<T>): Promi
   }
 }
 
-/** A new API key (shown only now: only its hash is kept) for a new user of `brandName`. */
+/** A new API key (shown only now: only its hash is kept) for a new user of `brandName`, recorded in the audit log. */
 export async function createApiKey(
   target: KeysTarget,
   brandName: string,
-): Promise<{ id: string; key: string; brand: string; userId: string }> {
-  const name = brandName.trim();
-  if (!name) throw new Error('the brand name is empty; pass --brand NAME');
-  return withRepo(target, (repo) => repo.createKey(name, new Date()));
+  o: CreateKeyOptions = {},
+  now: Date = new Date(),
+): Promise<CreatedKey> {
+  const brand = brandName.trim();
+  if (!brand) throw new Error('the brand name is empty; pass --brand NAME');
+  const scopes = o.scopes ?? SCOPES;
+  if (scopes.length === 0) throw new Error('a key needs at least one scope');
+  return withRepo(target, (repo) =>
+    repo.createKey(brand, now, { name: o.name ?? null, scopes, expiresAt: o.expiresAt ?? null }),
+  );
 }
 
 /** Reading or revoking makes no library where there is none: a mistyped --data-dir stays a mistake. */
@@ -50,8 +66,8 @@ export async function listApiKeys(target: KeysTarget): Promise<KeyInfo[]> {
   return withRepo(target, (repo) => repo.listKeys());
 }
 
-/** True when an active key with this id was revoked. */
-export async function revokeApiKey(target: KeysTarget, id: string): Promise<boolean> {
+/** True when an active key with this id was revoked (and recorded in the audit log). */
+export async function revokeApiKey(target: KeysTarget, id: string, now: Date = new Date()): Promise<boolean> {
   if (noLibrary(target)) return false;
-  return withRepo(target, (repo) => repo.revokeKey(id, new Date()));
+  return withRepo(target, async (repo) => (await repo.revokeKey(id, now)) === 'revoked');
 }

@@ -11,8 +11,11 @@ import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
 import { type Metrics, registerMetrics } from './ops/metrics.js';
 import { requestIdOf } from './ops/request-id.js';
+import { checkRouteHasScope, checkScope } from './scopes.js';
+import { registerAudit } from './routes/audit.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
+import { registerKeys } from './routes/keys.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
 
@@ -76,6 +79,7 @@ export function buildApp(
   registerHealth(app, { checks: ops.checks ?? {}, draining: () => drain.draining, log: ops.logger });
   // Every handler's work is tracked, so closing waits for it (see Services.drain).
   app.addHook('onRoute', (route) => {
+    checkRouteHasScope(route.method, route.url);
     const handler = route.handler;
     route.handler = function tracked(this: FastifyInstance, request, reply) {
       return services.track(Promise.resolve(handler.call(this, request, reply)));
@@ -89,12 +93,15 @@ export function buildApp(
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
     api.addHook('onRequest', async (request) => {
-      request.caller = await authenticate(request, services.repo);
+      request.caller = await authenticate(request, services.repo, deps.now);
       limit?.(request.caller.keyId);
+      checkScope(request.caller, request.method, request.routeOptions.url);
     });
     registerPresign(api, services);
     registerComplete(api, services);
     registerContent(api, services);
+    registerKeys(api, services);
+    registerAudit(api, services);
   });
   return { app, services, drain };
 }

@@ -19,6 +19,8 @@ export interface AppDeps {
   /** Bytes a brand may hold (stored + pending, thumbnails excepted). */
   quotaBytes: number;
   urlLifetimeSeconds: number;
+  /** How long audit entries are kept (the sweeper deletes older ones). */
+  auditRetentionMs: number;
   rateLimit?: { max: number; windowMs: number };
   /** Milliseconds a connection may stay silent before it is closed (default IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;

@@ -3,12 +3,16 @@
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SCOPES } from '../api/scopes.js';
 import { makeDirSync } from '../fs/make-dir.js';
+
+/** Every scope, as stored: what keys made before scopes existed are given. */
+const ALL_SCOPES = SCOPES.join(' ');
 
 export type Db = Database.Database;
 
 /** Each entry runs once, in order, inside a transaction; never edit one that has shipped. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE brands (
      id TEXT PRIMARY KEY,
      name TEXT NOT NULL UNIQUE,
@@ -86,6 +90,27 @@ const MIGRATIONS: readonly string[] = [
   // The API key that presigned an upload: revoking the key closes its URL.
   `ALTER TABLE uploads ADD COLUMN key_id TEXT;
    CREATE INDEX uploads_file_id ON uploads(file_id);`,
+  // Scoped, named, expiring keys (keys made before keep every scope) and the audit log, which
+  // has no foreign keys: its entries outlive their items and keys (docs/api.md, Audit log).
+  `ALTER TABLE api_keys ADD COLUMN name TEXT;
+   ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
+   ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+   ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+   UPDATE api_keys SET scopes = '${ALL_SCOPES}';
+   CREATE TABLE audit_log (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     brand_id TEXT NOT NULL,
+     action TEXT NOT NULL,
+     item_id TEXT,
+     key_id TEXT,
+     key_name TEXT,
+     request_id TEXT,
+     details TEXT NOT NULL DEFAULT '{}'
+   );
+   CREATE INDEX audit_brand ON audit_log(brand_id, id);
+   CREATE INDEX audit_item ON audit_log(item_id, id);
+   CREATE INDEX audit_at ON audit_log(at);`,
 ];
 
 export function databasePath(dataDir: string): string {

@@ -14,6 +14,9 @@ import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 
 export type { DrainOptions } from './ops/drain.js';
+
+/** Audit entries are kept this long by default: one year (365 days). */
+export const AUDIT_RETENTION_SECONDS = 365 * 24 * 3600;
 export type { LogFormat } from './ops/logging.js';
 
 export interface StartServerOptions {
@@ -26,6 +29,8 @@ export interface StartServerOptions {
   quotaBytes?: number;
   rateLimit?: { max: number; windowMs: number };
   urlLifetimeSeconds?: number;
+  /** How long audit entries are kept, in seconds (default AUDIT_RETENTION_SECONDS: one year). */
+  auditRetentionSeconds?: number;
   /**
    * The base URL clients reach this server at (behind a proxy, say), used in every signed URL.
    * Default: the address it listens on. Never taken from a request's Host header.
@@ -112,6 +117,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         now,
         quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
+        auditRetentionMs: (opts.auditRetentionSeconds ?? AUDIT_RETENTION_SECONDS) * 1000,
         rateLimit: opts.rateLimit,
         onInternalError,
       },

@@ -1,8 +1,9 @@
 // Database rows → wire JSON, typed against the response schemas the client parses with
 // (src/api/schemas.ts; the wire is described in docs/api.md). fileUrl and thumbnailUrl are
 // presigned GET URLs of the storage, valid for the URL lifetime.
-import type { CarouselFile, ContentItem } from '../api/schemas.js';
+import type { CarouselFile, ChangeAuthor, ContentItem } from '../api/schemas.js';
 import type { Services } from './context.js';
+import type { AuditEntry } from './repo/interface.js';
 import type { FileRow, ItemRow } from './repo/items.js';
 
 export type UrlSigner = (key: string) => Promise<string>;
@@ -50,4 +51,36 @@ export async function presentFile(file: FileRow, url: UrlSigner): Promise<Carous
     contentType: file.contentType,
     fileSize: file.fileSize,
   } satisfies CarouselFile;
+}
+
+function author(e: AuditEntry | null | undefined): ChangeAuthor | null {
+  return e ? { keyId: e.keyId, keyName: e.keyName, at: e.at } : null;
+}
+
+/**
+ * Items as every answer shows them, each with who made it and who changed it last (createdBy,
+ * updatedBy: an extension, from the audit log, null when no entry is kept), looked up for all of
+ * them at once.
+ */
+export async function presentItems(
+  s: Services,
+  brandId: string,
+  items: readonly ItemRow[],
+  url: UrlSigner,
+): Promise<ContentItem[]> {
+  const authors = await s.repo.itemAuthors(
+    brandId,
+    items.map((i) => i.id),
+  );
+  return Promise.all(
+    items.map(async (i) => {
+      const a = authors.get(i.id);
+      return { ...(await presentItem(i, url)), createdBy: author(a?.created), updatedBy: author(a?.last) };
+    }),
+  );
+}
+
+/** One item, as presentItems shows it. */
+export async function presentOne(s: Services, brandId: string, item: ItemRow, url: UrlSigner): Promise<ContentItem> {
+  return (await presentItems(s, brandId, [item], url))[0]!;
 }

@@ -1,8 +1,8 @@
 // Housekeeping: uploads presigned but never completed (after their URL expired and a grace
 // period for a late complete), staging objects no open upload owns (a PUT that landed after
 // its upload was completed, attached or deleted), stray `.part` files of interrupted PUTs,
-// objects whose deletion failed earlier, and the disk space held in reserve. Runs at start and
-// then on an unref'd interval.
+// objects whose deletion failed earlier, the disk space held in reserve, and audit entries older
+// than their retention. Runs at start and then on an unref'd interval.
 import type { Services } from './context.js';
 import { fileIdOfStagingKey, objectKeysOf } from './storage/interface.js';
 
@@ -18,6 +18,8 @@ export interface SweepReport {
   staging: number;
   tempFiles: number;
   objects: number;
+  /** Audit entries past their retention. */
+  auditEntries: number;
 }
 
 export async function sweep(s: Services): Promise<SweepReport> {
@@ -41,7 +43,8 @@ export async function sweep(s: Services): Promise<SweepReport> {
     // What failed stays queued for the next sweep, not this one.
     if (removed < claimed.length) break;
   }
-  return { uploads, staging, tempFiles, objects };
+  const auditEntries = await s.repo.pruneAudit(new Date(now.getTime() - s.deps.auditRetentionMs).toISOString());
+  return { uploads, staging, tempFiles, objects, auditEntries };
 }
 
 /** Staging objects whose upload is gone, completed or attached can never be promoted: removed now. */

@@ -23,7 +23,8 @@
 //   than 2 images is deleted again. One that has 2 or more keeps them and stays in the journal, so
 //   running the command again appends the rest in order. An item whose PATCH failed stays too
 //   (its bytes are fine) and the re-run applies the metadata.
-// - A rejected key (401) stops the whole run at once: every later request would be refused too.
+// - A rejected key (401, or a 403 for a scope it lacks) stops the whole run at once: every later
+//   request would be refused too.
 // - Ctrl-C (deps.signal) aborts the PUTs in flight and starts no new complete or PATCH; what was
 //   completed is in the journal, including a carousel of one image, which the re-run finishes.
 //
@@ -31,7 +32,7 @@
 // - deps.signal is the user's Ctrl-C. Only the caller aborts it; the engine reads it to tell an
 //   interrupted run from one stopped by a rejected key.
 // - run.signal stops the run: it follows deps.signal and is aborted by run.rejectKey() the
-//   moment a request's 401 reaches `judge`. After it, nothing new starts: no window slot, no
+//   moment a request's 401 (or 403 for a missing scope) reaches `judge`. After it, nothing new starts: no window slot, no
 //   transfer from the pool, no complete, no PATCH.
 // - Each item's signal (ItemState.ctl) stops that item: it follows run.signal and is aborted by
 //   the item's own first failure, since its later images could not complete in order. Its
@@ -43,7 +44,7 @@
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/client.js';
-import { ApiError, NetworkError, StorageError, requestIdNote } from '../api/errors.js';
+import { ApiError, NetworkError, StorageError, missingScopeOf, requestIdNote } from '../api/errors.js';
 import { describeRefusal } from '../api/storage-refusal.js';
 import { escapeName } from '../text/escape-name.js';
 import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../api/schemas.js';
@@ -127,7 +128,9 @@ interface Run {
   pool: Pool;
   bytesSent: number;
   keyRejected: boolean;
-  rejectKey(): void;
+  /** The scope the key lacks, when that is why it was refused. */
+  missingScope?: string;
+  rejectKey(err: unknown): void;
 }
 
 export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
@@ -146,8 +149,9 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     keyRejected: false,
-    rejectKey() {
+    rejectKey(err) {
       run.keyRejected = true;
+      run.missingScope ??= missingScopeOf(err);
       // Not the 401 itself: what this abort cuts short must not be reported as refused too.
       stop.abort(new Error('the upload stopped: the service rejected the API key'));
     },
@@ -173,6 +177,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
       items,
       interrupted: deps.signal.aborted,
       ...(run.keyRejected ? { keyRejected: true as const } : {}),
+      ...(run.missingScope !== undefined ? { missingScope: run.missingScope } : {}),
       bytesSent: run.bytesSent,
       ms: Math.round(clock() - started),
     };
@@ -633,7 +638,7 @@ function stopped(run: Run, outcome: ItemOutcome, interruptedMessage?: string): I
  */
 function judge(run: Run, err: unknown, signal: AbortSignal): 'key-rejected' | 'cut-short' | 'failed' {
   if (isKeyRejected(err)) {
-    run.rejectKey();
+    run.rejectKey(causeOf(err));
     return 'key-rejected';
   }
   return signal.aborted ? 'cut-short' : 'failed';
@@ -657,9 +662,10 @@ function retryEvent(run: Run, step: Step, file: FileRef) {
     run.emit({ type: 'retrying', step, file, attempt, delayMs, reason: reasonOf(error) });
 }
 
+/** The key itself is refused: unknown, revoked or expired (401), or lacking a scope (403 forbidden). */
 function isKeyRejected(err: unknown): boolean {
   const cause = causeOf(err);
-  return cause instanceof ApiError && cause.status === 401;
+  return (cause instanceof ApiError && cause.status === 401) || missingScopeOf(cause) !== undefined;
 }
 
 /** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */

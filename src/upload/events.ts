@@ -70,7 +70,7 @@ export interface ItemOutcome {
   filesTotal: number;
   /** Why it failed or is incomplete, and what to do. */
   message?: string;
-  /** The service rejected the API key (401): logging in again, not a retry, is what helps. */
+  /** The service rejected the API key (401, or 403 for a missing scope): a new key, not a retry, is what helps. */
   keyRejected?: true;
   /** An item this run created and then deleted because it could not be finished. */
   deletedItemId?: string;
@@ -81,8 +81,10 @@ export interface ItemOutcome {
 export interface UploadSummary {
   items: ItemOutcome[];
   interrupted: boolean;
-  /** The service rejected the API key (401): the run stopped at once; logging in again is what helps. */
+  /** The service rejected the API key (401, or 403 for a missing scope): the run stopped at once. */
   keyRejected?: true;
+  /** The scope the key lacks, when that is why it was refused (e.g. content:write). */
+  missingScope?: string;
   bytesSent: number;
   ms: number;
   /** Files under the named folders the plan did not upload (reported before the upload). */

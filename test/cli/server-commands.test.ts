@@ -2,47 +2,79 @@
 // and the test-only flags `serve` no longer has.
 import { describe, expect, it } from 'vitest';
 import { cli, tempHome } from '../support/cli-in-process.js';
-import { formatKeys } from '../../src/cli/commands/keys.js';
+import { type KeyView, formatKeys } from '../../src/cli/commands/keys.js';
 import { drainOptions, serveOptions } from '../../src/cli/commands/serve.js';
 import { UsageError } from '../../src/cli/errors.js';
 
 describe('keys list output', () => {
-  const rows = [
+  const NOW = new Date('2026-01-10T00:00:00.000Z');
+  const rows: KeyView[] = [
     {
       id: '62922a20-4866-4238-af64-d3b7e6a5ef19',
+      name: 'CI publisher',
       brand: 'acme',
-      userId: 'u1',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      revokedAt: null,
       prefix: 'cl_abcd',
+      scopes: ['content:read', 'content:write'],
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: '2026-04-01T00:00:00.000Z',
+      lastUsedAt: '2026-01-09T00:00:00.000Z',
+      revokedAt: null,
     },
     {
       id: '7a1e0c55-1111-4222-8333-944455556666',
+      name: null,
       brand: 'globex',
-      userId: 'u2',
-      createdAt: '2026-01-02T00:00:00.000Z',
-      revokedAt: '2026-01-03T00:00:00.000Z',
       prefix: 'cl_wxyz',
+      scopes: ['content:read', 'content:delete'],
+      createdAt: '2026-01-02T00:00:00.000Z',
+      expiresAt: null,
+      lastUsedAt: null,
+      revokedAt: '2026-01-03T00:00:00.000Z',
+    },
+    {
+      id: '8b2f1d66-2222-4333-8444-a55566667777',
+      name: 'old',
+      brand: 'acme',
+      prefix: 'cl_old0',
+      scopes: ['content:read', 'content:write', 'content:delete', 'keys:admin'],
+      createdAt: '2026-01-02T00:00:00.000Z',
+      expiresAt: '2026-01-05T00:00:00.000Z',
+      lastUsedAt: null,
+      revokedAt: null,
     },
   ];
 
-  it('plain: one tab-separated row per key, prefix only', () => {
-    expect(formatKeys(rows, 'plain', 80)).toBe(
-      '62922a20-4866-4238-af64-d3b7e6a5ef19\tcl_abcd…\tacme\t2026-01-01T00:00:00.000Z\tactive\n' +
-        '7a1e0c55-1111-4222-8333-944455556666\tcl_wxyz…\tglobex\t2026-01-02T00:00:00.000Z\trevoked\n',
-    );
+  it('plain: the five columns of before (id, prefix, brand, created, status), then name, scopes, expiry, last use', () => {
+    expect(formatKeys(rows, 'plain', 80, NOW).split('\n')).toEqual([
+      '62922a20-4866-4238-af64-d3b7e6a5ef19\tcl_abcd…\tacme\t2026-01-01T00:00:00.000Z\tactive\tCI publisher\tcontent:read,content:write\t2026-04-01T00:00:00.000Z\t2026-01-09T00:00:00.000Z',
+      '7a1e0c55-1111-4222-8333-944455556666\tcl_wxyz…\tglobex\t2026-01-02T00:00:00.000Z\trevoked\t\tcontent:read,content:delete\t\t',
+      '8b2f1d66-2222-4333-8444-a55566667777\tcl_old0…\tacme\t2026-01-02T00:00:00.000Z\texpired\told\tcontent:read,content:write,content:delete,keys:admin\t2026-01-05T00:00:00.000Z\t',
+      '',
+    ]);
   });
 
-  it('table: a header and aligned rows; an empty list says how to create a key', () => {
-    const lines = formatKeys(rows, 'table', 120).trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+KEY\s+BRAND\s+CREATED\s+STATUS$/);
-    expect(lines[2]).toContain('revoked');
+  it('table: a header and aligned rows, scopes as a role when they are one, times relative', () => {
+    const lines = formatKeys(rows, 'table', 160, NOW).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+BRAND\s+KEY\s+SCOPES\s+EXPIRES\s+LAST USED\s+STATUS$/);
+    expect(lines[1]).toMatch(/CI publisher\s+acme\s+cl_abcd…\s+publisher\s+in 2 months\s+1 day ago\s+active$/);
+    expect(lines[2]).toMatch(/—\s+globex\s+cl_wxyz…\s+read,delete\s+never\s+never\s+revoked$/);
+    expect(lines[3]).toMatch(/admin\s+5 days ago\s+never\s+expired$/);
     expect(lines[1]!.indexOf('cl_abcd')).toBe(lines[0]!.indexOf('KEY'));
-    expect(formatKeys([], 'table', 80)).toMatch(/contentlib keys create --brand NAME/);
+    expect(formatKeys([], 'table', 80, NOW)).toMatch(/contentlib keys create/);
+  });
+
+  it('over the API (no brand known) the table has no BRAND column', () => {
+    const lines = formatKeys(
+      rows.map((r) => ({ ...r, brand: null })),
+      'table',
+      160,
+      NOW,
+    ).split('\n');
+    expect(lines[0]).not.toContain('BRAND');
   });
 
   it('json: the rows as they are', () => {
-    expect(JSON.parse(formatKeys(rows, 'json', 80))).toEqual(rows);
+    expect(JSON.parse(formatKeys(rows, 'json', 80, NOW))).toEqual(rows);
   });
 });
 

@@ -90,6 +90,7 @@ describe('the log of a whole run', () => {
           'bytesIn',
           'bytesOut',
           'brandId',
+          'keyId',
           'requestId',
         ]),
       );
@@ -97,9 +98,11 @@ describe('the log of a whole run', () => {
     }
     // Each request this test sent is there exactly once, under the id it gave.
     for (const id of sentIds) expect(lines.filter((l) => l.requestId === id)).toHaveLength(1);
-    // Authenticated API calls name the brand; the PUT of a file names its size.
+    // Authenticated API calls name the brand and the key (its id, never the key); the PUT of a file names its size.
     const listing = lines.find((l) => l.route === '/api/v1/content' && l.status === 200);
     expect(listing?.brandId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(listing?.keyId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines.find((l) => l.route === '/storage/*')?.keyId).toBeNull();
     const put = lines.find((l) => l.requestId === sentIds[2]);
     expect(put).toMatchObject({ method: 'PUT', route: '/storage/*', status: 200, bytesIn: 4 });
     const refused = lines.find((l) => l.requestId === sentIds[1]);

@@ -194,6 +194,7 @@ describe('unexpected failures', () => {
       now: () => new Date(),
       quotaBytes: 1e9,
       urlLifetimeSeconds: 3600,
+      auditRetentionMs: 365 * 86_400_000,
       onInternalError: (e) => reported.push(e),
     });
     try {

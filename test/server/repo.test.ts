@@ -6,7 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/server/db.js';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { SCOPES } from '../../src/api/scopes.js';
+import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/db.js';
+import { hashKey } from '../../src/server/repo/keys.js';
+import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
 import type { CompleteInput, NewUpload, Repo } from '../../src/server/repo/interface.js';
 import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
@@ -47,6 +52,7 @@ const backends: Array<[string, () => Promise<Repo>]> = [
 
 const AT = '2026-01-01T00:00:00.000Z';
 const NOW_MS = Date.parse(AT);
+const ACTOR = { keyId: 'k-ci', keyName: 'CI', requestId: 'req-1' };
 
 function upload(caller: { userId: string; brandId: string; keyId?: string }, o: Partial<NewUpload> = {}): NewUpload {
   const fileId = randomUUID();
@@ -81,6 +87,7 @@ function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput
     newFileId: randomUUID(),
     maxCarouselFiles: 10,
     at: AT,
+    actor: ACTOR,
     ...o,
   };
 }
@@ -99,16 +106,70 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     return u;
   }
 
-  it('keys: a created key authenticates until revoked; listing shows it; brands are shared by name', async () => {
+  it('keys: a created key authenticates with its scopes, name and expiry; revoked, it still shows as revoked', async () => {
     const { repo, caller, made } = await withCaller();
     expect(caller.brandId).toBeTruthy();
-    const second = await repo.createKey('acme', new Date(AT));
-    expect((await repo.authenticate(second.key))!.brandId).toBe(caller.brandId);
+    const second = await repo.createKey('acme', new Date(AT), {
+      name: 'CI',
+      scopes: ['content:write', 'content:read'],
+      expiresAt: '2026-04-01T00:00:00.000Z',
+    });
+    expect(second).toMatchObject({ name: 'CI', brand: 'acme', scopes: ['content:read', 'content:write'] });
+    const found = (await repo.authenticate(second.key))!;
+    expect(found).toMatchObject({
+      brandId: caller.brandId,
+      keyName: 'CI',
+      scopes: ['content:read', 'content:write'],
+      expiresAt: '2026-04-01T00:00:00.000Z',
+      revokedAt: null,
+      lastUsedAt: null,
+    });
     expect((await repo.listKeys()).map((k) => k.id)).toEqual(expect.arrayContaining([made.id, second.id]));
-    expect(await repo.revokeKey(made.id, new Date(AT))).toBe(true);
-    expect(await repo.revokeKey(made.id, new Date(AT))).toBe(false);
-    expect(await repo.authenticate(made.key)).toBeNull();
+    expect((await repo.listKeys('no-such-brand')).length).toBe(0);
+    expect(await repo.revokeKey(made.id, new Date(AT))).toBe('revoked');
+    expect(await repo.revokeKey(made.id, new Date(AT))).toBe('not_found');
+    expect((await repo.authenticate(made.key))!.revokedAt).toBe(AT);
     expect(await repo.authenticate('cl_nonsense')).toBeNull();
+  });
+
+  it('keys: a use is recorded at most once per window; revoking is confined to a brand and keeps its last admin', async () => {
+    const { repo, caller, made } = await withCaller();
+    const admin = await repo.createKey({ id: caller.brandId }, new Date(AT), { scopes: ['keys:admin'] });
+    await repo.touchKey(admin.id, AT, '2025-12-31T23:59:00.000Z');
+    await repo.touchKey(admin.id, '2026-01-01T00:00:30.000Z', '2025-12-31T23:59:30.000Z');
+    expect((await repo.authenticate(admin.key))!.lastUsedAt).toBe(AT);
+    await repo.touchKey(admin.id, '2026-01-01T00:01:01.000Z', '2026-01-01T00:00:01.000Z');
+    expect((await repo.authenticate(admin.key))!.lastUsedAt).toBe('2026-01-01T00:01:01.000Z');
+
+    const other = await repo.createKey('other-brand', new Date(AT), { scopes: ['keys:admin'] });
+    const otherBrand = (await repo.authenticate(other.key))!.brandId;
+    expect(await repo.revokeKey(admin.id, new Date(AT), { brandId: otherBrand })).toBe('not_found');
+    // `made` has no scopes at all: the admin key is the brand's only one.
+    expect(made.scopes).toEqual([]);
+    expect(await repo.revokeKey(admin.id, new Date(AT), { brandId: caller.brandId, keepLastAdmin: true })).toBe(
+      'last_admin',
+    );
+    const expired = await repo.createKey({ id: caller.brandId }, new Date(AT), {
+      scopes: ['keys:admin'],
+      expiresAt: AT,
+    });
+    // An expired admin key does not count as one the brand keeps.
+    expect(await repo.revokeKey(admin.id, new Date(AT), { keepLastAdmin: true })).toBe('last_admin');
+    const spare = await repo.createKey({ id: caller.brandId }, new Date(AT), { scopes: ['keys:admin'] });
+    expect(await repo.revokeKey(admin.id, new Date(AT), { keepLastAdmin: true })).toBe('revoked');
+    expect(await repo.revokeKey(expired.id, new Date(AT), { keepLastAdmin: true })).toBe('revoked');
+    expect(await repo.revokeKey(spare.id, new Date(AT), { keepLastAdmin: true })).toBe('last_admin');
+  });
+
+  it('keys: two admins revoking each other at once leave the brand one admin key', async () => {
+    const repo = await open();
+    const a = await repo.createKey('duel', new Date(AT), { scopes: ['keys:admin'] });
+    const b = await repo.createKey('duel', new Date(AT), { scopes: ['keys:admin'] });
+    const outcomes = await Promise.all([
+      repo.revokeKey(a.id, new Date(AT), { keepLastAdmin: true }),
+      repo.revokeKey(b.id, new Date(AT), { keepLastAdmin: true }),
+    ]);
+    expect(outcomes.sort()).toEqual(['last_admin', 'revoked']);
   });
 
   it('keys made together for a new brand make one brand', async () => {
@@ -196,7 +257,7 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     const made = await repo.complete(completion(first));
     if (made.kind !== 'done') throw new Error(made.kind);
     const late = await stored(repo, upload(caller));
-    await repo.deleteItem(caller.brandId, made.item.id, AT);
+    await repo.deleteItem(caller.brandId, made.item.id, AT, ACTOR);
     expect(await repo.complete(completion(late, { contentItemId: made.item.id }))).toEqual({ kind: 'carousel_gone' });
     // Deleting the item removed its uploads: completing its key again finds no upload.
     expect(await repo.complete(completion(first))).toEqual({ kind: 'upload_gone' });
@@ -236,17 +297,19 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     if (done.kind !== 'done') throw new Error(done.kind);
     const t1 = await stored(repo, upload(caller, { thumbnail: true }));
     const t2 = await stored(repo, upload(caller, { thumbnail: true }));
-    expect(await repo.updateItem(caller.brandId, done.item.id, { title: 'New', thumbnailKey: t1.key }, AT)).toEqual([]);
-    expect(await repo.updateItem(caller.brandId, done.item.id, { thumbnailKey: t2.key, hashtags: ['#a'] }, AT)).toEqual(
-      [t1.key],
-    );
+    expect(
+      await repo.updateItem(caller.brandId, done.item.id, { title: 'New', thumbnailKey: t1.key }, AT, ACTOR),
+    ).toEqual([]);
+    expect(
+      await repo.updateItem(caller.brandId, done.item.id, { thumbnailKey: t2.key, hashtags: ['#a'] }, AT, ACTOR),
+    ).toEqual([t1.key]);
     expect(await repo.getItem(caller.brandId, done.item.id)).toMatchObject({
       title: 'New',
       hashtags: ['#a'],
       thumbnailKey: t2.key,
     });
     expect(await repo.pendingDeletions()).toEqual([t1.key]);
-    expect(await repo.updateItem(caller.brandId, randomUUID(), { title: 'x' }, AT)).toBeNull();
+    expect(await repo.updateItem(caller.brandId, randomUUID(), { title: 'x' }, AT, ACTOR)).toBeNull();
   });
 
   it('delete: every object of the item goes to the outbox once; a second delete finds nothing', async () => {
@@ -256,7 +319,7 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     if (done.kind !== 'done') throw new Error(done.kind);
     const second = await stored(repo, upload(caller));
     await repo.complete(completion(second, { contentItemId: done.item.id }));
-    const results = await Promise.all([1, 2, 3].map(() => repo.deleteItem(caller.brandId, done.item.id, AT)));
+    const results = await Promise.all([1, 2, 3].map(() => repo.deleteItem(caller.brandId, done.item.id, AT, ACTOR)));
     const winners = results.filter((r) => r !== null);
     expect(winners).toHaveLength(1);
     expect(winners[0]!.sort()).toEqual([first.key, second.key].sort());
@@ -284,17 +347,102 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     const { repo, caller, made } = await withCaller();
     const u = await stored(repo, upload(caller));
     expect((await repo.getUploadByFileId(u.fileId))!.key).toBe(u.key);
-    expect((await repo.openForPut(u.fileId))!.keyId).toBe(made.id);
+    expect((await repo.openForPut(u.fileId, AT))!.keyId).toBe(made.id);
     const done = await repo.complete(completion(u));
     if (done.kind !== 'done') throw new Error(done.kind);
-    expect(await repo.openForPut(u.fileId)).toBeNull();
+    expect(await repo.openForPut(u.fileId, AT)).toBeNull();
     const open = await stored(repo, upload(caller));
     await repo.revokeKey(made.id, new Date(AT));
-    expect(await repo.openForPut(open.fileId)).toBeNull();
+    expect(await repo.openForPut(open.fileId, AT)).toBeNull();
     const staging = (x: { key: string; fileId: string }) => [`staging/${x.fileId}`, x.key];
-    expect((await repo.deleteItem(caller.brandId, done.item.id, AT, staging))!.sort()).toEqual(
+    expect((await repo.deleteItem(caller.brandId, done.item.id, AT, ACTOR, staging))!.sort()).toEqual(
       [`staging/${u.fileId}`, u.key].sort(),
     );
+  });
+
+  it('audit: every change writes its entry, entries outlive their item, and pages filter by item, key and time', async () => {
+    const { repo, caller } = await withCaller();
+    const alice = { keyId: 'k-alice', keyName: 'Alice', requestId: 'req-2' };
+    const bob = { keyId: 'k-bob', keyName: 'Bob', requestId: 'req-3' };
+    const first = await stored(repo, upload(caller));
+    const done = await repo.complete(completion(first, { title: 'Summer' }));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    const second = await stored(repo, upload(caller));
+    await repo.complete(completion(second, { contentItemId: done.item.id, at: '2026-01-01T00:01:00.000Z' }));
+    // A repeated complete of the same key changes nothing and records nothing.
+    await repo.complete(completion(second, { contentItemId: done.item.id }));
+    await repo.updateItem(
+      caller.brandId,
+      done.item.id,
+      { title: 'Winter', status: 'scheduled', platformSettings: { youtube: { visibility: 'private' } } },
+      '2026-01-02T00:00:00.000Z',
+      alice,
+    );
+    await repo.deleteItem(caller.brandId, done.item.id, '2026-01-03T00:00:00.000Z', bob);
+
+    const all = (await repo.listAudit(caller.brandId, { limit: 50 })).entries;
+    expect(all.map((e) => [e.action, e.itemId, e.keyName, e.requestId])).toEqual([
+      ['item.deleted', done.item.id, 'Bob', 'req-3'],
+      ['item.updated', done.item.id, 'Alice', 'req-2'],
+      ['item.image_added', done.item.id, 'CI', 'req-1'],
+      ['item.created', done.item.id, 'CI', 'req-1'],
+      ['key.created', null, null, null],
+    ]);
+    expect(all[0]!.details).toEqual({ type: 'carousel', title: 'Winter' });
+    expect(all[1]!.details).toEqual({
+      fields: ['title', 'status', 'platformSettings'],
+      changes: { title: { from: 'Summer', to: 'Winter' }, status: { from: 'draft', to: 'scheduled' } },
+      platformSettings: ['youtube'],
+    });
+    expect(all[3]!.details).toEqual({ type: 'carousel', title: 'Summer', fileName: 'photo.jpg' });
+    // Strictly increasing ids, newest first.
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+
+    const byItem = await repo.listAudit(caller.brandId, { itemId: done.item.id, limit: 2 });
+    expect(byItem.entries.map((e) => e.action)).toEqual(['item.deleted', 'item.updated']);
+    expect(byItem.hasMore).toBe(true);
+    const next = await repo.listAudit(caller.brandId, {
+      itemId: done.item.id,
+      limit: 2,
+      before: byItem.entries[1]!.id,
+    });
+    expect(next.entries.map((e) => e.action)).toEqual(['item.image_added', 'item.created']);
+    expect(next.hasMore).toBe(false);
+    expect((await repo.listAudit(caller.brandId, { keyId: 'k-alice', limit: 50 })).entries).toHaveLength(1);
+    const since = await repo.listAudit(caller.brandId, { since: '2026-01-02T00:00:00.000Z', limit: 50 });
+    expect(since.entries.map((e) => e.action)).toEqual(['item.deleted', 'item.updated']);
+    expect((await repo.listAudit('another-brand', { limit: 50 })).entries).toEqual([]);
+
+    const authors = (await repo.itemAuthors(caller.brandId, [done.item.id, 'no-such-item'])).get(done.item.id)!;
+    expect([authors.created?.keyName, authors.last?.keyName]).toEqual(['CI', 'Bob']);
+    expect((await repo.itemAuthors('another-brand', [done.item.id])).get(done.item.id)).toEqual({
+      created: null,
+      last: null,
+    });
+    expect((await repo.itemAuthors(caller.brandId, [])).size).toBe(0);
+
+    expect(await repo.pruneAudit('2026-01-02T00:00:00.000Z')).toBe(3);
+    expect((await repo.listAudit(caller.brandId, { limit: 50 })).entries.map((e) => e.action)).toEqual([
+      'item.deleted',
+      'item.updated',
+    ]);
+  });
+
+  it('audit: a thumbnail is its own entry; a change that fails records nothing', async () => {
+    const { repo, caller } = await withCaller();
+    const u = await stored(repo, upload(caller));
+    const done = await repo.complete(completion(u));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    const t = await stored(repo, upload(caller, { thumbnail: true }));
+    await repo.updateItem(caller.brandId, done.item.id, { thumbnailKey: t.key }, AT, ACTOR);
+    const full = await stored(repo, upload(caller));
+    expect((await repo.complete(completion(full, { contentItemId: done.item.id, maxCarouselFiles: 1 }))).kind).toBe(
+      'carousel_full',
+    );
+    expect(await repo.updateItem(caller.brandId, randomUUID(), { title: 'x' }, AT, ACTOR)).toBeNull();
+    const entries = (await repo.listAudit(caller.brandId, { limit: 50 })).entries;
+    expect(entries.map((e) => e.action)).toEqual(['item.thumbnail_set', 'item.created', 'key.created']);
+    expect(entries[0]!.details).toEqual({ thumbnailKey: t.key, replaced: null });
   });
 
   it('a shared secret is made once and then the same for every caller; ping answers', async () => {
@@ -303,6 +451,52 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     expect(x!.length).toBe(32);
     expect(x!.equals(y!)).toBe(true);
     await repo.ping();
+  });
+});
+
+describe('keys made before scopes existed keep every scope', () => {
+  const LEGACY_KEY = `cl_${'A'.repeat(43)}`;
+  /** A brand, a user and a key as version 0.1 made them (no name, scopes or expiry columns yet). */
+  const legacyRows = (hash: string) => `
+    INSERT INTO brands (id, name, created_at) VALUES ('legacy', 'old', '${AT}');
+    INSERT INTO users (id, brand_id, created_at) VALUES ('legacy', 'legacy', '${AT}');
+    INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES ('legacy', 'legacy', ${hash}, 'cl_AAAA', '${AT}');`;
+  const hex = hashKey(LEGACY_KEY).toString('hex');
+
+  it('on SQLite', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'contentlib-legacy-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const old = new Database(databasePath(dir));
+    old.exec('CREATE TABLE migrations (id INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+    MIGRATIONS.slice(0, 2).forEach((m, i) => {
+      old.exec(m);
+      old.prepare('INSERT INTO migrations (id, applied_at) VALUES (?, ?)').run(i + 1, AT);
+    });
+    old.exec(legacyRows(`X'${hex}'`));
+    old.close();
+    const repo = createSqliteRepo(openDatabase(dir), { dataDir: dir });
+    cleanups.push(() => repo.close());
+    expect((await repo.authenticate(LEGACY_KEY))!.scopes).toEqual([...SCOPES]);
+    expect((await repo.listKeys())[0]).toMatchObject({ name: null, expiresAt: null, lastUsedAt: null });
+  });
+
+  it('on PostgreSQL', async () => {
+    const url = await postgres.createDatabase('legacy');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(
+      'CREATE TABLE contentlib_migrations (id INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+    );
+    for (const [i, m] of PG_MIGRATIONS.slice(0, 2).entries()) {
+      await client.query(m);
+      await client.query('INSERT INTO contentlib_migrations (id) VALUES ($1)', [i + 1]);
+    }
+    await client.query(legacyRows(`'\\x${hex}'::bytea`));
+    await client.end();
+    const repo = await createPostgresRepo({ connectionString: url, max: 2 });
+    cleanups.push(() => repo.close());
+    expect((await repo.authenticate(LEGACY_KEY))!.scopes).toEqual([...SCOPES]);
+    expect((await repo.listKeys())[0]).toMatchObject({ name: null, expiresAt: null, lastUsedAt: null });
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { createApiKey } from '../../src/server/admin.js';
+import { type CreateKeyOptions, type CreatedKey, createApiKey, revokeApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
 import { fixedClockStart, testDatabaseUrl, testStorage } from './backend.js';
 import { stagingKeyOf } from '../../src/server/storage/interface.js';
@@ -21,6 +21,10 @@ export interface TestServer extends RunningServer {
   /** What the server reported through onInternalError (unless the caller passed its own). */
   internal: unknown[];
   key(brand?: string): Promise<string>;
+  /** A key with these options (default: every scope), made at the server's clock's time. */
+  makeKey(brand?: string, o?: CreateKeyOptions): Promise<CreatedKey>;
+  /** Revokes a key as `contentlib keys revoke` does, at the server's clock's time. */
+  revokeKey(id: string): Promise<boolean>;
   restart(): Promise<void>;
   /** Closes the server, removes the data dir, and fails when the server reported internal errors. */
   dispose(): Promise<void>;
@@ -84,6 +88,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     close: () => server.close(),
     drain: (o) => server.drain(o),
     key: async (brand = 'acme') => (await createApiKey({ dataDir, databaseUrl }, brand)).key,
+    makeKey: (brand = 'acme', o = {}) => createApiKey({ dataDir, databaseUrl }, brand, o, clock.now),
+    revokeKey: (id) => revokeApiKey({ dataDir, databaseUrl }, id, clock.now),
     // Same port again, so URLs handed out before the restart can be tried after it.
     restart: async () => {
       const port = Number(new URL(server.url).port);

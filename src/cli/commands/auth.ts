@@ -1,7 +1,7 @@
 // contentlib auth status: which library the commands talk to, which brand and key, and whether
 // the service accepts the key right now (one list request with limit 1). Exit 4 when it does not.
 import type { ApiClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
+import { ApiError, missingScopeOf } from '../../api/errors.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import type { TargetInfo } from '../target.js';
 import { interruptible, openApi } from '../api.js';
@@ -17,13 +17,17 @@ export interface AuthStatus {
   ok: boolean;
 }
 
-/** Asks the service once; a 401 is an answer (ok: false), anything else that fails is thrown. */
+/**
+ * Asks the service once; a 401 is an answer (ok: false), and so is a 403 for a missing scope
+ * (ok: the key is accepted, it only may not list). Anything else that fails is thrown.
+ */
 export async function checkKey(client: Pick<ApiClient, 'list'>, signal?: AbortSignal): Promise<boolean> {
   try {
     await client.list({ limit: 1 }, { signal });
     return true;
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return false;
+    if (missingScopeOf(err) !== undefined) return true;
     throw err;
   }
 }

@@ -2,7 +2,7 @@
 // one) after checking that the key works; logout forgets it. Keys come from a hidden prompt or
 // from stdin (--with-token), so they never land in shell history.
 import { createApiClient } from '../../api/client.js';
-import { ApiError, NetworkError, networkReason, redactKey } from '../../api/errors.js';
+import { ApiError, NetworkError, missingScopeOf, networkReason, redactKey } from '../../api/errors.js';
 import { normalizeBaseUrl } from '../../config/resolve.js';
 import { type ConfigStore, openConfig } from '../../config/store.js';
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -49,27 +49,33 @@ export async function runLogin(
   try {
     await deps.verify(baseUrl, apiKey);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      throw new AuthError(
-        `${baseUrl} rejected the key ${redactKey(apiKey)}; nothing was saved.`,
-        'Check that the key was issued for this service (keys are per brand) and try again.',
-      );
-    }
-    // The generic hint (check your profile, or use --embedded) does not fit a login.
-    if (err instanceof NetworkError) {
-      throw new CliError(`Could not reach ${baseUrl}: ${networkReason(err)}; nothing was saved.`, {
-        hint: 'Check the base URL and that the service is running there, then run contentlib login again.',
-        exitCode: EXIT.failure,
-        cause: err,
-      });
-    }
-    throw err;
+    // A key refused only for a scope it lacks (one that may upload but not list) is a valid key.
+    if (missingScopeOf(err) === undefined) throw loginError(err, baseUrl, apiKey);
   }
   const data = deps.store.read();
   data.profiles[o.profile] = { baseUrl, apiKey };
   data.activeProfile = o.profile;
   await deps.store.write(data);
   return { profile: o.profile, baseUrl, key: redactKey(apiKey) };
+}
+
+/** Why the check of a key failed, in a login's words (nothing was saved). */
+function loginError(err: unknown, baseUrl: string, apiKey: string): unknown {
+  if (err instanceof ApiError && err.status === 401) {
+    return new AuthError(
+      `${baseUrl} rejected the key ${redactKey(apiKey)}; nothing was saved.`,
+      'Check that the key was issued for this service (keys are per brand) and try again.',
+    );
+  }
+  // The generic hint (check your profile, or use --embedded) does not fit a login.
+  if (err instanceof NetworkError) {
+    return new CliError(`Could not reach ${baseUrl}: ${networkReason(err)}; nothing was saved.`, {
+      hint: 'Check the base URL and that the service is running there, then run contentlib login again.',
+      exitCode: EXIT.failure,
+      cause: err,
+    });
+  }
+  return err;
 }
 
 /** Removes a profile; returns false when there was none to remove. */

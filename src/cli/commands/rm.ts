@@ -1,7 +1,7 @@
 // contentlib rm <id…>: deletes items for good. On a terminal it asks once, naming each item;
 // without one it refuses unless --yes. It goes on past an id that fails and reports each.
 import type { ApiClient } from '../../api/client.js';
-import { ApiError, isHttpFailure } from '../../api/errors.js';
+import { ApiError, isHttpFailure, missingScopeOf } from '../../api/errors.js';
 import type { ContentItem } from '../../api/schemas.js';
 import { openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -29,9 +29,9 @@ function failure(id: string, err: unknown): RmResult {
   };
 }
 
-/** A 401 is about the key, not the id: going on would only repeat it. */
+/** A 401, or a 403 for a scope the key lacks, is about the key, not the id: going on would only repeat it. */
 function isFatal(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 401;
+  return (err instanceof ApiError && err.status === 401) || missingScopeOf(err) !== undefined;
 }
 
 function refusal(): UsageError {

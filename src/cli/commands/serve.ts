@@ -6,6 +6,7 @@ import type { DrainOptions, LogFormat, StartServerOptions } from '../../server/i
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { UsageError } from '../errors.js';
+import { parseDuration } from '../flags.js';
 import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 export interface ServeFlags {
@@ -24,6 +25,7 @@ export interface ServeFlags {
   metricsPort?: string;
   drainGrace?: string;
   drainTimeout?: string;
+  auditRetention?: string;
 }
 
 /** Written here rather than imported, so that `serve --help` does not load pino. */
@@ -87,6 +89,8 @@ export function serveOptions(
     o.storageUrl = storageUrl;
   }
   if (flags.publicUrl !== undefined) o.publicUrl = publicUrl(flags.publicUrl);
+  if (flags.auditRetention !== undefined)
+    o.auditRetentionSeconds = parseDuration('--audit-retention')(flags.auditRetention);
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
   if (flags.rateLimit !== undefined) {

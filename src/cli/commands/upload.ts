@@ -11,7 +11,7 @@ import { type ItemMetadata, type UploadPlan, buildPlan, formatProblem, readyItem
 import { checkAppendTargets } from '../../upload/preflight.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { keyRejectedError } from '../error-messages.js';
+import { keyRejectedError, scopeRefusedError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, PartialError, RejectedFilesError, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { applyPlatformFlags, hashtagsFlag } from '../metadata-flags.js';
@@ -58,12 +58,14 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   // The summary above already said "Interrupted." and what was and was not created: once is enough.
   if (summary.interrupted) return new InterruptedError('');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
-  if (summary.keyRejected) return keyRejectedError(baseUrl);
+  const refused = () =>
+    summary.missingScope !== undefined ? scopeRefusedError(baseUrl, summary.missingScope) : keyRejectedError(baseUrl);
+  if (summary.keyRejected) return refused();
   const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
   if (bad.length === 0) return undefined;
   const something = summary.items.some((o) => o.status !== 'failed');
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
-  if (!something && bad.every((o) => o.keyRejected)) return keyRejectedError(baseUrl);
+  if (!something && bad.every((o) => o.keyRejected)) return refused();
   const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
   if (!something) {
     return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, {

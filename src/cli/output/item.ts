@@ -20,7 +20,9 @@ const ORDER = [
   'description',
   'hashtags',
   'createdAt',
+  'createdBy',
   'updatedAt',
+  'updatedBy',
   'durationSeconds',
   'fileSize',
   'fileName',
@@ -44,6 +46,22 @@ export function flatten(value: unknown, prefix: string, out: Array<[string, unkn
   return out;
 }
 
+/** Who made a change (createdBy, updatedBy, from the audit log): the key's name, else its id. */
+function authorOf(v: unknown): { who: string; at: string | undefined } | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const { keyId, keyName, at } = v as { keyId?: unknown; keyName?: unknown; at?: unknown };
+  const id = typeof keyId === 'string' ? keyId : undefined;
+  const who =
+    typeof keyName === 'string' && keyName
+      ? `${keyName}${id ? ` (key ${id})` : ''}`
+      : id
+        ? `key ${id}`
+        : 'server admin';
+  return { who, at: typeof at === 'string' ? at : undefined };
+}
+
+const AUTHOR_FIELDS = new Set(['createdBy', 'updatedBy']);
+
 function plainValue(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'string') return v.replace(/[\t\r\n]+/g, ' ');
@@ -57,9 +75,10 @@ export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
 /** `field<TAB>value` rows: platformSettings and files as dotted paths (files.0.fileKey). */
 export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]): string[] {
   const rec = item as Record<string, unknown>;
-  const lines = orderedKeys(rec).map(
-    (k) => `${k}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).join(',') : plainValue(rec[k])}`,
-  );
+  const lines = orderedKeys(rec).map((k) => {
+    if (AUTHOR_FIELDS.has(k)) return `${k}\t${authorOf(rec[k])?.who ?? ''}`;
+    return `${k}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).join(',') : plainValue(rec[k])}`;
+  });
   for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings'))
     lines.push(`${path}\t${plainValue(v)}`);
   sortedFiles(files).forEach((f, i) => {
@@ -72,6 +91,10 @@ function humanValue(key: string, v: unknown, now: Date): string {
   if (v === null || v === undefined || v === '') return '—';
   if (key === 'hashtags' && Array.isArray(v)) return v.length ? v.map((t) => `#${String(t)}`).join(' ') : '—';
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string') return `${v} (${relativeTime(v, now)})`;
+  if (AUTHOR_FIELDS.has(key)) {
+    const author = authorOf(v);
+    if (author) return author.at ? `${author.who}, ${relativeTime(author.at, now)}` : author.who;
+  }
   if (key === 'fileSize' && typeof v === 'number') return `${formatBytes(v)} (${v.toLocaleString('en-US')} bytes)`;
   if (key === 'durationSeconds' && typeof v === 'number') return `${v} s`;
   return typeof v === 'string' ? v : JSON.stringify(v);

@@ -24,6 +24,9 @@ export const ITEM_FIELDS = [
   'platformSettings',
   'createdAt',
   'updatedAt',
+  /** Who made the item and who changed it last (show; from the audit log of contentlib serve). */
+  'createdBy',
+  'updatedBy',
   'durationSeconds',
   'fileSize',
   'contentType',
@@ -38,8 +41,27 @@ export const RM_FIELDS = ['id', 'deleted', 'title', 'type', 'error'] as const;
 /** The fields of `auth status --json`. */
 export const AUTH_STATUS_FIELDS = ['target', 'brand', 'keyPrefix', 'ok'] as const;
 
+/** The fields of each `log` entry. */
+export const LOG_FIELDS = ['id', 'at', 'action', 'itemId', 'keyId', 'keyName', 'requestId', 'details'] as const;
+
+/** The fields of each key of `keys list` (and `keys create`, which adds `key`). */
+export const KEY_FIELDS = [
+  'id',
+  'name',
+  'brand',
+  'prefix',
+  'scopes',
+  'createdAt',
+  'expiresAt',
+  'lastUsedAt',
+  'revokedAt',
+  'key',
+] as const;
+
 /** Every field name any command knows: a single word after --json is a field list only if it is one. */
-export const ALL_FIELDS: readonly string[] = [...new Set([...ITEM_FIELDS, ...RM_FIELDS, ...AUTH_STATUS_FIELDS])];
+export const ALL_FIELDS: readonly string[] = [
+  ...new Set([...ITEM_FIELDS, ...RM_FIELDS, ...AUTH_STATUS_FIELDS, ...LOG_FIELDS, ...KEY_FIELDS]),
+];
 
 /** `id,title` → ['id', 'title'], each checked against the command's fields. */
 export function parseFields(raw: string, valid: readonly string[], command: string): string[] {

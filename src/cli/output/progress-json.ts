@@ -29,6 +29,7 @@ export function summaryObject(summary: UploadSummary, target?: TargetInfo) {
     partial: n('partial'),
     failed: n('failed'),
     interrupted: summary.interrupted,
+    ...(summary.missingScope !== undefined ? { missingScope: summary.missingScope } : {}),
     bytesSent: summary.bytesSent,
     ms: summary.ms,
     items: summary.items.map(summaryItem),

@@ -59,6 +59,7 @@ export function requestLine(request: FastifyRequest, reply: FastifyReply): Recor
     bytesIn: numberHeader(request.headers['content-length']) ?? 0,
     bytesOut: numberHeader(reply.getHeader('content-length')) ?? 0,
     brandId: request.caller?.brandId ?? null,
+    keyId: request.caller?.keyId ?? null,
     ...(request.errorCode ? { errorCode: request.errorCode } : {}),
   };
 }

@@ -142,6 +142,7 @@ export function createMetrics(sources: MetricsSources) {
       swept.inc({ what: 'staging' }, report.staging);
       swept.inc({ what: 'temp_files' }, report.tempFiles);
       swept.inc({ what: 'objects' }, report.objects);
+      swept.inc({ what: 'audit_entries' }, report.auditEntries);
     },
     failed() {
       sweeps.inc({ outcome: 'failed' });

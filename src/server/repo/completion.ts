@@ -7,6 +7,7 @@
 //
 // Adding a write to the completion (an audit entry, a checksum) is one method in
 // CompletionSteps, one small implementation per database, and one `yield* step(…)` line here.
+import type { AuditEvent } from './audit.js';
 import type { CompleteInput, CompleteResult } from './interface.js';
 import type { FileRow, ItemRow, NewItem } from './items.js';
 
@@ -27,6 +28,8 @@ export interface CompletionSteps {
   /** Appends an image at the next sortOrder and touches the item's updatedAt. */
   addFile(file: Omit<FileRow, 'sortOrder'>): FileRow;
   markCompleted(key: string, at: string, itemId: string, fileRecordId: string | null): void;
+  /** Records the item's creation or the image's addition (writeAudit in ./audit.ts). */
+  audit(e: AuditEvent): void;
   /** The item as it now is (counts and sizes included), for the answer. */
   readItem(brandId: string, id: string): ItemRow | null;
   readFile(id: string): FileRow | null;
@@ -82,6 +85,18 @@ export function* completion(c: CompleteInput): Completion {
       ? yield* step('addFile', { id: c.newFileId, itemId, ...file, createdAt: c.at })
       : null;
   yield* step('markCompleted', c.key, c.at, itemId, added?.id ?? null);
+  yield* step('audit', {
+    brandId: c.brandId,
+    itemId,
+    at: c.at,
+    actor: c.actor,
+    ...(c.contentItemId
+      ? {
+          action: 'item.image_added',
+          details: { fileId: added!.id, fileName: c.fileName, sortOrder: added!.sortOrder },
+        }
+      : { action: 'item.created', details: { type: c.type, title: c.title, fileName: c.fileName } }),
+  });
   return yield* answer(c.brandId, itemId, added?.id ?? null);
 }
 

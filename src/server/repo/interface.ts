@@ -4,11 +4,32 @@
 // each implementation (row locks on PostgreSQL, the write lock on SQLite), so routes never hold
 // a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
+import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
-import type { Caller, KeyRow } from './keys.js';
+import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
 import type { NewUpload, Upload } from './uploads.js';
 
-export type { Caller, FileRow, ItemChanges, ItemRow, KeyRow, ListFilter, NewItem, NewUpload, Upload };
+export type {
+  Actor,
+  AuditEntry,
+  AuditFilter,
+  BrandRef,
+  ItemAuthors,
+  Caller,
+  FileRow,
+  ItemChanges,
+  ItemRow,
+  KeyOptions,
+  KeyRecord,
+  KeyRow,
+  ListFilter,
+  NewItem,
+  NewKey,
+  NewUpload,
+  RevokeOptions,
+  RevokeOutcome,
+  Upload,
+};
 
 /** The objects an upload may have: with staging → promote, its staging object and its final one. */
 export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
@@ -32,6 +53,8 @@ export interface CompleteInput {
   newFileId: string;
   maxCarouselFiles: number;
   at: string;
+  /** Who completes it: the item.created / item.image_added entry, written in the same transaction. */
+  actor: Actor;
 }
 
 export type CompleteResult =
@@ -48,12 +71,24 @@ export interface Repo {
   readonly kind: 'sqlite' | 'postgres';
 
   // ---- keys
-  /** The caller a presented key belongs to, or null for a malformed, unknown or revoked key. */
-  authenticate(key: string): Promise<Caller | null>;
-  createKey(brandName: string, now: Date): Promise<{ id: string; key: string; brand: string; userId: string }>;
-  listKeys(): Promise<KeyRow[]>;
-  /** True when the key existed and was active. */
-  revokeKey(id: string, now: Date): Promise<boolean>;
+  /** The stored key a presented one is (revoked and expired too), or null for a malformed or unknown key. */
+  authenticate(key: string): Promise<KeyRecord | null>;
+  /** Records that the key was used at `at`, unless a use after `notAfter` is recorded already. */
+  touchKey(id: string, at: string, notAfter: string): Promise<void>;
+  /** A new key for a new user of the brand (created by name when new), with its key.created entry. */
+  createKey(brand: BrandRef, now: Date, o?: KeyOptions): Promise<NewKey>;
+  /** Every key, or one brand's; oldest first. */
+  listKeys(brandId?: string): Promise<KeyRow[]>;
+  /** Revokes an active key with its key.revoked entry, in one transaction with the last-admin check. */
+  revokeKey(id: string, now: Date, o?: RevokeOptions): Promise<RevokeOutcome>;
+
+  // ---- audit log
+  /** A page of the brand's entries, newest first. */
+  listAudit(brandId: string, f: AuditFilter): Promise<{ entries: AuditEntry[]; hasMore: boolean }>;
+  /** For each item: the entry that created it and its latest entry (null when none is kept). */
+  itemAuthors(brandId: string, itemIds: readonly string[]): Promise<Map<string, ItemAuthors>>;
+  /** Deletes entries older than `before` (ISO); returns how many. */
+  pruneAudit(before: string): Promise<number>;
 
   // ---- uploads
   /**
@@ -64,8 +99,8 @@ export interface Repo {
   getUpload(key: string): Promise<Upload | null>;
   /** The upload whose staging object is `staging/<fileId>`. */
   getUploadByFileId(fileId: string): Promise<Upload | null>;
-  /** The upload a presigned PUT may still write: not completed nor attached, its API key not revoked. */
-  openForPut(fileId: string): Promise<Upload | null>;
+  /** The upload a presigned PUT may still write at `at`: not completed nor attached, its API key neither revoked nor expired. */
+  openForPut(fileId: string, at: string): Promise<Upload | null>;
   markStored(key: string, at: string): Promise<void>;
   markNotStored(key: string): Promise<void>;
   /**
@@ -89,10 +124,17 @@ export interface Repo {
     id: string,
     changes: ItemChanges,
     at: string,
+    actor: Actor,
     objectKeysOf?: ObjectKeysOf,
   ): Promise<string[] | null>;
-  /** Drops the item and its uploads, queueing every object for deletion; null when not found. */
-  deleteItem(brandId: string, id: string, at: string, objectKeysOf?: ObjectKeysOf): Promise<string[] | null>;
+  /** Drops the item and its uploads, queueing every object for deletion; null when not found. Its audit entries stay. */
+  deleteItem(
+    brandId: string,
+    id: string,
+    at: string,
+    actor: Actor,
+    objectKeysOf?: ObjectKeysOf,
+  ): Promise<string[] | null>;
 
   // ---- housekeeping
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */

@@ -1,92 +1,236 @@
 // API keys, users and brands. Only a SHA-256 of each key is stored; a key is found by its
 // hash and the digests are compared in constant time (docs/api.md, Authentication and keys).
+// A key carries its scopes, a name, an optional expiry and when it was last used.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { type Scope, scopesFromText, scopesToText } from '../../api/scopes.js';
 import type { Db } from '../db.js';
+import { type Actor, LOCAL_ADMIN, auditRepository } from './audit.js';
 
 export const KEY_PATTERN = /^cl_[A-Za-z0-9_-]{43}$/;
 
+/** Who a request comes from: its key (name and scopes) and that key's user and brand. */
 export interface Caller {
   keyId: string;
+  keyName: string | null;
   userId: string;
   brandId: string;
+  scopes: Scope[];
+}
+
+/** A presented key as stored: the caller, and what decides whether it may still be used. */
+export interface KeyRecord extends Caller {
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
 export interface KeyRow {
   id: string;
+  name: string | null;
   brand: string;
+  brandId: string;
   userId: string;
-  createdAt: string;
-  revokedAt: string | null;
   prefix: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** What a new key is: every field but the brand is optional (name none, every scope, no expiry). */
+export interface KeyOptions {
+  name?: string | null;
+  scopes?: readonly Scope[];
+  expiresAt?: string | null;
+  /** Who creates it (its audit entry); default: the server's own admin (`contentlib keys`). */
+  by?: Actor;
+}
+
+/** A key just made: the secret is here once, never stored. */
+export interface NewKey extends KeyRow {
+  key: string;
+}
+
+/** Which brand a key is made for: by name (created when new) or an existing brand's id. */
+export type BrandRef = string | { id: string };
+
+export type RevokeOutcome = 'revoked' | 'not_found' | 'last_admin';
+
+export interface RevokeOptions {
+  /** Only a key of this brand (the API); otherwise any (`contentlib keys` on the server's machine). */
+  brandId?: string;
+  /** Refuse to revoke the brand's last usable keys:admin key (the API: a brand must keep one). */
+  keepLastAdmin?: boolean;
+  by?: Actor;
 }
 
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
 }
 
-/** A new api_keys row for `key` (a fresh id; the key's hash and prefix, never the key): id, user_id, key_hash, prefix, created_at. */
-export function newKeyRow(userId: string, key: string, at: string): [id: string, string, Buffer, string, string] {
-  return [randomUUID(), userId, hashKey(key), key.slice(0, 7), at];
-}
-
 export function newKeySecret(): string {
   return `cl_${randomBytes(32).toString('base64url')}`;
 }
 
-export function keysRepository(db: Db) {
-  const byHash = db.prepare(
-    `SELECT k.id AS keyId, k.key_hash AS hash, u.id AS userId, u.brand_id AS brandId
-       FROM api_keys k JOIN users u ON u.id = k.user_id
-      WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
-  );
+/** The api_keys columns a new key sets, in the order of newKeyValues. */
+export const NEW_KEY_COLUMNS = 'id, user_id, key_hash, prefix, created_at, name, scopes, expires_at';
 
-  /** The caller a presented key belongs to, or null for a malformed, unknown or revoked key. */
-  function authenticate(key: string): Caller | null {
+/** A new api_keys row for `key` (a fresh id; the key's hash and prefix, never the key). */
+export function newKeyValues(k: { id: string; userId: string; key: string; at: string; o: KeyOptions }): unknown[] {
+  return [
+    k.id,
+    k.userId,
+    hashKey(k.key),
+    k.key.slice(0, 7),
+    k.at,
+    k.o.name ?? null,
+    scopesToText(k.o.scopes ?? []),
+    k.o.expiresAt ?? null,
+  ];
+}
+
+/** Columns of a listed key, joined with its user and brand (quoted: PostgreSQL folds case). */
+export const KEY_ROW_SELECT = `SELECT k.id, k.name, b.name AS brand, b.id AS "brandId", u.id AS "userId", k.prefix,
+    k.scopes, k.created_at AS "createdAt", k.expires_at AS "expiresAt", k.last_used_at AS "lastUsedAt",
+    k.revoked_at AS "revokedAt"
+  FROM api_keys k JOIN users u ON u.id = k.user_id JOIN brands b ON b.id = u.brand_id`;
+
+/** The row of a presented key, found by its hash (revoked and expired ones too: the caller says why). */
+export const KEY_BY_HASH = `SELECT k.id AS "keyId", k.key_hash AS hash, k.name AS "keyName", u.id AS "userId",
+    u.brand_id AS "brandId", k.scopes, k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
+    k.last_used_at AS "lastUsedAt"
+  FROM api_keys k JOIN users u ON u.id = k.user_id`;
+
+export type RawKeyRow = Omit<KeyRow, 'scopes'> & { scopes: string };
+export type RawKeyRecord = Omit<KeyRecord, 'scopes'> & { scopes: string; hash: Buffer };
+
+export function toKeyRow(row: RawKeyRow): KeyRow {
+  return { ...row, scopes: scopesFromText(row.scopes) };
+}
+
+/** The stored key whose digest is `digest`, compared in constant time; null when none matches. */
+export function toKeyRecord(row: RawKeyRecord | undefined, digest: Buffer): KeyRecord | null {
+  if (!row || !timingSafeEqual(row.hash, digest)) return null;
+  const { hash: _hash, ...rest } = row;
+  return { ...rest, scopes: scopesFromText(row.scopes) };
+}
+
+/** A key that may act now: not revoked and not expired. */
+export function isUsable(k: { revokedAt: string | null; expiresAt: string | null }, at: string): boolean {
+  return k.revokedAt === null && (k.expiresAt === null || k.expiresAt > at);
+}
+
+/** Whether revoking `target` would leave its brand without a usable keys:admin key. */
+export function isLastAdmin(target: KeyRow, brandKeys: readonly KeyRow[], at: string): boolean {
+  if (!target.scopes.includes('keys:admin')) return false;
+  return !brandKeys.some((k) => k.id !== target.id && k.scopes.includes('keys:admin') && isUsable(k, at));
+}
+
+/** The key.created entry's details: what the key may do, never its secret. */
+export function keyCreatedDetails(k: KeyRow): Record<string, unknown> {
+  return { keyId: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes, expiresAt: k.expiresAt };
+}
+
+export function keyRevokedDetails(k: KeyRow): Record<string, unknown> {
+  return { keyId: k.id, name: k.name, prefix: k.prefix };
+}
+
+export function keysRepository(db: Db) {
+  const byHash = db.prepare(`${KEY_BY_HASH} WHERE k.key_hash = ?`);
+  const audit = auditRepository(db);
+
+  /** The stored key a presented one is, or null for a malformed or unknown key. */
+  function authenticate(key: string): KeyRecord | null {
     if (!KEY_PATTERN.test(key)) return null;
     const digest = hashKey(key);
-    const row = byHash.get(digest) as { keyId: string; hash: Buffer; userId: string; brandId: string } | undefined;
-    if (!row || !timingSafeEqual(row.hash, digest)) return null;
-    return { keyId: row.keyId, userId: row.userId, brandId: row.brandId };
+    return toKeyRecord(byHash.get(digest) as RawKeyRecord | undefined, digest);
   }
 
-  /** A new key for a new user of `brandName`, creating the brand when it does not exist yet. */
-  function create(brandName: string, now: Date): { id: string; key: string; brand: string; userId: string } {
+  /** Records a use, unless one was recorded after `notAfter` (a busy key writes once a minute). */
+  function touch(id: string, at: string, notAfter: string): void {
+    db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)').run(
+      at,
+      id,
+      notAfter,
+    );
+  }
+
+  function row(id: string): KeyRow | null {
+    const r = db.prepare(`${KEY_ROW_SELECT} WHERE k.id = ?`).get(id) as RawKeyRow | undefined;
+    return r ? toKeyRow(r) : null;
+  }
+
+  /** The brand's id: by name (created when new) or checked to exist; null for an unknown id. */
+  function brandOf(brand: BrandRef, at: string): string | null {
+    if (typeof brand !== 'string')
+      return (db.prepare('SELECT id FROM brands WHERE id = ?').get(brand.id) as { id: string } | undefined)?.id ?? null;
+    const found = db.prepare('SELECT id FROM brands WHERE name = ?').get(brand) as { id: string } | undefined;
+    if (found) return found.id;
+    const id = randomUUID();
+    db.prepare('INSERT INTO brands (id, name, created_at) VALUES (?, ?, ?)').run(id, brand, at);
+    return id;
+  }
+
+  /** A new key for a new user of the brand, and its audit entry, in one transaction. */
+  function create(brand: BrandRef, now: Date, o: KeyOptions = {}): NewKey {
     const key = newKeySecret();
     const at = now.toISOString();
     const tx = db.transaction(() => {
-      let brand = db.prepare('SELECT id FROM brands WHERE name = ?').get(brandName) as { id: string } | undefined;
-      if (!brand) {
-        brand = { id: randomUUID() };
-        db.prepare('INSERT INTO brands (id, name, created_at) VALUES (?, ?, ?)').run(brand.id, brandName, at);
-      }
+      const brandId = brandOf(brand, at);
+      if (!brandId) throw new Error('createKey: unknown brand id');
       const userId = randomUUID();
-      db.prepare('INSERT INTO users (id, brand_id, created_at) VALUES (?, ?, ?)').run(userId, brand.id, at);
-      const row = newKeyRow(userId, key, at);
-      db.prepare('INSERT INTO api_keys (id, user_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)').run(...row);
-      const id = row[0];
-      return { id, key, brand: brandName, userId };
+      db.prepare('INSERT INTO users (id, brand_id, created_at) VALUES (?, ?, ?)').run(userId, brandId, at);
+      const id = randomUUID();
+      const values = newKeyValues({ id, userId, key, at, o });
+      db.prepare(`INSERT INTO api_keys (${NEW_KEY_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(
+        ...values,
+      );
+      const made = row(id)!;
+      audit.write({
+        brandId,
+        action: 'key.created',
+        itemId: null,
+        at,
+        actor: o.by ?? LOCAL_ADMIN,
+        details: keyCreatedDetails(made),
+      });
+      return { ...made, key };
     });
     return tx.immediate();
   }
 
-  function list(): KeyRow[] {
-    return db
-      .prepare(
-        `SELECT k.id, b.name AS brand, u.id AS userId, k.created_at AS createdAt, k.revoked_at AS revokedAt, k.prefix
-           FROM api_keys k JOIN users u ON u.id = k.user_id JOIN brands b ON b.id = u.brand_id
-          ORDER BY k.created_at, k.id`,
-      )
-      .all() as KeyRow[];
+  /** Every key (of one brand when given), oldest first. */
+  function list(brandId?: string): KeyRow[] {
+    const where = brandId === undefined ? '' : 'WHERE b.id = ?';
+    const rows = db
+      .prepare(`${KEY_ROW_SELECT} ${where} ORDER BY k.created_at, k.id`)
+      .all(...(brandId === undefined ? [] : [brandId])) as RawKeyRow[];
+    return rows.map(toKeyRow);
   }
 
-  /** True when the key existed and was active; revoking twice or an unknown id gives false. */
-  function revoke(id: string, now: Date): boolean {
-    return (
-      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now.toISOString(), id)
-        .changes === 1
-    );
+  /** Revokes an active key and records it, in one transaction (the brand's keys cannot change meanwhile). */
+  function revoke(id: string, now: Date, o: RevokeOptions = {}): RevokeOutcome {
+    const at = now.toISOString();
+    const tx = db.transaction((): RevokeOutcome => {
+      const target = row(id);
+      if (!target || target.revokedAt !== null) return 'not_found';
+      if (o.brandId !== undefined && target.brandId !== o.brandId) return 'not_found';
+      if (o.keepLastAdmin && isLastAdmin(target, list(target.brandId), at)) return 'last_admin';
+      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(at, id);
+      audit.write({
+        brandId: target.brandId,
+        action: 'key.revoked',
+        itemId: null,
+        at,
+        actor: o.by ?? LOCAL_ADMIN,
+        details: keyRevokedDetails(target),
+      });
+      return 'revoked';
+    });
+    return tx.immediate();
   }
 
-  return { authenticate, create, list, revoke };
+  return { authenticate, touch, create, list, revoke };
 }
 export type KeysRepository = ReturnType<typeof keysRepository>;

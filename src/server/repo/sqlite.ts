@@ -4,9 +4,10 @@
 import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
+import { auditRepository, patchDetails } from './audit.js';
 import { deletionsRepository } from './deletions.js';
 import { type CompletionSteps, runSteps } from './completion.js';
-import { type ObjectKeysOf, type Repo, ownKey } from './interface.js';
+import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
 import { uploadsRepository } from './uploads.js';
@@ -20,6 +21,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
+  const auditLog = auditRepository(db);
+  /** Records an audit entry: call inside the transaction of the change it records. */
+  const audit = auditLog.write;
 
   // Inside the completion's IMMEDIATE transaction the write lock is the lock of every row.
   const completionSteps: CompletionSteps = {
@@ -28,6 +32,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     createItem: (item) => items.create(item),
     addFile: (file) => items.addFile(file),
     markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
+    audit,
     readItem: (brandId, id) => items.get(brandId, id),
     readFile: (id) => items.file(id),
   };
@@ -37,6 +42,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     id: string,
     changes: Parameters<Repo['updateItem']>[2],
     at: string,
+    actor: Actor,
     objectKeysOf: ObjectKeysOf,
   ) {
     const item = items.get(brandId, id);
@@ -44,7 +50,13 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     const old =
       changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
     items.update(brandId, id, changes, at);
-    if (changes.thumbnailKey !== undefined) uploads.attachThumbnail(changes.thumbnailKey, id, at);
+    const details = patchDetails(item, changes);
+    if (details) audit({ brandId, action: 'item.updated', itemId: id, at, actor, details });
+    if (changes.thumbnailKey !== undefined) {
+      uploads.attachThumbnail(changes.thumbnailKey, id, at);
+      const thumbnail = { thumbnailKey: changes.thumbnailKey, replaced: old };
+      audit({ brandId, action: 'item.thumbnail_set', itemId: id, at, actor, details: thumbnail });
+    }
     if (!old) return [];
     const oldUpload = uploads.get(old);
     const keys = oldUpload ? objectKeysOf(oldUpload) : [old];
@@ -53,7 +65,13 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     return keys;
   }
 
-  function deleteItem(brandId: string, id: string, at: string, objectKeysOf: ObjectKeysOf): string[] | null {
+  function deleteItem(
+    brandId: string,
+    id: string,
+    at: string,
+    actor: Actor,
+    objectKeysOf: ObjectKeysOf,
+  ): string[] | null {
     const item = items.get(brandId, id);
     if (!item) return null;
     // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
@@ -63,6 +81,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     items.remove(brandId, id);
     uploads.removeOfItem(id);
     deletions.add([...objects], at);
+    audit({ brandId, action: 'item.deleted', itemId: id, at, actor, details: { type: item.type, title: item.title } });
     return [...objects];
   }
 
@@ -79,9 +98,13 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   return {
     kind: 'sqlite',
     authenticate: async (key) => keys.authenticate(key),
-    createKey: async (brand, now) => keys.create(brand, now),
-    listKeys: async () => keys.list(),
-    revokeKey: async (id, now) => keys.revoke(id, now),
+    touchKey: async (id, at, notAfter) => keys.touch(id, at, notAfter),
+    createKey: async (brand, now, ko) => keys.create(brand, now, ko),
+    listKeys: async (brandId) => keys.list(brandId),
+    revokeKey: async (id, now, ro) => keys.revoke(id, now, ro),
+    listAudit: async (brandId, f) => auditLog.page(brandId, f),
+    itemAuthors: async (brandId, itemIds) => auditLog.authors(brandId, itemIds),
+    pruneAudit: async (before) => auditLog.prune(before),
     reserveUpload: async (u, quotaBytes, nowMs) =>
       immediate(() => {
         const used = u.thumbnail ? 0 : uploads.quotaUsed(u.brandId, nowMs);
@@ -91,7 +114,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       }),
     getUpload: async (key) => uploads.get(key),
     getUploadByFileId: async (fileId) => uploads.getByFileId(fileId),
-    openForPut: async (fileId) => uploads.openForPut(fileId),
+    openForPut: async (fileId, at) => uploads.openForPut(fileId, at),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
     complete: async (c) => immediate(() => runSteps(completionSteps, c)),
@@ -99,9 +122,10 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),
     file: async (id) => items.file(id),
-    updateItem: async (brandId, id, changes, at, keysOf = ownKey) =>
-      immediate(() => updateItem(brandId, id, changes, at, keysOf)),
-    deleteItem: async (brandId, id, at, keysOf = ownKey) => immediate(() => deleteItem(brandId, id, at, keysOf)),
+    updateItem: async (brandId, id, changes, at, actor, keysOf = ownKey) =>
+      immediate(() => updateItem(brandId, id, changes, at, actor, keysOf)),
+    deleteItem: async (brandId, id, at, actor, keysOf = ownKey) =>
+      immediate(() => deleteItem(brandId, id, at, actor, keysOf)),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

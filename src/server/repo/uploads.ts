@@ -68,7 +68,8 @@ export function uploadsRepository(db: Db) {
   const openByFileId = db.prepare(
     `SELECT ${COLUMNS} FROM uploads
       WHERE file_id = ? AND completed_at IS NULL AND item_id IS NULL
-        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id AND k.revoked_at IS NOT NULL)`,
+        AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id
+                          AND (k.revoked_at IS NOT NULL OR k.expires_at <= ?))`,
   );
 
   function insert(u: NewUpload): void {
@@ -88,8 +89,8 @@ export function uploadsRepository(db: Db) {
    * The upload a presigned PUT may still write: not completed, not attached as a thumbnail, and
    * its API key not revoked. Null once complete, PATCH, DELETE, the sweeper or revocation closed it.
    */
-  function openForPut(fileId: string): Upload | null {
-    return toUpload(openByFileId.get(fileId) as Record<string, unknown> | undefined);
+  function openForPut(fileId: string, at: string): Upload | null {
+    return toUpload(openByFileId.get(fileId, at) as Record<string, unknown> | undefined);
   }
 
   function get(key: string): Upload | null {

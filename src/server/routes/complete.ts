@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } from '../../api/schemas.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
+import { actorOf } from '../auth.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
-import { presentFile, presentItem, urlSigner } from '../present.js';
-import type { Caller } from '../repo/keys.js';
+import { presentFile, presentOne, urlSigner } from '../present.js';
+import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
@@ -20,12 +21,18 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
     const parsed = CompleteRequestSchema.safeParse(request.body);
     if (!parsed.success) throw invalidRequest(parsed.error, 'the complete request');
     const body = parsed.data;
+    const actor = actorOf(request);
     // Completes of one key run one after another: a repeat sees the first one's item.
-    return s.oneAtATime(body.key, () => completeUpload(s, caller, body));
+    return s.oneAtATime(body.key, () => completeUpload(s, caller, actor, body));
   });
 }
 
-async function completeUpload(s: Services, caller: Caller, body: CompleteRequest): Promise<CompleteResponse> {
+async function completeUpload(
+  s: Services,
+  caller: Caller,
+  actor: Actor,
+  body: CompleteRequest,
+): Promise<CompleteResponse> {
   const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
   // A key completed before answers with its item and file record, whatever else the request says.
   const durationSeconds = upload.completedAt ? null : await checkUpload(s, caller, upload, body);
@@ -44,12 +51,13 @@ async function completeUpload(s: Services, caller: Caller, body: CompleteRequest
     newFileId: randomUUID(),
     maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
     at: s.deps.now().toISOString(),
+    actor,
   });
   switch (result.kind) {
     case 'done': {
       const url = urlSigner(s);
       return {
-        item: await presentItem(result.item, url),
+        item: await presentOne(s, caller.brandId, result.item, url),
         contentItemId: result.item.id,
         ...(result.file ? { file: await presentFile(result.file, url) } : {}),
       };

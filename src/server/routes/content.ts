@@ -12,7 +12,9 @@ import {
 import { LIST_LIMITS } from '../../rules/rules.js';
 import type { Services } from '../context.js';
 import { apiError, invalidRequest, isDiskFull } from '../errors.js';
-import { presentFile, presentItem, urlSigner } from '../present.js';
+import { actorOf } from '../auth.js';
+import { presentFile, presentItems, presentOne, urlSigner } from '../present.js';
+import type { Actor } from '../repo/interface.js';
 import type { ItemChanges, ItemRow } from '../repo/items.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
@@ -44,16 +46,17 @@ export function registerContent(app: FastifyInstance, s: Services): void {
       offset,
     });
     const url = urlSigner(s);
-    const items = await Promise.all(page.items.map((i) => presentItem(i, url)));
+    const items = await presentItems(s, caller.brandId, page.items, url);
     return { items, limit, offset, hasMore: page.hasMore } satisfies ListResponse;
   });
 
   app.get('/api/v1/content/:id', async (request: IdRequest) => {
-    const item = await findItem(s, callerOf(request), request.params.id);
+    const caller = callerOf(request);
+    const item = await findItem(s, caller, request.params.id);
     const url = urlSigner(s);
     const files =
       item.type === 'carousel' ? await Promise.all((await s.repo.files(item.id)).map((f) => presentFile(f, url))) : [];
-    return { item: await presentItem(item, url), files } satisfies GetResponse;
+    return { item: await presentOne(s, caller.brandId, item, url), files } satisfies GetResponse;
   });
 
   app.patch('/api/v1/content/:id', async (request: IdRequest) => {
@@ -63,19 +66,20 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     if (!parsed.success) throw invalidRequest(parsed.error, 'the update');
     const changes: ItemChanges = parsed.data;
     const thumbnailKey = changes.thumbnailKey;
-    if (thumbnailKey === undefined) return patchItem(s, caller, item, changes);
+    const actor = actorOf(request);
+    if (thumbnailKey === undefined) return patchItem(s, caller, actor, item, changes);
     // One attach of a thumbnail at a time: the second finds it attached, never half-promoted.
     return s.oneAtATime(thumbnailKey, async () => {
       const upload = await checkThumbnailKey(s, caller, item, thumbnailKey);
       if (!upload.completedAt) await checkAndPromoteThumbnail(s, upload);
-      return patchItem(s, caller, item, changes);
+      return patchItem(s, caller, actor, item, changes);
     });
   });
 
   app.delete('/api/v1/content/:id', async (request: IdRequest) => {
     const caller = callerOf(request);
     const item = await findItem(s, caller, request.params.id);
-    const objects = await deleteRows(s, caller, item.id);
+    const objects = await deleteRows(s, caller, actorOf(request), item.id);
     // Deleted by a concurrent request between the lookup and the transaction.
     if (!objects) throw apiError('not_found', `no content item ${item.id}; check the id with GET /api/v1/content`);
     await s.removeObjects(objects);
@@ -88,15 +92,15 @@ export function registerContent(app: FastifyInstance, s: Services): void {
  * never a 500. A new thumbnailKey (checked and promoted by then) is attached, which closes its
  * upload; the replaced thumbnail's objects are queued for deletion.
  */
-async function patchItem(s: Services, caller: Caller, item: ItemRow, changes: ItemChanges) {
+async function patchItem(s: Services, caller: Caller, actor: Actor, item: ItemRow, changes: ItemChanges) {
   const at = s.deps.now().toISOString();
-  const replaced = await s.repo.updateItem(caller.brandId, item.id, changes, at, objectKeysOf);
+  const replaced = await s.repo.updateItem(caller.brandId, item.id, changes, at, actor, objectKeysOf);
   const gone = () => apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
   if (!replaced) throw gone();
   if (replaced.length > 0) await s.removeObjects(replaced);
   const fresh = await s.repo.getItem(caller.brandId, item.id);
   if (!fresh) throw gone();
-  return { item: await presentItem(fresh, urlSigner(s)) } satisfies PatchResponse;
+  return { item: await presentOne(s, caller.brandId, fresh, urlSigner(s)) } satisfies PatchResponse;
 }
 
 /**
@@ -105,8 +109,8 @@ async function patchItem(s: Services, caller: Caller, item: ItemRow, changes: It
  * log: the space held in reserve is released once and the transaction tried again, because
  * deleting is how a user frees space.
  */
-async function deleteRows(s: Services, caller: Caller, id: string): Promise<string[] | null> {
-  const run = () => s.repo.deleteItem(caller.brandId, id, s.deps.now().toISOString(), objectKeysOf);
+async function deleteRows(s: Services, caller: Caller, actor: Actor, id: string): Promise<string[] | null> {
+  const run = () => s.repo.deleteItem(caller.brandId, id, s.deps.now().toISOString(), actor, objectKeysOf);
   try {
     return await run();
   } catch (err) {

@@ -39,7 +39,7 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
 }
 
 const CLOSED =
-  'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked); nothing was stored — presign again';
+  'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked or expired); nothing was stored — presign again';
 
 export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
   app.register(async (scope) => {
@@ -57,7 +57,8 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       try {
         outcome = await disk.receive(key, request.raw, length, async () => {
           // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
+          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
+            return false;
           await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
           return true;
         });
@@ -148,7 +149,7 @@ async function checkPut(
   if (signed.expires * 1000 <= s.deps.now().getTime()) {
     return storageError('expired', 'the presigned URL has expired (it lives 1 hour); presign again');
   }
-  if (!(await s.repo.openForPut(fileId))) return storageError('upload_closed', CLOSED);
+  if (!(await s.repo.openForPut(fileId, s.deps.now().toISOString()))) return storageError('upload_closed', CLOSED);
   const lengthHeader = request.headers['content-length'];
   if (lengthHeader === undefined) {
     return storageError(

@@ -5,6 +5,7 @@
 // alike; times only the database compares (outbox leases) are timestamptz from its own clock.
 // JSON fields stay TEXT too: jsonb would reorder an object's keys.
 import type pg from 'pg';
+import { SCOPES } from '../../../api/scopes.js';
 
 /** Each entry runs once, in order; never edit one that has shipped. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -93,6 +94,25 @@ export const PG_MIGRATIONS: readonly string[] = [
   // The API key that presigned an upload: revoking the key closes its URL (as on SQLite).
   `ALTER TABLE uploads ADD COLUMN key_id TEXT;
    CREATE INDEX uploads_file_id ON uploads(file_id);`,
+  // Scoped, named, expiring keys (keys made before keep every scope) and the audit log, without
+  // foreign keys: its entries outlive their items and keys (as on SQLite).
+  `ALTER TABLE api_keys ADD COLUMN name TEXT, ADD COLUMN scopes TEXT NOT NULL DEFAULT '',
+     ADD COLUMN expires_at TEXT, ADD COLUMN last_used_at TEXT;
+   UPDATE api_keys SET scopes = '${SCOPES.join(' ')}';
+   CREATE TABLE audit_log (
+     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     at TEXT NOT NULL,
+     brand_id TEXT NOT NULL,
+     action TEXT NOT NULL,
+     item_id TEXT,
+     key_id TEXT,
+     key_name TEXT,
+     request_id TEXT,
+     details TEXT NOT NULL DEFAULT '{}'
+   );
+   CREATE INDEX audit_brand ON audit_log(brand_id, id);
+   CREATE INDEX audit_item ON audit_log(item_id, id);
+   CREATE INDEX audit_at ON audit_log(at);`,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

@@ -7,7 +7,9 @@
 // lease (./deletions.ts), so each object is deleted by one instance.
 import { randomBytes } from 'node:crypto';
 import { type AsyncCompletionSteps, runStepsAsync } from '../completion.js';
-import { type ItemChanges, type ObjectKeysOf, type Repo, ownKey } from '../interface.js';
+import { patchDetails } from '../audit.js';
+import { type Actor, type ItemChanges, type ObjectKeysOf, type Repo, ownKey } from '../interface.js';
+import { pgAudit } from './audit.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
@@ -40,6 +42,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   const uploads = pgUploads(query);
   const keys = pgKeys(query, transaction);
   const deletions = pgDeletions(query);
+  const audit = pgAudit(query);
 
   /** The completion's steps on one transaction's connection: the upload's and the item's rows locked. */
   function completionSteps(q: Query): AsyncCompletionSteps {
@@ -51,21 +54,34 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       createItem: (item) => txItems.create(item),
       addFile: (file) => txItems.addFile(file),
       markCompleted: (key, at, itemId, fileRecordId) => txUploads.markCompleted(key, at, itemId, fileRecordId),
+      audit: (e) => pgAudit(q).write(e),
       readItem: (brandId, id) => txItems.get(brandId, id),
       readFile: (id) => txItems.file(id),
     };
   }
 
-  async function updateItem(brandId: string, id: string, c: ItemChanges, at: string, objectKeysOf: ObjectKeysOf) {
+  async function updateItem(
+    brandId: string,
+    id: string,
+    c: ItemChanges,
+    at: string,
+    actor: Actor,
+    objectKeysOf: ObjectKeysOf,
+  ) {
     return transaction(async (q) => {
       const txItems = pgItems(q);
       const txUploads = pgUploads(q);
+      const txAudit = pgAudit(q);
       const item = await txItems.lock(brandId, id);
       if (!item) return null;
       await txItems.update(id, c, at);
+      const details = patchDetails(item, c);
+      if (details) await txAudit.write({ brandId, action: 'item.updated', itemId: id, at, actor, details });
       if (c.thumbnailKey === undefined) return [];
       await txUploads.attachThumbnail(c.thumbnailKey, id, at);
       const old = item.thumbnailKey !== c.thumbnailKey ? item.thumbnailKey : null;
+      const thumbnail = { thumbnailKey: c.thumbnailKey, replaced: old };
+      await txAudit.write({ brandId, action: 'item.thumbnail_set', itemId: id, at, actor, details: thumbnail });
       if (!old) return [];
       const removed = await txUploads.remove(old);
       const objects = removed ? objectKeysOf(removed) : [old];
@@ -74,7 +90,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     });
   }
 
-  async function deleteItem(brandId: string, id: string, at: string, objectKeysOf: ObjectKeysOf) {
+  async function deleteItem(brandId: string, id: string, at: string, actor: Actor, objectKeysOf: ObjectKeysOf) {
     return transaction(async (q) => {
       const txItems = pgItems(q);
       const item = await txItems.lock(brandId, id);
@@ -86,6 +102,8 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       const objects = new Set([item.fileKey, ...files.map((f) => f.fileKey), ...attached.flatMap(objectKeysOf)]);
       if (item.thumbnailKey) objects.add(item.thumbnailKey);
       await pgDeletions(q).add([...objects], at);
+      const details = { type: item.type, title: item.title };
+      await pgAudit(q).write({ brandId, action: 'item.deleted', itemId: id, at, actor, details });
       return [...objects];
     });
   }
@@ -93,9 +111,13 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   return {
     kind: 'postgres',
     authenticate: keys.authenticate,
+    touchKey: keys.touch,
     createKey: keys.create,
     listKeys: keys.list,
     revokeKey: keys.revoke,
+    listAudit: audit.page,
+    itemAuthors: audit.authors,
+    pruneAudit: audit.prune,
     reserveUpload: (u, quotaBytes, nowMs) =>
       transaction(async (q) => {
         const txUploads = pgUploads(q);
@@ -117,8 +139,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     listItems: items.list,
     files: items.files,
     file: items.file,
-    updateItem: (brandId, id, changes, at, keysOf = ownKey) => updateItem(brandId, id, changes, at, keysOf),
-    deleteItem: (brandId, id, at, keysOf = ownKey) => deleteItem(brandId, id, at, keysOf),
+    updateItem: (brandId, id, changes, at, actor, keysOf = ownKey) =>
+      updateItem(brandId, id, changes, at, actor, keysOf),
+    deleteItem: (brandId, id, at, actor, keysOf = ownKey) => deleteItem(brandId, id, at, actor, keysOf),
     abandonUploads: (beforeMs, at, keysOf = ownKey) =>
       transaction(async (q) => {
         const abandoned = await pgUploads(q).removeAbandoned(beforeMs);

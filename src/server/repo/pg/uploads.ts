@@ -105,12 +105,16 @@ export function pgUploads(q: Query) {
     /** The upload whose staging object is `staging/<fileId>`. */
     getByFileId: (fileId: string) => one('file_id = $1', fileId),
     /** The upload a presigned PUT may still write: not completed nor attached, its API key not revoked. */
-    openForPut: (fileId: string) =>
-      one(
-        `file_id = $1 AND completed_at IS NULL AND item_id IS NULL
-           AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id AND k.revoked_at IS NOT NULL)`,
-        fileId,
-      ),
+    openForPut: async (fileId: string, at: string): Promise<Upload | null> => {
+      const { rows } = await q<Upload>(
+        `SELECT ${UPLOAD_COLUMNS} FROM uploads
+          WHERE file_id = $1 AND completed_at IS NULL AND item_id IS NULL
+            AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.id = uploads.key_id
+                              AND (k.revoked_at IS NOT NULL OR k.expires_at <= $2))`,
+        [fileId, at],
+      );
+      return rows[0] ?? null;
+    },
     markStored: async (key: string, at: string) => {
       await q('UPDATE uploads SET stored_at = $1 WHERE key = $2', [at, key]);
     },

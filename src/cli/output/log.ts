@@ -1,0 +1,82 @@
+// What `contentlib log` prints: audit entries oldest first, as a table for people (time, who,
+// what, which item, and a short summary of the change), tab-separated rows in a pipe, or the
+// entries as the API sent them with --json.
+import type { AuditEntryWire } from '../../api/schemas.js';
+import { type Column, columnWidths, renderRow } from './table.js';
+
+/** Who made the change, in a few words: the key's name, else its id's start, else the server's own admin. */
+export function actorLabel(e: Pick<AuditEntryWire, 'keyId' | 'keyName'>): string {
+  if (e.keyName) return e.keyName;
+  if (e.keyId) return `key ${e.keyId.slice(0, 8)}…`;
+  return 'server admin';
+}
+
+const quoted = (v: unknown) => (typeof v === 'string' ? `"${v}"` : JSON.stringify(v));
+
+/** One line on what an entry changed, from its details (unknown actions show their details as JSON). */
+export function summary(e: AuditEntryWire): string {
+  const d = e.details;
+  switch (e.action) {
+    case 'item.created':
+      return `${String(d.type)} ${quoted(d.title)} from ${String(d.fileName)}`;
+    case 'item.image_added':
+      return `${String(d.fileName)} at position ${String(d.sortOrder)}`;
+    case 'item.updated': {
+      const changes = (d.changes ?? {}) as Record<string, { from: unknown; to: unknown }>;
+      const parts = Object.entries(changes).map(([field, c]) => `${field} ${quoted(c.from)} → ${quoted(c.to)}`);
+      if (Array.isArray(d.platformSettings))
+        parts.push(`platformSettings ${d.platformSettings.join(', ') || '(same)'}`);
+      return parts.join('; ');
+    }
+    case 'item.thumbnail_set':
+      return d.replaced ? 'thumbnail replaced' : 'thumbnail set';
+    case 'item.deleted':
+      return `${String(d.type)} ${quoted(d.title)}`;
+    case 'key.created': {
+      const scopes = Array.isArray(d.scopes) ? d.scopes.join(', ') : '';
+      const expiry = d.expiresAt ? `, expires ${String(d.expiresAt)}` : '';
+      return `key ${String(d.prefix)}… ${d.name ? `${quoted(d.name)} ` : ''}(${scopes}${expiry})`;
+    }
+    case 'key.revoked':
+      return `key ${String(d.prefix)}…${d.name ? ` ${quoted(d.name)}` : ''}`;
+    default:
+      return JSON.stringify(d);
+  }
+}
+
+const COLUMNS: Column[] = [
+  { header: 'TIME', width: 20 },
+  { header: 'BY', width: 14 },
+  { header: 'ACTION', width: 18 },
+  { header: 'ITEM', width: 36 },
+  { header: 'WHAT' },
+];
+
+function time(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+export function formatLog(
+  entries: readonly AuditEntryWire[],
+  mode: 'table' | 'plain' | 'json',
+  columns: number,
+): string {
+  if (mode === 'json') return `${JSON.stringify(entries, null, 2)}\n`;
+  if (mode === 'plain')
+    return entries
+      .map((e) =>
+        [e.at, e.action, e.itemId ?? '', e.keyId ?? '', e.keyName ?? '', e.requestId ?? '', summary(e)]
+          .map((v) => v.replace(/[\t\r\n]+/g, ' '))
+          .join('\t'),
+      )
+      .map((line) => `${line}\n`)
+      .join('');
+  if (entries.length === 0) return 'No entries.\n';
+  const widths = columnWidths(COLUMNS, columns);
+  return [
+    COLUMNS.map((c) => c.header),
+    ...entries.map((e) => [time(e.at), actorLabel(e), e.action, e.itemId ?? '—', summary(e)]),
+  ]
+    .map((row) => `${renderRow(row, COLUMNS, widths)}\n`)
+    .join('');
+}

@@ -1,0 +1,211 @@
+// The audit log (docs/api.md, Audit log): who did what, when, through which request. Entries are
+// written by `writeAudit`, the one writer both Repos call inside the transaction of the change
+// they record, so a change and its entry commit (or roll back) together. The SQL is built here
+// once for both dialects; each Repo only says how it writes a parameter and runs the statement
+// (SQLite: `auditRepository` below; PostgreSQL: ./pg/audit.ts).
+import type { Db } from '../db.js';
+import type { ItemChanges, ItemRow } from './items.js';
+
+export type AuditAction =
+  | 'item.created'
+  | 'item.image_added'
+  | 'item.updated'
+  | 'item.thumbnail_set'
+  | 'item.deleted'
+  | 'key.created'
+  | 'key.revoked';
+
+/** Who makes a change: the API key (its name at the time) and the request, or the server's own admin. */
+export interface Actor {
+  /** Null for `contentlib keys` run on the server's machine (no key is involved). */
+  keyId: string | null;
+  keyName: string | null;
+  requestId: string | null;
+}
+
+/** `contentlib keys` on the server's machine (a data dir or --db): no key, no request. */
+export const LOCAL_ADMIN: Actor = { keyId: null, keyName: null, requestId: null };
+
+export interface AuditEvent {
+  brandId: string;
+  action: AuditAction;
+  itemId: string | null;
+  at: string;
+  actor: Actor;
+  details: Record<string, unknown>;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  brandId: string;
+  action: AuditAction;
+  itemId: string | null;
+  keyId: string | null;
+  keyName: string | null;
+  requestId: string | null;
+  details: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  itemId?: string;
+  /** The key that made the change. */
+  keyId?: string;
+  /** Entries at or after this ISO time. */
+  since?: string;
+  /** Entries older than this entry id (the cursor of the next page). */
+  before?: number;
+  limit: number;
+}
+
+/** How a dialect writes its n-th parameter (1-based): `?` on SQLite, `$n` on PostgreSQL. */
+export type Param = (n: number) => string;
+/** Runs one statement with its values, in the caller's transaction. */
+export type Run<R> = (sql: string, values: unknown[]) => R;
+
+const INSERT_COLUMNS = 'at, brand_id, action, item_id, key_id, key_name, request_id, details';
+
+/**
+ * Records one entry: call it inside the transaction of the change it records (both Repos do, and
+ * so must any new change: a carousel reorder is one more `writeAudit` with its own action).
+ */
+export function writeAudit<R>(run: Run<R>, param: Param, e: AuditEvent): R {
+  const values = [
+    e.at,
+    e.brandId,
+    e.action,
+    e.itemId,
+    e.actor.keyId,
+    e.actor.keyName,
+    e.actor.requestId,
+    JSON.stringify(e.details),
+  ];
+  return run(
+    `INSERT INTO audit_log (${INSERT_COLUMNS}) VALUES (${values.map((_, i) => param(i + 1)).join(', ')})`,
+    values,
+  );
+}
+
+/** The columns of an entry as the row mappers below expect them (quoted: PostgreSQL folds case). */
+export const AUDIT_SELECT = `SELECT id, at, brand_id AS "brandId", action, item_id AS "itemId", key_id AS "keyId",
+  key_name AS "keyName", request_id AS "requestId", details FROM audit_log`;
+
+export type RawAuditEntry = Omit<AuditEntry, 'details'> & { details: string };
+
+export function toAuditEntry(row: RawAuditEntry): AuditEntry {
+  return { ...row, id: Number(row.id), details: JSON.parse(row.details) as Record<string, unknown> };
+}
+
+/** A page of a brand's entries, newest first, with one extra row asked for to know `hasMore`. */
+export function auditPageQuery(brandId: string, f: AuditFilter, param: Param): { sql: string; values: unknown[] } {
+  const values: unknown[] = [brandId];
+  const arg = (v: unknown) => {
+    values.push(v);
+    return param(values.length);
+  };
+  const where = [`brand_id = ${param(1)}`];
+  if (f.itemId !== undefined) where.push(`item_id = ${arg(f.itemId)}`);
+  if (f.keyId !== undefined) where.push(`key_id = ${arg(f.keyId)}`);
+  if (f.since !== undefined) where.push(`at >= ${arg(f.since)}`);
+  if (f.before !== undefined) where.push(`id < ${arg(f.before)}`);
+  return { sql: `${AUDIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${arg(f.limit + 1)}`, values };
+}
+
+/** Who made each item and who changed it last: its item.created entry and its latest one. */
+export interface ItemAuthors {
+  created: AuditEntry | null;
+  last: AuditEntry | null;
+}
+
+/**
+ * For a page of items at once: the item.created entries, and the latest entry of each item (two
+ * queries whatever the page's size). Values: the brand, then the item ids.
+ */
+export function itemAuthorQueries(param: Param, count: number): { first: string; last: string } {
+  const ids = Array.from({ length: count }, (_, i) => param(i + 2)).join(', ');
+  const where = `brand_id = ${param(1)} AND item_id IN (${ids})`;
+  return {
+    first: `${AUDIT_SELECT} WHERE ${where} AND action = 'item.created'`,
+    last: `${AUDIT_SELECT} WHERE id IN (SELECT MAX(id) FROM audit_log WHERE ${where} GROUP BY item_id)`,
+  };
+}
+
+/** The two queries' rows, by item id (an item with no entries kept has nulls). */
+export function authorsByItem(
+  itemIds: readonly string[],
+  first: readonly RawAuditEntry[],
+  last: readonly RawAuditEntry[],
+): Map<string, ItemAuthors> {
+  const out = new Map<string, ItemAuthors>(itemIds.map((id) => [id, { created: null, last: null }]));
+  for (const row of first) {
+    const a = out.get(row.itemId ?? '');
+    // The first one, should an item ever have two.
+    if (a && (a.created === null || Number(row.id) < a.created.id)) a.created = toAuditEntry(row);
+  }
+  for (const row of last) {
+    const a = out.get(row.itemId ?? '');
+    if (a) a.last = toAuditEntry(row);
+  }
+  return out;
+}
+
+/** Entries older than the retention go; nothing else ever deletes them (not an item's deletion). */
+export function pruneAuditSql(param: Param): string {
+  return `DELETE FROM audit_log WHERE at < ${param(1)}`;
+}
+
+/** At most this many changed platformSettings paths are listed in one entry. */
+const MAX_SETTING_PATHS = 100;
+
+/**
+ * What a PATCH changed, for its `item.updated` entry: each scalar field sent with its old and new
+ * value (hashtags too: short and bounded), and platformSettings as the paths whose value changed.
+ * Null when only a thumbnail was sent (that is its own entry).
+ */
+export function patchDetails(old: ItemRow, c: ItemChanges): Record<string, unknown> | null {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  if (c.title !== undefined) changes.title = { from: old.title, to: c.title };
+  if (c.description !== undefined) changes.description = { from: old.description, to: c.description };
+  if (c.status !== undefined) changes.status = { from: old.status, to: c.status };
+  if (c.hashtags !== undefined) changes.hashtags = { from: old.hashtags, to: c.hashtags };
+  const fields = [...Object.keys(changes), ...(c.platformSettings !== undefined ? ['platformSettings'] : [])];
+  if (fields.length === 0) return null;
+  const details: Record<string, unknown> = { fields, changes };
+  if (c.platformSettings !== undefined)
+    details.platformSettings = changedPaths(old.platformSettings, c.platformSettings).slice(0, MAX_SETTING_PATHS);
+  return details;
+}
+
+/** Dotted paths of the leaves that differ between two JSON objects (added, removed or changed). */
+export function changedPaths(a: unknown, b: unknown, prefix = ''): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => changedPaths(a[k], b[k], prefix ? `${prefix}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [prefix];
+}
+
+const sqliteParam: Param = () => '?';
+
+/** The audit log on SQLite; `write` runs in whatever transaction is open (the change's own). */
+export function auditRepository(db: Db) {
+  return {
+    write: (e: AuditEvent): void => {
+      writeAudit((sql, values) => db.prepare(sql).run(...values), sqliteParam, e);
+    },
+    page(brandId: string, f: AuditFilter): { entries: AuditEntry[]; hasMore: boolean } {
+      const q = auditPageQuery(brandId, f, sqliteParam);
+      const rows = db.prepare(q.sql).all(...q.values) as RawAuditEntry[];
+      return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
+    },
+    authors(brandId: string, itemIds: readonly string[]): Map<string, ItemAuthors> {
+      if (itemIds.length === 0) return new Map();
+      const q = itemAuthorQueries(sqliteParam, itemIds.length);
+      const rows = (sql: string) => db.prepare(sql).all(brandId, ...itemIds) as RawAuditEntry[];
+      return authorsByItem(itemIds, rows(q.first), rows(q.last));
+    },
+    prune: (before: string): number => db.prepare(pruneAuditSql(sqliteParam)).run(before).changes,
+  };
+}
