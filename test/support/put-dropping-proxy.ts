@@ -77,19 +77,22 @@ export async function startPutDroppingProxy(
     });
     const drop = () => {
       out.destroy();
-      req.socket.destroy();
+      // Node detaches the socket from a request it has finished with.
+      req.socket?.destroy();
     };
     const passThrough = new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
     const body = req.method === 'PUT' && faults.armed() ? faults.wrap(drop) : passThrough;
     // The body goes on while the answer comes back: a server may answer before it has read it all.
     const sent = pipeline(req, body, out);
+    // A dropped body fails `sent` while the answer is still awaited: handled below, not unhandled.
+    sent.catch(() => undefined);
     const answer = await answered;
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     await pipeline(answer, res);
     await sent;
   };
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
+    handle(req, res).catch(() => req.socket?.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
