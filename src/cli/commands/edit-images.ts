@@ -136,8 +136,8 @@ function explain(err: unknown, id: string, change: ImageChange, baseUrl: string)
   if (lacksExtension(err))
     return extensionMissing(
       baseUrl,
-      "changes to a carousel's images (reorder, remove, replace); nothing was changed",
-      manifestWorkaround(id),
+      "changes to a carousel's images (reorder, remove, replace)",
+      `Nothing was changed. ${manifestWorkaround(id)}`,
     );
   if (!(err instanceof ApiError)) return err;
   const again = `Look at it again (contentlib show ${id}) and run the command again.`;
