@@ -112,6 +112,13 @@ describe('runImageEdit', () => {
       path: file.path,
       sortOrder: 1,
     });
+    const first = await runImageEdit({ id: c.item.id, images: { removeImage: '1' }, dryRun: true }, deps());
+    // The item as it would be: its main file the new first image, its count and size with it.
+    expect(first.item).toMatchObject({
+      fileName: 'b.png',
+      fileCount: 2,
+      fileSize: c.files[1]!.fileSize! + c.files[2]!.fileSize!,
+    });
     const after = await client.get(c.item.id);
     expect(after.files.map((f) => f.id)).toEqual(c.files.map((f) => f.id));
     expect(after.item.updatedAt).toBe(c.item.updatedAt);

@@ -74,7 +74,10 @@ export async function runImageEdit(o: ImageEditOptions, deps: ImageEditDeps): Pr
   const change = planImageChange(o.images, files, o.id);
   const summary = describeChange(change, files, o.replacement?.name);
   if (sameOrder(change, files)) return { outcome: 'unchanged', change, summary, item, files };
-  if (o.dryRun) return { outcome: 'dry-run', change, summary, item, files: imagesAfter(change, files, preview(o)) };
+  if (o.dryRun) {
+    const after = imagesAfter(change, files, preview(o));
+    return { outcome: 'dry-run', change, summary, item: itemWith(item, after), files: after };
+  }
   const after = await apply(o, change, deps).catch((err: unknown) => {
     throw explain(err, o.id, change, deps.client.baseUrl);
   });
@@ -93,6 +96,21 @@ function preview(o: ImageEditOptions): ShownFile | undefined {
     contentType: f.contentType,
     fileSize: f.size,
     path: f.path,
+  };
+}
+
+/** The item as the change would leave it: its first image is its main file; counts and sizes follow. */
+function itemWith(item: ContentItem, files: readonly ShownFile[]): ContentItem {
+  const first = files[0];
+  if (!first) return item;
+  const sizes = files.map((f) => f.fileSize);
+  return {
+    ...item,
+    fileName: first.fileName ?? item.fileName,
+    contentType: first.contentType ?? item.contentType,
+    fileUrl: typeof first.fileUrl === 'string' ? first.fileUrl : null,
+    fileCount: files.length,
+    ...(sizes.every((n) => typeof n === 'number') ? { fileSize: sizes.reduce((a, b) => a + b, 0) } : {}),
   };
 }
 
