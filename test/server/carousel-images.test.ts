@@ -357,6 +357,19 @@ describe('replace (PUT /api/v1/content/:id/files/:fileId)', () => {
     expect(ok.status, ok.text).toBe(200);
   });
 
+  it("an upload completed into another item is refused (400 invalid_upload); another brand's carousel is 404", async () => {
+    const mine = await carousel(2);
+    const elsewhere = await uploadItem(s, key, image('used.jpg', 362));
+    const used = await replace(mine.item.id, mine.files[0]!.id, elsewhere.storageKey, image('used.jpg', 362));
+    expect([used.status, errorOf(used).code, errorOf(used).details[0]?.path]).toEqual([400, 'invalid_upload', 'key']);
+    expect((await get(mine.item.id)).files.map((x) => x.id)).toEqual(mine.files.map((x) => x.id));
+    const theirs = await carousel(2, await s.key('globex'));
+    const f = image('m.jpg', 363);
+    const p = await staged(f);
+    const foreign = await replace(theirs.item.id, theirs.files[0]!.id, p.key, f);
+    expect([foreign.status, errorOf(foreign).details[0]?.path]).toEqual([404, 'id']);
+  });
+
   it('a video item is 409 not_a_carousel', async () => {
     const clip = await uploadItem(s, key, video());
     const f = image('m.jpg', 361);

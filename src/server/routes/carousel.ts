@@ -66,6 +66,13 @@ export function registerCarousel(app: FastifyInstance, s: Services): void {
     const actor = actorOf(request);
     // Completes of one key run one after another, whichever endpoint they come through.
     const done = await s.oneAtATime(body.key, () => completeUpload(s, caller, actor, body, fileId));
+    // A key completed before answers with what it went into, changing nothing: another item's is no replacement.
+    if (done.contentItemId !== id)
+      throw apiError(
+        'invalid_upload',
+        `this upload is already part of item ${done.contentItemId}; presign and PUT the new image again`,
+        [{ path: 'key', message: 'completed into another item' }],
+      );
     const url = urlSigner(s);
     const files = await Promise.all((await s.repo.files(id)).map((f) => presentFile(f, url)));
     return { item: done.item, files, ...(done.file ? { file: done.file } : {}) } as ReplaceImageResponse;
