@@ -75,7 +75,7 @@ export function registerCarousel(app: FastifyInstance, s: Services): void {
       );
     const url = urlSigner(s);
     const files = await Promise.all((await s.repo.files(id)).map((f) => presentFile(f, url)));
-    return { item: done.item, files, ...(done.file ? { file: done.file } : {}) } as ReplaceImageResponse;
+    return { item: done.item, files, ...(done.file ? { file: done.file } : {}) } satisfies ReplaceImageResponse;
   });
 }
 
