@@ -25,6 +25,7 @@ export default defineConfig({
             'test/server/content.test.ts',
             'test/server/scopes.test.ts',
             'test/server/access.test.ts',
+            'test/server/carousel-images.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
         },
