@@ -26,6 +26,7 @@ export default defineConfig({
             'test/server/scopes.test.ts',
             'test/server/access.test.ts',
             'test/server/hostile-clients.test.ts',
+            'test/server/carousel-images.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
         },

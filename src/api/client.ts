@@ -20,6 +20,7 @@ import type { RetryInfo, RetryPolicy } from './retry.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
+  CarouselResponse,
   CompleteRequest,
   CompleteResponse,
   DeleteResponse,
@@ -33,10 +34,13 @@ import type {
   PatchResponse,
   PresignRequest,
   PresignResponse,
+  ReplaceImageRequest,
+  ReplaceImageResponse,
 } from './schemas.js';
 // The responses alone: the client never builds the request schemas (the server checks those).
 import {
   AuditResponseSchema,
+  CarouselResponseSchema,
   CompleteResponseSchema,
   DeleteResponseSchema,
   GetResponseSchema,
@@ -46,6 +50,7 @@ import {
   ListResponseSchema,
   PatchResponseSchema,
   PresignResponseSchema,
+  ReplaceImageResponseSchema,
 } from './response-schemas.js';
 import type { ContentType, Status } from '../rules/rules.js';
 
@@ -104,6 +109,12 @@ export interface ApiClient {
   listKeys(o?: CallOptions): Promise<KeyListResponse>;
   revokeKey(id: string, o?: CallOptions): Promise<KeyRevokeResponse>;
   audit(query: AuditParams, o?: CallOptions): Promise<AuditResponse>;
+  /** A carousel's images in this order: each of its file ids once (409 files_changed otherwise). */
+  reorderImages(id: string, fileIds: readonly string[], o?: CallOptions): Promise<CarouselResponse>;
+  /** Removes one image (409 carousel_minimum at 2); its objects are deleted. */
+  removeImage(id: string, fileId: string, o?: CallOptions): Promise<CarouselResponse>;
+  /** Completes an upload (presigned and PUT as a carousel image) into that image's place. */
+  replaceImage(id: string, fileId: string, body: ReplaceImageRequest, o?: CallOptions): Promise<ReplaceImageResponse>;
   close(): Promise<void>;
 }
 
@@ -142,6 +153,11 @@ function queryString(q: ListParams | AuditParams): string {
   }
   const s = params.toString();
   return s ? `?${s}` : '';
+}
+
+/** An error detail naming the image (path fileId): the carousel is there, that image is not. */
+function isFileIdDetail(d: unknown): boolean {
+  return (d as { path?: unknown } | null)?.path === 'fileId';
 }
 
 export function createApiClient(opts: ApiClientOptions): ApiClient {
@@ -296,6 +312,35 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     listKeys: (o) => call('GET', '/api/v1/keys', KeyListResponseSchema, undefined, o),
     revokeKey: (id, o) => call('DELETE', `/api/v1/keys/${enc(id)}`, KeyRevokeResponseSchema, undefined, o),
     audit: (query, o) => call('GET', `/api/v1/audit${queryString(query)}`, AuditResponseSchema, undefined, o),
+    // The same order again changes nothing, so a retry after a lost answer is harmless.
+    reorderImages: (id, fileIds, o) =>
+      call('PUT', `/api/v1/content/${enc(id)}/order`, CarouselResponseSchema, { fileIds }, o),
+    removeImage: async (id, fileId, o) => {
+      // As for an item: a retry after a lost answer that finds the image gone means the first
+      // try removed it; the carousel is then read as it now is.
+      let lostAnswer = false;
+      try {
+        return await call(
+          'DELETE',
+          `/api/v1/content/${enc(id)}/files/${enc(fileId)}`,
+          CarouselResponseSchema,
+          undefined,
+          o,
+          (err) => {
+            if (err instanceof NetworkError || err instanceof TimeoutError) lostAnswer = true;
+            return undefined;
+          },
+        );
+      } catch (err) {
+        const imageGone = err instanceof ApiError && err.status === 404 && err.details.some(isFileIdDetail);
+        if (!lostAnswer || !imageGone) throw err;
+        trace?.(`  ${id}: the retry found image ${fileId} gone, so the first DELETE went through`);
+        return call('GET', `/api/v1/content/${enc(id)}`, CarouselResponseSchema, undefined, o);
+      }
+    },
+    // Idempotent per upload key, like complete.
+    replaceImage: (id, fileId, body, o) =>
+      call('PUT', `/api/v1/content/${enc(id)}/files/${enc(fileId)}`, ReplaceImageResponseSchema, body, o),
     close: async () => {
       if (ownDispatcher) await dispatcher.close();
     },

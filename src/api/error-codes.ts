@@ -11,6 +11,10 @@ export const API_ERRORS = {
   not_found: 404,
   not_a_carousel: 409,
   carousel_full: 409,
+  /** Removing the image would leave a carousel below its minimum of 2 (an extension, docs/api.md). */
+  carousel_minimum: 409,
+  /** A reorder that is not a permutation of the carousel's images: they changed meanwhile (an extension). */
+  files_changed: 409,
   /** Revoking this key would leave its brand without a usable keys:admin key. */
   last_admin_key: 409,
   file_too_large: 413,

@@ -89,6 +89,19 @@ export type PatchResponse = z.infer<typeof PatchResponseSchema>;
 export const DeleteResponseSchema = z.looseObject({ deleted: z.literal(true) });
 export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
 
+// ---- Extension: a carousel's images after upload (docs/api.md, Carousel images) -------------
+
+/** Reorder and remove answer with the carousel as GET does: the item and its images in order. */
+export const CarouselResponseSchema = z.looseObject({
+  item: ContentItemSchema,
+  files: z.array(CarouselFileSchema),
+});
+export type CarouselResponse = z.infer<typeof CarouselResponseSchema>;
+
+/** Replace adds the new image's record (the one that took the place; absent should it be gone already). */
+export const ReplaceImageResponseSchema = CarouselResponseSchema.extend({ file: CarouselFileSchema.optional() });
+export type ReplaceImageResponse = z.infer<typeof ReplaceImageResponseSchema>;
+
 // ---- Extensions: keys over the API, and the audit log (docs/api.md) ------------------------
 
 export const KeyInfoSchema = z.looseObject({

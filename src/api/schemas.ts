@@ -2,7 +2,7 @@
 // embedded server. Requests are strict (an unknown field is a 400); responses are loose, because
 // a remote service may send more fields than these.
 import * as z from 'zod';
-import { LIST_LIMITS, METADATA_LIMITS } from '../rules/rules.js';
+import { LIST_LIMITS, METADATA_LIMITS, TYPE_RULES } from '../rules/rules.js';
 import { ContentTypeSchema, StatusSchema } from './response-schemas.js';
 import { SCOPES } from './scopes.js';
 import {
@@ -52,6 +52,30 @@ export const CompleteRequestSchema = z.strictObject({
   contentItemId: z.uuid().optional(),
 });
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+
+// ---- Carousel images (an extension, docs/api.md): reorder, replace; remove has no body.
+
+/** PUT /api/v1/content/:id/order: every image's file id once, in the new order. */
+export const ReorderRequestSchema = z.strictObject({
+  fileIds: z
+    .array(z.uuid())
+    .min(1, 'list every image of the carousel')
+    .max(TYPE_RULES.carousel.maxFiles, `a carousel has at most ${TYPE_RULES.carousel.maxFiles} images`)
+    .refine((ids) => new Set(ids).size === ids.length, 'each image once: a file id is given twice'),
+});
+export type ReorderRequest = z.infer<typeof ReorderRequestSchema>;
+
+/**
+ * PUT /api/v1/content/:id/files/:fileId: the upload (presigned and PUT as a carousel image) to
+ * complete into that image's place. What complete takes, but the type and the item, which the
+ * path gives.
+ */
+export const ReplaceImageRequestSchema = CompleteRequestSchema.omit({
+  type: true,
+  contentItemId: true,
+  durationSeconds: true,
+});
+export type ReplaceImageRequest = z.infer<typeof ReplaceImageRequestSchema>;
 
 /**
  * Free-form per-platform metadata keyed by platform name: each platform holds an object. Any

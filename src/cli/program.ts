@@ -216,7 +216,7 @@ Examples:
 function defineEdit(program: Command, ctx: CliContext): void {
   program
     .command('edit')
-    .description('change an item’s title, description, status, hashtags or platform settings')
+    .description('change an item’s title, description, status, hashtags or platform settings, or a carousel’s images')
     .argument('<id>', 'the item id (see contentlib ls)')
     .option('--title <text>', 'new title')
     .option('--description <text>', 'new description ("" clears it)')
@@ -232,14 +232,37 @@ function defineEdit(program: Command, ctx: CliContext): void {
     .option('--platform-json <file>', 'merge platform settings from a JSON file (- for stdin)')
     .option('--replace-platform', 'replace all platform settings instead of merging into them')
     .option('--thumbnail <image>', `set the thumbnail: ${THUMBNAIL_WHAT}`)
+    .option(
+      '--order <list>',
+      'a carousel’s images in a new order: positions from 1 (as show prints them) or file names, e.g. 3,1,2; images left out follow those named, in their order',
+    )
+    .option(
+      '--remove-image <which>',
+      'remove one image of a carousel (a position from 1, or a file name); never below 2',
+    )
+    .option(
+      '--replace-image <which-and-file...>',
+      'put a new image (jpg, png, webp) in one image’s place: which (a position from 1, or a file name), then the file',
+    )
+    .option(
+      '--dry-run',
+      'with --order, --remove-image or --replace-image: show the carousel as it would be; change nothing',
+    )
     .addHelpText(
       'after',
       `
+A carousel's images are changed one flag per run (each moves the positions the others read), not
+together with the other flags. Positions count from 1, as contentlib show prints them.
+
 Examples:
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --title "Summer sale" --status scheduled
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --add-hashtag summer --remove-hashtag winter
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --thumbnail cover.jpg
-  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --platform youtube.visibility=private --platform tiktok.duet=false`,
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --platform youtube.visibility=private --platform tiktok.duet=false
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order 3,1,2 --dry-run
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order beach.jpg      # beach.jpg first, the rest as they were
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --remove-image 10
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --replace-image 2 sunset-fixed.jpg`,
     )
     .action(
       lazy(

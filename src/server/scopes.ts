@@ -13,6 +13,10 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, Scope>> = {
   'GET /api/v1/content/:id': 'content:read',
   'PATCH /api/v1/content/:id': 'content:write',
   'DELETE /api/v1/content/:id': 'content:delete',
+  // Extension (docs/api.md, Carousel images): changing an item's images is editing it.
+  'PUT /api/v1/content/:id/order': 'content:write',
+  'DELETE /api/v1/content/:id/files/:fileId': 'content:write',
+  'PUT /api/v1/content/:id/files/:fileId': 'content:write',
   // Extensions (docs/api.md, Keys over the API and Audit log).
   'POST /api/v1/keys': 'keys:admin',
   'GET /api/v1/keys': 'keys:admin',

@@ -51,7 +51,16 @@ describe('log output', () => {
 
   it.each([
     [{ details: { type: 'shortform', title: 'Teaser', fileName: 't.mp4' } }, 'shortform "Teaser" from t.mp4'],
-    [{ action: 'item.image_added', details: { fileName: 'b.jpg', sortOrder: 1 } }, 'b.jpg at position 1'],
+    [{ action: 'item.image_added', details: { fileName: 'b.jpg', sortOrder: 1 } }, 'b.jpg at position 2'],
+    [
+      { action: 'item.images_reordered', details: { order: [3, 1, 2] } },
+      'images in the order 3,1,2 (their positions before)',
+    ],
+    [{ action: 'item.image_removed', details: { fileName: 'b.jpg', sortOrder: 1 } }, 'b.jpg removed from position 2'],
+    [
+      { action: 'item.image_replaced', details: { fileName: 'c.jpg', replacedFileName: 'b.jpg', sortOrder: 0 } },
+      'b.jpg at position 1 replaced by c.jpg',
+    ],
     [
       {
         action: 'item.updated',

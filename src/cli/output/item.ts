@@ -1,7 +1,9 @@
 // One item in full (show, edit): every field the API sent, platformSettings readably, a
-// carousel's files in sortOrder. A table for people, `field<TAB>value` rows in a pipe, and with
-// --json the same object `ls --json` lists, a carousel's files nested in it.
-import type { CarouselFile, ContentItem } from '../../api/schemas.js';
+// carousel's files in sortOrder, each with its position (counted from 1, as edit's --order,
+// --remove-image and --replace-image read it) beside the API's 0-based sortOrder. A table for
+// people, `field<TAB>value` rows in a pipe, and with --json the same object `ls --json` lists, a
+// carousel's files nested in it.
+import type { ContentItem } from '../../api/schemas.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { IO } from '../io.js';
 import type { JsonSelection } from './json.js';
@@ -70,20 +72,39 @@ function plainValue(v: unknown): string {
   return escapeText(JSON.stringify(v));
 }
 
-export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
+/**
+ * A file as shown: one the API sent, or (edit --dry-run) one that is not uploaded yet, which has
+ * no id or key.
+ */
+export interface ShownFile {
+  id: string | null;
+  fileKey: string | null;
+  sortOrder: number;
+  fileName?: string;
+  fileSize?: number;
+  contentType?: string;
+  [field: string]: unknown;
+}
+
+export function sortedFiles<F extends ShownFile>(files: readonly F[]): F[] {
   return [...files].sort((a, b) => a.sortOrder - b.sortOrder);
 }
 
+/** The files in order, each with its position from 1 first: what --json prints. */
+export function positionedFiles(files: readonly ShownFile[]): Array<{ position: number } & ShownFile> {
+  return sortedFiles(files).map((f, i) => ({ position: i + 1, ...f }));
+}
+
 /** `field<TAB>value` rows: platformSettings and files as dotted paths (files.0.fileKey). */
-export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]): string[] {
+export function plainItemLines(item: ContentItem, files: readonly ShownFile[]): string[] {
   const rec = item as Record<string, unknown>;
   const lines = orderedKeys(rec).map((k) => {
-    if (AUTHOR_FIELDS.has(k)) return `${escapeText(k)}	${plainValue(authorOf(rec[k])?.who ?? '')}`;
-    return `${escapeText(k)}	${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).map((t) => plainValue(t)).join(',') : plainValue(rec[k])}`;
+    if (AUTHOR_FIELDS.has(k)) return `${escapeText(k)}\t${plainValue(authorOf(rec[k])?.who ?? '')}`;
+    return `${escapeText(k)}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).map((t) => plainValue(t)).join(',') : plainValue(rec[k])}`;
   });
   for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings'))
     lines.push(`${plainValue(path)}\t${plainValue(v)}`);
-  sortedFiles(files).forEach((f, i) => {
+  positionedFiles(files).forEach((f, i) => {
     for (const [k, v] of Object.entries(f)) lines.push(`files.${i}.${k}\t${plainValue(v)}`);
   });
   return lines;
@@ -106,7 +127,7 @@ function rawHumanValue(key: string, v: unknown, now: Date): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-export function tableItemLines(io: IO, item: ContentItem, files: readonly CarouselFile[], now: Date): string[] {
+export function tableItemLines(io: IO, item: ContentItem, files: readonly ShownFile[], now: Date): string[] {
   const c = paint(io);
   const rec = item as Record<string, unknown>;
   const keys = orderedKeys(rec);
@@ -127,18 +148,23 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
       lines.push(`  ${escapeText(path).padEnd(w)}${escapeText(typeof v === 'string' ? v : JSON.stringify(v))}`);
   }
   if (files.length || item.type === 'carousel') {
-    lines.push(c.bold(`files (${files.length}, by sortOrder)`));
+    lines.push(c.bold(`files (${files.length}, in order)`));
     // Columns padded to the widest entry so names, sizes and keys line up under each other.
-    const rows = sortedFiles(files).map((f) => ({
+    const rows = sortedFiles(files).map((f, i) => ({
+      position: String(i + 1),
       order: String(f.sortOrder),
-      name: escapeText(f.fileName ?? f.fileKey),
+      name: escapeText(f.fileName ?? f.fileKey ?? ''),
       size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
-      key: escapeText(f.fileKey),
+      key: escapeText(f.fileKey ?? (typeof f.path === 'string' ? `(not uploaded: ${f.path})` : '')),
     }));
-    const nameWidth = Math.max(0, ...rows.map((r) => r.name.length));
-    const sizeWidth = Math.max(0, ...rows.map((r) => r.size.length));
+    const nameWidth = Math.max('name'.length, ...rows.map((r) => r.name.length));
+    const sizeWidth = Math.max('size'.length, ...rows.map((r) => r.size.length));
+    // `#` is the position edit's image flags read (from 1); sortOrder is the API's (from 0).
+    lines.push(c.dim(`  ${'#'.padStart(2)}  sortOrder  ${'name'.padEnd(nameWidth)}  ${'size'.padEnd(sizeWidth)}  key`));
     for (const r of rows)
-      lines.push(`  ${r.order.padStart(2)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`);
+      lines.push(
+        `  ${r.position.padStart(2)}  ${r.order.padStart(9)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`,
+      );
   }
   return lines;
 }
@@ -147,9 +173,9 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
  * The one item shape of `--json`: the object `ls --json` lists, with a carousel's files nested as
  * `files` (by sortOrder). `show` and `edit` print it; docs/cli.md lists its fields.
  */
-export function itemObject(item: ContentItem, files: readonly CarouselFile[] | undefined): Record<string, unknown> {
+export function itemObject(item: ContentItem, files: readonly ShownFile[] | undefined): Record<string, unknown> {
   const withFiles = item.type === 'carousel' || (files !== undefined && files.length > 0);
-  return withFiles ? { ...item, files: sortedFiles(files ?? []) } : { ...item };
+  return withFiles ? { ...item, files: positionedFiles(files ?? []) } : { ...item };
 }
 
 /** Prints one item (show, edit) in the chosen mode; `sel` picks fields or runs --jq. */
@@ -157,7 +183,7 @@ export async function printItem(
   io: IO,
   mode: OutputMode,
   item: ContentItem,
-  files: readonly CarouselFile[] | undefined,
+  files: readonly ShownFile[] | undefined,
   now: Date,
   sel: JsonSelection = {},
 ): Promise<void> {

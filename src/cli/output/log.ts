@@ -12,6 +12,9 @@ export function actorLabel(e: Pick<AuditEntryWire, 'keyId' | 'keyName'>): string
   return 'server admin';
 }
 
+/** A 0-based sortOrder as the position people count (from 1). */
+const position = (sortOrder: unknown) => (typeof sortOrder === 'number' ? String(sortOrder + 1) : '?');
+
 const quoted = (v: unknown) => (typeof v === 'string' ? `"${v}"` : JSON.stringify(v));
 
 /** One line on what an entry changed, from its details (unknown actions show their details as JSON). */
@@ -20,8 +23,15 @@ export function summary(e: AuditEntryWire): string {
   switch (e.action) {
     case 'item.created':
       return `${String(d.type)} ${quoted(d.title)} from ${String(d.fileName)}`;
+    // Positions count from 1, as show prints them and edit's image flags read them.
     case 'item.image_added':
-      return `${String(d.fileName)} at position ${String(d.sortOrder)}`;
+      return `${String(d.fileName)} at position ${position(d.sortOrder)}`;
+    case 'item.images_reordered':
+      return `images in the order ${Array.isArray(d.order) ? d.order.join(',') : '?'} (their positions before)`;
+    case 'item.image_removed':
+      return `${String(d.fileName)} removed from position ${position(d.sortOrder)}`;
+    case 'item.image_replaced':
+      return `${String(d.replacedFileName)} at position ${position(d.sortOrder)} replaced by ${String(d.fileName)}`;
     case 'item.updated': {
       const changes = (d.changes ?? {}) as Record<string, { from: unknown; to: unknown }>;
       const parts = Object.entries(changes).map(([field, c]) => `${field} ${quoted(c.from)} → ${quoted(c.to)}`);
@@ -48,7 +58,8 @@ export function summary(e: AuditEntryWire): string {
 const COLUMNS: Column[] = [
   { header: 'TIME', width: 20 },
   { header: 'BY', width: 14 },
-  { header: 'ACTION', width: 18 },
+  // As wide as the longest action, item.images_reordered.
+  { header: 'ACTION', width: 21 },
   { header: 'ITEM', width: 36 },
   { header: 'WHAT' },
 ];

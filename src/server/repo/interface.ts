@@ -5,9 +5,10 @@
 // a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
 import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
+import type { CarouselChange, CarouselResult } from './carousel.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
-import type { NewUpload, Upload } from './uploads.js';
+import type { NewUpload, ObjectKeysOf, Upload } from './uploads.js';
 import type { ReservationLimits } from '../limits.js';
 import type { ReservationRefusal } from './reservations.js';
 
@@ -33,17 +34,15 @@ export type {
   Upload,
 };
 
-/** The objects an upload may have: with staging → promote, its staging object and its final one. */
-export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
-
-/** Before staging: an upload's one object is its key. */
-export const ownKey: ObjectKeysOf = (u) => [u.key];
+export { type ObjectKeysOf, ownKey } from './uploads.js';
 
 export interface CompleteInput {
   brandId: string;
   key: string;
   /** Add to this carousel; otherwise a new item is made. */
   contentItemId?: string;
+  /** With contentItemId: take this image's place instead of adding one (docs/api.md, Carousel images). */
+  replaceFileId?: string;
   type: ContentType;
   title: string;
   fileName: string;
@@ -60,13 +59,18 @@ export interface CompleteInput {
 }
 
 export type CompleteResult =
-  /** The item and the carousel image's file record, as the transaction left them. */
-  | { kind: 'done'; item: ItemRow; file: FileRow | null }
+  /**
+   * The item and the carousel image's file record, as the transaction left them; `discarded`: the
+   * objects of a replaced image, queued for deletion, to remove now.
+   */
+  | { kind: 'done'; item: ItemRow; file: FileRow | null; discarded: string[] }
   /** The upload is gone: swept after its URL expired, or removed with its item. */
   | { kind: 'upload_gone' }
   /** The carousel to add to was deleted (or never was the caller's). */
   | { kind: 'carousel_gone' }
-  | { kind: 'carousel_full' };
+  | { kind: 'carousel_full' }
+  /** The image to replace is not (or no longer) one of the carousel's. */
+  | { kind: 'file_gone' };
 
 export interface Repo {
   /** 'sqlite' or 'postgres' (messages and health output). */
@@ -114,7 +118,7 @@ export interface Repo {
    * Turns a stored upload into an item or a carousel image, idempotent per key across instances:
    * the decision in ./completion.ts, run in one transaction.
    */
-  complete(c: CompleteInput): Promise<CompleteResult>;
+  complete(c: CompleteInput, objectKeysOf?: ObjectKeysOf): Promise<CompleteResult>;
 
   // ---- items
   getItem(brandId: string, id: string): Promise<ItemRow | null>;
@@ -142,6 +146,14 @@ export interface Repo {
     actor: Actor,
     objectKeysOf?: ObjectKeysOf,
   ): Promise<string[] | null>;
+
+  /** Puts a carousel's images in the order of `fileIds` (./carousel.ts `reorder`), in one transaction. */
+  reorderImages(c: CarouselChange & { fileIds: readonly string[] }): Promise<CarouselResult>;
+  /** Removes one image of a carousel, never below `minFiles` (./carousel.ts `removeImage`), in one transaction. */
+  removeImage(
+    c: CarouselChange & { fileId: string; minFiles: number },
+    objectKeysOf?: ObjectKeysOf,
+  ): Promise<CarouselResult>;
 
   // ---- housekeeping
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */

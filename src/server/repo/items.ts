@@ -218,6 +218,32 @@ export function itemsRepository(db: Db) {
     return { ...f, sortOrder: next };
   }
 
-  return { get, create, list, update, remove, files, file, addFile };
+  function dropFile(id: string): void {
+    db.prepare('DELETE FROM carousel_files WHERE id = ?').run(id);
+  }
+
+  function insertFile(f: FileRow): void {
+    db.prepare(
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.createdAt);
+  }
+
+  /** Numbers the images 0..n-1 in this order; the first becomes the item's main file (call inside a transaction). */
+  function arrange(itemId: string, ordered: readonly FileRow[], at: string): void {
+    // (item_id, sort_order) is unique and checked row by row: out of the way first, then in place.
+    db.prepare('UPDATE carousel_files SET sort_order = -1 - sort_order WHERE item_id = ?').run(itemId);
+    const place = db.prepare('UPDATE carousel_files SET sort_order = ? WHERE id = ? AND item_id = ?');
+    ordered.forEach((f, i) => place.run(i, f.id, itemId));
+    const first = ordered[0];
+    const main = first ? [first.fileKey, first.fileName, first.contentType, first.fileSize] : null;
+    if (main)
+      db.prepare(
+        'UPDATE items SET file_key = ?, file_name = ?, content_type = ?, file_size = ?, updated_at = ? WHERE id = ?',
+      ).run(...main, at, itemId);
+    else db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(at, itemId);
+  }
+
+  return { get, create, list, update, remove, files, file, addFile, dropFile, insertFile, arrange };
 }
 export type ItemsRepository = ReturnType<typeof itemsRepository>;

@@ -6,8 +6,10 @@ import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../embedded-checks.j
 import { loadSecret } from '../signing.js';
 import { auditRepository, patchDetails } from './audit.js';
 import { deletionsRepository } from './deletions.js';
-import { type CompletionSteps, runSteps } from './completion.js';
+import { type CarouselSteps, removeImage, reorder } from './carousel.js';
+import { type CompletionSteps, runCompletion } from './completion.js';
 import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
+import { runSteps } from './steps.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
 import { judgeReservation } from './reservations.js';
@@ -26,15 +28,29 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   /** Records an audit entry: call inside the transaction of the change it records. */
   const audit = auditLog.write;
 
-  // Inside the completion's IMMEDIATE transaction the write lock is the lock of every row.
-  const completionSteps: CompletionSteps = {
-    lockUpload: (key) => uploads.get(key),
+  // Inside an IMMEDIATE transaction the write lock is the lock of every row.
+  const carouselSteps: CarouselSteps = {
     lockItem: (brandId, id) => items.get(brandId, id),
+    files: (itemId) => items.files(itemId),
+    dropFile: (id) => items.dropFile(id),
+    insertFile: (file) => items.insertFile(file),
+    arrange: (itemId, files, at) => items.arrange(itemId, files, at),
+    discardImage: (file, at, objectKeysOf) => {
+      const upload = uploads.get(file.fileKey);
+      const objects = [...new Set([file.fileKey, ...(upload ? objectKeysOf(upload) : [])])];
+      uploads.remove(file.fileKey);
+      deletions.add(objects, at);
+      return objects;
+    },
+    audit,
+    readItem: (brandId, id) => items.get(brandId, id),
+  };
+  const completionSteps: CompletionSteps = {
+    ...carouselSteps,
+    lockUpload: (key) => uploads.get(key),
     createItem: (item) => items.create(item),
     addFile: (file) => items.addFile(file),
     markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
-    audit,
-    readItem: (brandId, id) => items.get(brandId, id),
     readFile: (id) => items.file(id),
   };
 
@@ -118,7 +134,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     openForPut: async (fileId, at) => uploads.openForPut(fileId, at),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
-    complete: async (c) => immediate(() => runSteps(completionSteps, c)),
+    complete: async (c, keysOf = ownKey) => immediate(() => runCompletion(completionSteps, c, keysOf)),
     getItem: async (brandId, id) => items.get(brandId, id),
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),
@@ -127,6 +143,8 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       immediate(() => updateItem(brandId, id, changes, at, actor, keysOf)),
     deleteItem: async (brandId, id, at, actor, keysOf = ownKey) =>
       immediate(() => deleteItem(brandId, id, at, actor, keysOf)),
+    reorderImages: async (c) => immediate(() => runSteps(carouselSteps, reorder(c))),
+    removeImage: async (c, keysOf = ownKey) => immediate(() => runSteps(carouselSteps, removeImage(c, keysOf))),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

@@ -31,6 +31,12 @@ export interface Upload {
  */
 export type NewUpload = Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'> & { type: ContentType };
 
+/** The objects an upload may have: with staging → promote, its staging object and its final one. */
+export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
+
+/** Before staging: an upload's one object is its key. */
+export const ownKey: ObjectKeysOf = (u) => [u.key];
+
 const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
   content_type AS contentType, file_size AS fileSize, thumbnail, expires_at AS expiresAt,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,

@@ -1,6 +1,7 @@
 // POST /api/v1/upload/complete: checks the uploaded bytes, promotes them from staging to the
 // upload's key, and turns them into a new item or a carousel image. Idempotent per key: a second
-// complete of the same key returns the same item and file record.
+// complete of the same key returns the same item and file record. Replacing a carousel's image
+// (./carousel.ts) is this same completion into the image's place: `completeUpload` with `replace`.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } from '../../api/schemas.js';
@@ -12,6 +13,7 @@ import { titleFromFileName } from '../object-keys.js';
 import { presentFile, presentOne, urlSigner } from '../present.js';
 import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
+import { objectKeysOf } from '../storage/interface.js';
 import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
 
@@ -27,34 +29,44 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
   });
 }
 
-async function completeUpload(
+/**
+ * Checks, promotes and completes an upload; `replaceFileId` puts it in that image's place in the
+ * carousel `body.contentItemId` (the replaced image's objects are deleted once it is committed).
+ */
+export async function completeUpload(
   s: Services,
   caller: Caller,
   actor: Actor,
   body: CompleteRequest,
+  replaceFileId?: string,
 ): Promise<CompleteResponse> {
   const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
   // A key completed before answers with its item and file record, whatever else the request says.
-  const durationSeconds = upload.completedAt ? null : await checkUpload(s, caller, upload, body);
+  const durationSeconds = upload.completedAt ? null : await checkUpload(s, caller, upload, body, replaceFileId);
   // One transaction, re-checking what a concurrent call (on any instance) or the sweeper changed.
-  const result = await s.repo.complete({
-    brandId: caller.brandId,
-    key: upload.key,
-    ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
-    type: body.type,
-    title: titleFromFileName(body.fileName),
-    fileName: body.fileName,
-    contentType: body.contentType,
-    fileSize: body.fileSize,
-    durationSeconds,
-    newItemId: randomUUID(),
-    newFileId: randomUUID(),
-    maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
-    at: s.deps.now().toISOString(),
-    actor,
-  });
+  const result = await s.repo.complete(
+    {
+      brandId: caller.brandId,
+      key: upload.key,
+      ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
+      ...(replaceFileId ? { replaceFileId } : {}),
+      type: body.type,
+      title: titleFromFileName(body.fileName),
+      fileName: body.fileName,
+      contentType: body.contentType,
+      fileSize: body.fileSize,
+      durationSeconds,
+      newItemId: randomUUID(),
+      newFileId: randomUUID(),
+      maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
+      at: s.deps.now().toISOString(),
+      actor,
+    },
+    objectKeysOf,
+  );
   switch (result.kind) {
     case 'done': {
+      if (result.discarded.length > 0) await s.removeObjects(result.discarded);
       const url = urlSigner(s);
       return {
         item: await presentOne(s, caller.brandId, result.item, url),
@@ -66,20 +78,41 @@ async function completeUpload(
       throw unknownUpload();
     // The carousel was deleted, or filled, while the bytes were being checked.
     case 'carousel_gone':
-      throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
+      throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`, [
+        { path: 'contentItemId', message: 'deleted meanwhile' },
+      ]);
     case 'carousel_full':
       throw apiError(
         'carousel_full',
         `carousel ${body.contentItemId} already has ${TYPE_RULES.carousel.maxFiles} images, the maximum; start a new carousel for more`,
       );
+    case 'file_gone':
+      throw imageGone(body.contentItemId!, replaceFileId!);
   }
 }
 
+/** The image a change names is not one of the carousel's (any more). */
+export const imageGone = (itemId: string, fileId: string) =>
+  apiError(
+    'not_found',
+    `carousel ${itemId} has no image ${fileId} (removed or replaced meanwhile?); see its images with GET /api/v1/content/${itemId}`,
+    [{ path: 'fileId', message: 'not an image of this carousel' }],
+  );
+
 /** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes; returns the video's duration. */
-async function checkUpload(s: Services, caller: Caller, upload: Upload, body: CompleteRequest) {
+async function checkUpload(
+  s: Services,
+  caller: Caller,
+  upload: Upload,
+  body: CompleteRequest,
+  replaceFileId: string | undefined,
+) {
   const violations = checkFile(body.type, body.contentType, body.fileSize);
   if (violations.length > 0) throw violationError(violations[0]!);
   if (body.contentItemId) await carouselTarget(s, caller, body);
+  // Whether it is still there when the change commits is the completion's transaction's to say.
+  if (replaceFileId && (await s.repo.file(replaceFileId))?.itemId !== body.contentItemId)
+    throw imageGone(body.contentItemId!, replaceFileId);
   return checkAndPromote(s, upload, body);
 }
 

@@ -102,11 +102,42 @@ export function pgItems(q: Query) {
     return { ...f, sortOrder: next };
   }
 
+  async function dropFile(id: string): Promise<void> {
+    await q('DELETE FROM carousel_files WHERE id = $1', [id]);
+  }
+
+  async function insertFile(f: FileRow): Promise<void> {
+    await q(
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.createdAt],
+    );
+  }
+
+  /** Numbers the images 0..n-1 in this order; the first becomes the item's main file (call inside a transaction). */
+  async function arrange(itemId: string, ordered: readonly FileRow[], at: string): Promise<void> {
+    // (item_id, sort_order) is unique and checked row by row: out of the way first, then in place.
+    await q('UPDATE carousel_files SET sort_order = -1 - sort_order WHERE item_id = $1', [itemId]);
+    await q(
+      `UPDATE carousel_files f SET sort_order = o.n - 1
+         FROM unnest($1::text[]) WITH ORDINALITY AS o(id, n)
+        WHERE f.id = o.id AND f.item_id = $2`,
+      [ordered.map((f) => f.id), itemId],
+    );
+    const first = ordered[0];
+    if (first)
+      await q(
+        'UPDATE items SET file_key = $1, file_name = $2, content_type = $3, file_size = $4, updated_at = $5 WHERE id = $6',
+        [first.fileKey, first.fileName, first.contentType, first.fileSize, at, itemId],
+      );
+    else await q('UPDATE items SET updated_at = $1 WHERE id = $2', [at, itemId]);
+  }
+
   /** Items by type, for the contentlib_items gauge. */
   async function countByType(): Promise<Record<string, number>> {
     const { rows } = await q<{ type: string; n: number }>('SELECT type, COUNT(*) AS n FROM items GROUP BY type');
     return Object.fromEntries(rows.map((r) => [r.type, r.n]));
   }
 
-  return { get, lock, create, list, update, remove, files, file, addFile, countByType };
+  return { get, lock, create, list, update, remove, files, file, addFile, dropFile, insertFile, arrange, countByType };
 }
