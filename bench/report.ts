@@ -22,6 +22,8 @@ export interface Results {
   large?: LargeResult;
   bulk?: BulkResult;
   startup?: StartupResult;
+  /** The same start-up figures on each Node measured (BENCH_NODES), the machine's first. */
+  startupByNode?: StartupResult[];
   listing?: ListingResult;
 }
 
@@ -98,6 +100,15 @@ export function targets(r: Results): Target[] {
     t.push(ratio('`show` against serve', 'show', 1.6));
     t.push(ratio('`--version`', 'version', 1.1));
     t.push(ratio('`upload --help`', 'uploadHelp', 1.5));
+  }
+  // Issue 29: on every Node tested, CPU milliseconds above that Node's own `node -e 0`.
+  for (const n of r.startupByNode ?? []) {
+    t.push(
+      atMost(`startup on ${n.node}: \`ls\` against serve, CPU above \`node -e 0\``, n.cpu.ls - n.cpu.node, 60, ' ms'),
+    );
+    t.push(
+      atMost(`startup on ${n.node}: \`--version\`, CPU above \`node -e 0\``, n.cpu.version - n.cpu.node, 10, ' ms'),
+    );
   }
   if (r.listing) {
     t.push(atMost(`listing: \`ls --all --json\` of ${r.listing.items} items`, r.listing.clMs / 1000, 3, ' s', 2));
@@ -182,6 +193,26 @@ export function renderResults(r: Results, notes: readonly string[], skipped: rea
       '',
     );
   }
+  if (r.startupByNode && r.startupByNode.length > 1) {
+    const nodes = r.startupByNode;
+    lines.push(
+      `## Start-up on each Node (CPU, user + sys, mean of ${nodes[0]!.runs} runs; in brackets: above that Node's \`node -e 0\`)`,
+      '',
+      `| command | ${nodes.map((n) => n.node).join(' | ')} |`,
+      `|---|${nodes.map(() => '---|').join('')}`,
+      ...STARTUP_COMMANDS.map(
+        (k) =>
+          `| ${k === 'node' ? 'node -e 0' : k} | ${nodes
+            .map((n) =>
+              k === 'node'
+                ? `${fixed(n.cpu.node, 0)} ms`
+                : `${fixed(n.cpu[k], 0)} ms (+${fixed(n.cpu[k] - n.cpu.node, 0)})`,
+            )
+            .join(' | ')} |`,
+      ),
+      '',
+    );
+  }
   if (r.listing) {
     const l = r.listing;
     lines.push(
@@ -197,7 +228,7 @@ export function renderResults(r: Results, notes: readonly string[], skipped: rea
       '',
     );
   }
-  lines.push('## Targets (issues 5 and 15)', '', '| target | goal | measured | verdict |', '|---|---|---|---|');
+  lines.push('## Targets (issues 5, 15 and 29)', '', '| target | goal | measured | verdict |', '|---|---|---|---|');
   for (const t of targets(r))
     lines.push(`| ${t.what} | ${t.goal} | ${t.actual} | ${t.met ? 'met' : `**missed**: ${t.miss}`} |`);
   if (notes.length > 0) lines.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));

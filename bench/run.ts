@@ -7,7 +7,9 @@
 // (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
 // BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
 // BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export; BENCH_WRITE=1 writes bench/results.md
-// after a partial run too (it then says which scenarios it left out).
+// after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
+// start-up on those Node lines too, side by side with the machine's (each installed in
+// bench/tmp by scripts/test-on-node.sh: 1–2 minutes each, to compile better-sqlite3).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
@@ -18,7 +20,7 @@ import { type InstancesResult, benchInstances, renderInstances } from './instanc
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
 import { benchScale, renderScale } from './scale.js';
-import { ROOT, createKey, serve } from './lib/proc.js';
+import { ROOT, createKey, run, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
 import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
@@ -52,6 +54,16 @@ function selected(): Set<Scenario> {
   if (bad.length > 0)
     throw new Error(`BENCH_ONLY: unknown scenario ${bad.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
   return new Set(names as Scenario[]);
+}
+
+/** BENCH_NODES: the other Node lines whose start-up is measured (major versions). */
+function otherNodes(): string[] {
+  const raw = process.env.BENCH_NODES?.trim();
+  if (!raw) return [];
+  const majors = raw.split(',').map((s) => s.trim());
+  const bad = majors.filter((m) => !/^\d+$/.test(m));
+  if (bad.length > 0) throw new Error(`BENCH_NODES: ${bad.join(', ')} is not a major version (e.g. 24,26)`);
+  return majors;
 }
 
 function machine(): Machine {
@@ -117,12 +129,30 @@ async function main(): Promise<void> {
     }
     if (only.has('startup')) {
       log('startup…');
-      results.startup = await benchStartup(await target('bench-startup'), {
+      const startupTarget = await target('bench-startup');
+      const startupRuns = envNumber('BENCH_STARTUP_RUNS', 20);
+      results.startup = await benchStartup(startupTarget, {
         dir: dirs.files,
         home: dirs.embeddedHome,
-        runs: envNumber('BENCH_STARTUP_RUNS', 20),
+        runs: startupRuns,
         log,
       });
+      results.startupByNode = [results.startup];
+      for (const major of otherNodes()) {
+        const repo = join(work, `node-${major}`);
+        log(`installing a copy for Node ${major} (scripts/test-on-node.sh)…`);
+        await run(join(ROOT, 'scripts/test-on-node.sh'), ['prepare', major, repo]);
+        const bin = join((await readFile(join(repo, '.node-dir'), 'utf8')).trim(), 'bin/node');
+        results.startupByNode.push(
+          await benchStartup(startupTarget, {
+            dir: dirs.files,
+            home: `${dirs.embeddedHome}-node-${major}`,
+            runs: startupRuns,
+            log,
+            node: { bin, repo },
+          }),
+        );
+      }
     }
     if (only.has('listing')) {
       log('listing…');

@@ -1,7 +1,6 @@
 // The typed HTTP client of the Content Library Service, on undici: one keep-alive dispatcher for
 // the whole run, one method per endpoint, every answer parsed with the shared zod schemas, every
 // failure a typed error (./errors.ts), and retries through ./retry.ts.
-import { randomUUID } from 'node:crypto';
 import { Agent, request } from './undici.js';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
@@ -17,6 +16,7 @@ import {
   requestIdHeader,
 } from './errors.js';
 import type { RetryInfo, RetryPolicy } from './retry.js';
+import { BRAND_HEADER } from './headers.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
@@ -61,6 +61,8 @@ export interface ListParams {
   status?: Status;
   type?: ContentType;
   search?: string;
+  /** Extension of our own server (docs/api.md): ids starting with this; other services may refuse or ignore it. */
+  idPrefix?: string;
   limit?: number | string;
   offset?: number | string;
 }
@@ -115,6 +117,8 @@ export interface ApiClient {
   removeImage(id: string, fileId: string, o?: CallOptions): Promise<CarouselResponse>;
   /** Completes an upload (presigned and PUT as a carousel image) into that image's place. */
   replaceImage(id: string, fileId: string, body: ReplaceImageRequest, o?: CallOptions): Promise<ReplaceImageResponse>;
+  /** The brand of the key, as the last answer told it (our server's Content-Library-Brand header); undefined otherwise. */
+  reportedBrand(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -146,6 +150,20 @@ function trimSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/**
+ * A fresh id for one try of a request, in a UUID's shape: random enough to tell requests apart
+ * in the logs, and no secret. Not node:crypto's randomUUID: loading node:crypto cost every
+ * command ~4 ms of its start-up (bench/notes.md), for ids that need no cryptographic strength.
+ */
+function newRequestId(): string {
+  let hex = '';
+  while (hex.length < 32)
+    hex += Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 function queryString(q: ListParams | AuditParams): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(q)) {
@@ -169,6 +187,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const now = opts.now ?? (() => new Date());
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const trace = opts.trace;
+  let brand: string | undefined;
 
   /** One try: send, read the whole body, turn a non-2xx into a typed error, parse a 2xx. */
   async function once<S extends z.ZodType>(
@@ -182,7 +201,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     const started = Date.now();
     // Each try names itself: a server that keeps incoming ids (ours does) logs it under this one,
     // so even a request that got no answer can be found in its logs.
-    const sentId = randomUUID();
+    const sentId = newRequestId();
     trace?.(`→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)}; x-request-id ${sentId})`);
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
@@ -217,6 +236,14 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       throw typed;
     }
     const requestId = requestIdHeader(headers);
+    const brandHeader = headers[BRAND_HEADER];
+    if (typeof brandHeader === 'string') {
+      try {
+        brand = decodeURIComponent(brandHeader);
+      } catch {
+        brand = brandHeader;
+      }
+    }
     trace?.(`← ${status} ${method} ${url} in ${Date.now() - started} ms (request id ${requestId ?? 'none given'})`);
     if (status < 200 || status >= 300) throw errorFromResponse(status, headers, text, method, url, now());
     let json: unknown;
@@ -288,6 +315,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   return {
     baseUrl,
     dispatcher,
+    reportedBrand: () => brand,
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),

@@ -125,6 +125,11 @@ export const ListQuerySchema = z.strictObject({
   status: StatusSchema.optional(),
   type: ContentTypeSchema.optional(),
   search: singleLine(z.string().max(METADATA_LIMITS.titleMaxChars)).optional(),
+  // Extension (docs/api.md): only items whose id starts with these characters (a short id).
+  idPrefix: z
+    .string()
+    .regex(/^[0-9a-fA-F-]{1,36}$/, 'idPrefix must be the start of an id: hexadecimal digits and dashes')
+    .optional(),
   limit: queryInt('limit')
     .pipe(
       z

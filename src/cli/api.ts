@@ -2,7 +2,7 @@
 // the embedded server in-process when that is the target, and returns a client that talks real
 // HTTP either way. Everything it opens is closed through ctx.onClose. The server (Fastify,
 // SQLite) loads only when the embedded library is the target: a remote never needs it.
-import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { type ApiClient, createApiClient } from '../api/client.js';
 import { outageReason, redactKey } from '../api/errors.js';
 import { DEFAULT_RETRY, createOutageWatch } from '../api/retry.js';
@@ -34,6 +34,24 @@ export interface ApiTarget {
    * per. Remote: the base URL and a hash of the key; embedded: its data directory and brand.
    */
   library: { where: string; who: string };
+}
+
+/**
+ * A hash of the key (the upload journal's name for whose library it is). node:crypto is loaded
+ * here, when the hash is made, not by every command that opens the API: ~4 ms of a remote `ls`.
+ */
+function keyHash(key: string): string {
+  const { createHash } = process.getBuiltinModule('node:crypto') as typeof Crypto;
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/**
+ * Why the embedded library is the target when nobody chose it, after the target line: nothing is
+ * configured, or profiles are saved but none is active (after a logout): never a silent fallback.
+ */
+export function defaultNote(profiles: readonly string[]): string {
+  if (profiles.length === 0) return ' (no remote configured; see contentlib login)';
+  return ` (no active profile; saved: ${profiles.join(', ')}; choose one with contentlib config set active-profile ${profiles[0]}, or --profile NAME)`;
 }
 
 /** The brand the embedded library creates on first use. */
@@ -139,7 +157,13 @@ export async function openApi(
       label: resolved.label,
       info,
       keyPrefix: redactKey(resolved.apiKey),
-      library: { where: resolved.baseUrl, who: createHash('sha256').update(resolved.apiKey).digest('hex') },
+      library: {
+        where: resolved.baseUrl,
+        // Only upload reads it (its journal's name): ls and show never pay for the hash.
+        get who() {
+          return keyHash(resolved.apiKey);
+        },
+      },
     };
     if (resolved.profile) target.profile = resolved.profile;
     nameTargetOnce(ctx, info);
@@ -162,7 +186,7 @@ export async function openApi(
   const info: TargetInfo = { kind: 'embedded', dataDir };
   // Chosen by default (nothing configured): say how to choose otherwise.
   const byDefault = !globals.embedded && !embeddedByEnv(ctx.env) && config.useEmbedded !== true;
-  nameTargetOnce(ctx, info, byDefault ? ' (no remote configured; see contentlib login)' : '');
+  nameTargetOnce(ctx, info, byDefault ? defaultNote(Object.keys(config.profiles).sort()) : '');
   return {
     client,
     target: {

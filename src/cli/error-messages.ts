@@ -154,8 +154,14 @@ function describeHttpFailure(
       };
     if (err.status === 404) {
       const id = itemIdOf(err.url);
+      // A library named here is the embedded one: one brand, the machine's own key; brands and
+      // keys are a remote service's matter, and talking about them there only misleads.
+      const named = targetNames.get(base);
+      const hint = named
+        ? 'Check the id with: contentlib ls'
+        : 'Check the id with: contentlib ls   (ids of another brand are not visible with this key)';
       return {
-        message: `${id ? `Item ${id}` : 'That item'} is not in ${targetNames.get(base) ?? `this brand's library at ${base}`}.\nCheck the id with: contentlib ls   (ids of another brand are not visible with this key)${requestIdLine(err)}`,
+        message: `${id ? `Item ${id}` : 'That item'} is not in ${named ?? `this brand's library at ${base}`}.\n${hint}${requestIdLine(err)}`,
         exitCode: EXIT.notFound,
       };
     }

@@ -32,6 +32,25 @@ function helpOfUnknown(program: ReturnType<typeof buildProgram>, argv: readonly 
   return [name, ...rest.filter((a) => !a.startsWith('-')).slice(0, 1), '--help'];
 }
 
+/** Every error the user reads, in one style: `Error: <message>` (red on a terminal), then what to do. */
+function writeError(ctx: CliContext, stderr: CliContext['io']['stderr'], message: string): void {
+  stderr.write(`${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${message}\n`);
+}
+
+/**
+ * Commander's parse error ("error: unknown option '--x'\n(Did you mean --y?)") as our message:
+ * without its own prefix, a capital first letter, and where to read the usage of the command.
+ */
+function commanderMessage(raw: string, program: ReturnType<typeof buildProgram>, argv: readonly string[]): string {
+  const text = raw.replace(/^error: /, '').trim();
+  const names = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
+  const command = argv.find((a) => names.has(a));
+  const sub = command ? program.commands.find((c) => c.name() === command) : undefined;
+  const subName = sub ? argv.find((a) => sub.commands.some((c) => c.name() === a)) : undefined;
+  const usage = ['contentlib', command, subName].filter(Boolean).join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}\nRun ${usage} --help for usage.`;
+}
+
 /** Runs one command line; returns the exit code. Never calls process.exit (tests call this). */
 export async function run(
   argv: readonly string[],
@@ -48,17 +67,18 @@ export async function run(
     return EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // Commander already printed the message (or the help / version).
-      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (err.exitCode === 0) return EXIT.ok; // the help or the version, printed
+      // A parse error (printed here, in the one error style) or a help page shown for a
+      // command that needs a subcommand (commander printed it).
+      if (err.code !== 'commander.help' && err.code !== 'commander.helpDisplayed')
+        writeError(ctx, stderr, commanderMessage(err.message, program, argv));
+      return EXIT.usage;
     }
     const verbose = Boolean(program.opts().verbose);
     const { message, exitCode } = describeError(err, { verbose, targetNames: ctx.targetNames });
     // An error with no message was reported where it happened (upload's interrupted summary).
     // A remote's message may carry anything: no control character of it reaches the terminal raw.
-    if (message)
-      stderr.write(
-        `${ctx.io.color ? '\u001b[31mError:\u001b[39m' : 'Error:'} ${escapeText(message, { lines: true })}\n`,
-      );
+    if (message) writeError(ctx, stderr, escapeText(message, { lines: true }));
     return exitCode;
   } finally {
     for (const close of closers.reverse()) {

@@ -68,6 +68,26 @@ function splitHashtags(text: string): string[] {
   return text.split(/[\s,]+/).filter(Boolean);
 }
 
+/**
+ * A warning for each hashtag written with a space inside (`--hashtags "vlog, #daily life"`,
+ * `--add-hashtag "daily life"`): a hashtag holds no space, so those words become separate tags,
+ * and the person should hear so rather than find `daily` and `life` later. Spaces between tags
+ * of a list without commas ("#summer #sale") are separators, not a slip.
+ */
+export function hashtagSpaceWarnings(flag: string, value: string): string[] {
+  const single = flag !== '--hashtags';
+  if (!single && !value.includes(',')) return [];
+  const parts = single ? [value] : value.split(',');
+  return parts
+    .map((p) => p.trim())
+    .filter((p) => /\S\s+\S/.test(p))
+    .map((p) => {
+      const tags = normalizeHashtags(splitHashtags(p));
+      const joined = tags.join('_');
+      return `Warning: ${flag} "${p}" became ${tags.length} hashtags, ${tags.map((t) => `#${t}`).join(' and ')}: a hashtag holds no spaces. For one, write #${joined} or #${tags.join('')}.`;
+    });
+}
+
 /** Every --platform flag applied in order to a copy of the settings. */
 export function applyPlatformFlags(
   settings: Record<string, unknown>,

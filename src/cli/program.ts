@@ -21,6 +21,7 @@ import {
 } from './flags.js';
 import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
 import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
+import { hashtagSpaceWarnings } from './metadata-flags.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -79,11 +80,13 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     )
     // Every subcommand's --help lists these global flags in their own section.
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
+      // Commander's own parse errors ("error: unknown option") are printed by main.ts, in the
+      // same style as every other error ("Error: …" and what to do).
+      outputError: () => {},
     })
     .exitOverride()
     .hook('preAction', async (_program, action) => {
@@ -92,6 +95,13 @@ export function buildProgram(ctx: CliContext, version: string): Command {
       // The flag is the variable for this run: every retry loop of the command (the API
       // client's, the storage PUT's) reads one setting, retryPolicy in src/cli/api.ts.
       if (globals.retryFor !== undefined) ctx.env.CONTENTLIB_RETRY_FOR = String(globals.retryFor);
+      // upload and edit: a hashtag written with a space inside becomes several; say so first.
+      const { hashtags, addHashtag } = action.opts<{ hashtags?: string; addHashtag?: string[] }>();
+      const warnings = [
+        ...(hashtags === undefined ? [] : hashtagSpaceWarnings('--hashtags', hashtags)),
+        ...(addHashtag ?? []).flatMap((v) => hashtagSpaceWarnings('--add-hashtag', v)),
+      ];
+      for (const w of warnings) ctx.io.stderr.write(`${w}\n`);
     });
 
   defineUpload(program, ctx);

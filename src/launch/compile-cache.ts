@@ -2,22 +2,26 @@
 // command its JavaScript is neither parsed nor compiled again: that was ~40 % of the CPU time of
 // `ls` on the embedded library (bench/notes.md).
 //
-// Node 22.1+ has this built in (module.enableCompileCache). Node 20 has it only for scripts, not
-// ES modules, which is why the bundle is one CommonJS file: it is compiled here as a vm.Script
-// with the cached data of an earlier run (what v8-compile-cache does for CommonJS), and a run
-// that had none writes, as it exits, what V8 compiled by then — the functions that command
-// called. Hence one cache file per command line of a kind (cacheKey): `ls` does not pay for
-// `upload`'s code, `ls --help` does not leave `ls` uncached, and `ls` against a remote does not
-// leave out the server's code that `ls` on the embedded library runs. The set of names is
-// bounded, and a cache is never rewritten (checking whether a run compiled more than its cache
-// held would take V8 15–25 ms at every exit: bench/notes.md).
+// The bundle is one CommonJS file compiled here as a vm.Script with the cached data of an earlier
+// run (what v8-compile-cache does for CommonJS), and a run that had none writes, as it exits,
+// what V8 compiled by then — the functions that command called. Hence one cache file per command
+// line of a kind (cacheKey): `ls` does not pay for `upload`'s code, and `ls` against a remote does
+// not leave out the server's code that `ls` on the embedded library runs. A cache is never
+// rewritten (checking whether a run compiled more than its cache held would take V8 15–25 ms at
+// every exit: bench/notes.md).
+//
+// Every Node takes this path. Node 22.1+ also has module.enableCompileCache, but it caches what
+// V8 compiled when the file was loaded, not the functions the command ran afterwards: on Node 24
+// a remote `ls` cost ~15 ms more CPU with it than with this cache (bench/notes.md).
+//
+// The folder stays small (pruneCache): `--help` and unknown words get no cache, a cache unused
+// for MAX_AGE_MS is removed, and the total is capped at MAX_BYTES, least recently used first.
 //
 // The file name holds a hash of the bundle's bytes and of Node's version: V8 itself checks only
 // the source's length and its own flags before it trusts cached data.
 import type * as Crypto from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import * as nodeModule from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import vm from 'node:vm';
@@ -117,18 +121,65 @@ export function targetKind(
 }
 
 /**
- * The cache a command line uses: its command; `-help` when it asks for help (which runs none of
- * the command's code); and for a command that opens the API, the kind of library it targets.
+ * The cache a command line uses: its command, and for a command that opens the API, the kind of
+ * library it targets. None (undefined) for help (`--help`, `-h`, `help`, no command at all) and
+ * for an unknown word: help runs none of a command's code and costs little to compile, and one
+ * cache file per help page had made the folder grow with every page read.
  */
 export function cacheKey(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   configText: () => string | undefined,
-): string {
+): string | undefined {
   const command = commandKey(argv);
-  if (argv.includes('--help') || argv.includes('-h')) return `${command}-help`;
+  if (command === 'none' || command === 'other' || command === 'help') return undefined;
+  if (argv.includes('--help') || argv.includes('-h')) return undefined;
   if (!API_COMMANDS.has(command)) return command;
   return `${command}-${targetKind(argv, env, configText)}`;
+}
+
+/** The cache folder's bound: at most this many bytes of cache files (least recently used go first). */
+export const MAX_BYTES = 8 * 1024 * 1024;
+/** A cache not used for this long is removed (a command tried once, a kind of library left). */
+export const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+/**
+ * A cache in use has its modification time set to now, at most once in this span: the age that
+ * pruneCache goes by is then the time since it was last used (atime is unreliable: noatime,
+ * relatime), for one utimes call a day per command.
+ */
+const TOUCH_AFTER_MS = 24 * 3600 * 1000;
+
+export interface CacheEntry {
+  name: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Which files of the cache folder to remove after `keep` was written (pure; pruneCache acts on
+ * it): those of other builds of the bundle (an upgrade: their hash differs), those unused for
+ * MAX_AGE_MS (another Node's, too: one switched to and back keeps its caches meanwhile), leftovers of a write that died half-way (`.tmp`, after an hour), then
+ * the least recently used until the rest fits in MAX_BYTES. `keep` itself always stays.
+ */
+export function cacheEvictions(entries: readonly CacheEntry[], keep: string, now: number): string[] {
+  const build = keep.split('_')[0]!;
+  const out: string[] = [];
+  const live: CacheEntry[] = [];
+  for (const e of entries) {
+    if (e.name === keep) continue;
+    const stale = now - e.mtimeMs > MAX_AGE_MS;
+    if (e.name.endsWith('.tmp')) {
+      if (now - e.mtimeMs > 3600 * 1000) out.push(e.name);
+    } else if (!e.name.startsWith(`${build}_`) || stale) out.push(e.name);
+    else live.push(e);
+  }
+  let total = (entries.find((e) => e.name === keep)?.size ?? 0) + live.reduce((sum, e) => sum + e.size, 0);
+  for (const e of [...live].sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    if (total <= MAX_BYTES) break;
+    out.push(e.name);
+    total -= e.size;
+  }
+  return out;
 }
 
 export interface Loaded {
@@ -143,8 +194,10 @@ export interface Loaded {
 /** Compiles and runs the CommonJS file `bundle` (its bytes: `source`), with `cacheFile` as its V8 code cache. */
 export function loadWithCodeCache(bundle: string, source: Buffer, cacheFile: string | undefined): Loaded {
   let cachedData: Buffer | undefined;
+  let mtimeMs = 0;
   if (cacheFile) {
     try {
+      mtimeMs = statSync(cacheFile).mtimeMs;
       cachedData = readFileSync(cacheFile);
     } catch {
       // No cache yet (or unreadable): compile from source, and write one at exit.
@@ -160,6 +213,7 @@ export function loadWithCodeCache(bundle: string, source: Buffer, cacheFile: str
     cachedData,
   });
   const cached = cachedData !== undefined && !script.cachedDataRejected;
+  if (cached && cacheFile) markUsed(cacheFile, mtimeMs);
   const fn = script.runInThisContext() as (...args: unknown[]) => void;
   const mod = { exports: {} as unknown };
   fn.call(mod.exports, mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
@@ -177,17 +231,42 @@ export function loadWithCodeCache(bundle: string, source: Buffer, cacheFile: str
   };
 }
 
+/** Sets a used cache's modification time to now, once a day at most (see TOUCH_AFTER_MS). */
+function markUsed(file: string, mtimeMs: number): void {
+  const now = Date.now();
+  if (now - mtimeMs < TOUCH_AFTER_MS) return;
+  try {
+    utimesSync(file, now / 1000, now / 1000);
+  } catch {
+    // A read-only cache still serves; it is only pruned sooner.
+  }
+}
+
 function writeCache(file: string, data: Buffer): void {
   makeDirsSync(dirname(file));
   // Written aside and renamed: a run starting meanwhile reads the old file or the new, never half.
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, data, { mode: 0o600 });
   renameSync(tmp, file);
-  // Caches of other builds of the bundle (an upgrade) are of no further use.
-  const hash = basename(file).split('-')[0]!;
-  for (const name of readdirSync(dirname(file))) {
-    if (!name.startsWith(hash)) rmSync(join(dirname(file), name), { force: true });
+  pruneCache(dirname(file), basename(file));
+}
+
+/**
+ * Keeps the cache folder bounded (cacheEvictions), after a write: the only time it grows. Also
+ * removes the folder of Node's own compile cache that versions before 0.2 kept beside it.
+ */
+export function pruneCache(v8Dir: string, keep: string, now = Date.now()): void {
+  const entries: CacheEntry[] = [];
+  for (const name of readdirSync(v8Dir)) {
+    try {
+      const st = statSync(join(v8Dir, name));
+      entries.push({ name, size: st.size, mtimeMs: st.mtimeMs });
+    } catch {
+      // Removed meanwhile by another run.
+    }
   }
+  for (const name of cacheEvictions(entries, keep, now)) rmSync(join(v8Dir, name), { force: true });
+  rmSync(join(dirname(v8Dir), 'node'), { recursive: true, force: true });
 }
 
 /**
@@ -237,8 +316,8 @@ export function bundleHash(bundle: string, source: Buffer): string {
 
 /** The cache file of the bundle whose hash is `hash`, for the cache key `key`, in `dir`. */
 export function cacheFileFor(dir: string, hash: string, key: string): string {
-  // Node's version and architecture are part of the first field: V8's cached data is only valid
-  // for the V8 that made it (the first field is what writeCache keeps when it cleans up).
+  // Node's version and architecture are in the name: V8's cached data is only valid for the V8
+  // that made it. The bundle's hash comes first: pruneCache removes other builds' files by it.
   return join(dir, 'v8', `${hash.slice(0, 20)}_${process.version}_${process.arch}-${key}.bin`);
 }
 
@@ -249,12 +328,6 @@ export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.Pro
   (globalThis as { __contentlibImport?: (specifier: string) => Promise<unknown> }).__contentlibImport = (specifier) =>
     import(specifier);
   const dir = cacheDir(env);
-  // Node 22.1+: its own cache, for any file it loads. Typed loosely: @types/node is Node 20's.
-  const enable = (nodeModule as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
-  if (enable) {
-    if (dir) enable(join(dir, 'node'));
-    return createRequire(bundle)(bundle) as unknown;
-  }
   const source = readFileSync(bundle);
   const readConfig = () => {
     try {
@@ -263,7 +336,8 @@ export function loadCli(bundle: string, argv: readonly string[], env: NodeJS.Pro
       return undefined;
     }
   };
-  const cacheFile = dir ? cacheFileFor(dir, bundleHash(bundle, source), cacheKey(argv, env, readConfig)) : undefined;
+  const key = dir ? cacheKey(argv, env, readConfig) : undefined;
+  const cacheFile = dir && key ? cacheFileFor(dir, bundleHash(bundle, source), key) : undefined;
   const loaded = loadWithCodeCache(bundle, source, cacheFile);
   // Only a run that succeeded writes the cache: one stopped early (a usage error, a refused
   // connection) compiled only the start of its command, and the cache is written once.

@@ -135,13 +135,17 @@ function afterHead({ file, problem }: Inspection, shown: string, head: Buffer | 
   file.realFormat = realFormat;
   file.contentType = FORMATS[realFormat].mime;
   if (realFormat !== extFormat) {
+    // A JPEG named .HEIC (a phone's export, renamed): judged by its bytes, named for what it is.
+    const namedUnsupported = extFormat ? undefined : unsupportedFormatOfFileName(name);
     file.warnings.push({
       file: shown,
       rule: 'extension',
       actual: describeFormat(realFormat),
       message: extFormat
         ? `the name says ${describeFormat(extFormat)} but the file contains ${describeFormat(realFormat)} data`
-        : `the name has no media extension but the file contains ${describeFormat(realFormat)} data`,
+        : namedUnsupported
+          ? `the name says ${namedUnsupported.name} but the file contains ${describeFormat(realFormat)} data`
+          : `the name has no media extension but the file contains ${describeFormat(realFormat)} data`,
       hint: `it is sent as ${file.contentType}; rename it to .${FORMATS[realFormat].extensions[0]} to match`,
     });
   }

@@ -1,6 +1,7 @@
 // The Fastify app, built from its dependencies (fastify/demo's shape): no listening here, so
 // tests and `startServer` decide where it runs, and a test can inject the clock.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { BRAND_HEADER } from '../api/headers.js';
 import { authenticate } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
 import { HttpError, apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
@@ -111,7 +112,7 @@ export function buildApp(
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
     registerApiHeaders(api);
-    api.addHook('onRequest', async (request) => {
+    api.addHook('onRequest', async (request, reply) => {
       try {
         request.caller = await authenticate(request, services.repo, deps.now);
       } catch (err) {
@@ -119,6 +120,9 @@ export function buildApp(
         if (limit && err instanceof HttpError && err.status === 401) limit.unauthenticated(request.ip);
         throw err;
       }
+      // Extension (docs/api.md): which brand the key is of, on every answer to an accepted key,
+      // so that a client can say it (contentlib auth status). The spec's answers are unchanged.
+      reply.header(BRAND_HEADER, encodeURIComponent(request.caller.brandName));
       limit?.checkKey(request.caller.keyId);
       checkScope(request.caller, request.method, request.routeOptions.url);
     });

@@ -45,7 +45,14 @@ export async function authenticate(request: FastifyRequest, repo: Repo, now: () 
     ]);
   const notAfter = new Date(at.getTime() - LAST_USED_EVERY_MS).toISOString();
   if (key.lastUsedAt === null || key.lastUsedAt < notAfter) await repo.touchKey(key.keyId, iso, notAfter);
-  return { keyId: key.keyId, keyName: key.keyName, userId: key.userId, brandId: key.brandId, scopes: key.scopes };
+  return {
+    keyId: key.keyId,
+    keyName: key.keyName,
+    userId: key.userId,
+    brandId: key.brandId,
+    brandName: key.brandName,
+    scopes: key.scopes,
+  };
 }
 
 /** Who a change is made by, for its audit entry: the request's key and the request's id. */

@@ -19,6 +19,13 @@ export interface Candidate {
   shown: string;
   /** Named on the command line (a non-media file is then a problem, not a skip). */
   named: boolean;
+  /**
+   * Its name says a format the service does not take (`.HEIC`, `.gif`): the index of the skip
+   * it got in `skipped`, in walk order, which stands unless its bytes are a supported format
+   * after all (a JPEG named .HEIC is then sent as the JPEG it is, as when it is named on the
+   * command line). The scan decides, once it has read them.
+   */
+  skippedAt?: number;
 }
 
 /** A file or folder passed over on purpose, and why (see skips.ts). */
@@ -141,7 +148,9 @@ async function expandGlob(pattern: string, w: Walk): Promise<void> {
     const abs = resolve(match);
     const reason = skipOfName(basename(abs));
     if (reason) skip(w, abs, reason);
-    else w.add({ path: abs, shown: shownPath(abs, w.cwd), named: false });
+    if (reason?.kind === 'unsupported')
+      w.add({ path: abs, shown: shownPath(abs, w.cwd), named: false, skippedAt: w.out.skipped.length - 1 });
+    else if (!reason) w.add({ path: abs, shown: shownPath(abs, w.cwd), named: false });
   }
 }
 
@@ -193,7 +202,9 @@ async function walk(dir: string, w: Walk): Promise<void> {
     // In lower case: on a case-insensitive file system carousel.JSON is read as carousel.json.
     if (reason?.kind === 'sidecar') w.out.listed.json.add(path.toLowerCase());
     if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), ...reason });
-    else w.add({ path, shown: shownEntry(entry.name, path), named: false });
+    if (reason?.kind === 'unsupported')
+      w.add({ path, shown: shownEntry(entry.name, path), named: false, skippedAt: w.out.skipped.length - 1 });
+    else if (!reason) w.add({ path, shown: shownEntry(entry.name, path), named: false });
   }
   for (const sub of subdirs) await walk(sub, w);
 }

@@ -77,8 +77,18 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
   } else {
     const expanded = await expandInputs(inputs, cwd);
     scanned.problems.push(...expanded.problems);
-    scanned.skipped.push(...expanded.skipped);
-    scanned.files = await inspectAll(expanded.candidates);
+    const inspected = await inspectAll(expanded.candidates);
+    // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
+    const withdrawn = new Set<number>();
+    expanded.candidates.forEach((c, k) => {
+      const f = inspected[k]!;
+      if (c.skippedAt === undefined) scanned.files.push(f);
+      else if (f.file.realFormat) {
+        withdrawn.add(c.skippedAt);
+        scanned.files.push(f);
+      }
+    });
+    scanned.skipped.push(...expanded.skipped.filter((_, k) => !withdrawn.has(k)));
     if (options.thumbnail) scanned.thumbnail = await inspect(resolve(cwd, options.thumbnail), options.thumbnail);
     listed = expanded.listed;
   }

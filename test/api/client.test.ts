@@ -63,6 +63,25 @@ const item = {
 };
 
 describe('api client', () => {
+  it('knows the brand only from a service that says it (our Content-Library-Brand header, an extension)', async () => {
+    handler = (_req, res) => json(res, 200, { items: [], limit: 1, offset: 0, hasMore: false });
+    const plain = client();
+    await plain.list({ limit: 1 });
+    expect(plain.reportedBrand()).toBeUndefined();
+    await plain.close();
+    handler = (_req, res) =>
+      json(
+        res,
+        200,
+        { items: [], limit: 1, offset: 0, hasMore: false },
+        { 'content-library-brand': 'Caf%C3%A9%20Acme' },
+      );
+    const ours = client();
+    await ours.list({ limit: 1 });
+    expect(ours.reportedBrand()).toBe('Café Acme');
+    await ours.close();
+  });
+
   it('sends the bearer key, parses a list and keeps extra fields', async () => {
     handler = (req, res) => {
       expect(req.url).toBe('/api/v1/content?status=draft&limit=2');

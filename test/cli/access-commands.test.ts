@@ -152,7 +152,7 @@ describe('keys over the API', () => {
       env: remote(limited.key),
     });
     expect(unknown.code).toBe(EXIT.notFound);
-    expect(unknown.stderr).toContain('No active key with id 00000000-0000-4000-8000-000000000000 in your brand');
+    expect(unknown.stderr).toContain('No key with id 00000000-0000-4000-8000-000000000000 in your brand');
     const last = await cli.run(['keys', 'revoke', limited.id], { env: remote(limited.key) });
     expect(last.code).toBe(EXIT.failure);
     expect(last.stderr).toContain("the brand's last key with keys:admin");
@@ -223,7 +223,7 @@ describe('keys on the server’s machine', () => {
   });
 
   it.each([
-    [['keys', 'create', '--brand', 'a', '--role', 'owner'], 'error: option'],
+    [['keys', 'create', '--brand', 'a', '--role', 'owner'], 'Error: Option'],
     [['keys', 'create', '--brand', 'a', '--scope', 'content:all'], 'unknown scope "content:all"'],
     [['keys', 'create', '--brand', 'a', '--expires', '90'], '--expires must be a positive duration'],
     [['keys', 'create', '--brand', 'a', '--expires', '0d'], '--expires must be a positive duration'],

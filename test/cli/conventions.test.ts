@@ -204,12 +204,17 @@ describe('against a remote', () => {
     expect(JSON.parse(whole.stdout)).toMatchObject({ id: clip.id, type: 'shortform' });
   });
 
-  it('an unknown field is a usage error listing the valid ones', async () => {
-    const r = await cli(home.dir, ['ls', '--json', 'id,titel'], { env });
-    expect(r.exitCode).toBe(2);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('Unknown JSON field for ls: titel.');
-    expect(r.stderr).toMatch(/Valid fields: id, type, title, .*files/);
+  it('an unknown field is a usage error listing the valid ones, with the nearest one', async () => {
+    // A list, or one word a typo away from a field (not "too many arguments").
+    for (const fields of ['id,titel', 'titel']) {
+      const r = await cli(home.dir, ['ls', '--json', fields], { env });
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('Error: Unknown JSON field for ls: titel (did you mean title?).');
+      expect(r.stderr).toMatch(/Valid fields: id, type, title, .*files/);
+    }
+    const far = await cli(home.dir, ['ls', '--json', 'id,colour'], { env });
+    expect(far.stderr).toContain('Unknown JSON field for ls: colour.');
   });
 
   it('--jq filters with jq: raw strings, select, and a syntax error is exit 2', async () => {
@@ -261,10 +266,12 @@ describe('against a remote', () => {
     expect(r.stdout).toContain(`target\t${remote.url}`);
     expect(r.stdout).toContain(`key\t${key.slice(0, 7)}…`);
     expect(r.stdout).not.toContain(key);
+    // Our own server says the brand (an extension); a service that does not leaves it null.
+    expect(r.stdout).toContain('brand\tacme');
     const json = await cli(home.dir, ['auth', 'status', '--json'], { env });
     expect(JSON.parse(json.stdout)).toEqual({
       target: { kind: 'remote', baseUrl: remote.url },
-      brand: null,
+      brand: 'acme',
       keyPrefix: `${key.slice(0, 7)}…`,
       ok: true,
     });

@@ -105,7 +105,8 @@ describe('embedded library (no remote configured)', () => {
     expect(limit.stderr).toContain('--limit must be a whole number');
     const unknown = await cli(home.dir, ['ls', '--colour']);
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain("unknown option '--colour'");
+    // Commander's parse errors in the one error style, with where to read the usage.
+    expect(unknown.stderr).toBe("Error: Unknown option '--colour'\nRun contentlib ls --help for usage.");
   });
 
   it('show prints every field, plain and --json; a carousel lists its files by sortOrder', async () => {

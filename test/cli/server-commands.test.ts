@@ -212,7 +212,7 @@ describe('serve has no fault flags', () => {
     try {
       const r = await cli(home.dir, ['serve', '--port', '0', flag, value]);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain(`unknown option '${flag}'`);
+      expect(r.stderr).toContain(`Error: Unknown option '${flag}'`);
     } finally {
       await home.remove();
     }

@@ -34,7 +34,7 @@ describe('a reader that goes away', () => {
   });
   afterAll(() => home.remove());
 
-  it.each([['ls'], ['ls', '--json'], ['show', '--json', 'x'], ['ls', '--all']])(
+  it.each([['ls'], ['ls', '--json'], ['show', '--json', '00000000-0000-4000-8000-000000000000'], ['ls', '--all']])(
     'contentlib %s | (closed) ends quietly',
     async (...args) => {
       const r = await runWithClosedStdout(args, cleanEnv(home.dir));

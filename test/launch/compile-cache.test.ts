@@ -1,7 +1,17 @@
 // The launcher's code cache (src/launch/compile-cache.ts): a second load takes V8's cached data,
 // a changed bundle never gets an old cache, and a cache that cannot be written never fails a run.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,13 +21,17 @@ import { resolveTarget } from '../../src/config/resolve.js';
 import type { ConfigData } from '../../src/config/store.js';
 import {
   COMMANDS,
+  MAX_AGE_MS,
+  MAX_BYTES,
   bundleHash,
+  cacheEvictions,
   cacheDir,
   cacheFileFor,
   cacheKey,
   commandKey,
   configFile,
   loadWithCodeCache,
+  pruneCache,
   targetKind,
 } from '../../src/launch/compile-cache.js';
 import { bufferIO } from '../support/io.js';
@@ -98,6 +112,74 @@ describe('loadWithCodeCache', () => {
   });
 });
 
+describe('cacheEvictions: the folder stays bounded', () => {
+  const now = Date.UTC(2026, 10, 1);
+  const day = 24 * 3600 * 1000;
+  const mb = 1024 * 1024;
+  const keep = 'aaaa_v24.1.0_x64-ls-remote.bin';
+  const entry = (name: string, size: number, ageDays: number) => ({ name, size, mtimeMs: now - ageDays * day });
+  it.each([
+    ['nothing else', [entry(keep, mb, 0)], []],
+    ['another command, another Node of this build: kept', [entry('aaaa_v20.1.0_x64-ls-remote.bin', mb, 3)], []],
+    [
+      'another build of the bundle',
+      [entry('bbbb_v24.1.0_x64-ls-remote.bin', mb, 0)],
+      ['bbbb_v24.1.0_x64-ls-remote.bin'],
+    ],
+    [
+      'unused for longer than the limit',
+      [entry('aaaa_v24.1.0_x64-show-remote.bin', mb, 31)],
+      ['aaaa_v24.1.0_x64-show-remote.bin'],
+    ],
+    ['a fresh temp file of a write in progress', [entry(`${keep}.123.tmp`, mb, 0)], []],
+    ['a temp file left by a run that died', [entry(`${keep}.123.tmp`, mb, 1)], [`${keep}.123.tmp`]],
+  ])('%s', (_what, others, removed) => {
+    expect(cacheEvictions([entry(keep, mb, 0), ...others], keep, now)).toEqual(removed);
+  });
+
+  it('drops the least recently used until the total fits, never the file just written', () => {
+    const big = MAX_BYTES / 4 + 1; // four do not fit, three do
+    const entries = [
+      entry(keep, big, 40), // the one just written is kept even when its time is odd
+      entry('aaaa_v24.1.0_x64-a.bin', big, 5),
+      entry('aaaa_v24.1.0_x64-b.bin', big, 1),
+      entry('aaaa_v24.1.0_x64-c.bin', big, 9),
+      entry('aaaa_v24.1.0_x64-d.bin', big, 2),
+    ];
+    const removed = cacheEvictions(entries, keep, now);
+    expect(removed).toEqual(['aaaa_v24.1.0_x64-c.bin', 'aaaa_v24.1.0_x64-a.bin']);
+    const left = entries.filter((e) => !removed.includes(e.name));
+    expect(left.reduce((sum, e) => sum + e.size, 0)).toBeLessThanOrEqual(MAX_BYTES);
+    expect(MAX_AGE_MS).toBe(30 * day);
+  });
+
+  it('pruneCache acts on the folder, and removes the Node compile cache folder earlier versions kept', () => {
+    const v8 = join(dir, 'cache', 'v8');
+    mkdirSync(v8, { recursive: true });
+    mkdirSync(join(dir, 'cache', 'node', 'v24'), { recursive: true });
+    writeFileSync(join(v8, keep), 'x');
+    writeFileSync(join(v8, 'bbbb_v24.1.0_x64-ls-remote.bin'), 'x');
+    const old = join(v8, 'aaaa_v24.1.0_x64-show-remote.bin');
+    writeFileSync(old, 'x');
+    utimesSync(old, (now - 40 * day) / 1000, (now - 40 * day) / 1000);
+    writeFileSync(join(v8, 'aaaa_v24.1.0_x64-edit-remote.bin'), 'x');
+    pruneCache(v8, keep, Date.now());
+    expect(readdirSync(v8).sort()).toEqual(['aaaa_v24.1.0_x64-edit-remote.bin', keep]);
+    expect(existsSync(join(dir, 'cache', 'node'))).toBe(false);
+  });
+
+  it('a cache that is used is marked as used (once a day at most), so pruning goes by last use', () => {
+    const { file, source } = bundle('exports.answer = 6;');
+    const cacheFile = cacheFileFor(join(dir, 'cache'), bundleHash(file, source), 'ls');
+    loadWithCodeCache(file, source, cacheFile).save();
+    const monthAgo = (Date.now() - 29 * day) / 1000;
+    utimesSync(cacheFile, monthAgo, monthAgo);
+    const again = bundle('exports.answer = 6;');
+    expect(loadWithCodeCache(again.file, again.source, cacheFile).cached).toBe(true);
+    expect(Date.now() - statSync(cacheFile).mtimeMs).toBeLessThan(day);
+  });
+});
+
 describe('bundleHash', () => {
   const sha1 = (b: Buffer) => createHash('sha1').update(b).digest('hex');
   it('takes the hash written beside the bundle, and hashes the bytes when that file is missing, of another size or older', () => {
@@ -163,14 +245,16 @@ describe('cacheKey', () => {
     [['show', 'id', '--base-url=http://x', '--api-key', 'k'], {}, 'show-remote'],
     [['upload', 'dir'], { CONTENTLIB_PROFILE: 'acme' }, 'upload-remote'],
     [['auth', 'status'], {}, 'auth-embedded'],
-    // Help runs none of the command's code; other commands have one target or none.
-    [['upload', '--help'], remoteEnv, 'upload-help'],
-    [['ls', '-h'], {}, 'ls-help'],
-    [['--help'], {}, 'none-help'],
-    [['help', 'ls'], {}, 'help'],
+    // Other commands have one target or none.
     [['serve', '--port', '0'], remoteEnv, 'serve'],
     [['keys', 'list'], {}, 'keys'],
-    [['nope'], {}, 'other'],
+    // Help runs none of the command's code, and an unknown word fails: no cache for either.
+    [['upload', '--help'], remoteEnv, undefined],
+    [['ls', '-h'], {}, undefined],
+    [['--help'], {}, undefined],
+    [[], {}, undefined],
+    [['help', 'ls'], {}, undefined],
+    [['nope'], {}, undefined],
   ])('%j with %j → %s', (argv, env, key) => {
     expect(cacheKey(argv, env, noConfig)).toBe(key);
   });

@@ -24,16 +24,24 @@ async function runChild(bound: boolean) {
   return JSON.parse(r.stdout) as { before: number; after: number; kept: number; gc: string; globalGc: string };
 }
 
+/**
+ * The young generation's bound: V8 starts it at 0.5 MiB (Node 26) or 1 MiB (Node 20–24) and,
+ * with the bound, lets it reach 2 MiB; unbounded, under this load, it grows to 16–32 MiB.
+ * (Measured against a fixed size: Node 26 may start at 0.5 MiB and still stop at 2 MiB.)
+ */
+const YOUNG_BOUND = 4 * 1024 * 1024;
+
 describe('boundUploadHeap', () => {
   it('keeps the young generation near its first size while many objects survive', async () => {
     const r = await runChild(true);
     expect(r.kept).toBe(400_000);
-    expect(r.after).toBeLessThanOrEqual(2 * r.before);
+    expect(r.before).toBeLessThanOrEqual(YOUNG_BOUND);
+    expect(r.after).toBeLessThanOrEqual(YOUNG_BOUND);
   });
 
   it('without it, V8 grows the young generation under the same load (so the case above can fail)', async () => {
     const r = await runChild(false);
-    expect(r.after).toBeGreaterThan(2 * r.before);
+    expect(r.after).toBeGreaterThan(YOUNG_BOUND);
   });
 
   it('returns a full collection without leaving gc on the global', async () => {

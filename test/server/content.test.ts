@@ -97,6 +97,17 @@ describe('list', () => {
     const none = await q('?search=nothing-like-this');
     expect(none.body.items).toEqual([]);
   });
+
+  it('idPrefix (extension) keeps the ids that start with it, in either case; a non-hex one is 400', async () => {
+    const id = ids[42]!;
+    const one = await q(`?idPrefix=${id.slice(0, 13).toUpperCase()}`);
+    expect(one.body.items.map((i) => i.id)).toEqual([id]);
+    const byFirst = await q(`?idPrefix=${id.slice(0, 1)}&limit=100`);
+    const expected = [...ids].reverse().filter((x) => x.startsWith(id.slice(0, 1)));
+    expect(byFirst.body.items.map((i) => i.id)).toEqual(expected.slice(0, 100));
+    expect((await q('?idPrefix=zz')).status).toBe(400);
+    expect((await q(`?idPrefix=${id}0`)).status).toBe(400);
+  });
 });
 
 describe('get', () => {

@@ -153,6 +153,35 @@ describe('carousels', () => {
     ]);
   });
 
+  it('judges a file named .HEIC by its bytes in a folder too: a JPEG is sent as JPEG, a real HEIC (or an empty one) skipped', async () => {
+    await layout({
+      'set/a.jpg': 'image/photo.jpg',
+      'set/b.HEIC': 'image/photo.jpg',
+      'set/c.heic': 'other/unsupported/photo.heic',
+      'set/d.heic': Buffer.alloc(0),
+    });
+    const expected = {
+      items: ['carousel set: a.jpg b.HEIC'],
+      warning:
+        'set/b.HEIC: the name says a HEIC image but the file contains JPEG data; it is sent as image/jpeg; rename it to .jpg to match',
+    };
+    const p = await plan(['set']);
+    expect(p.problems).toEqual([]);
+    expect(summary(p)).toEqual(expected.items);
+    expect(p.items[0]!.files.map((f) => f.contentType)).toEqual(['image/jpeg', 'image/jpeg']);
+    expect(p.warnings.map(formatProblem)).toEqual([expected.warning]);
+    expect(p.skipped.map((x) => [x.path, x.kind])).toEqual([
+      ['set/c.heic', 'unsupported'],
+      ['set/d.heic', 'unsupported'],
+    ]);
+    // Named directly, or matched by a glob: the same verdict.
+    const named = await plan(['set/b.HEIC']);
+    expect(named.warnings.map(formatProblem)).toEqual([expected.warning]);
+    const globbed = await plan(['set/*']);
+    expect(summary(globbed)).toEqual(['carousel set: a.jpg b.HEIC']);
+    expect(globbed.skipped.map((x) => x.path)).toEqual(['set/c.heic', 'set/d.heic']);
+  });
+
   it('reports a damaged image but still counts it in its carousel', async () => {
     await layout({ 'set/a.jpg': 'image/photo.jpg', 'set/b.jpg': Buffer.from('not really a jpeg') });
     const p = await plan(['set']);

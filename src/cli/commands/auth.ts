@@ -10,7 +10,10 @@ import { AUTH_STATUS_FIELDS, checkJq, formatJson, jsonSelection } from '../outpu
 
 export interface AuthStatus {
   target: TargetInfo;
-  /** The embedded library's brand; null for a remote (the API does not say which brand a key is of). */
+  /**
+   * The key's brand: the embedded library's, or what our own server reports (its
+   * Content-Library-Brand header, an extension); null for a service that does not say.
+   */
   brand: string | null;
   keyPrefix: string;
   /** The service accepted the key. */
@@ -48,7 +51,8 @@ export async function authStatusCommand(ctx: CliContext, globals: GlobalOptions)
   if (sel?.jq !== undefined) await checkJq(sel.jq);
   const { client, target } = await openApi(ctx, globals);
   const ok = await interruptible(ctx, () => checkKey(client, ctx.signal));
-  const status: AuthStatus = { target: target.info, brand: target.brand ?? null, keyPrefix: target.keyPrefix, ok };
+  const brand = target.brand ?? client.reportedBrand() ?? null;
+  const status: AuthStatus = { target: target.info, brand, keyPrefix: target.keyPrefix, ok };
   if (sel) ctx.io.stdout.write(await formatJson(status, sel));
   else {
     const rows = statusLines(status);

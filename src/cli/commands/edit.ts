@@ -9,6 +9,7 @@ import { inspectCarouselImage } from '../../upload/carousel-image.js';
 import { inspectThumbnail, sendThumbnail } from '../../upload/thumbnail.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
+import { parseIdInput, resolveItemId } from '../item-id.js';
 import { RejectedFilesError, UsageError } from '../errors.js';
 import { THUMBNAIL_WHAT } from '../flags.js';
 import { printItem } from '../output/item.js';
@@ -96,6 +97,7 @@ export async function editCommand(
   opts: EditCliOptions,
 ): Promise<void> {
   const { thumbnail, order, removeImage, replaceImage, dryRun, ...rest } = opts;
+  parseIdInput(id);
   const images: ImageFlags = { order, removeImage, replaceImage };
   const metadata = Object.entries({ ...rest, thumbnail })
     .filter(([, v]) => v !== undefined)
@@ -119,7 +121,10 @@ export async function editCommand(
   if (!needsCurrent(flags)) buildPatch({ ...flags, ...(thumb ? { thumbnailKey: 'pending-upload' } : {}) });
   const sel = jsonSelection(globals, ITEM_FIELDS, 'edit');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
-  const { client } = await openApi(ctx, globals, { writes: true });
+  const { client, target } = await openApi(ctx, globals, { writes: true });
+  const whole = await interruptible(ctx, () =>
+    resolveItemId(id, { client, signal: ctx.signal, library: target.label }),
+  );
   if (thumb) {
     flags.thumbnailKey = await sendThumbnail(
       thumb.file,
@@ -129,7 +134,7 @@ export async function editCommand(
   }
   const item = await interruptible(
     ctx,
-    () => runEdit(id, flags, { client, signal: ctx.signal }),
+    () => runEdit(whole, flags, { client, signal: ctx.signal }),
     'Interrupted; the item may or may not have been changed (check with contentlib show).',
   );
   // A carousel is printed with its files, as show prints it (one item shape).

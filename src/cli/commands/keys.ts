@@ -237,12 +237,23 @@ export async function runKeysList(place: KeysPlace): Promise<KeyView[]> {
   return (await overApi(place, () => place.client.listKeys())).keys.map(fromApi);
 }
 
-export async function runKeysRevoke(place: KeysPlace, id: string): Promise<{ id: string; revoked: true }> {
+/** The time a known key was revoked, when it was: revoking it again is then done, not an error. */
+async function revokedBefore(place: KeysPlace, id: string): Promise<string | undefined> {
+  return (await runKeysList(place)).find((k) => k.id === id)?.revokedAt ?? undefined;
+}
+
+export async function runKeysRevoke(
+  place: KeysPlace,
+  id: string,
+): Promise<{ id: string; revoked: true; alreadyRevoked?: string }> {
   if (place.kind === 'local') {
     if (!(await onLibrary(place.where, (a) => a.revokeApiKey(target(place.where), id)))) {
+      // A script run twice revokes twice: the key is revoked, as asked (exit 0).
+      const at = await revokedBefore(place, id);
+      if (at) return { id, revoked: true, alreadyRevoked: at };
       const where = place.where.databaseUrl === undefined ? place.where.dataDir : redactUrl(place.where.databaseUrl);
       throw new NotFoundError(
-        `No active key with id ${id} in ${where} (unknown, or already revoked).`,
+        `No key with id ${id} in ${where}.`,
         'See the ids with: contentlib keys list (with the same --data-dir or --db)',
       );
     }
@@ -251,9 +262,11 @@ export async function runKeysRevoke(place: KeysPlace, id: string): Promise<{ id:
   try {
     await overApi(place, () => place.client.revokeKey(id));
   } catch (err) {
+    const at = err instanceof ApiError && err.status === 404 ? await revokedBefore(place, id) : undefined;
+    if (at) return { id, revoked: true, alreadyRevoked: at };
     if (err instanceof ApiError && err.status === 404)
       throw new NotFoundError(
-        `No active key with id ${id} in your brand at ${place.baseUrl} (unknown, another brand's, or already revoked).`,
+        `No key with id ${id} in your brand at ${place.baseUrl} (unknown, or another brand's).`,
         'See the ids with: contentlib keys list',
       );
     if (err instanceof ApiError && err.is('last_admin_key'))
@@ -417,5 +430,9 @@ export async function keysRevokeCommand(
   const result = await runKeysRevoke(place, id);
   const json = await resultJson(globals, result, 'keys revoke');
   if (json !== undefined) ctx.io.stdout.write(json);
-  ctx.io.stderr.write(`Revoked key ${id}.\n`);
+  ctx.io.stderr.write(
+    result.alreadyRevoked
+      ? `Key ${id} was already revoked (${result.alreadyRevoked}); nothing to do.\n`
+      : `Revoked key ${id}.\n`,
+  );
 }

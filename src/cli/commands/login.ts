@@ -78,18 +78,38 @@ function loginError(err: unknown, baseUrl: string, apiKey: string): unknown {
   return err;
 }
 
-/** Removes a profile; returns false when there was none to remove. */
-export async function runLogout(
-  profile: string | undefined,
-  store: ConfigStore,
-): Promise<{ profile?: string; removed: boolean }> {
+export interface LogoutResult {
+  profile?: string;
+  removed: boolean;
+  /**
+   * The active profile after the logout (null: none). Logging out of the active profile makes
+   * `default` active when it exists, never silently nothing: the command says which.
+   */
+  activeProfile: string | null;
+}
+
+/** Removes a profile (false when there was none to remove); the active one falls back to `default`. */
+export async function runLogout(profile: string | undefined, store: ConfigStore): Promise<LogoutResult> {
   const data = store.read();
   const name = profile ?? data.activeProfile;
-  if (!name || !data.profiles[name]) return name ? { profile: name, removed: false } : { removed: false };
+  const active = data.activeProfile ?? null;
+  if (!name || !data.profiles[name])
+    return name ? { profile: name, removed: false, activeProfile: active } : { removed: false, activeProfile: active };
   delete data.profiles[name];
-  if (data.activeProfile === name) delete data.activeProfile;
+  if (data.activeProfile === name) {
+    if (data.profiles[DEFAULT_PROFILE]) data.activeProfile = DEFAULT_PROFILE;
+    else delete data.activeProfile;
+  }
   await store.write(data);
-  return { profile: name, removed: true };
+  return { profile: name, removed: true, activeProfile: data.activeProfile ?? null };
+}
+
+/** What a logout says about the library commands use now (one line, or two). */
+export function afterLogout(r: LogoutResult, others: readonly string[]): string {
+  if (r.activeProfile) return `Profile "${r.activeProfile}" is now the active one.`;
+  if (others.length > 0)
+    return `No profile is active now; commands use the embedded library on this machine until you choose one: contentlib config set active-profile ${others[0]}  (saved: ${others.join(', ')})`;
+  return 'No profile is left: commands now use the embedded library on this machine (contentlib login adds a remote).';
 }
 
 async function readAllStdin(ctx: CliContext): Promise<string> {
@@ -167,14 +187,16 @@ export async function loginCommand(
 
 /** `contentlib logout`: forgets the active profile (or --profile NAME). */
 export async function logoutCommand(ctx: CliContext, globals: GlobalOptions): Promise<void> {
-  const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, openConfig(ctx.paths.config));
+  const store = openConfig(ctx.paths.config);
+  const result = await runLogout(globals.profile ?? ctx.env.CONTENTLIB_PROFILE, store);
   const json = await resultJson(globals, result, 'logout');
   if (json !== undefined) ctx.io.stdout.write(json);
-  if (result.removed)
+  if (result.removed) {
+    const others = Object.keys(store.read().profiles).sort();
     ctx.io.stderr.write(
-      `Logged out: profile "${result.profile}" and its key were removed. Commands now use the embedded library unless another profile is active.\n`,
+      `Logged out: profile "${result.profile}" and its key were removed. ${afterLogout(result, others)}\n`,
     );
-  else
+  } else
     ctx.io.stderr.write(
       result.profile ? `No profile named "${result.profile}"; nothing to do.\n` : 'Not logged in; nothing to do.\n',
     );

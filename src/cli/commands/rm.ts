@@ -8,11 +8,17 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
+import { parseIdInput, resolveItemId } from '../item-id.js';
 import { RM_FIELDS, jsonSelection } from '../output/json.js';
 import { type RmResult, confirmDeletion, printRmResults } from '../output/rm.js';
 
 export interface RmDeps {
   client: Pick<ApiClient, 'get' | 'remove'>;
+  /**
+   * The whole id an argument stands for (a short id's item, src/cli/item-id.ts); throws
+   * NotFoundError when none, UsageError when ambiguous. Without it, ids are used as given.
+   */
+  resolve?: (id: string) => Promise<string>;
   /** Asks the person at the terminal; undefined when nobody can be asked. */
   confirm?: (items: readonly ContentItem[]) => Promise<boolean>;
   signal?: AbortSignal;
@@ -43,8 +49,20 @@ function refusal(): UsageError {
 
 /** Deletes each id (after one confirmation when deps.confirm is given); returns one result per id. */
 export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: RmDeps): Promise<RmResult[]> {
-  const unique = [...new Set(ids)];
   const results = new Map<string, RmResult>();
+  // Short ids first, all of them: an ambiguous one stops the command before anything is deleted;
+  // one that matches nothing is reported as not found, like a whole id the service does not know.
+  const given = [...new Set(ids)];
+  const whole = new Map<string, string>();
+  for (const id of given) {
+    try {
+      whole.set(id, deps.resolve ? await deps.resolve(id) : id);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      results.set(id, { id, deleted: false, error: { code: 'not_found', message: err.message } });
+    }
+  }
+  const unique = [...new Set(given.map((id) => whole.get(id) ?? id))];
   const known = new Map<string, ContentItem>();
   if (!o.yes) {
     if (!deps.confirm) throw refusal();
@@ -89,16 +107,21 @@ export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: 
   return unique.map((id) => results.get(id)!);
 }
 
+/** A failure because the id is not in the library: the service's 404, or a short id matching nothing. */
+function isNotFound(r: RmResult): boolean {
+  return !r.deleted && (r.error.status === 404 || r.error.code === 'not_found');
+}
+
 /** Exit: 0 all deleted, 3 some, 5 none because none exist, else 1 (reported per id already). */
-export function rmOutcome(results: readonly RmResult[]): Error | undefined {
+export function rmOutcome(results: readonly RmResult[], library = "this brand's library"): Error | undefined {
   const failed = results.filter((r) => !r.deleted);
   if (failed.length === 0) return undefined;
   const n = results.length;
   if (failed.length < n)
     return new PartialError(`Deleted ${n - failed.length} of ${n} items; ${failed.length} failed (see above).`);
-  if (failed.every((r) => !r.deleted && r.error.status === 404)) {
+  if (failed.every(isNotFound)) {
     return new NotFoundError(
-      `${failed.length === 1 ? 'That id is not' : 'None of those ids are'} in this brand's library; nothing was deleted.`,
+      `${failed.length === 1 ? 'That id is not' : 'None of those ids are'} in ${library}; nothing was deleted.`,
       'Check the ids with: contentlib ls',
     );
   }
@@ -144,9 +167,12 @@ export async function rmCommand(
     await printRmResults(ctx.io, sel, []);
     return;
   }
-  const { client } = await openApi(ctx, globals, { writes: true });
+  // A malformed id is a usage error before anything is opened (exit 2).
+  for (const id of ids) parseIdInput(id);
+  const { client, target } = await openApi(ctx, globals, { writes: true });
   const results = await runRm(ids, opts, {
     client,
+    resolve: (id) => resolveItemId(id, { client, signal: ctx.signal, library: target.label }),
     signal: ctx.signal,
     confirm: canAsk ? (items) => confirmDeletion(ctx.io, items) : undefined,
   });
@@ -155,6 +181,7 @@ export async function rmCommand(
     const done = results.filter((r) => r.deleted).length;
     throw new InterruptedError(`Interrupted: deleted ${done} of ${results.length} items (listed above).`);
   }
-  const outcome = rmOutcome(results);
+  // The embedded library has one brand: naming brands there only misleads.
+  const outcome = rmOutcome(results, target.embedded ? target.label : undefined);
   if (outcome) throw outcome;
 }

@@ -3,6 +3,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { GetResponse } from '../../api/schemas.js';
 import { interruptible, openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
+import { parseIdInput, resolveItemId } from '../item-id.js';
 import { printItem } from '../output/item.js';
 import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
@@ -27,8 +28,12 @@ export async function showCommand(
   if (opts.web) return showOnWeb(ctx, globals, id);
   const sel = jsonSelection(globals, ITEM_FIELDS, 'show');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
+  parseIdInput(id);
   const { client, target } = await openApi(ctx, globals);
-  const response = await interruptible(ctx, () => runShow(id, { client, signal: ctx.signal }));
+  const response = await interruptible(ctx, async () => {
+    const whole = await resolveItemId(id, { client, signal: ctx.signal, library: target.label });
+    return runShow(whole, { client, signal: ctx.signal });
+  });
   await printItem(ctx.io, outputMode(ctx.io, Boolean(sel)), response.item, response.files, ctx.now(), sel);
   // The embedded server stops with this command, and its URLs with it: say so to a person
   // (scripts get the bare output; the README's "embedded server" part tells them the same).

@@ -2,6 +2,7 @@
 // when a list is given (an unknown name is a usage error that lists the valid ones), and a jq
 // filter over the result. jq is real jq compiled to WebAssembly (jq-wasm), loaded only when --jq
 // is used: its 1.3 MB stays out of every other command's start-up.
+import { didYouMean } from '../../text/suggest.js';
 import { UsageError } from '../errors.js';
 
 export interface JsonSelection {
@@ -73,7 +74,7 @@ export function parseFields(raw: string, valid: readonly string[], command: stri
   if (fields.length === 0 || unknown.length > 0) {
     const what =
       unknown.length > 0
-        ? `Unknown JSON field${unknown.length === 1 ? '' : 's'} for ${command}: ${unknown.join(', ')}.`
+        ? `Unknown JSON field${unknown.length === 1 ? '' : 's'} for ${command}: ${unknown.map((f) => `${f}${didYouMean(f, valid)}`).join(', ')}.`
         : `--json needs field names after it for ${command}.`;
     throw new UsageError(what, `Valid fields: ${valid.join(', ')}`);
   }

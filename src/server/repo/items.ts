@@ -53,6 +53,8 @@ export interface ListFilter {
   status?: Status;
   type?: ContentType;
   search?: string;
+  /** Extension: ids starting with this (lower case, the start of a UUID; checked by the route). */
+  idPrefix?: string;
   limit: number;
   offset: number;
 }
@@ -160,6 +162,10 @@ export function itemsRepository(db: Db) {
     if (f.search) {
       where.push(`i.title_fold LIKE ? ESCAPE '\\'`);
       args.push(`%${likeLiteral(foldTitle(f.search))}%`);
+    }
+    if (f.idPrefix) {
+      where.push('substr(i.id, 1, ?) = ?');
+      args.push(f.idPrefix.length, f.idPrefix);
     }
     const rows = db
       .prepare(`${SELECT_ITEM} WHERE ${where.join(' AND ')} ORDER BY i.created_at DESC, i.id DESC LIMIT ? OFFSET ?`)

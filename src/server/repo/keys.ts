@@ -14,6 +14,8 @@ export interface Caller {
   keyName: string | null;
   userId: string;
   brandId: string;
+  /** The brand's name, which our server tells the client (the Content-Library-Brand header, an extension). */
+  brandName: string;
   scopes: Scope[];
 }
 
@@ -98,9 +100,9 @@ export const KEY_ROW_SELECT = `SELECT k.id, k.name, b.name AS brand, b.id AS "br
 
 /** The row of a presented key, found by its hash (revoked and expired ones too: the caller says why). */
 export const KEY_BY_HASH = `SELECT k.id AS "keyId", k.key_hash AS hash, k.name AS "keyName", u.id AS "userId",
-    u.brand_id AS "brandId", k.scopes, k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
-    k.last_used_at AS "lastUsedAt"
-  FROM api_keys k JOIN users u ON u.id = k.user_id`;
+    u.brand_id AS "brandId", b.name AS "brandName", k.scopes, k.expires_at AS "expiresAt",
+    k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt"
+  FROM api_keys k JOIN users u ON u.id = k.user_id JOIN brands b ON b.id = u.brand_id`;
 
 export type RawKeyRow = Omit<KeyRow, 'scopes'> & { scopes: string };
 export type RawKeyRecord = Omit<KeyRecord, 'scopes'> & { scopes: string; hash: Buffer };

@@ -42,6 +42,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
       status: q.status,
       type: q.type,
       search: q.search,
+      idPrefix: q.idPrefix?.toLowerCase(),
       limit,
       offset,
     });

@@ -50,6 +50,7 @@ export function pgItems(q: Query) {
     if (f.status) where.push(`i.status = ${arg(f.status)}`);
     if (f.type) where.push(`i.type = ${arg(f.type)}`);
     if (f.search) where.push(`i.title_fold LIKE ${arg(`%${likeLiteral(foldTitle(f.search))}%`)} ESCAPE '\\'`);
+    if (f.idPrefix) where.push(`left(i.id, ${arg(f.idPrefix.length)}) = ${arg(f.idPrefix)}`);
     const { rows } = await q<RawItem>(
       `SELECT ${ITEM_COLUMNS} FROM items i WHERE ${where.join(' AND ')}
         ORDER BY i.created_at DESC, i.id DESC LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`,
