@@ -20,7 +20,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres-s3',
-          include: ['test/server/upload.test.ts', 'test/server/content.test.ts'],
+          include: ['test/server/upload.test.ts', 'test/server/content.test.ts', 'test/server/checksum.test.ts'],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
         },
       },

@@ -13,6 +13,8 @@ export const PresignResponseSchema = z.looseObject({
   key: z.string(),
   fileId: z.string(),
   type: ContentTypeSchema,
+  /** Headers the PUT must carry with exactly these values (an S3 store signs the checksum among them). */
+  headers: z.record(z.string(), z.string()).optional(),
 });
 export type PresignResponse = z.infer<typeof PresignResponseSchema>;
 
@@ -34,6 +36,9 @@ export const ContentItemSchema = z.looseObject({
   contentType: z.string().nullable().optional(),
   fileName: z.string().nullable().optional(),
   fileCount: z.number().optional(),
+  // Extensions: the SHA-256 of the main file and of the thumbnail; null while not yet computed.
+  sha256: z.string().nullable().optional(),
+  thumbnailSha256: z.string().nullable().optional(),
 });
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
@@ -45,6 +50,7 @@ export const CarouselFileSchema = z.looseObject({
   fileName: z.string().optional(),
   contentType: z.string().optional(),
   fileSize: z.number().optional(),
+  sha256: z.string().nullable().optional(),
 });
 export type CarouselFile = z.infer<typeof CarouselFileSchema>;
 
@@ -74,6 +80,23 @@ export type PatchResponse = z.infer<typeof PatchResponseSchema>;
 
 export const DeleteResponseSchema = z.looseObject({ deleted: z.literal(true) });
 export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
+
+/** Where a brand holds a file's bytes: as an item's main file, a carousel image, or a thumbnail. */
+export const CheckMatchSchema = z.looseObject({
+  itemId: z.string(),
+  itemType: ContentTypeSchema,
+  role: z.enum(['file', 'image', 'thumbnail']),
+  /** The carousel image's file record (role image). */
+  fileId: z.string().optional(),
+  sortOrder: z.number().int().optional(),
+  fileName: z.string().optional(),
+});
+export type CheckMatch = z.infer<typeof CheckMatchSchema>;
+
+export const CheckResponseSchema = z.looseObject({
+  files: z.array(z.looseObject({ sha256: z.string(), size: z.number(), matches: z.array(CheckMatchSchema) })),
+});
+export type CheckResponse = z.infer<typeof CheckResponseSchema>;
 
 export const ErrorDetailSchema = z.looseObject({ path: z.string().optional(), message: z.string() });
 

@@ -11,6 +11,7 @@ import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
 import { type Metrics, registerMetrics } from './ops/metrics.js';
 import { requestIdOf } from './ops/request-id.js';
+import { registerCheck } from './routes/check.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerPresign } from './routes/presign.js';
@@ -94,6 +95,7 @@ export function buildApp(
     });
     registerPresign(api, services);
     registerComplete(api, services);
+    registerCheck(api, services);
     registerContent(api, services);
   });
   return { app, services, drain };

@@ -83,13 +83,16 @@ export async function startPutDroppingProxy(
     const body = req.method === 'PUT' && faults.armed() ? faults.wrap(drop) : passThrough;
     // The body goes on while the answer comes back: a server may answer before it has read it all.
     const sent = pipeline(req, body, out);
+    // A dropped PUT rejects it while the answer is awaited: awaited below, never unhandled meanwhile.
+    sent.catch(() => {});
     const answer = await answered;
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     await pipeline(answer, res);
     await sent;
   };
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
+    // The socket may be gone already (the fault dropped it).
+    handle(req, res).catch(() => req.socket?.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -4,11 +4,24 @@
 // each implementation (row locks on PostgreSQL, the write lock on SQLite), so routes never hold
 // a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
+import type { HeldFile, MissingChecksum } from './checksums.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { Caller, KeyRow } from './keys.js';
 import type { NewUpload, Upload } from './uploads.js';
 
-export type { Caller, FileRow, ItemChanges, ItemRow, KeyRow, ListFilter, NewItem, NewUpload, Upload };
+export type {
+  Caller,
+  FileRow,
+  HeldFile,
+  ItemChanges,
+  ItemRow,
+  KeyRow,
+  ListFilter,
+  MissingChecksum,
+  NewItem,
+  NewUpload,
+  Upload,
+};
 
 /** The objects an upload may have: with staging → promote, its staging object and its final one. */
 export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
@@ -27,6 +40,8 @@ export interface CompleteInput {
   contentType: string;
   fileSize: number;
   durationSeconds: number | null;
+  /** The stored bytes' SHA-256, verified before the bytes were promoted. */
+  sha256: string;
   /** Ids for what this call may create (a retry that finds the key completed uses the first call's). */
   newItemId: string;
   newFileId: string;
@@ -93,6 +108,14 @@ export interface Repo {
   ): Promise<string[] | null>;
   /** Drops the item and its uploads, queueing every object for deletion; null when not found. */
   deleteItem(brandId: string, id: string, at: string, objectKeysOf?: ObjectKeysOf): Promise<string[] | null>;
+
+  // ---- content identity
+  /** The brand's stored files whose SHA-256 is one of `sha256s`, oldest item first. */
+  heldFiles(brandId: string, sha256s: readonly string[]): Promise<HeldFile[]>;
+  /** Up to `limit` stored files whose SHA-256 is not known yet (rows made before checksums were kept). */
+  missingChecksums(limit: number): Promise<MissingChecksum[]>;
+  /** Records a computed SHA-256, if the row still names that object and has none. */
+  recordChecksum(m: MissingChecksum, sha256: string): Promise<void>;
 
   // ---- housekeeping
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */

@@ -4,6 +4,7 @@
 import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
 import { loadSecret } from '../signing.js';
+import { checksumsRepository } from './checksums.js';
 import { deletionsRepository } from './deletions.js';
 import { type CompletionSteps, runSteps } from './completion.js';
 import { type ObjectKeysOf, type Repo, ownKey } from './interface.js';
@@ -16,6 +17,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const uploads = uploadsRepository(db);
   const keys = keysRepository(db);
   const deletions = deletionsRepository(db);
+  const checksums = checksumsRepository(db);
   const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
@@ -102,6 +104,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     updateItem: async (brandId, id, changes, at, keysOf = ownKey) =>
       immediate(() => updateItem(brandId, id, changes, at, keysOf)),
     deleteItem: async (brandId, id, at, keysOf = ownKey) => immediate(() => deleteItem(brandId, id, at, keysOf)),
+    heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
+    missingChecksums: async (limit) => checksums.missing(limit),
+    recordChecksum: async (m, sha256) => checksums.record(m, sha256),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

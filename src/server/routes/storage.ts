@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { verify } from '../signing.js';
-import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
+import { DigestMismatchError, type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
 
 interface SignedRequest {
@@ -55,13 +55,28 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
-        outcome = await disk.receive(key, request.raw, length, async () => {
-          // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
-          await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
-          return true;
-        });
+        outcome = await disk.receive(
+          key,
+          request.raw,
+          length,
+          async () => {
+            // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
+            if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId))) return false;
+            await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
+            return true;
+          },
+          check.sha256,
+        );
       } catch (err) {
+        if (err instanceof DigestMismatchError) {
+          return reject(
+            reply,
+            storageError(
+              'bad_digest',
+              `${err.message}: the bytes changed on the way; nothing was stored — send the file again`,
+            ),
+          );
+        }
         if (err instanceof LengthMismatchError) {
           return reject(
             reply,
@@ -118,7 +133,7 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
 async function checkPut(
   s: Services,
   request: FastifyRequest,
-): Promise<{ key: string; fileId: string; uploadKey: string; length: number } | HttpError> {
+): Promise<{ key: string; fileId: string; uploadKey: string; length: number; sha256: string | null } | HttpError> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -169,5 +184,5 @@ async function checkPut(
       `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
     );
   }
-  return { key: signed.key, fileId, uploadKey: upload.key, length: upload.fileSize };
+  return { key: signed.key, fileId, uploadKey: upload.key, length: upload.fileSize, sha256: upload.sha256 };
 }

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { type AsyncCompletionSteps, runStepsAsync } from '../completion.js';
 import { type ItemChanges, type ObjectKeysOf, type Repo, ownKey } from '../interface.js';
+import { pgChecksums } from './checksums.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
@@ -40,6 +41,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   const uploads = pgUploads(query);
   const keys = pgKeys(query, transaction);
   const deletions = pgDeletions(query);
+  const checksums = pgChecksums(query);
 
   /** The completion's steps on one transaction's connection: the upload's and the item's rows locked. */
   function completionSteps(q: Query): AsyncCompletionSteps {
@@ -119,6 +121,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     file: items.file,
     updateItem: (brandId, id, changes, at, keysOf = ownKey) => updateItem(brandId, id, changes, at, keysOf),
     deleteItem: (brandId, id, at, keysOf = ownKey) => deleteItem(brandId, id, at, keysOf),
+    heldFiles: checksums.held,
+    missingChecksums: checksums.missing,
+    recordChecksum: checksums.record,
     abandonUploads: (beforeMs, at, keysOf = ownKey) =>
       transaction(async (q) => {
         const abandoned = await pgUploads(q).removeAbandoned(beforeMs);
