@@ -85,6 +85,8 @@ export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
 export const CheckMatchSchema = z.looseObject({
   itemId: z.string(),
   itemType: ContentTypeSchema,
+  /** How many files the item has now: a carousel's images (1 for a video). */
+  itemFileCount: z.number().int(),
   role: z.enum(['file', 'image', 'thumbnail']),
   /** The carousel image's file record (role image). */
   fileId: z.string().optional(),

@@ -230,6 +230,7 @@ describe('POST /api/v1/upload/check', () => {
         {
           itemId: carousel.contentItemId,
           itemType: 'carousel',
+          itemFileCount: 2,
           role: 'image',
           fileId: second.file!.id,
           sortOrder: 1,
@@ -237,7 +238,7 @@ describe('POST /api/v1/upload/check', () => {
         },
       ],
       [],
-      [{ itemId: made.contentItemId, itemType: 'shortform', role: 'file', fileName: v.fileName }],
+      [{ itemId: made.contentItemId, itemType: 'shortform', itemFileCount: 1, role: 'file', fileName: v.fileName }],
       [],
     ]);
   });
@@ -267,7 +268,7 @@ describe('POST /api/v1/upload/check', () => {
     await call('PATCH', `${s.url}/api/v1/content/${item.contentItemId}`, { key, json: { thumbnailKey: p.body.key } });
     const r = await check([{ sha256: sha256(t.bytes), size: t.bytes.length }]);
     expect(r.body.files[0]!.matches).toEqual([
-      { itemId: item.contentItemId, itemType: 'shortform', role: 'thumbnail', fileName: 'thumb.png' },
+      { itemId: item.contentItemId, itemType: 'shortform', itemFileCount: 1, role: 'thumbnail', fileName: 'thumb.png' },
     ]);
   });
 

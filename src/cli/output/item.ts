@@ -25,9 +25,14 @@ const ORDER = [
   'fileSize',
   'fileName',
   'contentType',
+  'sha256',
   'fileUrl',
   'thumbnailUrl',
+  'thumbnailSha256',
 ];
+
+/** A checksum the server has not computed yet (a file stored before checksums were kept). */
+const NOT_YET = 'not computed yet (the server fills it in)';
 
 function orderedKeys(item: Record<string, unknown>): string[] {
   const rest = Object.keys(item).filter((k) => !ORDER.includes(k) && k !== 'platformSettings');
@@ -69,6 +74,7 @@ export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]
 }
 
 function humanValue(key: string, v: unknown, now: Date): string {
+  if (key === 'sha256' && v === null) return NOT_YET;
   if (v === null || v === undefined || v === '') return '—';
   if (key === 'hashtags' && Array.isArray(v)) return v.length ? v.map((t) => `#${String(t)}`).join(' ') : '—';
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string') return `${v} (${relativeTime(v, now)})`;
@@ -103,12 +109,19 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
       order: String(f.sortOrder),
       name: f.fileName ?? f.fileKey,
       size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
+      // Each image's SHA-256 in full: what support compares with `sha256sum` of the creator's file.
+      sha256: f.sha256 === null ? NOT_YET : (f.sha256 ?? ''),
       key: f.fileKey,
     }));
     const nameWidth = Math.max(0, ...rows.map((r) => r.name.length));
     const sizeWidth = Math.max(0, ...rows.map((r) => r.size.length));
-    for (const r of rows)
-      lines.push(`  ${r.order.padStart(2)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`);
+    const shaWidth = Math.max(0, ...rows.map((r) => r.sha256.length));
+    for (const r of rows) {
+      // A service that keeps no checksums gets no empty column.
+      const cells = [r.order.padStart(2), r.name.padEnd(nameWidth), r.size.padEnd(sizeWidth)];
+      if (shaWidth > 0) cells.push(r.sha256.padEnd(shaWidth));
+      lines.push(`  ${[...cells, c.dim(r.key)].join('  ')}`);
+    }
   }
   return lines;
 }

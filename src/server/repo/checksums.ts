@@ -18,6 +18,8 @@ export interface HeldFile {
   fileId: string | null;
   sortOrder: number | null;
   fileName: string | null;
+  /** How many files the item has (a carousel's images; 1 for a video): a client tells "this carousel" from "a carousel sharing an image". */
+  itemFileCount: number;
   /** The item's, so that the oldest of several copies comes first. */
   createdAt: string;
 }
@@ -37,14 +39,18 @@ export interface MissingChecksum {
 export function heldFilesQuery(brand: () => string, hashes: (column: string) => string): string {
   return `
     SELECT i.sha256 AS sha256, i.file_size AS size, i.id AS "itemId", i.type AS "itemType", 'file' AS role,
-           NULL AS "fileId", NULL AS "sortOrder", i.file_name AS "fileName", i.created_at AS "createdAt"
+           NULL AS "fileId", NULL AS "sortOrder", i.file_name AS "fileName", 1 AS "itemFileCount",
+           i.created_at AS "createdAt"
       FROM items i WHERE i.brand_id = ${brand()} AND i.type <> 'carousel' AND ${hashes('i.sha256')}
     UNION ALL
-    SELECT f.sha256, f.file_size, i.id, i.type, 'image', f.id, f.sort_order, f.file_name, i.created_at
+    SELECT f.sha256, f.file_size, i.id, i.type, 'image', f.id, f.sort_order, f.file_name,
+           (SELECT COUNT(*) FROM carousel_files n WHERE n.item_id = i.id), i.created_at
       FROM carousel_files f JOIN items i ON i.id = f.item_id
      WHERE i.brand_id = ${brand()} AND ${hashes('f.sha256')}
     UNION ALL
-    SELECT i.thumbnail_sha256, u.file_size, i.id, i.type, 'thumbnail', NULL, NULL, u.file_name, i.created_at
+    SELECT i.thumbnail_sha256, u.file_size, i.id, i.type, 'thumbnail', NULL, NULL, u.file_name,
+           CASE WHEN i.type = 'carousel' THEN (SELECT COUNT(*) FROM carousel_files n WHERE n.item_id = i.id) ELSE 1 END,
+           i.created_at
       FROM items i JOIN uploads u ON u.key = i.thumbnail_key
      WHERE i.brand_id = ${brand()} AND ${hashes('i.thumbnail_sha256')}`;
 }

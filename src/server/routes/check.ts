@@ -33,6 +33,7 @@ function presentMatch(h: HeldFile): CheckMatch {
   return {
     itemId: h.itemId,
     itemType: h.itemType,
+    itemFileCount: h.itemFileCount,
     role: h.role,
     ...(h.fileId ? { fileId: h.fileId } : {}),
     ...(h.sortOrder !== null ? { sortOrder: h.sortOrder } : {}),
