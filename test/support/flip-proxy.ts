@@ -1,6 +1,7 @@
 // A link that corrupts data: an HTTP proxy on 127.0.0.1 in front of a store (our server's disk
 // store, or s3rver) that passes every request through unchanged, except that the body of each of
-// the first `count` PUTs has one byte flipped (XOR 0xff) at offset `at` — what a faulty proxy or
+// the first `count` presigned PUTs (a client's upload: the server's own copies to the store are
+// PUTs too, and pass untouched) has one byte flipped (XOR 0xff) at offset `at` — what a faulty proxy or
 // network device does, and what a checksum declared at presign must catch. The length is kept, so
 // only the bytes' SHA-256 can tell. Signed URLs name the store's address, so the server is started
 // with its public URL (disk) or its S3 endpoint (s3rver) set to the proxy's.
@@ -13,8 +14,10 @@ export interface FlipProxy {
   url: string;
   /** PUT bodies changed so far. */
   flipped(): number;
-  /** PUTs seen (changed or not). */
+  /** Presigned PUTs seen (changed or not). */
   puts(): number;
+  /** The next `count` presigned PUTs are changed. */
+  arm(count: number): void;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,8 @@ export async function startFlipProxy(upstream: () => string, o: { at: number; co
       out.on('error', reject);
     });
     let body: Transform = new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
-    if (req.method === 'PUT') {
+    const query = new URL(req.url ?? '/', 'http://proxy.invalid').searchParams;
+    if (req.method === 'PUT' && (query.has('signature') || query.has('X-Amz-Signature'))) {
       puts++;
       if (left > 0) {
         left--;
@@ -76,6 +80,9 @@ export async function startFlipProxy(upstream: () => string, o: { at: number; co
     url: `http://127.0.0.1:${port}`,
     flipped: () => flipped,
     puts: () => puts,
+    arm: (count) => {
+      left = count;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
