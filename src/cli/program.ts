@@ -5,7 +5,16 @@
 import { Command, Option } from 'commander';
 import { CONTENT_TYPES, LIST_LIMITS, STATUSES } from '../rules/rules.js';
 import type { CliContext, GlobalOptions } from './context.js';
-import { CONFIG_KEYS, SHELLS, THUMBNAIL_WHAT, collect, parseConcurrency, parseCount } from './flags.js';
+import {
+  CONFIG_KEYS,
+  DEFAULT_CONCURRENCY,
+  SHELLS,
+  THUMBNAIL_WHAT,
+  UPLOAD_RULES_HELP,
+  collect,
+  parseConcurrency,
+  parseCount,
+} from './flags.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -98,15 +107,16 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .option('--platform <path=value>', 'a platform setting, e.g. youtube.visibility=private (repeatable)', collect)
     .option('--manifest <file>', 'a JSON list of items with their files and metadata (for CI)')
     .option('--thumbnail <image>', 'thumbnail image for a single video')
-    .addOption(new Option('--concurrency <n>', 'files sent at once').default(4).argParser(parseConcurrency))
+    .addOption(
+      new Option('--concurrency <n>', 'files sent at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
+    )
     .option('--dry-run', 'check everything and print the plan; send nothing')
     .option('--force', 'upload again what the journal says was uploaded before')
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .addHelpText(
       'after',
       `
-Rules: shortform is an mp4/mov of 3–90 s and at most 300 MB; longform a video up to 1 GB;
-a carousel 2–10 jpeg/png/webp images of at most 20 MB. Every file is checked before a byte is sent.
+${UPLOAD_RULES_HELP} Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded (a journal in the state directory).
 Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
 as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.

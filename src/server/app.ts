@@ -3,9 +3,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { authenticate, createRateLimiter } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-body.js';
-import type { Check } from './ops/health.js';
+import type { Check, Unavailable } from './ops/health.js';
 import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
 import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
@@ -71,10 +71,11 @@ export function buildApp(
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
-  registerDrainGuard(app, drain);
+  const unavailable: Unavailable = (message, details, headers) => apiError('unavailable', message, details, headers);
+  registerDrainGuard(app, drain, unavailable);
   if (ops.logger) registerRequestLog(app);
   if (ops.metrics) registerMetrics(app, ops.metrics, { route: ops.metricsRoute ?? true });
-  registerHealth(app, { checks: ops.checks ?? {}, draining: () => drain.draining, log: ops.logger });
+  registerHealth(app, { checks: ops.checks ?? {}, draining: () => drain.draining, log: ops.logger, unavailable });
   // Every handler's work is tracked, so closing waits for it (see Services.drain).
   app.addHook('onRoute', (route) => {
     const handler = route.handler;

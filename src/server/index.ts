@@ -5,7 +5,7 @@ import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
 import { openRepo } from './open-repo.js';
 import { type DrainOptions, drainApp } from './ops/drain.js';
-import { diskCheck } from './ops/embedded.js';
+import { diskCheck } from './embedded-checks.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { createReserve } from './reserve.js';

@@ -171,8 +171,6 @@ function checkOptions(inputs: readonly string[], options: PlanOptions, flags: It
   const problems: PlanProblem[] = [];
   const usage = (file: string, actual: string, message: string, hint: string) =>
     problems.push({ file, rule: 'usage', actual, message, hint });
-  if (!options.manifest && inputs.length === 0)
-    usage('upload', 'no paths', 'nothing to upload', 'name files, folders or globs, or use --manifest FILE');
   if (options.manifest && inputs.length > 0)
     usage(
       '--manifest',

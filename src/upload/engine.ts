@@ -76,8 +76,6 @@ import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
 
-export const DEFAULT_CONCURRENCY = 4;
-
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
  * completes (which go one at a time, in order) and for a few carousels to be worked on at once;
@@ -195,7 +193,6 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     emit({ type: 'planned', items: plan.items.length, files, bytes, alreadyDone });
     run.identifier = identifierOf(plan, priors, run);
     const items = await driveItems(plan, priors, run);
-    await deps.journal.flush();
     return {
       items,
       interrupted: deps.signal.aborted,

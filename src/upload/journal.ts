@@ -70,14 +70,10 @@ export interface Journal {
   readonly path: string;
   /** Set when an unreadable journal was put aside, or an old one imported: say so, once. */
   readonly warning: string | undefined;
-  /** The file's completed entry, if it is part of an item. */
-  findFile(file: FileIdentity): JournalFileEntry | undefined;
   /** Just the item the file is part of, if any: what a re-run asks of every file, so it builds no record. */
   completedItem(file: FileIdentity): string | undefined;
   /** Whatever the journal knows about the file, in any state. */
   lookup(file: FileIdentity): JournalRecord | undefined;
-  /** Files recorded as completed into an item, in sortOrder. */
-  filesOfItem(itemId: string): JournalFileEntry[];
   /** A key was presigned for the file: remember it before its bytes are sent. */
   recordPresigned(file: FileIdentity, entry: { key: string; type: ContentType }): void;
   /** The PUT of `key` answered 2xx: its bytes are stored, the item not yet created. */
@@ -90,8 +86,6 @@ export interface Journal {
   recordItem(itemId: string, entry: Omit<JournalItemEntry, 'updatedAt'>): void;
   /** Drops an item and its files (it was deleted, or is gone from the library). */
   forgetItem(itemId: string): void;
-  /** Resolves when every write so far is on disk (writes are synchronous: at once). */
-  flush(): Promise<void>;
   /** Closes the database (folds the WAL back in). Further calls throw. */
   close(): void;
 }
@@ -175,10 +169,6 @@ function recordOf(row: FileRow): JournalRecord {
   };
 }
 
-function isCompleted(r: JournalRecord | undefined): r is JournalFileEntry {
-  return r?.state === 'completed' && r.itemId !== undefined;
-}
-
 export async function openJournal(
   stateDir: string,
   targetId: string,
@@ -249,9 +239,6 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
         "SELECT item_id FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state = 'completed'",
       )
       .pluck(),
-    ofItem: db.prepare<[string], FileRow>(
-      "SELECT * FROM files WHERE item_id = ? AND state = 'completed' ORDER BY sort_order",
-    ),
     presigned: db.prepare(
       `INSERT INTO files (path, size, mtime_ms, state, key, type, item_id, sort_order, updated_at)
        VALUES (@path, @size, @mtimeMs, 'presigned', @key, @type, NULL, NULL, @at)
@@ -297,12 +284,7 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
     path,
     warning,
     lookup,
-    findFile: (file) => {
-      const r = lookup(file);
-      return isCompleted(r) ? r : undefined;
-    },
     completedItem: (file) => q.completedItem.get(file.path, file.size, file.mtimeMs) ?? undefined,
-    filesOfItem: (itemId) => q.ofItem.all(itemId).map(recordOf).filter(isCompleted),
     recordPresigned(file, entry) {
       q.presigned.run({ ...identity(file), key: entry.key, type: entry.type, at: at() });
     },
@@ -342,7 +324,6 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
     forgetItem(itemId) {
       forget(itemId);
     },
-    flush: () => Promise.resolve(),
     close() {
       if (db.open) db.close();
     },

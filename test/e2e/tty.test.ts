@@ -1,7 +1,7 @@
 // The terminal side for real: the built binary inside a tmux pseudo-terminal, for the table
 // (alignment, color, relative times, the one-time notice), the rm confirmation and login's
-// hidden key input. Skipped, saying why, only when tmux is not installed.
-import { execFileSync, spawnSync } from 'node:child_process';
+// hidden key input. Skipped, saying why, only when tmux is not installed, and never in CI.
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,11 +9,8 @@ import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem } from '../../src/api/schemas.js';
 import { startServer } from '../../src/server/index.js';
 import { apiClient, cleanEnv, cli, readConfig, seedCarousel, seedShortform, tempHome } from '../support/cli.js';
+import { HAS_TMUX, skipWithout } from '../support/needs.js';
 import { BIN } from '../support/paths.js';
-
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-if (!hasTmux)
-  console.warn('e2e-tty: tmux is not installed, so the pseudo-terminal tests are skipped (apt-get install tmux).');
 
 const socket = `contentlib-test-${process.pid}`;
 const tmux = (...args: string[]) =>
@@ -65,7 +62,7 @@ let apiKey: string;
 let clip: ContentItem;
 let carousel: ContentItem;
 
-describe.skipIf(!hasTmux)('on a real terminal (tmux)', () => {
+describe.skipIf(skipWithout('tmux', HAS_TMUX, 'apt-get install tmux'))('on a real terminal (tmux)', () => {
   beforeAll(async () => {
     home = await tempHome();
     expect((await cli(home.dir, ['ls'])).exitCode).toBe(0);

@@ -7,18 +7,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sparseVideo } from '../support/library.js';
+import { HAS_TMUX, skipWithout } from '../support/needs.js';
 import { BIN } from '../support/paths.js';
 
 const SOCKET = `contentlib-test-${process.pid}`;
-
-function hasTmux(): boolean {
-  try {
-    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
 
@@ -32,7 +24,7 @@ afterEach(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
-describe.skipIf(!hasTmux())('upload on a terminal (tmux)', () => {
+describe.skipIf(skipWithout('tmux', HAS_TMUX, 'apt-get install tmux'))('upload on a terminal (tmux)', () => {
   it('draws a bar with the file, percent, bytes and ETA (no total bar for one file), then clears it for the summary', async () => {
     home = await mkdtemp(join(tmpdir(), 'contentlib-tty-'));
     const big = await sparseVideo(join(home, 'big.mp4'), 300 * 1024 * 1024);

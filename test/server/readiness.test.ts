@@ -2,13 +2,18 @@
 // and draining, which turns it 503 before any check runs.
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { installErrorHandling } from '../../src/server/errors.js';
+import { apiError, installErrorHandling } from '../../src/server/errors.js';
 import { type Check, registerHealth } from '../../src/server/ops/health.js';
 
 function appWith(checks: Record<string, Check>, draining = () => false) {
   const app = Fastify();
   installErrorHandling(app, () => undefined);
-  registerHealth(app, { checks, draining, timeoutMs: 50 });
+  registerHealth(app, {
+    checks,
+    draining,
+    timeoutMs: 50,
+    unavailable: (message, details, headers) => apiError('unavailable', message, details, headers),
+  });
   return app;
 }
 

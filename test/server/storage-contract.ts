@@ -1,5 +1,6 @@
 // What every Storage implementation must do (src/server/storage/interface.ts), as one suite that
-// each implementation's test file runs with its own set-up: disk today, object storage later.
+// each implementation's test file runs with its own set-up: disk (storage-disk.test.ts), s3rver
+// (storage-s3.test.ts) and, when configured, a real S3 bucket (storage-s3-real.test.ts).
 // `stage` puts bytes into a staging object the way that store receives a presigned PUT.
 import { describe, expect, it } from 'vitest';
 import { type Storage, isObjectState, stagingKeyOf } from '../../src/server/storage/interface.js';

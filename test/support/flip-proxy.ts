@@ -6,9 +6,9 @@
 // only the bytes' SHA-256 can tell. Signed URLs name the store's address, so the server is started
 // with its public URL (disk) or its S3 endpoint (s3rver) set to the proxy's.
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { listenLocal } from './listen.js';
 
 export interface FlipProxy {
   url: string;
@@ -74,19 +74,12 @@ export async function startFlipProxy(upstream: () => string, o: { at: number; co
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => req.socket?.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listenLocal(server)),
     flipped: () => flipped,
     puts: () => puts,
     arm: (count) => {
       left = count;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }

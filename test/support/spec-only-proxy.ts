@@ -4,7 +4,7 @@
 // carrying `sha256` as a strict spec service refuses an unknown field (400 invalid_request),
 // each as chosen. It records the presign bodies it saw.
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.js';
 
 export interface SpecOnlyProxy {
   url: string;
@@ -62,16 +62,9 @@ export async function startSpecOnlyProxy(
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    ...(await listenLocal(server)),
     presigns,
     checks: () => checks,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
   };
 }

@@ -146,7 +146,6 @@ const THUMBNAILS: Case[] = [
 // prettier-ignore
 const INPUTS: Case[] = [
   ['no media found', { inputs: ['d'] }, [], ['d: nothing to upload: no video or image was found; name mp4, mov, jpg, png or webp files, folders holding them, or a glob']],
-  ['no paths', { inputs: [] }, [], ['upload: nothing to upload; name files, folders or globs, or use --manifest FILE']],
 ];
 
 // prettier-ignore

@@ -91,7 +91,8 @@ describe('exactly once', () => {
     expect(summary.items[0]).toMatchObject({ status: 'created' });
     expect(ofType(events, 'started')).toHaveLength(1);
     expect(await l.items()).toHaveLength(1);
-    expect(journal.findFile(p.items[0]!.files[0]!)?.key).not.toBe(res.key);
+    expect(journal.lookup(p.items[0]!.files[0]!)).toMatchObject({ state: 'completed' });
+    expect(journal.lookup(p.items[0]!.files[0]!)?.key).not.toBe(res.key);
   });
 
   it('a rejected key stops the run at once: nothing starts after the 401', async () => {

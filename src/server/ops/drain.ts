@@ -4,7 +4,7 @@
 // closes the database.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { apiError } from '../errors.js';
+import type { Unavailable } from './health.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -31,7 +31,7 @@ export function createDrainState(): DrainState {
  * service's error shape with Connection: close, so clients retry elsewhere (Fastify's own 503 is
  * not in that shape).
  */
-export function registerDrainGuard(app: FastifyInstance, state: DrainState): void {
+export function registerDrainGuard(app: FastifyInstance, state: DrainState, unavailable: Unavailable): void {
   // A connection whose request finishes after the listener closed is not kept alive for more.
   app.addHook('onSend', async (_request, reply, payload) => {
     if (state.refusing) reply.header('Connection', 'close');
@@ -39,15 +39,10 @@ export function registerDrainGuard(app: FastifyInstance, state: DrainState): voi
   });
   app.addHook('onRequest', async () => {
     if (!state.refusing) return;
-    throw apiError(
-      'unavailable',
-      'this instance is shutting down; send the request again (another instance answers)',
-      [],
-      {
-        Connection: 'close',
-        'Retry-After': '1',
-      },
-    );
+    throw unavailable('this instance is shutting down; send the request again (another instance answers)', [], {
+      Connection: 'close',
+      'Retry-After': '1',
+    });
   });
 }
 

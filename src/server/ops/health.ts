@@ -2,10 +2,19 @@
 // not draining). Unauthenticated, cheap, logged at debug level only; a load balancer probes
 // /readyz to decide where to send traffic and an orchestrator probes /healthz to restart.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { HttpError } from '../errors.js';
 
 /** One readiness check: resolves when the part answers, throws a short reason when it does not. */
 export type Check = () => Promise<void>;
+
+/**
+ * The 503 `unavailable` error in the service's error shape, with these details and headers: made
+ * by the app (src/server/errors.ts), which knows the shape; the operations parts only throw it.
+ */
+export type Unavailable = (
+  message: string,
+  details: Array<{ path: string; message: string }>,
+  headers: Record<string, string>,
+) => Error;
 
 export interface ReadinessOptions {
   /** Named checks, e.g. { database, storage }; each throws a short reason when not ready. */
@@ -15,6 +24,7 @@ export interface ReadinessOptions {
   /** A check that does not answer within this is a failure (a hung database must not hang the probe). */
   timeoutMs?: number;
   log?: FastifyBaseLogger;
+  unavailable: Unavailable;
 }
 
 export const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
@@ -40,17 +50,13 @@ async function runCheck(name: string, check: Check, timeoutMs: number): Promise<
   }
 }
 
-function notReady(message: string, failures: Failure[]): HttpError {
-  return new HttpError(
-    503,
-    'unavailable',
-    message,
-    failures.map((f) => ({ path: f.name, message: f.reason })),
-    { 'Cache-Control': 'no-store' },
-  );
-}
-
 export function registerHealth(app: FastifyInstance, o: ReadinessOptions): void {
+  const notReady = (message: string, failures: Failure[]) =>
+    o.unavailable(
+      message,
+      failures.map((f) => ({ path: f.name, message: f.reason })),
+      { 'Cache-Control': 'no-store' },
+    );
   const timeoutMs = o.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   // Said once when readiness changes, not on every probe.
   let lastProblem = '';

@@ -5,7 +5,6 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { TYPE_RULES } from '../../rules/rules.js';
-import type { SweepReport } from '../sweeper.js';
 import { PROBE_ROUTES } from './health.js';
 
 export interface PoolUse {
@@ -136,7 +135,8 @@ export function createMetrics(sources: MetricsSources) {
   return {
     registry,
     observe,
-    done(report: SweepReport) {
+    /** What one sweep removed (src/server/sweeper.ts reports it). */
+    done(report: Record<'uploads' | 'staging' | 'tempFiles' | 'objects', number>) {
       sweeps.inc({ outcome: 'ok' });
       swept.inc({ what: 'uploads' }, report.uploads);
       swept.inc({ what: 'staging' }, report.staging);

@@ -111,6 +111,27 @@ export function foldTitle(title: string): string {
   return title.toLowerCase();
 }
 
+/** A new item's columns and their values, in one order for SQLite and PostgreSQL: a draft, updated when created. */
+export function newItemRow(n: NewItem): { columns: string; values: unknown[] } {
+  const row: Array<[column: string, value: unknown]> = [
+    ['id', n.id],
+    ['brand_id', n.brandId],
+    ['type', n.type],
+    ['title', n.title],
+    ['title_fold', foldTitle(n.title)],
+    ['status', 'draft'],
+    ['file_key', n.fileKey],
+    ['file_name', n.fileName],
+    ['content_type', n.contentType],
+    ['file_size', n.fileSize],
+    ['duration_seconds', n.durationSeconds],
+    ['sha256', n.sha256],
+    ['created_at', n.createdAt],
+    ['updated_at', n.createdAt],
+  ];
+  return { columns: row.map(([c]) => c).join(', '), values: row.map(([, v]) => v) };
+}
+
 /** The columns a change sets and their stored values (JSON as text): one list for SQLite and PostgreSQL. */
 export function changedColumns(c: ItemChanges): Array<[column: string, value: unknown]> {
   const out: Array<[string, unknown]> = [];
@@ -132,24 +153,8 @@ export function itemsRepository(db: Db) {
   }
 
   function create(n: NewItem): void {
-    db.prepare(
-      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type, file_size, duration_seconds, sha256, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      n.id,
-      n.brandId,
-      n.type,
-      n.title,
-      foldTitle(n.title),
-      n.fileKey,
-      n.fileName,
-      n.contentType,
-      n.fileSize,
-      n.durationSeconds,
-      n.sha256,
-      n.createdAt,
-      n.createdAt,
-    );
+    const { columns, values } = newItemRow(n);
+    db.prepare(`INSERT INTO items (${columns}) VALUES (${values.map(() => '?').join(', ')})`).run(...values);
   }
 
   /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */

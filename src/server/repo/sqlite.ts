@@ -2,7 +2,7 @@
 // interface, each multi-statement operation in one IMMEDIATE transaction (the write lock), exactly
 // as the routes ran them before. One process owns a data dir's server, so no row locks are needed.
 import { type Db, databasePath } from '../db.js';
-import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../ops/embedded.js';
+import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../embedded-checks.js';
 import { loadSecret } from '../signing.js';
 import { checksumsRepository } from './checksums.js';
 import { deletionsRepository } from './deletions.js';

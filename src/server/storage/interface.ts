@@ -1,5 +1,5 @@
-// Where the bytes live, behind one interface: local disk with HMAC-signed URLs (disk.ts) today,
-// S3-compatible object storage later. A presigned PUT only ever writes a staging object
+// Where the bytes live, behind one interface: local disk with HMAC-signed URLs (disk.ts), or an
+// S3-compatible object store (s3.ts). A presigned PUT only ever writes a staging object
 // (`staging/<fileId>`); complete (or PATCH for a thumbnail) checks those bytes with ranged reads
 // and promotes them to the item's final key, which no URL can write. `etag` pins one version of
 // an object, so a late PUT that replaces the staging object between the check and the promote

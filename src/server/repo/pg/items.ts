@@ -1,7 +1,7 @@
 // Content items and carousel file records on PostgreSQL: the queries of ../items.ts in
 // PostgreSQL's words, over a Query that is the pool or one transaction's connection.
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from '../items.js';
-import { type RawItem, changedColumns, foldTitle, likeLiteral, toItem } from '../items.js';
+import { type RawItem, changedColumns, foldTitle, likeLiteral, newItemRow, toItem } from '../items.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -36,25 +36,8 @@ export function pgItems(q: Query) {
   }
 
   async function create(n: NewItem): Promise<void> {
-    await q(
-      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type,
-                          file_size, duration_seconds, sha256, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $12, $12)`,
-      [
-        n.id,
-        n.brandId,
-        n.type,
-        n.title,
-        foldTitle(n.title),
-        n.fileKey,
-        n.fileName,
-        n.contentType,
-        n.fileSize,
-        n.durationSeconds,
-        n.sha256,
-        n.createdAt,
-      ],
-    );
+    const { columns, values } = newItemRow(n);
+    await q(`INSERT INTO items (${columns}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
   }
 
   /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */

@@ -5,9 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../db.js';
-import type { Check } from './health.js';
-import type { PoolUse } from './metrics.js';
+import type { Db } from './db.js';
+import type { Check } from './ops/health.js';
+import type { PoolUse } from './ops/metrics.js';
 
 function codeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
