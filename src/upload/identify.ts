@@ -215,7 +215,7 @@ export function createIdentifier(
     let limits = FIRST_BATCH;
     try {
       while (first < items.length) {
-        while (asked < previous) await new Promise<void>((resolve) => (wake = resolve));
+        while (asked < previous && !deps.signal.aborted) await new Promise<void>((resolve) => (wake = resolve));
         deps.signal.throwIfAborted();
         const b = nextBatch(first, limits);
         await runBatch(b);
