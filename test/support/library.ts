@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { ApiClient } from '../../src/api/client.js';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
+import type { CreateKeyOptions, CreatedKey } from '../../src/server/admin.js';
 import type { EngineDeps, EnginePlan } from '../../src/upload/engine.js';
 import { runPlan } from '../../src/upload/engine.js';
 import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
@@ -38,6 +39,8 @@ export interface Library {
   items(): Promise<
     Array<{ id: string; type: string; title: string; durationSeconds?: number | null; files: string[] }>
   >;
+  /** Another key of the library's brand (e.g. one with fewer scopes). */
+  makeKey(o: CreateKeyOptions): Promise<CreatedKey>;
   dispose(): Promise<void>;
 }
 
@@ -116,6 +119,7 @@ export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> 
       }
       return out;
     },
+    makeKey: (o) => server.makeKey('acme', o),
     async dispose() {
       await client.close();
       await proxy?.close();

@@ -221,6 +221,22 @@ describe('a service without the extensions', () => {
     }
   });
 
+  it('a key that may write but not read (no content:read): the check is refused, said once; uploads as before', async () => {
+    lib = await startLibrary();
+    const writeOnly = await lib.makeKey({ name: 'ci', scopes: ['content:write'] });
+    const client = createApiClient({ baseUrl: lib.url, apiKey: writeOnly.key, retry: NO_WAIT_RETRY });
+    try {
+      const { summary, events } = await lib.upload(await plan(['demo']), { api: client });
+      expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+      const notices = ofType(events, 'notice');
+      expect(notices).toHaveLength(1);
+      expect(notices[0]!.message).toContain('the key lacks content:read');
+      expect(await lib.items()).toHaveLength(3);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('presign refuses the field: said once, presigned again without it; every file uploaded', async () => {
     lib = await startLibrary();
     const proxy = await startSpecOnlyProxy(lib.url, { check: 'kept', sha256: 'refused' });
