@@ -27,6 +27,7 @@ export default defineConfig({
             'test/server/access.test.ts',
             'test/server/hostile-clients.test.ts',
             'test/server/carousel-images.test.ts',
+            'test/server/checksum.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
         },

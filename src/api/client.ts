@@ -21,6 +21,8 @@ import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
   CarouselResponse,
+  CheckRequest,
+  CheckResponse,
   CompleteRequest,
   CompleteResponse,
   DeleteResponse,
@@ -41,6 +43,7 @@ import type {
 import {
   AuditResponseSchema,
   CarouselResponseSchema,
+  CheckResponseSchema,
   CompleteResponseSchema,
   DeleteResponseSchema,
   GetResponseSchema,
@@ -102,6 +105,8 @@ export interface ApiClient {
   dispatcher: Dispatcher;
   presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;
+  /** An extension (docs/api.md): which of these files' bytes the brand's library holds already. */
+  check(body: CheckRequest, o?: CallOptions): Promise<CheckResponse>;
   list(query: ListParams, o?: CallOptions): Promise<ListResponse>;
   get(id: string, o?: CallOptions): Promise<GetResponse>;
   patch(id: string, body: PatchRequest, o?: CallOptions): Promise<PatchResponse>;
@@ -319,6 +324,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
+    check: (body, o) => call('POST', '/api/v1/upload/check', CheckResponseSchema, body, o),
     list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
     get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),
     patch: (id, body, o) => call('PATCH', `/api/v1/content/${enc(id)}`, PatchResponseSchema, body, o),

@@ -4,6 +4,8 @@
 export const API_ERRORS = {
   invalid_request: 400,
   invalid_upload: 400,
+  /** The stored bytes' SHA-256 differs from the one declared at presign: changed on the way. */
+  bad_digest: 400,
   unauthorized: 401,
   /** The key is valid but lacks the scope the endpoint needs (details name it). */
   forbidden: 403,
@@ -42,6 +44,8 @@ export const STORAGE_ERRORS = {
   missing_content_length: 411,
   /** The PUT also carried an Authorization header: S3 refuses two auth mechanisms (InvalidArgument). */
   invalid_argument: 400,
+  /** The body's SHA-256 differs from the one declared at presign (S3's BadDigest): nothing was stored. */
+  bad_digest: 400,
   /** A signed GET of an object that no longer exists (S3's NoSuchKey). */
   not_found: 404,
   /** The upload behind a presigned PUT was completed, attached, deleted or swept, or its API key revoked. */

@@ -31,6 +31,12 @@ const multiLine = <S extends z.ZodString>(s: S) => s.refine(isMultiLine, MULTI_L
 const noControls = () => singleLine(nonBlank);
 const fileName = noControls();
 
+/** A SHA-256 in hex (either case on the wire, lower case from here on). */
+export const Sha256Schema = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 in hex (64 characters 0-9, a-f)')
+  .transform((hex) => hex.toLowerCase());
+
 // ---- Requests ----------------------------------------------------------------------------
 
 export const PresignRequestSchema = z.strictObject({
@@ -39,6 +45,8 @@ export const PresignRequestSchema = z.strictObject({
   fileSize,
   type: ContentTypeSchema.optional(),
   thumbnail: z.boolean().optional(),
+  /** An extension (docs/api.md): the file's SHA-256, which the store then verifies. */
+  sha256: Sha256Schema.optional(),
 });
 export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
@@ -173,3 +181,13 @@ export const AuditQuerySchema = z.strictObject({
     .optional(),
 });
 export type AuditQuery = z.input<typeof AuditQuerySchema>;
+/** Files per "do you already have these?" request (an extension, docs/api.md). */
+export const CHECK_MAX_FILES = 500;
+
+export const CheckRequestSchema = z.strictObject({
+  files: z
+    .array(z.strictObject({ sha256: Sha256Schema, size: fileSize }))
+    .min(1, 'send at least one file')
+    .max(CHECK_MAX_FILES, `at most ${CHECK_MAX_FILES} files per request; send the rest in another`),
+});
+export type CheckRequest = z.input<typeof CheckRequestSchema>;

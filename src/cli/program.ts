@@ -140,14 +140,16 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .addOption(
       new Option('--concurrency <n>', 'files sent at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
     )
-    .option('--dry-run', 'check everything and print the plan; send nothing')
-    .option('--force', 'upload again what the journal says was uploaded before')
+    .option('--dry-run', 'check everything and print the plan, with what the library has already; send nothing')
+    .option('--force', 'upload again what was uploaded before (journal) or the library already holds')
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .addHelpText(
       'after',
       `
 ${UPLOAD_RULES_HELP} Every file is checked before a byte is sent.
-Re-running the same command skips what was uploaded (a journal in the state directory).
+Re-running the same command skips what was uploaded, on any machine: what the library already
+holds (the same bytes, found by SHA-256) is not sent again, and a folder that gained photos
+appends them to its carousel; this machine's journal skips what it knows without reading it.
 Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
 as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 

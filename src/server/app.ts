@@ -16,6 +16,7 @@ import { requestIdOf } from './ops/request-id.js';
 import { checkRouteHasScope, checkScope } from './scopes.js';
 import { registerAudit } from './routes/audit.js';
 import { registerCarousel } from './routes/carousel.js';
+import { registerCheck } from './routes/check.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerKeys } from './routes/keys.js';
@@ -128,6 +129,7 @@ export function buildApp(
     });
     registerPresign(api, services);
     registerComplete(api, services);
+    registerCheck(api, services);
     registerContent(api, services);
     registerCarousel(api, services);
     registerKeys(api, services);

@@ -39,6 +39,16 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX audit_brand ON audit_log(brand_id, id);
    CREATE INDEX audit_item ON audit_log(item_id, id);
    CREATE INDEX audit_at ON audit_log(at);`,
+  // Content identity: the SHA-256 declared at presign, and each stored file's verified one (the
+  // main file, each carousel image, the thumbnail). NULL on rows made before: the sweeper fills
+  // them in from the stored objects (src/server/checksum-backfill.ts).
+  `ALTER TABLE uploads ADD COLUMN sha256 TEXT;
+   ALTER TABLE items ADD COLUMN sha256 TEXT;
+   ALTER TABLE items ADD COLUMN thumbnail_sha256 TEXT;
+   ALTER TABLE carousel_files ADD COLUMN sha256 TEXT;
+   CREATE INDEX items_sha256 ON items(brand_id, sha256);
+   CREATE INDEX items_thumbnail_sha256 ON items(brand_id, thumbnail_sha256);
+   CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
 ];
 
 export function databasePath(dataDir: string): string {

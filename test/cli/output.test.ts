@@ -145,6 +145,29 @@ describe('show', () => {
     );
   });
 
+  it("the table shows each file's SHA-256 in full, and says when one is not computed yet", async () => {
+    const io = bufferIO({ stdoutIsTTY: true });
+    const digest = 'ab'.repeat(32);
+    await printItem(
+      io,
+      'table',
+      { ...full, sha256: digest, thumbnailSha256: null },
+      [
+        { ...files[1]!, sha256: digest },
+        { ...files[0]!, sha256: null },
+      ],
+      now,
+    );
+    const text = io.out();
+    expect(text).toMatch(new RegExp(`\\nsha256\\s+${digest}\\n`));
+    // Rows: position (from 1), sortOrder, name, size, sha256, key; a sha256 column under its header.
+    expect(text).toMatch(/\n\s+#\s+sortOrder\s+name\s+size\s+sha256\s+key\n/);
+    expect(text).toMatch(new RegExp(`\\n\\s+1\\s+0 {2}a\\.jpg\\s+${digest} {2}u/1/a\\.jpg`));
+    expect(text).toMatch(/\n\s+2\s+1 {2}b\.jpg\s+not computed yet \(the server fills it in\)\s+u\/2\/b\.jpg/);
+    // A thumbnail's checksum is shown as a field; null without a thumbnail reads as "—".
+    expect(text).toMatch(/thumbnailSha256\s+—/);
+  });
+
   it('--json prints the item as ls lists it, the files nested by sortOrder', async () => {
     const io = bufferIO();
     await printItem(io, 'json', full, files, now);

@@ -103,7 +103,8 @@ describe('upload: nothing is skipped silently', () => {
 
 describe('upload: symbolic links', () => {
   it('follows links inside the named folder; skips and reports links leaving it, broken ones and loops; never fails for them', async () => {
-    await layout(work(), { 'd/real/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mp4' });
+    // Other bytes outside: the same bytes would be found in the library and not sent again.
+    await layout(work(), { 'd/real/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mov' });
     await symlink(join(work(), 'd/real/a.mp4'), join(work(), 'd/alias.mp4'));
     await symlink('..', join(work(), 'd/up'));
     await symlink(join(work(), 'outside/secret.mp4'), join(work(), 'd/secret.mp4'));

@@ -36,6 +36,8 @@ describe('contentlib upload (embedded library)', () => {
     const verbose = await cli(['--verbose', 'upload', 'fixtures/demo']);
     expect(verbose.exitCode, verbose.stderr).toBe(0);
     expect(verbose.stderr.match(/^skipped {2}\S+: already uploaded \(/gm)).toHaveLength(3);
+    // The videos were forgotten with the journal: the library still has their bytes, so neither is sent again.
+    expect(verbose.stderr.match(/^skipped {2}\S+: already in the library as shortform \(/gm)).toHaveLength(2);
     await rm(join(home, 'state'), { recursive: true, force: true });
     await cli(['upload', 'fixtures/demo/carousel']);
     const json = await cli(['upload', 'fixtures/demo', '--json']);

@@ -35,6 +35,7 @@ interface FileView {
   fileName: string;
   fileSize: number;
   fileUrl: string;
+  sha256: string | null;
 }
 interface Carousel {
   item: Item;
@@ -83,6 +84,9 @@ async function expectWellFormed(c: Carousel): Promise<void> {
   expect(c.item.fileCount).toBe(c.files.length);
   expect(c.item.fileName).toBe(c.files[0]!.fileName);
   expect(c.item.fileSize).toBe(c.files.reduce((sum, f) => sum + f.fileSize, 0));
+  // Every image keeps its checksum (a replacement its own bytes'); the first image's is the item's.
+  for (const f of c.files) expect(f.sha256).toMatch(/^[0-9a-f]{64}$/);
+  expect((c.item as { sha256?: string | null }).sha256).toBe(c.files[0]!.sha256);
   const again = await get(c.item.id);
   expect(again.files.map((f) => f.id)).toEqual(c.files.map((f) => f.id));
 }

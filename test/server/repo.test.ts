@@ -1,7 +1,7 @@
 // The Repo contract, run unchanged against both implementations: SQLite (the embedded default)
 // and PostgreSQL (a real server from test/support/postgres.ts, one for this file). The races are
 // real on PostgreSQL (a pool of connections, row locks) and serialised by design on SQLite.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +70,7 @@ function upload(caller: { userId: string; brandId: string; keyId?: string }, o: 
     expiresAt: NOW_MS + 3600_000,
     createdAt: AT,
     keyId: caller.keyId ?? null,
+    sha256: null,
     ...o,
   };
 }
@@ -84,6 +85,7 @@ function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput
     contentType: u.contentType,
     fileSize: u.fileSize,
     durationSeconds: null,
+    sha256: createHash('sha256').update(u.key).digest('hex'),
     newItemId: randomUUID(),
     newFileId: randomUUID(),
     maxCarouselFiles: 10,

@@ -85,6 +85,16 @@ const ENDPOINTS: Endpoint[] = [
     },
   },
   {
+    name: 'POST /api/v1/upload/check',
+    scope: 'content:read',
+    status: 200,
+    prepare: async (key) => () =>
+      call('POST', `${s.url}/api/v1/upload/check`, {
+        key,
+        json: { files: [{ sha256: 'a'.repeat(64), size: 1 }] },
+      }),
+  },
+  {
     name: 'GET /api/v1/content',
     scope: 'content:read',
     status: 200,

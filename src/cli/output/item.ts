@@ -30,9 +30,14 @@ const ORDER = [
   'fileSize',
   'fileName',
   'contentType',
+  'sha256',
   'fileUrl',
   'thumbnailUrl',
+  'thumbnailSha256',
 ];
+
+/** A checksum the server has not computed yet (a file stored before checksums were kept). */
+const NOT_YET = 'not computed yet (the server fills it in)';
 
 function orderedKeys(item: Record<string, unknown>): string[] {
   const rest = Object.keys(item).filter((k) => !ORDER.includes(k) && k !== 'platformSettings');
@@ -111,6 +116,7 @@ export function plainItemLines(item: ContentItem, files: readonly ShownFile[]): 
 }
 
 function humanValue(key: string, v: unknown, now: Date): string {
+  if (key === 'sha256' && v === null) return NOT_YET;
   return escapeText(rawHumanValue(key, v, now), { lines: key === 'description' });
 }
 
@@ -155,15 +161,24 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly ShownF
       order: String(f.sortOrder),
       name: escapeText(f.fileName ?? f.fileKey ?? ''),
       size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
+      // Each image's SHA-256 in full: what support compares with `sha256sum` of the creator's file.
+      sha256: f.sha256 === null ? NOT_YET : escapeText(String(f.sha256 ?? '')),
       key: escapeText(f.fileKey ?? (typeof f.path === 'string' ? `(not uploaded: ${f.path})` : '')),
     }));
     const nameWidth = Math.max('name'.length, ...rows.map((r) => r.name.length));
     const sizeWidth = Math.max('size'.length, ...rows.map((r) => r.size.length));
+    const shaWidth = Math.max(0, ...rows.map((r) => r.sha256.length));
+    // A service that keeps no checksums gets no empty column.
+    const sha = (text: string) => (shaWidth > 0 ? `${text.padEnd(Math.max(shaWidth, 'sha256'.length))}  ` : '');
     // `#` is the position edit's image flags read (from 1); sortOrder is the API's (from 0).
-    lines.push(c.dim(`  ${'#'.padStart(2)}  sortOrder  ${'name'.padEnd(nameWidth)}  ${'size'.padEnd(sizeWidth)}  key`));
+    lines.push(
+      c.dim(
+        `  ${'#'.padStart(2)}  sortOrder  ${'name'.padEnd(nameWidth)}  ${'size'.padEnd(sizeWidth)}  ${sha('sha256')}key`,
+      ),
+    );
     for (const r of rows)
       lines.push(
-        `  ${r.position.padStart(2)}  ${r.order.padStart(9)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`,
+        `  ${r.position.padStart(2)}  ${r.order.padStart(9)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${sha(r.sha256)}${c.dim(r.key)}`,
       );
   }
   return lines;

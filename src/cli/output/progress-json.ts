@@ -25,6 +25,7 @@ export function summaryObject(summary: UploadSummary, target?: TargetInfo) {
     created: n('created'),
     appended: summary.items.filter((o) => o.status === 'created' && o.appended).length,
     skippedFiles: summary.skippedFiles ?? 0,
+    inLibraryFiles: summary.items.reduce((n, o) => n + (o.filesInLibrary ?? 0), 0),
     skipped: n('skipped'),
     partial: n('partial'),
     failed: n('failed'),

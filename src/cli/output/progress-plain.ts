@@ -48,6 +48,8 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
       return `skipped  ${label(event.file)}: ${event.reason} (${event.itemId})`;
     case 'retrying':
       return `retry    ${label(event.file)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${escapeText(event.reason)})`;
+    case 'notice':
+      return `note     ${escapeText(event.message)}`;
     case 'progress':
       return undefined;
   }

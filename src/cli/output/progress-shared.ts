@@ -42,7 +42,7 @@ export function flushed(stream: Writable): Promise<void> {
 export function retryLines(): (event: UploadEvent) => boolean {
   const said = new Map<string, string>();
   return (event) => {
-    if (event.type === 'planned' || !event.file) return true;
+    if (event.type === 'planned' || event.type === 'notice' || !event.file) return true;
     const key = `${event.file.role}:${event.file.path}`;
     if (event.type !== 'retrying') {
       if (event.type !== 'progress') said.delete(key);

@@ -46,10 +46,13 @@ export function summaryLines(summary: UploadSummary): string[] {
   const { items } = summary;
   const lines: string[] = [];
   const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
+  // Of those, found in the library by their checksum (a fresh machine, a touched file).
+  const inLibrary = items.reduce((n, o) => n + (o.filesInLibrary ?? 0), 0);
   // A re-run with nothing left to do: one line (the items are listed on stdout).
   if (items.length > 0 && count(items, 'skipped') === items.length && !summary.interrupted) {
+    const where = inLibrary === skippedFiles ? 'in the library' : 'uploaded';
     return [
-      `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already uploaded; --force uploads them again.`,
+      `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already ${where}; --force uploads them again.`,
     ];
   }
   const parts = [
@@ -69,7 +72,12 @@ export function summaryLines(summary: UploadSummary): string[] {
   if (summary.skippedFiles)
     lines.push(`${plural(summary.skippedFiles, 'file')} in the folders skipped, not uploaded (listed above).`);
 
-  if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
+  if (skippedFiles > inLibrary)
+    lines.push(`${skippedFiles - inLibrary} already uploaded, skipped; --force uploads again.`);
+  if (inLibrary > 0)
+    lines.push(
+      `${plural(inLibrary, 'file')} already in the library (the same bytes, found by checksum), not sent; --force uploads again.`,
+    );
 
   const bad = items.filter((o) => o.status === 'failed' || o.status === 'partial');
   for (const o of bad.slice(0, MAX_LISTED))

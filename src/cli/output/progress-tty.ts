@@ -158,6 +158,16 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           break;
         }
         case 'skipped':
+          // Found in the library by its checksum: not sent, so not part of the total any more.
+          if (event.inLibrary) {
+            totalBytes -= event.file.size;
+            total?.setTotal(Math.max(1, totalBytes));
+            updateTotal();
+            log(`= ${escapeName(event.file.name)}: ${event.reason} ${event.itemId}`);
+          }
+          break;
+        case 'notice':
+          log(`Note: ${event.message}`);
           break;
       }
     },

@@ -50,7 +50,13 @@ export function* completion(c: CompleteInput, objectKeysOf: ObjectKeysOf = ownKe
   // Swept after its URL expired, or removed with the item it went into, since the route read it.
   if (!upload) return { kind: 'upload_gone' };
   if (upload.completedAt) return yield* answer(c.brandId, upload.itemId, upload.fileRecordId, []);
-  const file = { fileKey: c.key, fileName: c.fileName, contentType: c.contentType, fileSize: c.fileSize };
+  const file = {
+    fileKey: c.key,
+    fileName: c.fileName,
+    contentType: c.contentType,
+    fileSize: c.fileSize,
+    sha256: c.sha256,
+  };
   let itemId = c.newItemId;
   let replacing: { files: FileRow[]; old: FileRow } | null = null;
   if (c.contentItemId) {

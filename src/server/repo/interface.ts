@@ -6,6 +6,7 @@
 import type { ContentType } from '../../rules/rules.js';
 import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { CarouselChange, CarouselResult } from './carousel.js';
+import type { HeldFile, MissingChecksum } from './checksums.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
 import type { NewUpload, ObjectKeysOf, Upload } from './uploads.js';
@@ -20,12 +21,14 @@ export type {
   ItemAuthors,
   Caller,
   FileRow,
+  HeldFile,
   ItemChanges,
   ItemRow,
   KeyOptions,
   KeyRecord,
   KeyRow,
   ListFilter,
+  MissingChecksum,
   NewItem,
   NewKey,
   NewUpload,
@@ -49,6 +52,8 @@ export interface CompleteInput {
   contentType: string;
   fileSize: number;
   durationSeconds: number | null;
+  /** The stored bytes' SHA-256, verified before the bytes were promoted. */
+  sha256: string;
   /** Ids for what this call may create (a retry that finds the key completed uses the first call's). */
   newItemId: string;
   newFileId: string;
@@ -154,6 +159,14 @@ export interface Repo {
     c: CarouselChange & { fileId: string; minFiles: number },
     objectKeysOf?: ObjectKeysOf,
   ): Promise<CarouselResult>;
+
+  // ---- content identity
+  /** The brand's stored files whose SHA-256 is one of `sha256s`, oldest item first. */
+  heldFiles(brandId: string, sha256s: readonly string[]): Promise<HeldFile[]>;
+  /** Up to `limit` stored files whose SHA-256 is not known yet (rows made before checksums were kept). */
+  missingChecksums(limit: number): Promise<MissingChecksum[]>;
+  /** Records a computed SHA-256, if the row still names that object and has none. */
+  recordChecksum(m: MissingChecksum, sha256: string): Promise<void>;
 
   // ---- housekeeping
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */

@@ -5,6 +5,7 @@ import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../embedded-checks.js';
 import { loadSecret } from '../signing.js';
 import { auditRepository, patchDetails } from './audit.js';
+import { checksumsRepository } from './checksums.js';
 import { deletionsRepository } from './deletions.js';
 import { type CarouselSteps, removeImage, reorder } from './carousel.js';
 import { type CompletionSteps, runCompletion } from './completion.js';
@@ -20,6 +21,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const uploads = uploadsRepository(db);
   const keys = keysRepository(db);
   const deletions = deletionsRepository(db);
+  const checksums = checksumsRepository(db);
   const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
@@ -145,6 +147,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       immediate(() => deleteItem(brandId, id, at, actor, keysOf)),
     reorderImages: async (c) => immediate(() => runSteps(carouselSteps, reorder(c))),
     removeImage: async (c, keysOf = ownKey) => immediate(() => runSteps(carouselSteps, removeImage(c, keysOf))),
+    heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
+    missingChecksums: async (limit) => checksums.missing(limit),
+    recordChecksum: async (m, sha256) => checksums.record(m, sha256),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

@@ -23,6 +23,8 @@ export interface Upload {
   fileRecordId: string | null;
   /** The API key that presigned it (null for uploads made before keys were recorded). */
   keyId: string | null;
+  /** The SHA-256 declared at presign (lower-case hex); null when the client declared none. */
+  sha256: string | null;
 }
 
 /**
@@ -40,11 +42,11 @@ export const ownKey: ObjectKeysOf = (u) => [u.key];
 const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
   content_type AS contentType, file_size AS fileSize, thumbnail, expires_at AS expiresAt,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
-  file_record_id AS fileRecordId, key_id AS keyId`;
+  file_record_id AS fileRecordId, key_id AS keyId, sha256`;
 
 /** The columns of a new upload's row, in the order of newUploadValues (SQLite and PostgreSQL). */
 export const NEW_UPLOAD_COLUMNS =
-  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id';
+  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id, sha256';
 
 /** A new upload's values, in the order of NEW_UPLOAD_COLUMNS (thumbnail as a boolean). */
 export function newUploadValues(u: NewUpload): unknown[] {
@@ -61,6 +63,7 @@ export function newUploadValues(u: NewUpload): unknown[] {
     u.expiresAt,
     u.createdAt,
     u.keyId,
+    u.sha256,
   ];
 }
 

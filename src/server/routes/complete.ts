@@ -14,7 +14,14 @@ import { presentFile, presentOne, urlSigner } from '../present.js';
 import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { objectKeysOf } from '../storage/interface.js';
-import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
+import {
+  type StoredObject,
+  type VideoFacts,
+  checkThenPromote,
+  magicBytesProblem,
+  verifiedSha256,
+  videoFacts,
+} from '../stored-file.js';
 import { callerOf } from './common.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
@@ -42,7 +49,10 @@ export async function completeUpload(
 ): Promise<CompleteResponse> {
   const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
   // A key completed before answers with its item and file record, whatever else the request says.
-  const durationSeconds = upload.completedAt ? null : await checkUpload(s, caller, upload, body, replaceFileId);
+  // (so nothing of `checked` is written then).
+  const checked = upload.completedAt
+    ? { durationSeconds: null, sha256: '' }
+    : await checkUpload(s, caller, upload, body, replaceFileId);
   // One transaction, re-checking what a concurrent call (on any instance) or the sweeper changed.
   const result = await s.repo.complete(
     {
@@ -55,7 +65,8 @@ export async function completeUpload(
       fileName: body.fileName,
       contentType: body.contentType,
       fileSize: body.fileSize,
-      durationSeconds,
+      durationSeconds: checked.durationSeconds,
+      sha256: checked.sha256,
       newItemId: randomUUID(),
       newFileId: randomUUID(),
       maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
@@ -99,14 +110,20 @@ export const imageGone = (itemId: string, fileId: string) =>
     [{ path: 'fileId', message: 'not an image of this carousel' }],
   );
 
-/** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes; returns the video's duration. */
+/** What the checks found in the stored bytes: the video's duration, and the verified SHA-256. */
+interface CheckedBytes {
+  durationSeconds: number | null;
+  sha256: string;
+}
+
+/** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes. */
 async function checkUpload(
   s: Services,
   caller: Caller,
   upload: Upload,
   body: CompleteRequest,
   replaceFileId: string | undefined,
-) {
+): Promise<CheckedBytes> {
   const violations = checkFile(body.type, body.contentType, body.fileSize);
   if (violations.length > 0) throw violationError(violations[0]!);
   if (body.contentItemId) await carouselTarget(s, caller, body);
@@ -188,13 +205,12 @@ const NOT_UPLOADED = () =>
   );
 
 /**
- * Checks the uploaded bytes and promotes them to the upload's final key; returns the video's
- * duration. The bytes are read from the staging object, pinned by its etag, and only that
+ * Checks the uploaded bytes and promotes them to the upload's final key. The bytes are read from the staging object, pinned by its etag, and only that
  * version is promoted: a PUT that lands meanwhile makes the promote fail, and the new bytes are
  * checked instead. A final object without a staging one was promoted by an earlier complete that
  * did not get to commit (a crash, a full carousel): no URL can write there, so it is checked as is.
  */
-async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<number | null> {
+async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<CheckedBytes> {
   return checkThenPromote(
     s.deps.storage,
     upload,
@@ -211,33 +227,42 @@ async function checkAndPromote(s: Services, upload: Upload, body: CompleteReques
   );
 }
 
-/** Magic bytes, then for videos the duration the file itself gives. A refused object is removed. */
+/**
+ * The SHA-256 (never promoted unknown or wrong: stored-file.ts), magic bytes, then for videos
+ * the duration the file itself gives. A refused object is removed.
+ */
 async function checkBytes(
   s: Services,
   object: StoredObject,
   upload: Upload,
   body: CompleteRequest,
-): Promise<number | null> {
+): Promise<CheckedBytes> {
   if (object.head.size !== upload.fileSize) throw NOT_UPLOADED();
+  // First: a byte changed on the way may be one of the magic bytes, and this says what happened.
+  const digest = await verifiedSha256(object, upload.sha256);
+  if ('problem' in digest) return refuse(s, object, upload, digest.problem);
   const mismatch = await magicBytesProblem(object, upload.contentType);
-  if (mismatch) {
-    await refuse(s, object, upload);
-    throw mismatch;
-  }
-  if (TYPE_RULES[body.type].media !== 'video') return null;
+  if (mismatch) return refuse(s, object, upload, mismatch);
+  const { sha256 } = digest;
+  if (TYPE_RULES[body.type].media !== 'video') return { durationSeconds: null, sha256 };
   const facts = await videoFacts(object);
-  if (facts.kind === 'not_video') {
-    await refuse(s, object, upload);
-    throw apiError('content_mismatch', `the uploaded file ${facts.message}; the object was removed`, [
-      { path: 'contentType', message: 'no video track' },
-    ]);
-  }
-  return resolveDuration(body, facts);
+  if (facts.kind === 'not_video')
+    return refuse(
+      s,
+      object,
+      upload,
+      apiError('content_mismatch', `the uploaded file ${facts.message}; the object was removed`, [
+        { path: 'contentType', message: 'no video track' },
+      ]),
+    );
+  return { durationSeconds: resolveDuration(body, facts), sha256 };
 }
 
-async function refuse(s: Services, object: StoredObject, upload: Upload): Promise<void> {
+/** Removes a refused object (the upload may be PUT again) and throws `why`. */
+async function refuse(s: Services, object: StoredObject, upload: Upload, why: Error): Promise<never> {
   await s.deps.storage.delete(object.key);
   await s.repo.markNotStored(upload.key);
+  throw why;
 }
 
 /** Seconds that may differ between the client's duration and the file's (rounding, edit lists). */

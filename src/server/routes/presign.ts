@@ -1,5 +1,6 @@
 // POST /api/v1/upload/presign: checks the file against the rules table (or the thumbnail rule),
-// the brand's quota, and hands out a signed PUT URL bound to contentType and fileSize.
+// the brand's quota, and hands out a signed PUT URL bound to contentType and fileSize (and to the
+// file's SHA-256 when the client declares it: the store refuses a body that differs).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { PresignRequestSchema, type PresignResponse } from '../../api/schemas.js';
@@ -58,6 +59,7 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
         expiresAt: expires * 1000,
         createdAt: now.toISOString(),
         keyId: caller.keyId,
+        sha256: body.sha256 ?? null,
       },
       s.limits,
       now.getTime(),
@@ -68,6 +70,7 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
       key: stagingKeyOf(fileId),
       contentType: body.contentType,
       contentLength: body.fileSize,
+      ...(body.sha256 ? { sha256: body.sha256 } : {}),
       expiresAt: new Date(expires * 1000),
     });
     return {

@@ -12,7 +12,7 @@ import { type PutGate, SlowBodyError, pacedBody } from '../put-gate.js';
 import { DEFAULT_PUT_LIMITS } from '../limits.js';
 import { RETRY_AFTER_SECONDS, asUnavailable } from '../unavailable.js';
 import { verify } from '../signing.js';
-import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
+import { DigestMismatchError, type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
 
 interface SignedRequest {
@@ -68,14 +68,29 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
-        outcome = await disk.receive(key, body, length, async () => {
-          // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
-            return false;
-          await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
-          return true;
-        });
+        outcome = await disk.receive(
+          key,
+          body,
+          length,
+          async () => {
+            // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
+            if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
+              return false;
+            await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
+            return true;
+          },
+          check.sha256,
+        );
       } catch (err) {
+        if (err instanceof DigestMismatchError) {
+          return reject(
+            reply,
+            storageError(
+              'bad_digest',
+              `${err.message}: the bytes changed on the way; nothing was stored — send the file again`,
+            ),
+          );
+        }
         if (err instanceof LengthMismatchError) {
           return reject(
             reply,
@@ -176,7 +191,10 @@ function busy(why: 'descriptors' | 'key'): HttpError {
 async function checkPut(
   s: Services,
   request: FastifyRequest,
-): Promise<{ key: string; fileId: string; uploadKey: string; keyId: string | null; length: number } | HttpError> {
+): Promise<
+  | { key: string; fileId: string; uploadKey: string; keyId: string | null; length: number; sha256: string | null }
+  | HttpError
+> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -227,5 +245,12 @@ async function checkPut(
       `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
     );
   }
-  return { key: signed.key, fileId, uploadKey: upload.key, keyId: upload.keyId, length: upload.fileSize };
+  return {
+    key: signed.key,
+    fileId,
+    uploadKey: upload.key,
+    keyId: upload.keyId,
+    length: upload.fileSize,
+    sha256: upload.sha256,
+  };
 }

@@ -33,6 +33,14 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX audit_brand ON audit_log(brand_id, id);
    CREATE INDEX audit_item ON audit_log(item_id, id);
    CREATE INDEX audit_at ON audit_log(at);`,
+  // Content identity (as on SQLite): the SHA-256 declared at presign and each stored file's
+  // verified one; NULL on rows made before, filled in by the sweeper.
+  `ALTER TABLE uploads ADD COLUMN sha256 TEXT;
+   ALTER TABLE items ADD COLUMN sha256 TEXT, ADD COLUMN thumbnail_sha256 TEXT;
+   ALTER TABLE carousel_files ADD COLUMN sha256 TEXT;
+   CREATE INDEX items_sha256 ON items(brand_id, sha256);
+   CREATE INDEX items_thumbnail_sha256 ON items(brand_id, thumbnail_sha256);
+   CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

@@ -11,6 +11,7 @@ import { type AsyncCompletionSteps, runCompletionAsync } from '../completion.js'
 import { patchDetails } from '../audit.js';
 import { type Actor, type ItemChanges, type ObjectKeysOf, type Repo, ownKey } from '../interface.js';
 import { pgAudit } from './audit.js';
+import { pgChecksums } from './checksums.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
@@ -69,6 +70,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       readItem: (brandId, id) => txItems.get(brandId, id),
     };
   }
+  const checksums = pgChecksums(query);
 
   /** The completion's steps on one transaction's connection: the upload's and the item's rows locked. */
   function completionSteps(q: Query): AsyncCompletionSteps {
@@ -166,6 +168,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     deleteItem: (brandId, id, at, actor, keysOf = ownKey) => deleteItem(brandId, id, at, actor, keysOf),
     reorderImages: (c) => transaction((q) => runStepsAsync(carouselSteps(q), reorder(c))),
     removeImage: (c, keysOf = ownKey) => transaction((q) => runStepsAsync(carouselSteps(q), removeImage(c, keysOf))),
+    heldFiles: checksums.held,
+    missingChecksums: checksums.missing,
+    recordChecksum: checksums.record,
     abandonUploads: (beforeMs, at, keysOf = ownKey) =>
       transaction(async (q) => {
         const abandoned = await pgUploads(q).removeAbandoned(beforeMs);

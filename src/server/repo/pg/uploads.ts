@@ -9,7 +9,7 @@ import type { Query } from './query.js';
 const UPLOAD_COLUMNS = `key, file_id AS "fileId", brand_id AS "brandId", user_id AS "userId", file_name AS "fileName",
   content_type AS "contentType", file_size AS "fileSize", thumbnail, expires_at AS "expiresAt",
   created_at AS "createdAt", stored_at AS "storedAt", completed_at AS "completedAt", item_id AS "itemId",
-  file_record_id AS "fileRecordId", key_id AS "keyId"`;
+  file_record_id AS "fileRecordId", key_id AS "keyId", sha256`;
 
 /** An upload's key and file id: what its objects are named from. */
 type UploadRef = { key: string; fileId: string };
