@@ -1,7 +1,9 @@
 // Bulk: BENCH_BULK (200) copies of a real 5 s shortform clip, distinct names, via
 // `contentlib upload DIR --force` at several --concurrency values, against a sequential bash
 // loop of curl + jq doing presign → PUT → complete per file (scripts/curl-upload-loop.sh).
-import { copyFile, mkdir } from 'node:fs/promises';
+// Then a re-run of the same folder from an empty CONTENTLIB_HOME (a fresh CI runner, no journal):
+// it must create nothing, and is set against `openssl dgst -sha256` of the same files.
+import { copyFile, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Target } from './lib/api.js';
 import { BIN, ROOT, cliEnv, run } from './lib/proc.js';
@@ -14,12 +16,26 @@ export interface BulkResult {
   runs: number;
   curlItemsPerS: number;
   contentlib: Array<{ concurrency: number; itemsPerS: number; wallMs: number }>;
+  /** A re-run from an empty journal (created nothing) and `openssl dgst -sha256` of every file: median wall, ms. */
+  rerunWallMs: number;
+  opensslWallMs: number;
 }
 
 async function makeFolder(dir: string, count: number): Promise<void> {
   await mkdir(dir, { recursive: true });
   const clip = join(ROOT, 'fixtures/video/clip-5s.mp4');
   for (let i = 0; i < count; i++) await copyFile(clip, join(dir, `clip-${String(i).padStart(4, '0')}.mp4`));
+}
+
+/** A fresh runner each time: a home of its own, so no journal. */
+async function rerunFresh(t: Target, folder: string, home: string): Promise<number> {
+  const r = await run('node', [BIN, 'upload', folder, '--json'], {
+    env: cliEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: t.url, CONTENTLIB_API_KEY: t.key }),
+  });
+  const created = createdCount(r.stdout);
+  if (created !== 0) throw new Error(`a re-run from an empty journal created ${created} items, expected none`);
+  await rm(home, { recursive: true, force: true });
+  return r.wallMs;
 }
 
 function createdCount(ndjson: string): number {
@@ -55,6 +71,16 @@ export async function benchBulk(
       `  bulk run ${i + 1}/${o.runs}: curl loop ${loop.wallMs.toFixed(0)} ms; contentlib ${CONCURRENCIES.map((c) => `c${c} ${clMs.get(c)![i]!.toFixed(0)} ms`).join(', ')}`,
     );
   }
+  const rerunMs: number[] = [];
+  const sslMs: number[] = [];
+  const files = (await readdir(folder)).map((name) => join(folder, name));
+  for (let i = 0; i < o.runs; i++) {
+    rerunMs.push(await rerunFresh(t, folder, join(o.dir, `fresh-home-${i}`)));
+    sslMs.push((await run('openssl', ['dgst', '-sha256', ...files])).wallMs);
+    o.log(
+      `  bulk re-run ${i + 1}/${o.runs} from an empty journal: ${rerunMs[i]!.toFixed(0)} ms; openssl ${sslMs[i]!.toFixed(0)} ms`,
+    );
+  }
   const perS = (ms: number) => (o.files * 1000) / ms;
   return {
     files: o.files,
@@ -65,5 +91,7 @@ export async function benchBulk(
       wallMs: median(clMs.get(c)!),
       itemsPerS: perS(median(clMs.get(c)!)),
     })),
+    rerunWallMs: median(rerunMs),
+    opensslWallMs: median(sslMs),
   };
 }

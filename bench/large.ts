@@ -1,6 +1,8 @@
 // Large file: `contentlib upload` of one BENCH_SIZE sparse longform MP4 to a `contentlib serve`
 // process, against `curl -T` of the same bytes to a presigned URL of the same server. After an
 // untimed warm-up, runs alternate which side goes first, so drift of the disk hits both alike.
+// contentlib hashes the file (its SHA-256 is declared at presign): its CPU is also set against
+// curl's plus `openssl dgst -sha256`'s of the same file, the same work done by the fastest tools.
 import { join } from 'node:path';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { type Target, complete, presign, remove } from './lib/api.js';
@@ -19,6 +21,9 @@ export interface LargeResult {
   /** Median CPU time (user + system) of the whole process, ms: curl's PUT, contentlib's whole upload. */
   curlCpuMs: number;
   clCpuMs: number;
+  /** Median `openssl dgst -sha256` of the same file: wall and CPU, ms. */
+  opensslWallMs: number;
+  opensslCpuMs: number;
 }
 
 interface UploadedEvent {
@@ -92,6 +97,11 @@ async function contentlibOnce(
   return { transferMs: uploaded.ms, wallMs: r.wallMs, rssKiB: r.maxRssKiB ?? NaN, cpuMs: r.cpuMs ?? NaN };
 }
 
+async function opensslOnce(file: string, tmp: string): Promise<{ wallMs: number; cpuMs: number }> {
+  const r = await run('openssl', ['dgst', '-sha256', file], { rssFile: join(tmp, 'openssl-time.txt') });
+  return { wallMs: r.wallMs, cpuMs: r.cpuMs ?? NaN };
+}
+
 export async function benchLarge(
   t: Target,
   o: { dir: string; home: string; bytes: number; runs: number; log: (s: string) => void },
@@ -100,6 +110,7 @@ export async function benchLarge(
   await sparseMp4(file, o.bytes, 600);
   const curl: Array<{ transferMs: number; wallMs: number; cpuMs: number }> = [];
   const cl: Array<{ transferMs: number; wallMs: number; rssKiB: number; cpuMs: number }> = [];
+  const ssl: Array<{ wallMs: number; cpuMs: number }> = [];
   // The first 1 GiB written to a fresh data dir is slower (disk allocation): an untimed warm-up
   // takes that hit, and the order alternates so neither side always goes first.
   await curlOnce(t, file, o.bytes, o.dir);
@@ -111,6 +122,7 @@ export async function benchLarge(
       cl.push(await contentlibOnce(t, file, o.home, o.dir));
       curl.push(await curlOnce(t, file, o.bytes, o.dir));
     }
+    ssl.push(await opensslOnce(file, o.dir));
     o.log(
       `  large run ${i + 1}/${o.runs}: curl ${curl[i]!.transferMs.toFixed(0)} ms (CPU ${curl[i]!.cpuMs.toFixed(0)} ms), contentlib ${cl[i]!.transferMs.toFixed(0)} ms (wall ${cl[i]!.wallMs.toFixed(0)} ms, CPU ${cl[i]!.cpuMs.toFixed(0)} ms, ${(cl[i]!.rssKiB / 1024).toFixed(0)} MiB)`,
     );
@@ -127,5 +139,7 @@ export async function benchLarge(
     clPeakRssMiB: median(cl.map((r) => r.rssKiB / 1024)),
     curlCpuMs: median(curl.map((r) => r.cpuMs)),
     clCpuMs: median(cl.map((r) => r.cpuMs)),
+    opensslWallMs: median(ssl.map((r) => r.wallMs)),
+    opensslCpuMs: median(ssl.map((r) => r.cpuMs)),
   };
 }

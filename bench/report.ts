@@ -65,6 +65,19 @@ export function targets(r: Results): Target[] {
   if (r.large) {
     t.push(atLeast('large file: transfer speed vs curl', r.large.clTransferMBps / r.large.curlMBps, 1.0, '×'));
     t.push(atMost('large file: client CPU (user + sys) vs curl', r.large.clCpuMs / r.large.curlCpuMs, 1.5, '×', 2));
+    // Issue 22: the upload with its checksum, against curl -T (wall) and curl + openssl dgst (CPU).
+    t.push(
+      atMost('large file with its checksum: wall vs `curl -T`', r.large.clWallMs / r.large.curlWallMs, 1.0, '×', 2),
+    );
+    t.push(
+      atMost(
+        'large file with its checksum: CPU vs `curl -T` + `openssl dgst -sha256`',
+        r.large.clCpuMs / (r.large.curlCpuMs + r.large.opensslCpuMs),
+        1.3,
+        '×',
+        2,
+      ),
+    );
     t.push(
       atMost(
         `large file: contentlib peak RSS (${fixed(r.large.bytes / MIB / 1024, 2)} GiB)`,
@@ -86,6 +99,15 @@ export function targets(r: Results): Target[] {
           1,
         ),
       );
+    t.push(
+      atMost(
+        `bulk: re-run of ${r.bulk.files} files from an empty journal vs \`openssl dgst -sha256\` of them`,
+        r.bulk.rerunWallMs / r.bulk.opensslWallMs,
+        1.5,
+        '×',
+        2,
+      ),
+    );
   }
   if (r.startup) {
     const s = r.startup;
@@ -148,7 +170,7 @@ export function renderResults(r: Results, notes: readonly string[], skipped: rea
       `| contentlib upload | ${fixed(l.clTransferMBps)} | ${fixed(l.clWallMs, 0)} ms (${fixed(l.clWallMBps)} MB/s, with start-up, presign and complete) | ${fixed(l.clPeakRssMiB, 0)} MiB |`,
       `| ratio contentlib / curl | ${fixed(l.clTransferMBps / l.curlMBps, 2)} | | |`,
       '',
-      `CPU (user + sys, median): curl ${fixed(l.curlCpuMs, 0)} ms, contentlib ${fixed(l.clCpuMs, 0)} ms (the whole command: start-up, presign, PUT, complete), ratio ${fixed(l.clCpuMs / l.curlCpuMs, 2)}.`,
+      `CPU (user + sys, median): curl ${fixed(l.curlCpuMs, 0)} ms, contentlib ${fixed(l.clCpuMs, 0)} ms (the whole command: start-up, hashing, presign, PUT, complete), ratio ${fixed(l.clCpuMs / l.curlCpuMs, 2)}; \`openssl dgst -sha256\` of the same file ${fixed(l.opensslCpuMs, 0)} ms CPU, ${fixed(l.opensslWallMs, 0)} ms wall.`,
       '',
       "Transfer: curl's own `time_total`; contentlib's `uploaded` event `ms` (presign + PUT, from its `--json` NDJSON). MB = 2^20 bytes.",
       '',
@@ -166,6 +188,8 @@ export function renderResults(r: Results, notes: readonly string[], skipped: rea
         (c) =>
           `| contentlib upload DIR --force --concurrency ${c.concurrency} | ${fixed(c.itemsPerS)} | ${fixed(c.wallMs, 0)} ms | ${fixed(c.itemsPerS / b.curlItemsPerS, 1)} |`,
       ),
+      '',
+      `A re-run from an empty journal (a fresh runner; creates nothing): ${fixed(b.rerunWallMs, 0)} ms; \`openssl dgst -sha256\` of the same ${b.files} files: ${fixed(b.opensslWallMs, 0)} ms (ratio ${fixed(b.rerunWallMs / b.opensslWallMs, 2)}).`,
       '',
     );
   }

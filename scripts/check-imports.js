@@ -30,8 +30,9 @@ const LAYERS = {
 
 /** Folders reached from outside only through these modules (paths inside the folder). */
 const SURFACES = {
-  // The CLI starts the server (index.ts) and administers keys (admin.ts); it knows nothing else of it.
-  server: ['index.ts', 'admin.ts'],
+  // The CLI starts the server (index.ts), administers keys (admin.ts) and shows the defaults of
+  // serve's limits (limits.ts, which loads nothing of the server); it knows nothing else of it.
+  server: ['index.ts', 'admin.ts', 'limits.ts'],
   // The CLI starts the browse server (index.ts); its pages and routes are its own.
   browse: ['index.ts'],
   // The action reads upload's NDJSON by its schemas; it runs the CLI itself as a process.

@@ -15,11 +15,14 @@ import {
   redactKey,
   requestIdHeader,
 } from './errors.js';
-import type { RetryPolicy } from './retry.js';
+import type { RetryInfo, RetryPolicy } from './retry.js';
 import { BRAND_HEADER } from './headers.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
+  CarouselResponse,
+  CheckRequest,
+  CheckResponse,
   CompleteRequest,
   CompleteResponse,
   DeleteResponse,
@@ -33,10 +36,14 @@ import type {
   PatchResponse,
   PresignRequest,
   PresignResponse,
+  ReplaceImageRequest,
+  ReplaceImageResponse,
 } from './schemas.js';
 // The responses alone: the client never builds the request schemas (the server checks those).
 import {
   AuditResponseSchema,
+  CarouselResponseSchema,
+  CheckResponseSchema,
   CompleteResponseSchema,
   DeleteResponseSchema,
   GetResponseSchema,
@@ -46,6 +53,7 @@ import {
   ListResponseSchema,
   PatchResponseSchema,
   PresignResponseSchema,
+  ReplaceImageResponseSchema,
 } from './response-schemas.js';
 import type { ContentType, Status } from '../rules/rules.js';
 
@@ -76,7 +84,7 @@ export interface AuditParams {
 export interface CallOptions {
   signal?: AbortSignal;
   /** Told before each retry's wait (the upload engine turns it into a `retrying` event). */
-  onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  onRetry?: (info: RetryInfo) => void;
 }
 
 export interface ApiClientOptions {
@@ -97,6 +105,8 @@ export interface ApiClient {
   dispatcher: Dispatcher;
   presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;
+  /** An extension (docs/api.md): which of these files' bytes the brand's library holds already. */
+  check(body: CheckRequest, o?: CallOptions): Promise<CheckResponse>;
   list(query: ListParams, o?: CallOptions): Promise<ListResponse>;
   get(id: string, o?: CallOptions): Promise<GetResponse>;
   patch(id: string, body: PatchRequest, o?: CallOptions): Promise<PatchResponse>;
@@ -106,6 +116,12 @@ export interface ApiClient {
   listKeys(o?: CallOptions): Promise<KeyListResponse>;
   revokeKey(id: string, o?: CallOptions): Promise<KeyRevokeResponse>;
   audit(query: AuditParams, o?: CallOptions): Promise<AuditResponse>;
+  /** A carousel's images in this order: each of its file ids once (409 files_changed otherwise). */
+  reorderImages(id: string, fileIds: readonly string[], o?: CallOptions): Promise<CarouselResponse>;
+  /** Removes one image (409 carousel_minimum at 2); its objects are deleted. */
+  removeImage(id: string, fileId: string, o?: CallOptions): Promise<CarouselResponse>;
+  /** Completes an upload (presigned and PUT as a carousel image) into that image's place. */
+  replaceImage(id: string, fileId: string, body: ReplaceImageRequest, o?: CallOptions): Promise<ReplaceImageResponse>;
   /** The brand of the key, as the last answer told it (our server's Content-Library-Brand header); undefined otherwise. */
   reportedBrand(): string | undefined;
   close(): Promise<void>;
@@ -160,6 +176,11 @@ function queryString(q: ListParams | AuditParams): string {
   }
   const s = params.toString();
   return s ? `?${s}` : '';
+}
+
+/** An error detail naming the image (path fileId): the carousel is there, that image is not. */
+function isFileIdDetail(d: unknown): boolean {
+  return (d as { path?: unknown } | null)?.path === 'fileId';
 }
 
 export function createApiClient(opts: ApiClientOptions): ApiClient {
@@ -286,7 +307,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         classify: classifyForRetry,
         onRetry: (info) => {
           trace?.(
-            `  retry ${info.attempt}/${policy.attempts - 1} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
+            `  retry ${info.attempt}${info.outage ? '' : `/${policy.attempts - 1}`} of ${method} ${path} in ${info.delayMs} ms (${(info.error as Error).name})`,
           );
           o?.onRetry?.(info);
         },
@@ -303,6 +324,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
+    check: (body, o) => call('POST', '/api/v1/upload/check', CheckResponseSchema, body, o),
     list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
     get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),
     patch: (id, body, o) => call('PATCH', `/api/v1/content/${enc(id)}`, PatchResponseSchema, body, o),
@@ -324,6 +346,35 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     listKeys: (o) => call('GET', '/api/v1/keys', KeyListResponseSchema, undefined, o),
     revokeKey: (id, o) => call('DELETE', `/api/v1/keys/${enc(id)}`, KeyRevokeResponseSchema, undefined, o),
     audit: (query, o) => call('GET', `/api/v1/audit${queryString(query)}`, AuditResponseSchema, undefined, o),
+    // The same order again changes nothing, so a retry after a lost answer is harmless.
+    reorderImages: (id, fileIds, o) =>
+      call('PUT', `/api/v1/content/${enc(id)}/order`, CarouselResponseSchema, { fileIds }, o),
+    removeImage: async (id, fileId, o) => {
+      // As for an item: a retry after a lost answer that finds the image gone means the first
+      // try removed it; the carousel is then read as it now is.
+      let lostAnswer = false;
+      try {
+        return await call(
+          'DELETE',
+          `/api/v1/content/${enc(id)}/files/${enc(fileId)}`,
+          CarouselResponseSchema,
+          undefined,
+          o,
+          (err) => {
+            if (err instanceof NetworkError || err instanceof TimeoutError) lostAnswer = true;
+            return undefined;
+          },
+        );
+      } catch (err) {
+        const imageGone = err instanceof ApiError && err.status === 404 && err.details.some(isFileIdDetail);
+        if (!lostAnswer || !imageGone) throw err;
+        trace?.(`  ${id}: the retry found image ${fileId} gone, so the first DELETE went through`);
+        return call('GET', `/api/v1/content/${enc(id)}`, CarouselResponseSchema, undefined, o);
+      }
+    },
+    // Idempotent per upload key, like complete.
+    replaceImage: (id, fileId, body, o) =>
+      call('PUT', `/api/v1/content/${enc(id)}/files/${enc(fileId)}`, ReplaceImageResponseSchema, body, o),
     close: async () => {
       if (ownDispatcher) await dispatcher.close();
     },

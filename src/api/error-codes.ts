@@ -4,6 +4,8 @@
 export const API_ERRORS = {
   invalid_request: 400,
   invalid_upload: 400,
+  /** The stored bytes' SHA-256 differs from the one declared at presign: changed on the way. */
+  bad_digest: 400,
   unauthorized: 401,
   /** The key is valid but lacks the scope the endpoint needs (details name it). */
   forbidden: 403,
@@ -11,6 +13,10 @@ export const API_ERRORS = {
   not_found: 404,
   not_a_carousel: 409,
   carousel_full: 409,
+  /** Removing the image would leave a carousel below its minimum of 2 (an extension, docs/api.md). */
+  carousel_minimum: 409,
+  /** A reorder that is not a permutation of the carousel's images: they changed meanwhile (an extension). */
+  files_changed: 409,
   /** Revoking this key would leave its brand without a usable keys:admin key. */
   last_admin_key: 409,
   file_too_large: 413,
@@ -19,7 +25,10 @@ export const API_ERRORS = {
   invalid_duration: 422,
   rate_limited: 429,
   internal: 500,
-  /** Not ready (GET /readyz names the failing part), or shutting down. */
+  /**
+   * A dependency (the database, the file storage) cannot be used now, not ready (GET /readyz
+   * names the failing part), or shutting down; with Retry-After.
+   */
   unavailable: 503,
   /** The server's disk (or database) is full: ENOSPC, EDQUOT, SQLITE_FULL. DELETE still works. */
   insufficient_storage: 507,
@@ -35,10 +44,16 @@ export const STORAGE_ERRORS = {
   missing_content_length: 411,
   /** The PUT also carried an Authorization header: S3 refuses two auth mechanisms (InvalidArgument). */
   invalid_argument: 400,
+  /** The body's SHA-256 differs from the one declared at presign (S3's BadDigest): nothing was stored. */
+  bad_digest: 400,
   /** A signed GET of an object that no longer exists (S3's NoSuchKey). */
   not_found: 404,
   /** The upload behind a presigned PUT was completed, attached, deleted or swept, or its API key revoked. */
   upload_closed: 403,
+  /** The body came too slowly (under the server's minimum rate) or for too long: nothing was stored. */
+  request_timeout: 408,
+  /** The server takes no more PUTs now (too many in flight for the key, or its file descriptors). */
+  unavailable: 503,
   /** The server's disk is full: nothing was stored. */
   insufficient_storage: 507,
 } as const;

@@ -314,28 +314,66 @@ export function errorFromThrown(
   });
 }
 
+/** No answer because nobody is listening, or the connection dropped: a service restarting. */
+const OUTAGE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
+
+/** What a load balancer or a service answers while an instance restarts or a dependency is down. */
+const OUTAGE_STATUSES = new Set([502, 503, 504]);
+
+/** A retry after the server's delay; an outage when the status or the delay says it is one. */
+function retryAfter(status: number, retryAfterMs: number | undefined): RetryDecision {
+  const outage = OUTAGE_STATUSES.has(status) || retryAfterMs !== undefined;
+  return {
+    retry: true,
+    ...(retryAfterMs === undefined ? {} : { afterMs: retryAfterMs }),
+    ...(outage ? { outage } : {}),
+  };
+}
+
 /**
  * Whether another try may help. Network errors, timeouts, 5xx and 429 are worth retrying (with
  * the server's Retry-After when it gave one); 4xx answers are final. Storage 403s are final
- * here: an expired URL is the engine's business (it presigns again).
+ * here: an expired URL is the engine's business (it presigns again). A refused or dropped
+ * connection, 502/503/504 and an answer with Retry-After are an outage, ridden out for
+ * RetryPolicy.rideOutMs (src/api/retry.ts).
  */
 export function classifyForRetry(err: unknown): RetryDecision {
-  if (err instanceof NetworkError || err instanceof TimeoutError) return { retry: true };
+  if (err instanceof NetworkError)
+    return err.code && OUTAGE_CODES.has(err.code) ? { retry: true, outage: true } : { retry: true };
+  if (err instanceof TimeoutError) return { retry: true };
   if (err instanceof StorageError) {
     // An object store's code says more than its status (S3's RequestTimeout is a 400 worth retrying).
     const byCode = refusalRetry(err);
     if (byCode === false) return { retry: false };
-    if (byCode === true)
-      return err.retryAfterMs === undefined ? { retry: true } : { retry: true, afterMs: err.retryAfterMs };
+    if (byCode === true) return retryAfter(err.status, err.retryAfterMs);
   }
   if (err instanceof ApiError || err instanceof StorageError) {
-    if (err.status === 429 || err.status >= 500) {
-      return err.retryAfterMs === undefined ? { retry: true } : { retry: true, afterMs: err.retryAfterMs };
-    }
+    if (err.status === 429 || err.status >= 500) return retryAfter(err.status, err.retryAfterMs);
     return { retry: false };
   }
-  if (err instanceof UnexpectedResponseError) return { retry: err.status === 429 || err.status >= 500 };
+  if (err instanceof UnexpectedResponseError) {
+    if (!(err.status === 429 || err.status >= 500)) return { retry: false };
+    return OUTAGE_STATUSES.has(err.status) ? { retry: true, outage: true } : { retry: true };
+  }
   return { retry: false };
+}
+
+/** What made a retry loop ride out an outage, in a few words, for the one line that says it waits. */
+export function outageReason(err: unknown): string {
+  if (err instanceof NetworkError) return networkReason(err);
+  if (err instanceof ApiError || err instanceof StorageError) return `${err.status} ${err.code}: ${err.message}`;
+  if (err instanceof UnexpectedResponseError)
+    return `${err.status} from something in between (a proxy or load balancer)`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** `cl_abcd…`: enough of a key to recognise it, never enough to use it. */

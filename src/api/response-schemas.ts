@@ -13,6 +13,8 @@ export const PresignResponseSchema = z.looseObject({
   key: z.string(),
   fileId: z.string(),
   type: ContentTypeSchema,
+  /** Headers the PUT must carry with exactly these values (an S3 store signs the checksum among them). */
+  headers: z.record(z.string(), z.string()).optional(),
 });
 export type PresignResponse = z.infer<typeof PresignResponseSchema>;
 
@@ -42,10 +44,11 @@ export const ContentItemSchema = z.looseObject({
   contentType: z.string().nullable().optional(),
   fileName: z.string().nullable().optional(),
   fileCount: z.number().optional(),
+  // Extensions: the SHA-256 of the main file and of the thumbnail; null while not yet computed.
+  sha256: z.string().nullable().optional(),
+  thumbnailSha256: z.string().nullable().optional(),
   createdBy: ChangeAuthorSchema.nullable().optional(),
   updatedBy: ChangeAuthorSchema.nullable().optional(),
-  /** Hex SHA-256 of the media file, where the service keeps one (a video's; a carousel's first image's). */
-  sha256: z.string().nullable().optional(),
 });
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
@@ -89,6 +92,19 @@ export type PatchResponse = z.infer<typeof PatchResponseSchema>;
 export const DeleteResponseSchema = z.looseObject({ deleted: z.literal(true) });
 export type DeleteResponse = z.infer<typeof DeleteResponseSchema>;
 
+// ---- Extension: a carousel's images after upload (docs/api.md, Carousel images) -------------
+
+/** Reorder and remove answer with the carousel as GET does: the item and its images in order. */
+export const CarouselResponseSchema = z.looseObject({
+  item: ContentItemSchema,
+  files: z.array(CarouselFileSchema),
+});
+export type CarouselResponse = z.infer<typeof CarouselResponseSchema>;
+
+/** Replace adds the new image's record (the one that took the place; absent should it be gone already). */
+export const ReplaceImageResponseSchema = CarouselResponseSchema.extend({ file: CarouselFileSchema.optional() });
+export type ReplaceImageResponse = z.infer<typeof ReplaceImageResponseSchema>;
+
 // ---- Extensions: keys over the API, and the audit log (docs/api.md) ------------------------
 
 export const KeyInfoSchema = z.looseObject({
@@ -131,6 +147,24 @@ export const AuditResponseSchema = z.looseObject({
   nextBefore: z.number().nullable(),
 });
 export type AuditResponse = z.infer<typeof AuditResponseSchema>;
+/** Where a brand holds a file's bytes: as an item's main file, a carousel image, or a thumbnail. */
+export const CheckMatchSchema = z.looseObject({
+  itemId: z.string(),
+  itemType: ContentTypeSchema,
+  /** How many files the item has now: a carousel's images (1 for a video). */
+  itemFileCount: z.number().int(),
+  role: z.enum(['file', 'image', 'thumbnail']),
+  /** The carousel image's file record (role image). */
+  fileId: z.string().optional(),
+  sortOrder: z.number().int().optional(),
+  fileName: z.string().optional(),
+});
+export type CheckMatch = z.infer<typeof CheckMatchSchema>;
+
+export const CheckResponseSchema = z.looseObject({
+  files: z.array(z.looseObject({ sha256: z.string(), size: z.number(), matches: z.array(CheckMatchSchema) })),
+});
+export type CheckResponse = z.infer<typeof CheckResponseSchema>;
 
 export const ErrorDetailSchema = z.looseObject({ path: z.string().optional(), message: z.string() });
 

@@ -2,9 +2,18 @@
 // embedded server. Requests are strict (an unknown field is a 400); responses are loose, because
 // a remote service may send more fields than these.
 import * as z from 'zod';
-import { LIST_LIMITS, METADATA_LIMITS } from '../rules/rules.js';
+import { LIST_LIMITS, METADATA_LIMITS, TYPE_RULES } from '../rules/rules.js';
 import { ContentTypeSchema, StatusSchema } from './response-schemas.js';
 import { SCOPES } from './scopes.js';
+import {
+  MULTI_LINE_RULE,
+  SINGLE_LINE_RULE,
+  VISIBLE_RULE,
+  badStringIn,
+  hasVisible,
+  isMultiLine,
+  isSingleLine,
+} from './text-rules.js';
 
 // Responses live in ./response-schemas.ts, which the client imports alone: a command builds
 // only the schemas of the answers it reads (bench/notes.md). This module is the whole set.
@@ -13,31 +22,38 @@ export * from './response-schemas.js';
 const fileSize = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const nonBlank = z.string().trim().min(1, 'must not be empty');
 
-/** C0 controls, DEL, and the bidirectional embeddings, overrides and isolates that can disguise a name. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
-const noControls = (what: string) =>
-  nonBlank.refine(
-    (text) => !CONTROL_CHARACTERS.test(text),
-    `${what} must not contain control characters (U+0000–U+001F, U+007F, U+202A–U+202E, U+2066–U+2069)`,
-  );
-const fileName = noControls('fileName');
+export { CONTROL_CHARACTERS } from './text-rules.js';
+
+/** One line of text: no control characters, direction overrides or lone surrogates. */
+const singleLine = <S extends z.ZodString>(s: S) => s.refine(isSingleLine, SINGLE_LINE_RULE);
+/** Text that may span lines: tab and newline allowed, other controls not. */
+const multiLine = <S extends z.ZodString>(s: S) => s.refine(isMultiLine, MULTI_LINE_RULE);
+const noControls = () => singleLine(nonBlank);
+const fileName = noControls();
+
+/** A SHA-256 in hex (either case on the wire, lower case from here on). */
+export const Sha256Schema = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 in hex (64 characters 0-9, a-f)')
+  .transform((hex) => hex.toLowerCase());
 
 // ---- Requests ----------------------------------------------------------------------------
 
 export const PresignRequestSchema = z.strictObject({
   fileName,
-  contentType: nonBlank,
+  contentType: noControls(),
   fileSize,
   type: ContentTypeSchema.optional(),
   thumbnail: z.boolean().optional(),
+  /** An extension (docs/api.md): the file's SHA-256, which the store then verifies. */
+  sha256: Sha256Schema.optional(),
 });
 export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
 export const CompleteRequestSchema = z.strictObject({
-  key: nonBlank,
+  key: noControls(),
   fileName,
-  contentType: nonBlank,
+  contentType: noControls(),
   fileSize,
   type: ContentTypeSchema,
   durationSeconds: z.number().positive().finite().optional(),
@@ -45,25 +61,57 @@ export const CompleteRequestSchema = z.strictObject({
 });
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
 
-/** Free-form per-platform metadata keyed by platform name: each platform holds an object. */
-export const PlatformSettingsSchema = z.record(z.string().min(1), z.record(z.string(), z.unknown()));
+// ---- Carousel images (an extension, docs/api.md): reorder, replace; remove has no body.
+
+/** PUT /api/v1/content/:id/order: every image's file id once, in the new order. */
+export const ReorderRequestSchema = z.strictObject({
+  fileIds: z
+    .array(z.uuid())
+    .min(1, 'list every image of the carousel')
+    .max(TYPE_RULES.carousel.maxFiles, `a carousel has at most ${TYPE_RULES.carousel.maxFiles} images`)
+    .refine((ids) => new Set(ids).size === ids.length, 'each image once: a file id is given twice'),
+});
+export type ReorderRequest = z.infer<typeof ReorderRequestSchema>;
+
+/**
+ * PUT /api/v1/content/:id/files/:fileId: the upload (presigned and PUT as a carousel image) to
+ * complete into that image's place. What complete takes, but the type and the item, which the
+ * path gives.
+ */
+export const ReplaceImageRequestSchema = CompleteRequestSchema.omit({
+  type: true,
+  contentItemId: true,
+  durationSeconds: true,
+});
+export type ReplaceImageRequest = z.infer<typeof ReplaceImageRequestSchema>;
+
+/**
+ * Free-form per-platform metadata keyed by platform name: each platform holds an object. Any
+ * string in it, key or value, follows the multi-line text rule.
+ */
+export const PlatformSettingsSchema = z
+  .record(z.string().min(1), z.record(z.string(), z.unknown()))
+  .superRefine((value, ctx) => {
+    const bad = badStringIn(value);
+    if (bad) ctx.addIssue({ code: 'custom', path: bad, message: MULTI_LINE_RULE });
+  });
 export type PlatformSettings = z.infer<typeof PlatformSettingsSchema>;
 
 export const HashtagsSchema = z
-  .array(z.string().trim().min(1, 'a hashtag must not be empty').max(METADATA_LIMITS.hashtagMaxChars))
+  .array(singleLine(z.string().trim().min(1, 'a hashtag must not be empty').max(METADATA_LIMITS.hashtagMaxChars)))
   .max(METADATA_LIMITS.hashtagsMax);
 
 export const PatchRequestSchema = z
   .strictObject({
-    title: noControls('title').max(METADATA_LIMITS.titleMaxChars).optional(),
-    description: z.string().max(METADATA_LIMITS.descriptionMaxChars).optional(),
+    title: singleLine(nonBlank.max(METADATA_LIMITS.titleMaxChars)).refine(hasVisible, VISIBLE_RULE).optional(),
+    description: multiLine(z.string().max(METADATA_LIMITS.descriptionMaxChars)).optional(),
     hashtags: HashtagsSchema.optional(),
     status: StatusSchema.optional(),
     platformSettings: PlatformSettingsSchema.refine(
       (v) => Buffer.byteLength(JSON.stringify(v)) <= METADATA_LIMITS.platformSettingsMaxBytes,
       `platformSettings must be at most ${METADATA_LIMITS.platformSettingsMaxBytes} bytes of JSON`,
     ).optional(),
-    thumbnailKey: nonBlank.optional(),
+    thumbnailKey: noControls().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, 'send at least one field to change');
 export type PatchRequest = z.infer<typeof PatchRequestSchema>;
@@ -84,7 +132,7 @@ const queryInt = (name: string) =>
 export const ListQuerySchema = z.strictObject({
   status: StatusSchema.optional(),
   type: ContentTypeSchema.optional(),
-  search: z.string().max(METADATA_LIMITS.titleMaxChars).optional(),
+  search: singleLine(z.string().max(METADATA_LIMITS.titleMaxChars)).optional(),
   // Extension (docs/api.md): only items whose id starts with these characters (a short id).
   idPrefix: z
     .string()
@@ -108,7 +156,7 @@ export type ListQuery = z.input<typeof ListQuerySchema>;
 export const MAX_KEY_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 export const KeyCreateRequestSchema = z.strictObject({
-  name: noControls('name').max(100).optional(),
+  name: singleLine(nonBlank.max(100)).refine(hasVisible, VISIBLE_RULE).optional(),
   scopes: z
     .array(z.enum(SCOPES))
     .min(1, 'give at least one scope: content:read, content:write, content:delete or keys:admin'),
@@ -117,8 +165,8 @@ export const KeyCreateRequestSchema = z.strictObject({
 export type KeyCreateRequest = z.infer<typeof KeyCreateRequestSchema>;
 
 export const AuditQuerySchema = z.strictObject({
-  itemId: z.string().min(1).max(100).optional(),
-  keyId: z.string().min(1).max(100).optional(),
+  itemId: singleLine(z.string().min(1).max(100)).optional(),
+  keyId: singleLine(z.string().min(1).max(100)).optional(),
   since: z.iso
     .datetime({ offset: true, message: 'since must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z' })
     .optional(),
@@ -133,3 +181,13 @@ export const AuditQuerySchema = z.strictObject({
     .optional(),
 });
 export type AuditQuery = z.input<typeof AuditQuerySchema>;
+/** Files per "do you already have these?" request (an extension, docs/api.md). */
+export const CHECK_MAX_FILES = 500;
+
+export const CheckRequestSchema = z.strictObject({
+  files: z
+    .array(z.strictObject({ sha256: Sha256Schema, size: fileSize }))
+    .min(1, 'send at least one file')
+    .max(CHECK_MAX_FILES, `at most ${CHECK_MAX_FILES} files per request; send the rest in another`),
+});
+export type CheckRequest = z.input<typeof CheckRequestSchema>;

@@ -23,6 +23,8 @@ const OURS: Partial<Record<StorageErrorCode, Meaning>> = {
   signature_mismatch: { retry: false, says: 'the URL or its signature did not match; not retried' },
   content_type_mismatch: { retry: false, says: 'the Content-Type differed from the presigned one; not retried' },
   content_length_mismatch: { retry: false, says: 'the length differed from the presigned one; not retried' },
+  request_timeout: { retry: true, says: 'the server gave up waiting for the body (too slow); sending again' },
+  unavailable: { retry: true, says: 'the server takes no more uploads right now; retrying after a pause' },
 };
 
 /** S3's codes, and the S3-compatible stores'. */

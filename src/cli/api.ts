@@ -4,8 +4,8 @@
 // SQLite) loads only when the embedded library is the target: a remote never needs it.
 import type * as Crypto from 'node:crypto';
 import { type ApiClient, createApiClient } from '../api/client.js';
-import { redactKey } from '../api/errors.js';
-import { DEFAULT_RETRY } from '../api/retry.js';
+import { outageReason, redactKey } from '../api/errors.js';
+import { DEFAULT_RETRY, createOutageWatch } from '../api/retry.js';
 import type { RetryPolicy } from '../api/retry.js';
 import { openConfig } from '../config/store.js';
 import type { ConfigStore, EmbeddedKey } from '../config/store.js';
@@ -15,6 +15,7 @@ import { dataDirError } from './error-messages.js';
 import { InterruptedError } from './errors.js';
 import { makeDir } from '../fs/make-dir.js';
 import { automationReason, embeddedByEnv, noRemoteError, targetLine } from './target.js';
+import { parseRetryFor } from './flags.js';
 import type { TargetInfo } from './target.js';
 
 export interface ApiTarget {
@@ -74,14 +75,34 @@ function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => voi
 }
 
 /**
- * The retry policy, with CONTENTLIB_RETRY_BASE_MS to shorten the waits (end-to-end tests set it
- * to 0 so a refused connection fails at once; people have no reason to).
+ * Where the one line about an outage goes: openApi points it at the command's stderr, naming the
+ * remote. Every retry loop of the run (the API client's, the storage PUTs') shares the watch, so
+ * one restart of the service makes one line however many requests and PUTs wait for it.
+ */
+let sayWaiting: ((line: string) => void) | undefined;
+const outageWatch = createOutageWatch(({ error, forMs }) =>
+  sayWaiting?.(`${outageReason(error)}. Retrying for up to ${Math.ceil(forMs / 1000)} s (--retry-for to change).`),
+);
+
+/**
+ * The retry policy. CONTENTLIB_RETRY_FOR (or --retry-for, which sets it) is how long an outage
+ * of the service is ridden out, in seconds. CONTENTLIB_RETRY_BASE_MS shortens the waits
+ * (end-to-end tests set it to 0 so a refused connection fails at once; people have no reason
+ * to): set alone, it also turns riding out off.
  */
 export function retryPolicy(env: NodeJS.ProcessEnv): RetryPolicy {
   const raw = env.CONTENTLIB_RETRY_BASE_MS;
-  if (raw === undefined || !/^\d+$/.test(raw)) return DEFAULT_RETRY;
-  const baseMs = Number(raw);
-  return { ...DEFAULT_RETRY, baseMs, capMs: Math.min(DEFAULT_RETRY.capMs, baseMs * 60) };
+  const base = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+  const retryFor = env.CONTENTLIB_RETRY_FOR;
+  const rideOutMs =
+    retryFor !== undefined && retryFor !== ''
+      ? parseRetryFor(retryFor, 'CONTENTLIB_RETRY_FOR') * 1000
+      : base !== undefined
+        ? 0
+        : DEFAULT_RETRY.rideOutMs;
+  const policy = { ...DEFAULT_RETRY, rideOutMs, watch: outageWatch };
+  if (base === undefined) return policy;
+  return { ...policy, baseMs: base, capMs: Math.min(DEFAULT_RETRY.capMs, base * 60) };
 }
 
 /** The embedded library's key: the saved one when it still works, else a new brand key. */
@@ -141,6 +162,7 @@ export async function openApi(
 
   if (resolved.kind === 'remote') {
     const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
+    sayWaiting = (line) => ctx.io.stderr.write(`Waiting for ${resolved.baseUrl}: ${line}\n`);
     ctx.onClose(() => client.close());
     const info: TargetInfo = {
       kind: 'remote',

@@ -37,4 +37,6 @@ export interface GlobalOptions {
   embedded?: boolean;
   color?: boolean;
   verbose?: boolean;
+  /** `--retry-for SECONDS`: how long to ride out a service that is down (src/cli/api.ts retryPolicy). */
+  retryFor?: number;
 }

@@ -47,6 +47,21 @@ export function parseConcurrency(value: string): number {
   return n;
 }
 
+/** Longest --retry-for / CONTENTLIB_RETRY_FOR: an hour. */
+export const MAX_RETRY_FOR_SECONDS = 3600;
+
+/** --retry-for and CONTENTLIB_RETRY_FOR: whole seconds from 0 (do not ride out) to an hour. */
+export function parseRetryFor(value: string, from = '--retry-for'): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > MAX_RETRY_FOR_SECONDS) {
+    throw new UsageError(
+      `${from} must be a whole number of seconds from 0 to ${MAX_RETRY_FOR_SECONDS}, got "${value}".`,
+      'For example: --retry-for 120 (0 fails at once when the service is down)',
+    );
+  }
+  return n;
+}
+
 /** What --thumbnail takes, from the rules table: "a jpeg, png or webp image of at most 20 MB". */
 export const THUMBNAIL_WHAT = `a ${THUMBNAIL_RULE.formats.join(', ').replace(/, ([^,]*)$/, ' or $1')} image of at most ${formatBytes(THUMBNAIL_RULE.maxBytes)}`;
 

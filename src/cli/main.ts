@@ -11,6 +11,7 @@ import { EXIT } from './errors.js';
 import { ALL_FIELDS } from './output/json.js';
 import { ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
+import { escapeText } from '../text/escape-name.js';
 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -89,7 +90,8 @@ export async function run(
     const verbose = Boolean(program.opts().verbose);
     const { message, exitCode } = describeError(err, { verbose, targetNames: ctx.targetNames });
     // An error with no message was reported where it happened (upload's interrupted summary).
-    if (message) writeError(ctx, stderr, message);
+    // A remote's message may carry anything: no control character of it reaches the terminal raw.
+    if (message) writeError(ctx, stderr, escapeText(message, { lines: true }));
     return exitCode;
   } finally {
     for (const close of closers.reverse()) {

@@ -17,7 +17,10 @@ import {
   parseCount,
   parseDuration,
   parsePort,
+  parseRetryFor,
 } from './flags.js';
+import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
+import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
 import { hashtagSpaceWarnings } from './metadata-flags.js';
 
 /**
@@ -69,6 +72,12 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     .addOption(new Option('--embedded', 'use the embedded library on this machine, even if a remote is configured'))
     .addOption(new Option('--no-color', 'no colors (also NO_COLOR=1)'))
     .addOption(new Option('--verbose', 'trace each HTTP request and response (the API key is redacted)'))
+    .addOption(
+      new Option(
+        '--retry-for <seconds>',
+        `ride out a service that is down or restarting for this long before failing (default ${DEFAULT_RIDE_OUT_MS / 1000}; 0: do not; env: CONTENTLIB_RETRY_FOR)`,
+      ).argParser((value: string) => parseRetryFor(value)),
+    )
     // Every subcommand's --help lists these global flags in their own section.
     .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
@@ -81,7 +90,11 @@ export function buildProgram(ctx: CliContext, version: string): Command {
     })
     .exitOverride()
     .hook('preAction', async (_program, action) => {
-      if (action.optsWithGlobals<GlobalOptions>().quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      const globals = action.optsWithGlobals<GlobalOptions>();
+      if (globals.quiet) (await import('./output/quiet.js')).silenceStderr(ctx.io);
+      // The flag is the variable for this run: every retry loop of the command (the API
+      // client's, the storage PUT's) reads one setting, retryPolicy in src/cli/api.ts.
+      if (globals.retryFor !== undefined) ctx.env.CONTENTLIB_RETRY_FOR = String(globals.retryFor);
       // upload and edit: a hashtag written with a space inside becomes several; say so first.
       const { hashtags, addHashtag } = action.opts<{ hashtags?: string; addHashtag?: string[] }>();
       const warnings = [
@@ -127,8 +140,8 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .addOption(
       new Option('--concurrency <n>', 'files sent at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
     )
-    .option('--dry-run', 'check everything and print the plan; send nothing')
-    .option('--force', 'upload again what the journal says was uploaded before')
+    .option('--dry-run', 'check everything and print the plan, with what the library has already; send nothing')
+    .option('--force', 'upload again what was uploaded before (journal) or the library already holds')
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .option(
       '--skip-invalid',
@@ -139,7 +152,9 @@ function defineUpload(program: Command, ctx: CliContext): void {
       'after',
       `
 ${UPLOAD_RULES_HELP} Every file is checked before a byte is sent.
-Re-running the same command skips what was uploaded (a journal in the state directory).
+Re-running the same command skips what was uploaded, on any machine: what the library already
+holds (the same bytes, found by SHA-256) is not sent again, and a folder that gained photos
+appends them to its carousel; this machine's journal skips what it knows without reading it.
 Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
 as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 
@@ -218,7 +233,7 @@ Examples:
 function defineEdit(program: Command, ctx: CliContext): void {
   program
     .command('edit')
-    .description('change an item’s title, description, status, hashtags or platform settings')
+    .description('change an item’s title, description, status, hashtags or platform settings, or a carousel’s images')
     .argument('<id>', 'the item id (see contentlib ls)')
     .option('--title <text>', 'new title')
     .option('--description <text>', 'new description ("" clears it)')
@@ -234,14 +249,37 @@ function defineEdit(program: Command, ctx: CliContext): void {
     .option('--platform-json <file>', 'merge platform settings from a JSON file (- for stdin)')
     .option('--replace-platform', 'replace all platform settings instead of merging into them')
     .option('--thumbnail <image>', `set the thumbnail: ${THUMBNAIL_WHAT}`)
+    .option(
+      '--order <list>',
+      'a carousel’s images in a new order: positions from 1 (as show prints them) or file names, e.g. 3,1,2; images left out follow those named, in their order',
+    )
+    .option(
+      '--remove-image <which>',
+      'remove one image of a carousel (a position from 1, or a file name); never below 2',
+    )
+    .option(
+      '--replace-image <which-and-file...>',
+      'put a new image (jpg, png, webp) in one image’s place: which (a position from 1, or a file name), then the file',
+    )
+    .option(
+      '--dry-run',
+      'with --order, --remove-image or --replace-image: show the carousel as it would be; change nothing',
+    )
     .addHelpText(
       'after',
       `
+A carousel's images are changed one flag per run (each moves the positions the others read), not
+together with the other flags. Positions count from 1, as contentlib show prints them.
+
 Examples:
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --title "Summer sale" --status scheduled
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --add-hashtag summer --remove-hashtag winter
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --thumbnail cover.jpg
-  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --platform youtube.visibility=private --platform tiktok.duet=false`,
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --platform youtube.visibility=private --platform tiktok.duet=false
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order 3,1,2 --dry-run
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order beach.jpg      # beach.jpg first, the rest as they were
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --remove-image 10
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --replace-image 2 sunset-fixed.jpg`,
     )
     .action(
       lazy(
@@ -527,7 +565,26 @@ function defineServe(program: Command, ctx: CliContext): void {
     )
     .addOption(new Option('--url-ttl <seconds>').hideHelp())
     .addOption(new Option('--quota <bytes>').hideHelp())
-    .addOption(new Option('--rate-limit <n/windowMs>').hideHelp())
+    .option(
+      '--rate-limit <n/windowMs>',
+      `requests per API key per window, or off (default: ${TEAM_RATE_LIMIT.max}/${TEAM_RATE_LIMIT.windowMs} with --db, else off); requests without a valid key: ${UNAUTHENTICATED_RATE_LIMIT.max} per ${UNAUTHENTICATED_RATE_LIMIT.windowMs / 1000} s per address`,
+    )
+    .option(
+      '--db-timeout <seconds>',
+      `each database statement, and waiting for a connection, gives up after this (default: ${DEFAULT_TIMEOUTS.databaseMs / 1000})`,
+    )
+    .option(
+      '--storage-timeout <seconds>',
+      `each call to the object store gives up after this (default: ${DEFAULT_TIMEOUTS.storageMs / 1000})`,
+    )
+    .option(
+      '--put-min-rate <bytes[/seconds]>',
+      `storage PUTs to the data dir bringing less than this per second over a window are cut (default: ${DEFAULT_PUT_LIMITS.minBytesPerSecond}/${DEFAULT_PUT_LIMITS.rateWindowMs / 1000})`,
+    )
+    .option(
+      '--put-max-time <seconds>',
+      `storage PUTs to the data dir taking longer are cut (default: ${DEFAULT_PUT_LIMITS.maxMs / 1000})`,
+    )
     .option('--log-level <level>', `fatal, error, warn, info, debug, trace or silent`, 'info')
     .option('--log-format <format>', 'pretty or json (default: pretty on a terminal, json otherwise)')
     .option('--metrics', 'serve Prometheus metrics at GET /metrics on the same port')

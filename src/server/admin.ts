@@ -2,6 +2,7 @@
 // metadata store for the one call: the data dir's SQLite database (WAL lets it run beside a server on the
 // same data dir) or, with a database URL, the PostgreSQL every instance shares.
 import { existsSync, statSync } from 'node:fs';
+import { brandNameProblem, nameProblem } from '../api/text-rules.js';
 import { databasePath } from './db.js';
 import { type RepoTarget, openRepo } from './open-repo.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
@@ -44,11 +45,15 @@ export async function createApiKey(
   now: Date = new Date(),
 ): Promise<CreatedKey> {
   const brand = brandName.trim();
-  if (!brand) throw new Error('the brand name is empty; pass --brand NAME');
+  const problem = brandNameProblem(brand);
+  if (problem) throw new Error(`the brand name ${problem}; pass --brand NAME`);
+  const keyName = o.name?.trim() || null;
+  const nameIssue = keyName === null ? null : nameProblem(keyName);
+  if (nameIssue) throw new Error(`the key name ${nameIssue}; pass --name NAME`);
   const scopes = o.scopes ?? SCOPES;
   if (scopes.length === 0) throw new Error('a key needs at least one scope');
   return withRepo(target, (repo) =>
-    repo.createKey(brand, now, { name: o.name ?? null, scopes, expiresAt: o.expiresAt ?? null }),
+    repo.createKey(brand, now, { name: keyName, scopes, expiresAt: o.expiresAt ?? null }),
   );
 }
 

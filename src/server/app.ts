@@ -2,23 +2,29 @@
 // tests and `startServer` decide where it runs, and a test can inject the clock.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { BRAND_HEADER } from '../api/headers.js';
-import { authenticate, createRateLimiter } from './auth.js';
+import { authenticate } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
-import { apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { HttpError, apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installJsonParser } from './json-body.js';
 import type { Check, Unavailable } from './ops/health.js';
 import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
+import { registerApiHeaders, registerSecurityHeaders } from './ops/headers.js';
 import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
 import { type Metrics, registerMetrics } from './ops/metrics.js';
 import { requestIdOf } from './ops/request-id.js';
 import { checkRouteHasScope, checkScope } from './scopes.js';
 import { registerAudit } from './routes/audit.js';
+import { registerCarousel } from './routes/carousel.js';
+import { registerCheck } from './routes/check.js';
 import { registerComplete } from './routes/complete.js';
 import { registerContent } from './routes/content.js';
 import { registerKeys } from './routes/keys.js';
 import { registerPresign } from './routes/presign.js';
 import { registerStorage } from './routes/storage.js';
+import { createRateLimiter } from './rate-limit.js';
+import { DEFAULT_PUT_LIMITS, FD_RESERVE } from './limits.js';
+import { countConnections, createPutGate, openFileLimit } from './put-gate.js';
 
 /** A connection silent this long is closed (Node's socket timeout). */
 export const IDLE_TIMEOUT_MS = 120_000;
@@ -74,6 +80,7 @@ export function buildApp(
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
   installErrorHandling(app, deps.onInternalError ?? (() => undefined));
+  registerSecurityHeaders(app);
   const unavailable: Unavailable = (message, details, headers) => apiError('unavailable', message, details, headers);
   registerDrainGuard(app, drain, unavailable);
   if (ops.logger) registerRequestLog(app);
@@ -87,24 +94,44 @@ export function buildApp(
       return services.track(Promise.resolve(handler.call(this, request, reply)));
     };
   });
-  if (deps.disk) registerStorage(app, services, deps.disk);
+  const fileLimit = deps.fileLimit ?? openFileLimit();
+  // Connections beyond this are dropped as they come, leaving descriptors for the database,
+  // files being received and logs: a flood of connections cannot make them fail with EMFILE.
+  if (Number.isFinite(fileLimit)) app.server.maxConnections = Math.max(16, fileLimit - FD_RESERVE / 2);
+  if (deps.disk) {
+    const gate = createPutGate({
+      limits: { ...DEFAULT_PUT_LIMITS, ...deps.putLimits },
+      fileLimit,
+      connections: countConnections(app.server),
+    });
+    registerStorage(app, services, deps.disk, gate);
+  }
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
   app.register(async (api) => {
     // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
+    registerApiHeaders(api);
     api.addHook('onRequest', async (request, reply) => {
-      request.caller = await authenticate(request, services.repo, deps.now);
+      try {
+        request.caller = await authenticate(request, services.repo, deps.now);
+      } catch (err) {
+        // Requests without a valid key count against their address; valid keys are not held back.
+        if (limit && err instanceof HttpError && err.status === 401) limit.unauthenticated(request.ip);
+        throw err;
+      }
       // Extension (docs/api.md): which brand the key is of, on every answer to an accepted key,
       // so that a client can say it (contentlib auth status). The spec's answers are unchanged.
       reply.header(BRAND_HEADER, encodeURIComponent(request.caller.brandName));
-      limit?.(request.caller.keyId);
+      limit?.checkKey(request.caller.keyId);
       checkScope(request.caller, request.method, request.routeOptions.url);
     });
     registerPresign(api, services);
     registerComplete(api, services);
+    registerCheck(api, services);
     registerContent(api, services);
+    registerCarousel(api, services);
     registerKeys(api, services);
     registerAudit(api, services);
   });

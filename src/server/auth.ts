@@ -1,6 +1,6 @@
 // Bearer API keys on every /api route: who the caller is, whether the key may still be used
-// (revoked, expired), when it was last used, and the optional per-key rate limit (docs/api.md,
-// Authentication and keys). What each endpoint needs of the key is ./scopes.ts.
+// (revoked, expired) and when it was last used (docs/api.md, Authentication and keys). What each
+// endpoint needs of the key is ./scopes.ts; the rate limit is ./rate-limit.ts.
 import type { FastifyRequest } from 'fastify';
 import { apiError } from './errors.js';
 import type { Actor, Caller, Repo } from './repo/interface.js';
@@ -60,29 +60,4 @@ export function actorOf(request: FastifyRequest): Actor {
   const caller = request.caller;
   if (!caller) throw new Error('auth hook did not run for an /api route');
   return { keyId: caller.keyId, keyName: caller.keyName, requestId: request.id };
-}
-
-/** A fixed-window counter per key: simple, and enough to exercise clients' 429 handling. */
-export function createRateLimiter(limit: { max: number; windowMs: number }, now: () => Date) {
-  const windows = new Map<string, { start: number; count: number }>();
-  return function check(keyId: string): void {
-    const t = now().getTime();
-    let w = windows.get(keyId);
-    if (!w || t - w.start >= limit.windowMs) {
-      w = { start: t, count: 0 };
-      windows.set(keyId, w);
-    }
-    w.count++;
-    if (w.count > limit.max) {
-      const retryAfter = Math.max(1, Math.ceil((w.start + limit.windowMs - t) / 1000));
-      throw apiError(
-        'rate_limited',
-        `too many requests: at most ${limit.max} per ${limit.windowMs} ms; retry after ${retryAfter} s`,
-        [],
-        {
-          'Retry-After': String(retryAfter),
-        },
-      );
-    }
-  };
 }

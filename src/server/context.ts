@@ -1,5 +1,6 @@
 // What the routes share: the dependencies buildApp was given, and the repositories over them.
 import { keyLocks } from './key-lock.js';
+import { type PutLimits, type RateLimit, type ReservationLimits, reservationLimits } from './limits.js';
 import type { Repo } from './repo/interface.js';
 import type { Reserve } from './reserve.js';
 import type { DiskStorage } from './storage/disk.js';
@@ -18,10 +19,16 @@ export interface AppDeps {
   now: () => Date;
   /** Bytes a brand may hold (stored + pending, thumbnails excepted). */
   quotaBytes: number;
+  /** What one key may hold reserved, and the thumbnails' own quota (defaults: reservationLimits). */
+  reservations?: Partial<Omit<ReservationLimits, 'quotaBytes'>>;
+  /** Slow and concurrent storage PUTs on the disk store (defaults: DEFAULT_PUT_LIMITS). */
+  putLimits?: Partial<PutLimits>;
+  /** The process's open-file limit, when known better than /proc/self/limits says. */
+  fileLimit?: number;
   urlLifetimeSeconds: number;
   /** How long audit entries are kept (the sweeper deletes older ones). */
   auditRetentionMs: number;
-  rateLimit?: { max: number; windowMs: number };
+  rateLimit?: RateLimit;
   /** Milliseconds a connection may stay silent before it is closed (default IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;
   /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
@@ -62,6 +69,8 @@ export function createServices(deps: AppDeps) {
 
   const inFlight = () => running.size;
 
-  return { deps, repo, removeObjects, track, drain, inFlight, oneAtATime };
+  const limits = reservationLimits(deps.quotaBytes, deps.reservations);
+
+  return { deps, repo, limits, removeObjects, track, drain, inFlight, oneAtATime };
 }
 export type Services = ReturnType<typeof createServices>;

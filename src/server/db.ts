@@ -5,91 +5,19 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SCOPES } from '../api/scopes.js';
 import { makeDirSync } from '../fs/make-dir.js';
+import { SQLITE, firstMigrations } from './repo/schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
 
 export type Db = Database.Database;
 
-/** Each entry runs once, in order, inside a transaction; never edit one that has shipped. */
+/**
+ * Each entry runs once, in order, inside a transaction; never edit one that has shipped. The first
+ * are written once for both databases (./repo/schema.ts); later ones are appended here.
+ */
 export const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE brands (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL UNIQUE,
-     created_at TEXT NOT NULL
-   );
-   CREATE TABLE users (
-     id TEXT PRIMARY KEY,
-     brand_id TEXT NOT NULL REFERENCES brands(id),
-     created_at TEXT NOT NULL
-   );
-   CREATE TABLE api_keys (
-     id TEXT PRIMARY KEY,
-     user_id TEXT NOT NULL REFERENCES users(id),
-     key_hash BLOB NOT NULL UNIQUE,
-     prefix TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     revoked_at TEXT
-   );
-   CREATE TABLE uploads (
-     key TEXT PRIMARY KEY,
-     file_id TEXT NOT NULL,
-     brand_id TEXT NOT NULL REFERENCES brands(id),
-     user_id TEXT NOT NULL REFERENCES users(id),
-     file_name TEXT NOT NULL,
-     content_type TEXT NOT NULL,
-     file_size INTEGER NOT NULL,
-     type TEXT NOT NULL,
-     thumbnail INTEGER NOT NULL DEFAULT 0,
-     expires_at INTEGER NOT NULL,
-     created_at TEXT NOT NULL,
-     stored_at TEXT,
-     completed_at TEXT,
-     item_id TEXT,
-     file_record_id TEXT
-   );
-   CREATE INDEX uploads_brand ON uploads(brand_id);
-   CREATE INDEX uploads_item ON uploads(item_id);
-   CREATE TABLE items (
-     id TEXT PRIMARY KEY,
-     brand_id TEXT NOT NULL REFERENCES brands(id),
-     type TEXT NOT NULL,
-     title TEXT NOT NULL,
-     title_fold TEXT NOT NULL,
-     description TEXT NOT NULL DEFAULT '',
-     hashtags TEXT NOT NULL DEFAULT '[]',
-     status TEXT NOT NULL,
-     platform_settings TEXT NOT NULL DEFAULT '{}',
-     file_key TEXT NOT NULL,
-     file_name TEXT NOT NULL,
-     content_type TEXT NOT NULL,
-     file_size INTEGER NOT NULL,
-     duration_seconds REAL,
-     thumbnail_key TEXT,
-     created_at TEXT NOT NULL,
-     updated_at TEXT NOT NULL
-   );
-   CREATE INDEX items_brand_order ON items(brand_id, created_at DESC, id DESC);
-   CREATE TABLE carousel_files (
-     id TEXT PRIMARY KEY,
-     item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
-     file_key TEXT NOT NULL,
-     file_name TEXT NOT NULL,
-     content_type TEXT NOT NULL,
-     file_size INTEGER NOT NULL,
-     sort_order INTEGER NOT NULL,
-     created_at TEXT NOT NULL,
-     UNIQUE (item_id, sort_order)
-   );
-   CREATE TABLE pending_deletions (
-     object_key TEXT PRIMARY KEY,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     last_error TEXT,
-     created_at TEXT NOT NULL
-   );`,
-  // The API key that presigned an upload: revoking the key closes its URL.
-  `ALTER TABLE uploads ADD COLUMN key_id TEXT;
-   CREATE INDEX uploads_file_id ON uploads(file_id);`,
+  ...firstMigrations(SQLITE),
   // Scoped, named, expiring keys (keys made before keep every scope) and the audit log, which
   // has no foreign keys: its entries outlive their items and keys (docs/api.md, Audit log).
   `ALTER TABLE api_keys ADD COLUMN name TEXT;
@@ -111,6 +39,16 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX audit_brand ON audit_log(brand_id, id);
    CREATE INDEX audit_item ON audit_log(item_id, id);
    CREATE INDEX audit_at ON audit_log(at);`,
+  // Content identity: the SHA-256 declared at presign, and each stored file's verified one (the
+  // main file, each carousel image, the thumbnail). NULL on rows made before: the sweeper fills
+  // them in from the stored objects (src/server/checksum-backfill.ts).
+  `ALTER TABLE uploads ADD COLUMN sha256 TEXT;
+   ALTER TABLE items ADD COLUMN sha256 TEXT;
+   ALTER TABLE items ADD COLUMN thumbnail_sha256 TEXT;
+   ALTER TABLE carousel_files ADD COLUMN sha256 TEXT;
+   CREATE INDEX items_sha256 ON items(brand_id, sha256);
+   CREATE INDEX items_thumbnail_sha256 ON items(brand_id, thumbnail_sha256);
+   CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
 ];
 
 export function databasePath(dataDir: string): string {

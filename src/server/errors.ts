@@ -9,6 +9,7 @@ import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } 
 import type { ErrorBody } from '../api/schemas.js';
 import type { Violation } from '../rules/rules.js';
 import { REQUEST_ID_HEADER, requestIdDetail } from './ops/request-id.js';
+import { type DependencyPart, RETRY_AFTER_SECONDS, UnavailableError } from './unavailable.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -86,6 +87,21 @@ export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
     .send({
       error: { code: err.code, message: err.message, details: [...err.details, requestIdDetail(requestId)] },
     } satisfies ErrorBody);
+}
+
+const PART_WORDS: Record<DependencyPart, string> = { database: 'database', storage: 'file storage' };
+
+/**
+ * A dependency that cannot be used now, as the client sees it: 503 `unavailable` naming the part,
+ * never how it failed (hosts, ports and paths go to the log, once per outage: ops/outages.ts).
+ */
+export function unavailableError(err: UnavailableError): HttpError {
+  return apiError(
+    'unavailable',
+    `the service's ${PART_WORDS[err.part]} is not answering right now; try again in a few seconds`,
+    [{ path: err.part, message: 'unavailable' }],
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  );
 }
 
 /** Fastify's own client errors, in our words (its messages are fine but may name internals). */
@@ -181,6 +197,7 @@ export function installErrorHandling(
   });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof HttpError) return sendError(reply, err);
+    if (err instanceof UnavailableError) return sendError(reply, unavailableError(err));
     if (err instanceof ZodError) return sendError(reply, invalidRequest(err, 'the request'));
     const known = fromFastify(err);
     if (known) return sendError(reply, known);

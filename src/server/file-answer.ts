@@ -78,13 +78,14 @@ export function parseByteRange(
 }
 
 /**
- * inline: the browser shows the file; the name is what "save as" offers (RFC 6266). The plain
+ * inline (the disk store, which sends nosniff): the browser shows the file; attachment (S3's
+ * signed URLs, storage/disposition.ts): it saves it. The name is what "save as" offers (RFC 6266). The plain
  * `filename` is kept to printable ASCII (`?` for the rest): header bytes beyond it are read as
  * ISO-8859-1 by some clients and UTF-8 by others. The real name rides in the RFC 5987
  * `filename*` form, which every current browser prefers.
  */
-export function dispositionOf(fileName: string): string {
-  return contentDisposition(fileName, { type: 'inline', fallback: fileName.replace(/[^\x20-\x7e]/g, '?') });
+export function dispositionOf(fileName: string, type: 'inline' | 'attachment' = 'inline'): string {
+  return contentDisposition(fileName, { type, fallback: fileName.replace(/[^\x20-\x7e]/g, '?') });
 }
 
 export function planFileAnswer(facts: StoredFileFacts, h: ConditionalHeaders): FileAnswer {

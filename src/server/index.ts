@@ -3,7 +3,10 @@
 import type { Server } from 'node:http';
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
+import { guard } from './guard.js';
+import { DEFAULT_TIMEOUTS, type PutLimits, type RateLimit, type ReservationLimits, type Timeouts } from './limits.js';
 import { openRepo } from './open-repo.js';
+import { createOutageLog } from './ops/outages.js';
 import { type DrainOptions, drainApp } from './ops/drain.js';
 import { diskCheck } from './embedded-checks.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
@@ -12,6 +15,7 @@ import { createReserve } from './reserve.js';
 import { type DiskStorage, createDiskStorage } from './storage/disk.js';
 import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
+import { isUnavailable } from './unavailable.js';
 
 export type { DrainOptions } from './ops/drain.js';
 
@@ -27,7 +31,16 @@ export interface StartServerOptions {
   port?: number;
   now?: () => Date;
   quotaBytes?: number;
-  rateLimit?: { max: number; windowMs: number };
+  /** What one key may hold reserved, and the thumbnails' own quota (defaults: reservationLimits). */
+  reservations?: Partial<Omit<ReservationLimits, 'quotaBytes'>>;
+  /** Per key, and per client address for requests without a valid key; none when unset. */
+  rateLimit?: RateLimit;
+  /** Time limits on the database and the object store (default DEFAULT_TIMEOUTS). */
+  timeouts?: Partial<Timeouts>;
+  /** Slow and concurrent storage PUTs on the built-in disk store (default DEFAULT_PUT_LIMITS). */
+  putLimits?: Partial<PutLimits>;
+  /** The process's open-file limit, when known better than /proc/self/limits says (tests). */
+  fileLimit?: number;
   urlLifetimeSeconds?: number;
   /** How long audit entries are kept, in seconds (default AUDIT_RETENTION_SECONDS: one year). */
   auditRetentionSeconds?: number;
@@ -85,18 +98,36 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     (logger
       ? (err: unknown, requestId?: string) => logger.error({ err, requestId }, 'internal error')
       : writeInternalError);
-  const repo = await openRepo(opts);
+  const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  // One log line per outage of a dependency, not one per failed request (ops/outages.ts).
+  const outages = createOutageLog(logger, Math.max(timeouts.databaseMs + 1000, timeouts.storageMs));
+  const rawRepo = await openRepo({ ...opts, timeouts });
+  const repo = guard(rawRepo, { part: 'database', outages, passThrough: ['kind', 'poolUse', 'close'] });
   let metricsServer: Server | undefined;
   try {
     // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
     const secret = await repo.sharedSecret('signing');
     let publicUrl = opts.publicUrl ?? '';
-    const disk =
+    const rawDisk =
       opts.storageUrl === undefined
         ? createDiskStorage({ dataDir: opts.dataDir, secret, publicUrl: () => publicUrl, writeError: opts.writeError })
         : undefined;
-    const s3 = disk ? undefined : await openS3Storage(opts.storageUrl!, opts.s3 ?? {}, now);
-    const storage: Storage = disk ?? s3!;
+    const s3 = rawDisk
+      ? undefined
+      : await openS3Storage(opts.storageUrl!, { ...opts.s3, timeoutMs: timeouts.storageMs }, now);
+    const rawStorage: Storage = rawDisk ?? s3!;
+    // Signing a URL never reaches the store; a PUT body's errors are the client's (routes/storage.ts).
+    const disk = rawDisk
+      ? guard(rawDisk, {
+          part: 'storage',
+          outages,
+          passThrough: ['presignPut', 'presignGet', 'receive', 'pathOf'],
+          // File system calls have no time limit of their own (a hung network disk).
+          deadlineMs: timeouts.storageMs,
+        })
+      : undefined;
+    const storage: Storage =
+      disk ?? guard(rawStorage, { part: 'storage', outages, passThrough: ['presignPut', 'presignGet'] });
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -116,6 +147,9 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         idleTimeoutMs: opts.idleTimeoutMs,
         now,
         quotaBytes: opts.quotaBytes ?? DEFAULT_QUOTA_BYTES,
+        ...(opts.reservations ? { reservations: opts.reservations } : {}),
+        ...(opts.putLimits ? { putLimits: opts.putLimits } : {}),
+        ...(opts.fileLimit ? { fileLimit: opts.fileLimit } : {}),
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
         auditRetentionMs: (opts.auditRetentionSeconds ?? AUDIT_RETENTION_SECONDS) * 1000,
         rateLimit: opts.rateLimit,
@@ -123,13 +157,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       },
       {
         logger,
+        // Readiness asks the dependencies directly: probes are not requests that failed.
         checks: {
-          database: () => repo.check(),
+          database: () => rawRepo.check(),
           // On disk this server receives the PUTs: its data folder must take a write, and the
           // store its folders. On S3 the bucket must answer.
           storage: async () => {
-            if (disk) await diskCheck(opts.dataDir)();
-            await storage.check();
+            if (rawDisk) await diskCheck(opts.dataDir)();
+            await rawStorage.check();
           },
         },
         metrics,
@@ -137,7 +172,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       },
     );
     inFlight = services.inFlight;
-    const stopSweeper = startSweeper(services, onInternalError, undefined, metrics);
+    // A sweep that meets an outage is in the outage's log line already (the guards said it).
+    const onSweepError = (err: unknown) => {
+      if (!isUnavailable(err)) onInternalError(err);
+    };
+    const stopSweeper = startSweeper(services, onSweepError, undefined, metrics);
     const host = opts.host ?? '127.0.0.1';
     let address: string;
     let metricsUrl: string | undefined;
@@ -195,7 +234,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
 }
 
 /** The S3 storage of `--storage s3://bucket/prefix`; the AWS SDK is imported only then. */
-async function openS3Storage(url: string, o: NonNullable<StartServerOptions['s3']>, now: () => Date) {
+async function openS3Storage(
+  url: string,
+  o: NonNullable<StartServerOptions['s3']> & { timeoutMs: number },
+  now: () => Date,
+) {
   const { createS3Storage, parseS3Url } = await import('./storage/s3.js');
   const location = parseS3Url(url);
   if (location instanceof Error) throw location;

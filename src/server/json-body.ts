@@ -33,12 +33,22 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** Methods whose requests carry no body: one that says Content-Type anyway is not refused for it. */
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
 /** Replaces the scope's JSON parser with the depth-checked one. */
 export function installJsonParser(scope: FastifyInstance): void {
   const parse = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (nestsDeeperThan(typeof body === 'string' ? body : body.toString('utf8'), MAX_JSON_DEPTH)) {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    // Many HTTP clients send Content-Type: application/json on every request; a DELETE with
+    // it and no body is still a DELETE (on a full disk, the only way to free space).
+    if (text === '' && BODYLESS.has(request.method)) {
+      done(null, undefined);
+      return;
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       done(
         apiError('invalid_request', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels; send a flatter value`, [
           { path: '', message: `nesting deeper than ${MAX_JSON_DEPTH}`, limit: MAX_JSON_DEPTH },
@@ -47,6 +57,6 @@ export function installJsonParser(scope: FastifyInstance): void {
       );
       return;
     }
-    parse(request, typeof body === 'string' ? body : body.toString('utf8'), done);
+    parse(request, text, done);
   });
 }

@@ -4,7 +4,7 @@
 import { METADATA_LIMITS } from '../rules/rules.js';
 
 /**
- * A file name reduced to one safe segment: no `/`, `\`, control characters or `..`, at most
+ * A file name reduced to one safe segment: no `/`, `\`, control characters, `..` or leading dot, at most
  * 255 bytes of UTF-8 (cut on a character boundary), unicode kept. Empty when nothing is left.
  */
 export function sanitizeFileName(name: string): string {
@@ -15,7 +15,10 @@ export function sanitizeFileName(name: string): string {
     .replace(/[/\\]/g, '_')
     .replace(/\.{2,}/g, '.')
     .trim();
-  clean = clean.replace(/^\.+/, '');
+  // No leading dot (a hidden name); when that dot was the only one, it is kept behind a `_`, so
+  // `....mp4` becomes `_.mp4` and keeps its extension, not `mp4`.
+  const stripped = clean.replace(/^\.+/, '');
+  clean = stripped && stripped !== clean && !stripped.includes('.') ? `_.${stripped}` : stripped;
   return truncateUtf8(clean, METADATA_LIMITS.fileNameMaxBytes);
 }
 

@@ -3,10 +3,12 @@
 import { openDatabase } from './db.js';
 import type { Repo } from './repo/interface.js';
 import { createSqliteRepo } from './repo/sqlite.js';
+import type { Timeouts } from './limits.js';
 
 export interface RepoTarget {
   dataDir: string;
   databaseUrl?: string;
+  timeouts?: Partial<Timeouts>;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -18,7 +20,10 @@ export async function openRepo(t: RepoTarget): Promise<Repo> {
     if (!isPostgresUrl(t.databaseUrl))
       throw new Error(`the database URL must start with postgres:// or postgresql://, not "${t.databaseUrl}"`);
     const { createPostgresRepo } = await import('./repo/pg/repo.js');
-    return createPostgresRepo({ connectionString: t.databaseUrl });
+    return createPostgresRepo({
+      connectionString: t.databaseUrl,
+      ...(t.timeouts?.databaseMs === undefined ? {} : { timeouts: { databaseMs: t.timeouts.databaseMs } }),
+    });
   }
   return createSqliteRepo(openDatabase(t.dataDir), { dataDir: t.dataDir });
 }

@@ -37,6 +37,8 @@ export async function presentItem(item: ItemRow, url: UrlSigner): Promise<Conten
     contentType: item.contentType,
     fileName: item.fileName,
     fileCount: item.fileCount,
+    sha256: item.sha256,
+    thumbnailSha256: item.thumbnailKey ? item.thumbnailSha256 : null,
   } satisfies ContentItem;
 }
 
@@ -50,6 +52,7 @@ export async function presentFile(file: FileRow, url: UrlSigner): Promise<Carous
     fileName: file.fileName,
     contentType: file.contentType,
     fileSize: file.fileSize,
+    sha256: file.sha256,
   } satisfies CarouselFile;
 }
 

@@ -13,6 +13,12 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, Scope>> = {
   'GET /api/v1/content/:id': 'content:read',
   'PATCH /api/v1/content/:id': 'content:write',
   'DELETE /api/v1/content/:id': 'content:delete',
+  // Extension (docs/api.md, Already there?): it reveals only the brand's own items, as listing does.
+  'POST /api/v1/upload/check': 'content:read',
+  // Extension (docs/api.md, Carousel images): changing an item's images is editing it.
+  'PUT /api/v1/content/:id/order': 'content:write',
+  'DELETE /api/v1/content/:id/files/:fileId': 'content:write',
+  'PUT /api/v1/content/:id/files/:fileId': 'content:write',
   // Extensions (docs/api.md, Keys over the API and Audit log).
   'POST /api/v1/keys': 'keys:admin',
   'GET /api/v1/keys': 'keys:admin',

@@ -1,14 +1,16 @@
 // What the server checks in an uploaded object before it is promoted, reading it only through
 // Storage's ranged reads (the same code reads disk and object storage): the magic bytes match
 // the declared type; for a video, that it has a video track and how long it is (media/probe.ts,
-// the same parser the CLI runs before an upload: moov before or after mdat, fragmented files).
+// the same parser the CLI runs before an upload: moov before or after mdat, fragmented files);
+// and its SHA-256, which must be the one declared at presign.
+import { createHash } from 'node:crypto';
 import type { ByteSource } from '../media/byte-source.js';
 import { MediaError } from '../media/errors.js';
 import { probeVideo } from '../media/probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../media/sniff.js';
 import { formatOfMime } from '../rules/rules.js';
 import { type HttpError, apiError } from './errors.js';
-import { type ObjectHead, type Storage, isObjectState, stagingKeyOf } from './storage/interface.js';
+import { type ObjectHead, ObjectStateError, type Storage, isObjectState, stagingKeyOf } from './storage/interface.js';
 
 /** One version of one object, read by ranges. */
 export interface StoredObject {
@@ -35,6 +37,54 @@ export async function magicBytesProblem(o: StoredObject, contentType: string): P
     `the uploaded bytes are ${describeFormat(real)} data, not ${contentType}; the object was removed — upload the right file or declare its real type`,
     [{ path: 'contentType', message: 'does not match the file content', actual: describeFormat(real) }],
   );
+}
+
+/** Bytes read at once when an object is hashed; the next range is fetched while one is hashed. */
+export const HASH_RANGE_BYTES = 8 * 1024 * 1024;
+
+/** The SHA-256 of one pinned version of an object, read by ranges (never whole in memory); `signal` stops between ranges. */
+export async function sha256OfObject(o: StoredObject, signal?: AbortSignal): Promise<string> {
+  const hash = createHash('sha256');
+  const read = (offset: number) =>
+    offset < o.head.size
+      ? o.storage.readRange(o.key, offset, Math.min(HASH_RANGE_BYTES, o.head.size - offset), o.head.etag)
+      : null;
+  let offset = 0;
+  let next = read(0);
+  while (next) {
+    const chunk = await next;
+    signal?.throwIfAborted();
+    // A shorter object than its head said: it changed under us (the pinned read would say so too).
+    if (chunk.length === 0) throw new ObjectStateError('changed', o.key);
+    offset += chunk.length;
+    next = read(offset);
+    next?.catch(() => {}); // awaited on the next turn; a failure must not go unhandled meanwhile
+    hash.update(chunk);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The object's SHA-256, known for sure, or the 400 `bad_digest` to answer when it is not the
+ * `declared` one (the caller removes the object). A store that refuses a body whose checksum
+ * differs (the disk store) holds only bytes of the declared checksum; a checksum the store
+ * reports for the object (S3's, verified when it was PUT) is compared; otherwise the object is
+ * read and hashed here, so nothing is promoted with an unknown or wrong checksum.
+ */
+export async function verifiedSha256(
+  o: StoredObject,
+  declared: string | null,
+): Promise<{ sha256: string } | { problem: HttpError }> {
+  if (declared && o.storage.verifiesSha256) return { sha256: declared };
+  const sha256 = o.head.sha256 ?? (await sha256OfObject(o));
+  if (!declared || sha256 === declared) return { sha256 };
+  return {
+    problem: apiError(
+      'bad_digest',
+      `the stored bytes' SHA-256 is ${sha256}, not the ${declared} declared at presign: they changed on the way; the object was removed — PUT the file again, then complete`,
+      [{ path: 'sha256', message: 'differs from the stored bytes', actual: sha256, expected: declared }],
+    ),
+  };
 }
 
 export type VideoFacts =

@@ -2,7 +2,9 @@
 // period for a late complete), staging objects no open upload owns (a PUT that landed after
 // its upload was completed, attached or deleted), stray `.part` files of interrupted PUTs,
 // objects whose deletion failed earlier, the disk space held in reserve, and audit entries older
-// than their retention. Runs at start and then on an unref'd interval.
+// than their retention; then the checksums of files stored before checksums were kept
+// (checksum-backfill.ts). Runs at start and then on an unref'd interval.
+import { backfillChecksums } from './checksum-backfill.js';
 import type { Services } from './context.js';
 import { fileIdOfStagingKey, objectKeysOf } from './storage/interface.js';
 
@@ -20,9 +22,12 @@ export interface SweepReport {
   objects: number;
   /** Audit entries past their retention. */
   auditEntries: number;
+  /** Stored files whose SHA-256 was computed and recorded. */
+  checksums: number;
 }
 
-export async function sweep(s: Services): Promise<SweepReport> {
+/** `signal` cuts the checksums' backfill short (the server is stopping); the rest always runs. */
+export async function sweep(s: Services, signal?: AbortSignal): Promise<SweepReport> {
   const now = s.deps.now();
   await s.deps.reserve?.ensure();
   // Its bytes may be in staging, or already promoted by a complete that never committed.
@@ -44,7 +49,8 @@ export async function sweep(s: Services): Promise<SweepReport> {
     if (removed < claimed.length) break;
   }
   const auditEntries = await s.repo.pruneAudit(new Date(now.getTime() - s.deps.auditRetentionMs).toISOString());
-  return { uploads, staging, tempFiles, objects, auditEntries };
+  const checksums = await backfillChecksums(s, signal);
+  return { uploads, staging, tempFiles, objects, auditEntries, checksums };
 }
 
 /** Staging objects whose upload is gone, completed or attached can never be promoted: removed now. */
@@ -68,8 +74,9 @@ export function startSweeper(
   observe?: { done(report: SweepReport): void; failed(): void },
 ): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
+  const stopping = new AbortController();
   const tick = () => {
-    running = sweep(s).then(
+    running = sweep(s, stopping.signal).then(
       (report) => observe?.done(report),
       (err: unknown) => {
         observe?.failed();
@@ -82,6 +89,8 @@ export function startSweeper(
   timer.unref();
   return async () => {
     clearInterval(timer);
+    // Hashing old files must not hold up a stop (the embedded library stops after every command).
+    stopping.abort();
     await running;
   };
 }

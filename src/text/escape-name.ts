@@ -38,3 +38,24 @@ export function escapeName(name: string): string {
 function octal(ch: string): string {
   return [...Buffer.from(ch, 'utf8')].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('');
 }
+
+// eslint-disable-next-line no-control-regex -- the characters a field must not print raw
+const TEXT_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const TEXT_NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * Any text a command prints (a title, a description, a hashtag, a server's message) as it is
+ * safe to print on a terminal: every control or direction character shown as an escape (`\x1b`,
+ * `\u202e`, `\t`), so ESC sequences never reach the terminal and text is never shown reversed.
+ * Unlike escapeName it adds no quotes: text is shown where it stands. `lines`: newlines stay
+ * (a description over several lines).
+ */
+export function escapeText(text: string, o: { lines?: boolean } = {}): string {
+  return text.replace(TEXT_UNSAFE, (ch) => {
+    if (ch === '\n' && o.lines) return ch;
+    const named = TEXT_NAMED[ch];
+    if (named) return named;
+    const code = ch.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}

@@ -19,6 +19,13 @@
 //   (swept, or its item deleted) is forgotten and the file sent afresh.
 // - A re-run skips what is done (if the item still exists) and finishes a half-done carousel into
 //   the same item.
+// - Wherever it runs: each file the journal does not know is hashed and the library asked whether
+//   it holds those bytes (./identify.ts, batched, one batch ahead of the transfers). A video
+//   already there as an item of its type is that item; a carousel folder whose images are all in
+//   one carousel is that carousel, and one that gained photos appends them (./library-match.ts).
+//   What is found is recorded in the journal, the fast path of the next run on this machine.
+// - Every file's SHA-256 is declared at presign, so bytes changed on the way are refused (by the
+//   store at PUT, or by complete); such a file is sent again from disk, once.
 // - A failure never leaves a broken item behind: a carousel this tool made that ends with fewer
 //   than 2 images is deleted again. One that has 2 or more keeps them and stays in the journal, so
 //   running the command again appends the rest in order. An item whose PATCH failed stays too
@@ -67,6 +74,8 @@ import { goneItems } from './item-check.js';
 import { FileChangedError } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
+import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
+import { libraryVerdict } from './library-match.js';
 
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
@@ -75,7 +84,10 @@ import { reasonOf, transferFile, wireFile } from './transfer.js';
  */
 export const WINDOW_PER_TRANSFER = 4;
 
-export type EngineApi = Pick<ApiClient, 'dispatcher' | 'presign' | 'complete' | 'patch' | 'get' | 'list' | 'remove'>;
+export type EngineApi = Pick<
+  ApiClient,
+  'dispatcher' | 'presign' | 'complete' | 'check' | 'patch' | 'get' | 'list' | 'remove'
+>;
 
 /** A planned item (src/upload/plan.ts PlannedItem fits). */
 export interface EngineItem {
@@ -107,6 +119,8 @@ export interface EngineDeps extends TransferDeps {
   reportSkippedFiles?: boolean;
   /** Ctrl-C. */
   signal: AbortSignal;
+  /** Tests: how a file is hashed (./hash.ts by default). */
+  hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
 }
 
 /** What the journal knows about one planned item before this run, in compact form. */
@@ -114,13 +128,23 @@ interface Prior {
   /** Per file, whether it is already part of the item; undefined when none is. */
   done: boolean[] | undefined;
   doneCount: number;
-  /** The item to add to: --to, or the one an earlier run created. */
+  /** The item to add to: --to, or the one an earlier run created (or the library holds). */
   itemId?: string;
+  /** Of doneCount, the files found in the library by their checksum (not in the journal). */
+  inLibrary?: number;
+  /** The images go to a carousel the library held already (it gained photos). */
+  appended?: true;
+  /** Per file, whether it was found in the library (said as it was found, not as done before). */
+  found?: boolean[];
 }
 
 interface Run {
   deps: EngineDeps;
   emit: EmitFn;
+  /** Each file's SHA-256 and what the library holds of it (./identify.ts). */
+  identifier: Identifier;
+  /** Files sent again because the bytes that reached the store were not theirs: once each. */
+  sentAgain: WeakSet<SendableFile>;
   /** Aborts on Ctrl-C and on a rejected key: nothing new starts. */
   signal: AbortSignal;
   pool: Pool;
@@ -143,6 +167,8 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
   const run: Run = {
     deps,
     emit,
+    identifier: undefined as unknown as Identifier, // set below, once the priors are known
+    sentAgain: new WeakSet(),
     signal: stop.signal,
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
@@ -169,6 +195,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
       });
     });
     emit({ type: 'planned', items: plan.items.length, files, bytes, alreadyDone });
+    run.identifier = identifierOf(plan, priors, run);
     const items = await driveItems(plan, priors, run);
     return {
       items,
@@ -226,6 +253,87 @@ function priorOf(item: EngineItem, found: Array<string | undefined> | undefined,
   return { done, doneCount, itemId };
 }
 
+// ---- What the library holds -----------------------------------------------------------------
+
+/**
+ * Hashes what is to be sent and asks the library about it (./identify.ts): every file the
+ * journal does not have as done or as a key to resume, and the thumbnail unless attached. With
+ * --force the library is not asked: files are hashed for their checksums only.
+ */
+function identifierOf(plan: EnginePlan, priors: Prior[], run: Run): Identifier {
+  const { deps } = run;
+  const wanted = (index: number): Wanted => {
+    const item = plan.items[index]!;
+    const prior = priors[index]!;
+    return {
+      files: item.files.map((f, n) => !prior.done?.[n] && resumableKey(run, item, f) === undefined),
+      thumbnail: item.thumbnail !== undefined && !thumbnailAttached(run, item, prior.itemId),
+    };
+  };
+  return createIdentifier(plan.items, wanted, {
+    api: deps.api,
+    signal: run.signal,
+    check: !deps.force,
+    hash: deps.hash,
+    onUnsupported: () =>
+      run.emit({
+        type: 'notice',
+        message:
+          'this service cannot say which files it already has (no POST /api/v1/upload/check, or the key lacks content:read): duplicates are detected only by this machine’s upload journal; uploading as before',
+      }),
+    onRetry: (index) => {
+      const first = plan.items[index]?.files[0];
+      return first ? retryEvent(run, 'check', refOf(first, index, 'file')) : undefined;
+    },
+  });
+}
+
+/** The prior with what the library holds: files found there count as done, into the item they are in. */
+function withLibrary(run: Run, item: EngineItem, index: number, prior: Prior, identity: ItemIdentity): Prior {
+  if (run.deps.force || identity.matches.every((m) => m === undefined)) return prior;
+  const verdict = libraryVerdict({
+    type: item.type,
+    matches: identity.matches,
+    ...(prior.itemId ? { target: prior.itemId } : {}),
+  });
+  if (verdict.kind === 'new') return prior;
+  const inLibrary = verdict.kind === 'there' ? item.files.map(() => true) : verdict.present;
+  const done = item.files.map((_, n) => Boolean(prior.done?.[n]));
+  let found = 0;
+  item.files.forEach((file, n) => {
+    if (done[n] || !inLibrary[n]) return;
+    done[n] = true;
+    found++;
+    // The next run on this machine knows it without hashing it (no key of ours: it was not sent).
+    run.deps.journal.recordFile(file, { itemId: verdict.itemId, key: `library:${verdict.itemId}`, type: item.type });
+    run.emit({
+      type: 'skipped',
+      file: refOf(file, index, 'file'),
+      itemId: verdict.itemId,
+      reason: `already in the library as ${item.type}`,
+      inLibrary: true,
+    });
+  });
+  if (found === 0) return prior;
+  return {
+    done,
+    doneCount: prior.doneCount + found,
+    itemId: verdict.itemId,
+    inLibrary: found,
+    found: item.files.map((_, n) => done[n]! && !prior.done?.[n]),
+    // Images added to a carousel that was there before this run.
+    ...(verdict.kind === 'append' && !prior.itemId ? { appended: true as const } : {}),
+  };
+}
+
+/** The item's thumbnail is attached already: the journal says so, or the library holds its bytes as this item's thumbnail. */
+function thumbnailAttached(run: Run, item: EngineItem, itemId: string | undefined, identity?: ItemIdentity): boolean {
+  const thumb = item.thumbnail;
+  if (!thumb || !itemId || run.deps.force) return false;
+  if (run.deps.journal.item(itemId)?.thumbnail === fileKeyOf(thumb)) return true;
+  return (identity?.thumbnail?.matches ?? []).some((m) => m.role === 'thumbnail' && m.itemId === itemId);
+}
+
 // ---- The window -----------------------------------------------------------------------------
 
 async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<ItemOutcome[]> {
@@ -235,12 +343,22 @@ async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<
   const outcomes: ItemOutcome[] = new Array<ItemOutcome>(plan.items.length);
   const open = new Set<Promise<void>>();
   for (const [index, item] of plan.items.entries()) {
-    const prior = priors[index]!;
+    let prior = priors[index]!;
     if (!(await itemSlots.acquire())) {
       outcomes[index] = notStarted(run, item, index, prior);
       continue;
     }
-    const work = openItem(run, item, index, prior);
+    // Its files hashed and looked for in the library (a batch ahead of the transfers).
+    const identity = await settle(run.identifier.of(index));
+    if (!identity.ok || identity.value.error) {
+      itemSlots.release();
+      outcomes[index] = identity.ok
+        ? unidentified(run, item, index, prior, identity.value.error!)
+        : notStarted(run, item, index, prior);
+      continue;
+    }
+    prior = withLibrary(run, item, index, prior, identity.value);
+    const work = openItem(run, item, index, prior, identity.value);
     await work.admit(fileSlots);
     const settled: Promise<void> = work
       .conclude()
@@ -257,6 +375,28 @@ async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<
   return outcomes;
 }
 
+/** An item whose files could not be hashed, or the library not asked about them: not sent. */
+function unidentified(run: Run, item: EngineItem, index: number, prior: Prior, err: StepError): ItemOutcome {
+  const outcome = { ...baseOutcome(item, index), filesSkipped: prior.doneCount, itemId: prior.itemId };
+  if (judge(run, err, run.signal) === 'cut-short') return stopped(run, outcome);
+  const message = `${STEP_LABEL[err.step]} failed: ${messageOf(err.cause)}`;
+  run.emit({
+    type: 'failed',
+    file: refOf(item.files[0]!, index, 'file'),
+    item: index,
+    message,
+    step: err.step,
+    ...codeOf(err.cause),
+  });
+  const rejected = isKeyRejected(err) ? { keyRejected: true as const } : {};
+  return {
+    ...outcome,
+    status: prior.itemId ? 'partial' : 'failed',
+    message: `${escapeName(item.files[0]!.name)}: ${message}`,
+    ...rejected,
+  };
+}
+
 /** An item the run never got to (Ctrl-C or a rejected key): done before, or not made. */
 function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): ItemOutcome {
   const outcome = { ...baseOutcome(item, index), filesSkipped: prior.doneCount, itemId: prior.itemId };
@@ -268,6 +408,8 @@ function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): It
 
 interface ItemState {
   itemId: string | undefined;
+  /** Each file's SHA-256 (declared at presign) and what the library holds. */
+  identity: ItemIdentity;
   completed: number;
   failure?: { name: string; message: string; keyRejected: boolean };
   /** The last admitted file's work; each file's complete waits for the one before. */
@@ -276,9 +418,10 @@ interface ItemState {
   ctl: AbortController;
 }
 
-function openItem(run: Run, item: EngineItem, index: number, prior: Prior) {
+function openItem(run: Run, item: EngineItem, index: number, prior: Prior, identity: ItemIdentity) {
   const state: ItemState = {
     itemId: prior.itemId,
+    identity,
     completed: 0,
     chain: Promise.resolve(),
     ctl: new AbortController(),
@@ -287,10 +430,10 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior) {
   run.signal.addEventListener('abort', onStop, { once: true });
   if (run.deps.reportSkippedFiles !== false)
     item.files.forEach((f, i) => {
-      if (prior.done?.[i])
+      if (prior.done?.[i] && !prior.found?.[i])
         run.emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: prior.itemId!, reason: 'already uploaded' });
     });
-  const thumb = startThumbnail(run, item, index, prior.itemId, state.ctl.signal);
+  const thumb = startThumbnail(run, item, index, prior.itemId, identity, state.ctl.signal);
 
   return {
     /** Takes a window slot for each file still to send, in order, and starts it. */
@@ -325,9 +468,13 @@ async function sendFile(
 ): Promise<void> {
   const ref = refOf(file, index, 'file');
   const signal = state.ctl.signal;
+  const sha256 = state.identity.sha256[item.files.indexOf(file)];
   try {
     const resumed = resumableKey(run, item, file);
-    const sent = resumed ? { ok: true as const, value: resumed } : await settle(transfer(run, item, file, ref, signal));
+    // A changed byte refused at PUT is sent again at once, before this file's turn to complete.
+    const sent = resumed
+      ? { ok: true as const, value: resumed }
+      : await settle(onceAgainIfChanged(run, file, ref, () => transfer(run, item, file, ref, sha256, signal)));
     await previous;
     // The refusal itself is reported; what the stop cut short is not a failure of its own.
     if (!sent.ok && isKeyRejected(sent.error)) throw sent.error;
@@ -337,11 +484,13 @@ async function sendFile(
     try {
       res = await completeFile(run, item, file, ref, sent.value, state.itemId);
     } catch (err) {
-      if (!(resumed ? isUnknownKey(err) : isUploadGone(err))) throw err;
+      const changed = isChangedOnTheWay(err) && !run.sentAgain.has(file);
+      if (!changed && !(resumed ? isUnknownKey(err) : isUploadGone(err))) throw err;
       // The server no longer knows the key (swept after its URL expired, or its item deleted
-      // since): send the file afresh, once.
+      // since), or refused the bytes that reached it: send the file afresh from disk, once.
+      if (changed) sendingAgain(run, file, ref);
       run.deps.journal.dropPending(file);
-      const key = await transfer(run, item, file, ref, signal);
+      const key = await transfer(run, item, file, ref, sha256, signal);
       res = await completeFile(run, item, file, ref, key, state.itemId);
     }
     state.itemId = res.contentItemId;
@@ -368,14 +517,25 @@ function resumableKey(run: Run, item: EngineItem, file: SendableFile): string | 
   return undefined;
 }
 
-/** presign → PUT in the pool, each step in the journal; resolves with the stored key. */
-function transfer(run: Run, item: EngineItem, file: SendableFile, ref: FileRef, signal: AbortSignal): Promise<string> {
+/**
+ * presign → PUT in the pool, each step in the journal; resolves with the stored key. The
+ * file's SHA-256 is declared at presign (hashed now if it was not: a file sent after all).
+ */
+function transfer(
+  run: Run,
+  item: EngineItem,
+  file: SendableFile,
+  ref: FileRef,
+  sha256: string | undefined,
+  signal: AbortSignal,
+): Promise<string> {
   const { journal } = run.deps;
   return run.pool.run(async () => {
     try {
       const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
         onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
         onBytes: (n) => (run.bytesSent += n),
+        checksum: await checksumOf(run, file, sha256),
       });
       journal.recordPut(file, presigned.key);
       return presigned.key;
@@ -447,6 +607,8 @@ async function concludeItem(
     filesCompleted: state.completed,
     filesSkipped: prior.doneCount,
     itemId: state.itemId,
+    ...(prior.inLibrary ? { filesInLibrary: prior.inLibrary } : {}),
+    ...(prior.appended ? { appended: true as const } : {}),
   };
   const count = prior.doneCount + state.completed;
   const finished = count === item.files.length;
@@ -461,7 +623,8 @@ async function concludeItem(
         : undefined,
     );
   }
-  if (state.failure) return failedItem(run, item, outcome, state, count);
+  // A carousel the library held before this run is never deleted for a failed append.
+  if (state.failure) return failedItem(run, item, outcome, state, count, !prior.inLibrary);
   return finishItem(run, item, index, state.itemId!, thumb, outcome);
 }
 
@@ -471,13 +634,14 @@ function failedItem(
   outcome: ItemOutcome,
   state: ItemState,
   count: number,
+  ours: boolean,
 ): ItemOutcome | Promise<ItemOutcome> {
   const failure = state.failure!;
   const why = `${escapeName(failure.name)}: ${failure.message}`;
   const rejected = failure.keyRejected ? { keyRejected: true as const } : {};
   if (!state.itemId) return { ...outcome, status: 'failed', message: why, ...rejected };
   if (item.type !== 'carousel') return { ...outcome, status: 'partial', message: why, ...rejected };
-  if (!item.contentItemId && count < TYPE_RULES.carousel.minFiles && !run.keyRejected)
+  if (ours && !item.contentItemId && count < TYPE_RULES.carousel.minFiles && !run.keyRejected)
     return removeHalfCarousel(run, outcome, state.itemId, why);
   const progress = `${count} of ${item.files.length} images added`;
   return {
@@ -510,24 +674,86 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
   }
 }
 
+/**
+ * Runs `send` (presign → PUT); when the store refused the bytes that reached it as not the
+ * file's (SHA-256 mismatch: changed on the way), sends them once more from disk.
+ */
+async function onceAgainIfChanged<T>(run: Run, file: SendableFile, ref: FileRef, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (!isChangedOnTheWay(err) || run.sentAgain.has(file)) throw err;
+    sendingAgain(run, file, ref);
+    return send();
+  }
+}
+
+/** Says why the file is sent again, and that it is the one time. */
+function sendingAgain(run: Run, file: SendableFile, ref: FileRef): void {
+  run.sentAgain.add(file);
+  run.emit({
+    type: 'retrying',
+    step: 'put',
+    file: ref,
+    attempt: 1,
+    delayMs: 0,
+    reason:
+      'the bytes that reached the store differ from the file (SHA-256 mismatch); nothing was stored, sending it again from disk',
+  });
+}
+
+/** The store (at PUT) or complete refused the bytes as not the file's: 400 bad_digest, or S3's BadDigest. */
+function isChangedOnTheWay(err: unknown): boolean {
+  const cause = causeOf(err);
+  if (cause instanceof StorageError) return cause.code === 'bad_digest' || cause.code === 'BadDigest';
+  return cause instanceof ApiError && cause.is('bad_digest');
+}
+
+/** The checksum presign declares: the known SHA-256, else the file hashed now; none once the service refused them. */
+async function checksumOf(run: Run, file: SendableFile, known: string | undefined) {
+  const { identifier } = run;
+  const sha256 = identifier.declares ? (known ?? (await identifier.sha256Of(file).catch(hashFailed))) : undefined;
+  return {
+    sha256,
+    declares: () => identifier.declares,
+    refused: () => {
+      if (!identifier.declares) return;
+      identifier.refused();
+      run.emit({
+        type: 'notice',
+        message:
+          'this service refuses a declared checksum at presign: uploading without one (the bytes are not verified end to end)',
+      });
+    },
+  };
+}
+
+function hashFailed(err: unknown): never {
+  throw new StepError('hash', err);
+}
+
 type ThumbnailUpload = Promise<{ key: string; fileKey: string; ref: FileRef }>;
 
-/** Sends the thumbnail's bytes (in parallel with the item's) unless the journal has it attached. */
+/** Sends the thumbnail's bytes (in parallel with the item's) unless it is attached already (journal or library). */
 function startThumbnail(
   run: Run,
   item: EngineItem,
   index: number,
   itemId: string | undefined,
+  identity: ItemIdentity,
   signal: AbortSignal,
 ): ThumbnailUpload | undefined {
   const thumb = item.thumbnail;
   if (!thumb) return undefined;
-  if (itemId && run.deps.journal.item(itemId)?.thumbnail === fileKeyOf(thumb) && !run.deps.force) return undefined;
+  if (thumbnailAttached(run, item, itemId, identity)) return undefined;
   const ref = refOf(thumb, index, 'thumbnail');
-  const p = run.pool.run(() =>
-    transferFile(thumb, ref, { thumbnail: true }, run.deps, run.emit, signal, {
-      onBytes: (n) => (run.bytesSent += n),
-    }),
+  const p = run.pool.run(async () =>
+    onceAgainIfChanged(run, thumb, ref, async () =>
+      transferFile(thumb, ref, { thumbnail: true }, run.deps, run.emit, signal, {
+        onBytes: (n) => (run.bytesSent += n),
+        checksum: await checksumOf(run, thumb, identity.thumbnail?.sha256),
+      }),
+    ),
   );
   p.catch(() => {}); // awaited later; this only keeps an early failure from being "unhandled"
   return p.then((presigned) => ({ key: presigned.key, fileKey: fileKeyOf(thumb), ref }));
@@ -588,6 +814,7 @@ async function finishItem(
 // ---- Small helpers --------------------------------------------------------------------------
 
 const STEP_LABEL: Record<Step, string> = {
+  hash: 'reading the file for its checksum',
   presign: 'presign',
   put: 'PUT',
   complete: 'complete',
@@ -702,6 +929,8 @@ function codeOf(err: unknown): { code?: string } {
 /** One line on why a file failed, with the server's code so a person can search for it. */
 export function messageOf(err: unknown): string {
   if (err instanceof FileChangedError) return err.message;
+  if ((err instanceof StorageError || err instanceof ApiError) && isChangedOnTheWay(err))
+    return `the bytes that reached the store differ from the file on disk (SHA-256 mismatch), so nothing was stored; sent again from disk, they differed again: something between this machine and the store changes data in flight (a proxy, a network device) (${err.status} ${err.code}${requestIdNote(err)})`;
   if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err, requestIdNote(err))}`;
   if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
   return err instanceof Error ? err.message : String(err);

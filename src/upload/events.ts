@@ -16,8 +16,12 @@ export interface FileRef {
   role: 'file' | 'thumbnail';
 }
 
-/** The request a retry or a failure belongs to: presign, the storage PUT, complete, the metadata PATCH, or the check that an earlier run's item still exists. */
-export type Step = 'presign' | 'put' | 'complete' | 'patch' | 'check';
+/**
+ * The step a retry or a failure belongs to: reading a file for its checksum, the check that the
+ * library holds its bytes or that an earlier run's item still exists, presign, the storage PUT,
+ * complete, the metadata PATCH.
+ */
+export type Step = 'hash' | 'check' | 'presign' | 'put' | 'complete' | 'patch';
 
 /** A request of `step` failed with `cause`: thrown where the step fails, so whoever reports it knows which. */
 export class StepError extends Error {
@@ -48,8 +52,13 @@ export type UploadEvent =
   | { type: 'completed'; file: FileRef; itemId: string; itemType: ContentType; sortOrder?: number; created: boolean }
   /** `message` starts with the step ("complete: …") and ends with the server's code when it gave one. */
   | { type: 'failed'; file?: FileRef; item: number; message: string; step?: Step; code?: string }
-  /** Done in an earlier run (the journal says so and the item still exists). */
-  | { type: 'skipped'; file: FileRef; itemId: string; reason: string }
+  /**
+   * Not sent: done in an earlier run (the journal says so and the item still exists), or its
+   * bytes are in the library already (`inLibrary`: found by checksum, wherever they came from).
+   */
+  | { type: 'skipped'; file: FileRef; itemId: string; reason: string; inLibrary?: true }
+  /** Something the user should know once, e.g. that duplicates are detected only by this machine's journal. */
+  | { type: 'notice'; message: string }
   /** A request failed and is tried again after `delayMs`; `file` is the file it is for (for patch and check: the item's first file). */
   | { type: 'retrying'; step: Step; file: FileRef; attempt: number; delayMs: number; reason: string };
 
@@ -64,9 +73,11 @@ export interface ItemOutcome {
   /** created: made (or finished) by this run; skipped: all done before; failed: nothing usable; partial: exists but incomplete. */
   status: 'created' | 'skipped' | 'failed' | 'partial' | 'interrupted';
   itemId?: string;
-  /** Files completed into the item by this run, and those found done in the journal. */
+  /** Files completed into the item by this run, and those not sent: done before (journal) or in the library. */
   filesCompleted: number;
   filesSkipped: number;
+  /** Of filesSkipped, those found in the library by their checksum. */
+  filesInLibrary?: number;
   filesTotal: number;
   /** Why it failed or is incomplete, and what to do. */
   message?: string;

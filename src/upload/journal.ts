@@ -21,7 +21,6 @@
 // One process at a time per library: the upload command holds journal-lock.ts's lock while the
 // journal is open. Journals of version 1 (one JSON document) are imported on first open
 // (./journal-migrate.ts).
-import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -168,12 +167,6 @@ function recordOf(row: FileRow): JournalRecord {
     ...(row.sort_order === null ? {} : { sortOrder: row.sort_order }),
     updatedAt: row.updated_at,
   };
-}
-
-/** Whether an upload to this target ever wrote a journal (the database, or a version 1 JSON one). */
-export function journalExists(stateDir: string, targetId: string): boolean {
-  const dir = join(stateDir, 'journals');
-  return existsSync(join(dir, `${targetId}.db`)) || existsSync(join(dir, `${targetId}.json`));
 }
 
 export async function openJournal(

@@ -1,8 +1,9 @@
 // The storage PUT: the file's bytes streamed from disk, in place, to a presigned URL.
 //
 // - Exactly the presigned Content-Type and Content-Length, so undici sends a fixed-length body
-//   (never chunked), and no Authorization header: storage is not the API, and a remote's object
-//   store must never see the API key.
+//   (never chunked), the other headers presign named (an S3 store's signed
+//   x-amz-checksum-sha256), and no Authorization header: storage is not the API, and a remote's
+//   object store must never see the API key.
 // - The body is the file read in large slices into a few reused buffers (fileSlices); progress
 //   is a counter bumped as slices pass to the socket (no copying Transform).
 // - Its own retry loop, because a stream cannot be replayed: each try opens the file afresh and
@@ -97,6 +98,8 @@ export interface PutOnceOptions {
   dispatcher: Dispatcher;
   now: () => Date;
   signal?: AbortSignal;
+  /** Headers presign asked for besides Content-Type and Content-Length (presignedHeaders). */
+  headers?: Record<string, string>;
   /** Called after each slice is handed to the connection, with the bytes sent so far in this try. */
   onSent?: (sent: number) => void;
 }
@@ -126,7 +129,7 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
       res = await request(url, {
         dispatcher: o.dispatcher,
         method: 'PUT',
-        headers: { 'content-type': contentType, 'content-length': String(file.size) },
+        headers: { ...o.headers, 'content-type': contentType, 'content-length': String(file.size) },
         // undici documents (Dispatcher.md) and accepts async iterables as bodies; its types lag.
         body: body() as unknown as Readable,
         signal: o.signal,
@@ -210,6 +213,19 @@ export interface PutWithRetryOptions {
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
+/**
+ * The headers presign asked the PUT to carry besides Content-Type and Content-Length (which the
+ * PUT sets from the file itself): an S3 store's signed x-amz-checksum-sha256. Never an
+ * Authorization header (see above), whatever a service answers.
+ */
+export function presignedHeaders(presigned: Pick<PresignResponse, 'headers'>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(presigned.headers ?? {}).filter(
+      ([name]) => !/^(content-type|content-length|authorization|host)$/i.test(name),
+    ),
+  );
+}
+
 /** Most presigns per file: the first plus fresh ones for expired URLs. */
 const MAX_PRESIGNS = 3;
 
@@ -259,6 +275,7 @@ export async function presignAndPut(
         now: o.now,
         signal: o.signal,
         onSent: o.onSent,
+        headers: presignedHeaders(presigned),
       });
     },
     {

@@ -4,6 +4,7 @@
 // metadata.
 import { inspectFile } from '../media/inspect.js';
 import { type EmitFn, causeOf } from './events.js';
+import { sha256OfFile } from './hash.js';
 import { checkThumbnailFile } from './plan-checks.js';
 import type { PlanProblem } from '../rules/problem.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
@@ -21,7 +22,10 @@ export async function inspectThumbnail(
   return { ok: true, file: { ...file, contentType: file.contentType } };
 }
 
-/** Sends the image's bytes and returns the key to PATCH as thumbnailKey. */
+/**
+ * Sends the image's bytes and returns the key to PATCH as thumbnailKey. Its SHA-256 is declared
+ * at presign (the store refuses bytes changed on the way), unless the service refuses the field.
+ */
 export async function sendThumbnail(
   file: SendableFile,
   deps: TransferDeps,
@@ -29,9 +33,19 @@ export async function sendThumbnail(
   emit: EmitFn = () => {},
 ): Promise<string> {
   const ref = { path: file.path, name: file.name, size: file.size, item: 0, role: 'thumbnail' as const };
+  let declares = true;
+  const checksum = {
+    sha256: await sha256OfFile(file, signal),
+    declares: () => declares,
+    refused: () => {
+      declares = false;
+    },
+  };
   // `edit` reports what went wrong, not in which step.
-  const presigned = await transferFile(file, ref, { thumbnail: true }, deps, emit, signal).catch((err: unknown) => {
-    throw causeOf(err);
-  });
+  const presigned = await transferFile(file, ref, { thumbnail: true }, deps, emit, signal, { checksum }).catch(
+    (err: unknown) => {
+      throw causeOf(err);
+    },
+  );
   return presigned.key;
 }

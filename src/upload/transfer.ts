@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { RetryPolicy } from '../api/retry.js';
 import type { CallOptions } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
 import type { PresignRequest, PresignResponse } from '../api/schemas.js';
 import { CONTROL_CHARACTERS } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
@@ -65,6 +66,19 @@ export interface TransferHooks {
    * The engine's bytesSent adds these, so that an interrupted run counts what was on the wire.
    */
   onBytes?: (bytes: number) => void;
+  /**
+   * The file's SHA-256, declared at presign (an extension) so the store refuses bytes changed on
+   * the way; `declares()` false leaves it out, and `refused()` is told when the service answers
+   * 400 to the field (it has no such extension): presign is then sent again without it.
+   */
+  checksum?: { sha256: string | undefined; declares(): boolean; refused(): void };
+}
+
+/** A 400 naming the sha256 field: a service that keeps to the spec's presign and refuses unknown fields. */
+export function refusesChecksumField(err: unknown): boolean {
+  if (!(err instanceof ApiError) || err.status !== 400) return false;
+  const named = (d: unknown) => typeof d === 'object' && d !== null && JSON.stringify(d).includes('sha256');
+  return err.message.includes('sha256') || err.details.some(named);
 }
 
 /**
@@ -80,7 +94,11 @@ export async function transferFile(
   signal: AbortSignal,
   hooks: TransferHooks = {},
 ): Promise<PresignResponse> {
-  const body: PresignRequest = 'thumbnail' in as ? { ...wireFile(file), thumbnail: true } : wireFile(file, as.type);
+  const plain: PresignRequest = 'thumbnail' in as ? { ...wireFile(file), thumbnail: true } : wireFile(file, as.type);
+  const declared = () => {
+    const sha256 = hooks.checksum?.declares() ? hooks.checksum.sha256 : undefined;
+    return sha256 ? { ...plain, sha256 } : plain;
+  };
   const clock = deps.clock ?? (() => performance.now());
   const interval = deps.progressIntervalMs ?? 100;
   const started = clock();
@@ -92,12 +110,18 @@ export async function transferFile(
   // A fresh presign for an expired URL happens inside the PUT's retries: what fails is the step
   // last begun. (The presign's own error is not wrapped there: the PUT's retry loop classifies it.)
   let step: 'presign' | 'put' = 'presign';
+  const options: CallOptions = {
+    signal,
+    onRetry: ({ attempt, delayMs, error }) =>
+      emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
+  };
   const presign = async () => {
     step = 'presign';
-    const presigned = await deps.api.presign(body, {
-      signal,
-      onRetry: ({ attempt, delayMs, error }) =>
-        emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
+    const body = declared();
+    const presigned = await deps.api.presign(body, options).catch((err: unknown) => {
+      if (!('sha256' in body) || !refusesChecksumField(err)) throw err;
+      hooks.checksum?.refused();
+      return deps.api.presign(plain, options);
     });
     hooks.onPresigned?.(presigned);
     step = 'put';

@@ -1,4 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  NetworkError,
+  TimeoutError,
+  UnexpectedResponseError,
+  classifyForRetry,
+} from '../../src/api/errors.js';
 import { DEFAULT_RETRY, backoffDelay, parseRetryAfter, withRetry } from '../../src/api/retry.js';
 
 const noSleep = async () => {};
@@ -75,5 +82,142 @@ describe('withRetry', () => {
     ).rejects.toThrow('fatal');
     expect(slept).toEqual([1234]);
     expect(calls).toBe(2);
+  });
+});
+
+describe('riding out an outage', () => {
+  /** A clock that the sleeps move: waits take no real time, and their sum is what they would take. */
+  function fakeTime() {
+    let t = 0;
+    const slept: number[] = [];
+    return {
+      now: () => t,
+      sleep: async (ms: number) => {
+        slept.push(ms);
+        t += ms;
+      },
+      slept,
+    };
+  }
+  const outage = () => ({ retry: true as const, outage: true });
+
+  it('keeps trying past the attempt limit for rideOutMs, with short waits, then gives up', async () => {
+    const time = fakeTime();
+    let calls = 0;
+    const outages: Array<number | undefined> = [];
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw new Error('refused');
+        },
+        {
+          policy: { ...DEFAULT_RETRY, rideOutMs: 60_000 },
+          ...time,
+          classify: outage,
+          random: () => 0.999,
+          onRetry: (i) => outages.push(i.outage?.rideOutMs),
+        },
+      ),
+    ).rejects.toThrow('refused');
+    expect(calls).toBeGreaterThan(DEFAULT_RETRY.attempts);
+    // Waits stay between 100 ms and 5 s; the last is cut to what is left of the minute.
+    expect(Math.max(...time.slept)).toBeLessThanOrEqual(5_000);
+    expect(Math.min(...time.slept)).toBeGreaterThanOrEqual(100);
+    expect(time.now()).toBe(60_000);
+    expect(new Set(outages)).toEqual(new Set([60_000]));
+  });
+
+  it('a service back after 15 s: the call succeeds', async () => {
+    const time = fakeTime();
+    const result = await withRetry(
+      async () => {
+        if (time.now() < 15_000) throw new Error('refused');
+        return 'ok';
+      },
+      { policy: DEFAULT_RETRY, ...time, classify: outage, random: () => 0.5 },
+    );
+    expect(result).toBe('ok');
+    expect(time.now()).toBeGreaterThanOrEqual(15_000);
+    expect(time.now()).toBeLessThan(21_000);
+  });
+
+  it('honours Retry-After within the ride-out, and rideOutMs 0 keeps the attempt limit', async () => {
+    const time = fakeTime();
+    let calls = 0;
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw new Error('503');
+        },
+        { policy: { ...DEFAULT_RETRY, rideOutMs: 10_000 }, ...time, classify: () => ({ ...outage(), afterMs: 3000 }) },
+      ),
+    ).rejects.toThrow('503');
+    expect(time.slept).toEqual([3000, 3000, 3000, 1000]);
+    calls = 0;
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw new Error('refused');
+        },
+        { policy: { ...DEFAULT_RETRY, rideOutMs: 0 }, ...fakeTime(), classify: outage },
+      ),
+    ).rejects.toThrow('refused');
+    expect(calls).toBe(DEFAULT_RETRY.attempts);
+  });
+
+  it('a failure that is not an outage ends the ride-out: the attempt limit applies again', async () => {
+    const time = fakeTime();
+    let calls = 0;
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw new Error(calls < 20 ? 'refused' : 'internal');
+        },
+        {
+          policy: DEFAULT_RETRY,
+          ...time,
+          classify: (e) => ((e as Error).message === 'refused' ? outage() : { retry: true }),
+          random: () => 0,
+        },
+      ),
+    ).rejects.toThrow('internal');
+    expect(calls).toBe(20);
+  });
+});
+
+describe('classifyForRetry: what is an outage', () => {
+  const at = { method: 'GET', url: 'http://svc/api/v1/content' };
+  const api = (status: number, retryAfterMs?: number) =>
+    new ApiError({ status, code: 'x', message: 'm', ...at, ...(retryAfterMs ? { retryAfterMs } : {}) });
+  it.each([
+    [
+      'connection refused',
+      new NetworkError({ message: 'm', code: 'ECONNREFUSED', ...at }),
+      { retry: true, outage: true },
+    ],
+    ['connection reset', new NetworkError({ message: 'm', code: 'ECONNRESET', ...at }), { retry: true, outage: true }],
+    [
+      'host not found (a typo, not an outage)',
+      new NetworkError({ message: 'm', code: 'ENOTFOUND', ...at }),
+      { retry: true },
+    ],
+    ['a timeout', new TimeoutError({ ...at, timeoutMs: 30_000 }), { retry: true }],
+    ['503 with Retry-After', api(503, 3000), { retry: true, afterMs: 3000, outage: true }],
+    ['502 from our error body', api(502), { retry: true, outage: true }],
+    ['500', api(500), { retry: true }],
+    ['429 with Retry-After', api(429, 2000), { retry: true, afterMs: 2000, outage: true }],
+    ['429 without', api(429), { retry: true }],
+    ['400', api(400), { retry: false }],
+    [
+      "a load balancer's 504 page",
+      new UnexpectedResponseError({ status: 504, message: 'm', bodySnippet: '<html>', ...at }),
+      { retry: true, outage: true },
+    ],
+  ])('%s', (_name, err, expected) => {
+    expect(classifyForRetry(err)).toEqual(expected);
   });
 });

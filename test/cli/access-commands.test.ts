@@ -228,6 +228,10 @@ describe('keys on the server’s machine', () => {
     [['keys', 'create', '--brand', 'a', '--expires', '90'], '--expires must be a positive duration'],
     [['keys', 'create', '--brand', 'a', '--expires', '0d'], '--expires must be a positive duration'],
     [['keys', 'create', '--data-dir', '/tmp/x'], '--brand is required'],
+    [['keys', 'create', '--brand', 'ac\u001b[31mme'], '--brand must not contain control characters'],
+    [['keys', 'create', '--brand', 'x'.repeat(101)], '--brand must be at most 100 characters'],
+    [['keys', 'create', '--brand', 'a', '--name', 'CI\u0000'], '--name must not contain control characters'],
+    [['keys', 'create', '--brand', 'a', '--name', '\u200b'], '--name must contain a visible character'],
   ])('%j is a usage error: %s', async (argv, message) => {
     const r = await cli.run(argv);
     expect(r.code).toBe(EXIT.usage);

@@ -51,7 +51,16 @@ describe('log output', () => {
 
   it.each([
     [{ details: { type: 'shortform', title: 'Teaser', fileName: 't.mp4' } }, 'shortform "Teaser" from t.mp4'],
-    [{ action: 'item.image_added', details: { fileName: 'b.jpg', sortOrder: 1 } }, 'b.jpg at position 1'],
+    [{ action: 'item.image_added', details: { fileName: 'b.jpg', sortOrder: 1 } }, 'b.jpg at position 2'],
+    [
+      { action: 'item.images_reordered', details: { order: [3, 1, 2] } },
+      'images in the order 3,1,2 (their positions before)',
+    ],
+    [{ action: 'item.image_removed', details: { fileName: 'b.jpg', sortOrder: 1 } }, 'b.jpg removed from position 2'],
+    [
+      { action: 'item.image_replaced', details: { fileName: 'c.jpg', replacedFileName: 'b.jpg', sortOrder: 0 } },
+      'b.jpg at position 1 replaced by c.jpg',
+    ],
     [
       {
         action: 'item.updated',
@@ -95,5 +104,19 @@ describe('log output', () => {
       `2026-01-02T10:20:30.000Z\titem.created\t${e.itemId}\t${e.keyId}\tCI\treq-1\tshortform "T" from t.mp4\n`,
     );
     expect(formatLog([], 'table', 80)).toBe('No entries.\n');
+  });
+
+  it('names and titles from the service print control and direction characters as escapes', () => {
+    const e = entry({
+      keyName: 'CI\u001b]0;pwned\u0007',
+      details: { type: 'shortform', title: 'T\u202eevil', fileName: 't\u009b.mp4' },
+    });
+    for (const mode of ['table', 'plain'] as const) {
+      const out = formatLog([e], mode, 200);
+      // eslint-disable-next-line no-control-regex -- the characters that must not be printed raw
+      expect(out).not.toMatch(/[\u001b\u0007\u202e\u009b]/);
+      expect(out).toContain('T\\u202eevil');
+    }
+    expect(formatLog([e], 'plain', 200)).toContain('\tCI\\x1b]0;pwned\\x07\t');
   });
 });

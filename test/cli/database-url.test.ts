@@ -28,10 +28,21 @@ describe('databaseError', () => {
     expect(e?.message).toBe(
       'Cannot use the database postgres:///: connect ECONNREFUSED 127.0.0.1:5432 (ECONNREFUSED).',
     );
-    expect(e?.hint).toContain('It connected as "ann" to localhost:5432, database "ann".');
+    // It never connected: the hint says it tried.
+    expect(e?.hint).toContain('It tried to connect as "ann" to localhost:5432, database "ann".');
     expect(e?.hint).toContain(
       'Neither the URL nor PGHOST, PGPORT, PGUSER, PGDATABASE gave the host, port, user, database',
     );
+  });
+
+  it('a connection that did not come in time is said in words; a refusal by the server says it connected', () => {
+    const late = databaseError('postgres://u@db:5432/d', new Error('timeout expired'), {});
+    expect(late?.message).toBe(
+      'Cannot use the database postgres://u@db:5432/d: no connection within the time limit (timeout expired).',
+    );
+    expect(late?.hint).toContain('It tried to connect as "u" to db:5432, database "d".');
+    const auth = Object.assign(new Error('password authentication failed for user "u"'), { code: '28P01' });
+    expect(databaseError('postgres://u@db:5432/d', auth, {})?.hint).toContain('It connected as "u" to db:5432');
   });
 
   it('a server asking for a password that was not given is said in words; other errors are not ours', () => {

@@ -128,6 +128,8 @@ describe('show', () => {
     expect(lines).toContain('platformSettings.youtube.tags\t["x"]');
     expect(lines).toContain('platformSettings.tiktok.duet\tfalse');
     expect(lines.indexOf('files.0.fileKey\tu/1/a.jpg')).toBeLessThan(lines.indexOf('files.1.fileKey\tu/2/b.jpg'));
+    expect(lines).toContain('files.0.position\t1');
+    expect(lines).toContain('files.1.position\t2');
   });
 
   it('the table shows settings readably and files in order', async () => {
@@ -137,13 +139,45 @@ describe('show', () => {
     expect(text).toMatch(/hashtags\s+#a #b/);
     expect(text).toMatch(/createdAt\s+2026-11-23T11:57:00Z \(3 minutes ago\)/);
     expect(text).toMatch(/platformSettings\n {2}youtube\.visibility\s+private/);
-    expect(text).toMatch(/files \(2, by sortOrder\)\n\s+0 {2}a\.jpg[^\n]*\n\s+1 {2}b\.jpg/);
+    // Each image's position (from 1, as edit reads it) beside the API's sortOrder (from 0).
+    expect(text).toMatch(
+      /files \(2, in order\)\n\s+# {2}sortOrder {2}name[^\n]*\n\s+1 +0 {2}a\.jpg[^\n]*\n\s+2 +1 {2}b\.jpg/,
+    );
+  });
+
+  it("the table shows each file's SHA-256 in full, and says when one is not computed yet", async () => {
+    const io = bufferIO({ stdoutIsTTY: true });
+    const digest = 'ab'.repeat(32);
+    await printItem(
+      io,
+      'table',
+      { ...full, sha256: digest, thumbnailSha256: null },
+      [
+        { ...files[1]!, sha256: digest },
+        { ...files[0]!, sha256: null },
+      ],
+      now,
+    );
+    const text = io.out();
+    expect(text).toMatch(new RegExp(`\\nsha256\\s+${digest}\\n`));
+    // Rows: position (from 1), sortOrder, name, size, sha256, key; a sha256 column under its header.
+    expect(text).toMatch(/\n\s+#\s+sortOrder\s+name\s+size\s+sha256\s+key\n/);
+    expect(text).toMatch(new RegExp(`\\n\\s+1\\s+0 {2}a\\.jpg\\s+${digest} {2}u/1/a\\.jpg`));
+    expect(text).toMatch(/\n\s+2\s+1 {2}b\.jpg\s+not computed yet \(the server fills it in\)\s+u\/2\/b\.jpg/);
+    // A thumbnail's checksum is shown as a field; null without a thumbnail reads as "—".
+    expect(text).toMatch(/thumbnailSha256\s+—/);
   });
 
   it('--json prints the item as ls lists it, the files nested by sortOrder', async () => {
     const io = bufferIO();
     await printItem(io, 'json', full, files, now);
-    expect(JSON.parse(io.out())).toEqual({ ...full, files: [files[1], files[0]] });
+    expect(JSON.parse(io.out())).toEqual({
+      ...full,
+      files: [
+        { position: 1, ...files[1] },
+        { position: 2, ...files[0] },
+      ],
+    });
   });
 
   it('--json FIELDS keeps those fields in that order; a missing one is null', async () => {

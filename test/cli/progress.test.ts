@@ -227,6 +227,7 @@ describe('heartbeat, ETA and the NDJSON names', () => {
       source: 'v/clip.mp4',
       filesCompleted: 1,
       filesSkipped: 0,
+      filesInLibrary: 0,
       filesTotal: 1,
       // Every field in every outcome: null or false where it does not apply.
       message: null,

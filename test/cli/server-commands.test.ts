@@ -73,6 +73,18 @@ describe('keys list output', () => {
     expect(lines[0]).not.toContain('BRAND');
   });
 
+  it('names and brands print control and direction characters as escapes (the JSON keeps them exactly)', () => {
+    const odd = [{ ...rows[0]!, name: 'CI \u001b[31m\u202e', brand: 'ac\tme' }];
+    for (const mode of ['plain', 'table'] as const) {
+      const out = formatKeys(odd, mode, 200, NOW);
+      // eslint-disable-next-line no-control-regex -- the characters that must not be printed raw
+      expect(out).not.toMatch(/[\u001b\u202e]/);
+      expect(out).toContain('CI \\x1b[31m\\u202e');
+    }
+    expect(formatKeys(odd, 'plain', 200, NOW).split('\t')).toHaveLength(9);
+    expect(JSON.parse(formatKeys(odd, 'json', 80, NOW))).toEqual(odd);
+  });
+
   it('json: the rows as they are', () => {
     expect(JSON.parse(formatKeys(rows, 'json', 80, NOW))).toEqual(rows);
   });
@@ -91,6 +103,13 @@ describe('serveOptions (flags → server options)', () => {
       { urlLifetimeSeconds: 5, quotaBytes: 0 },
     ],
     [{ rateLimit: '10/1000' }, { rateLimit: { max: 10, windowMs: 1000 } }],
+    [{ db: 'postgres://cl@db/lib' }, { rateLimit: { max: 10_000, windowMs: 60_000 } }],
+    [{ dbTimeout: '3', storageTimeout: '4' }, { timeouts: { databaseMs: 3000, storageMs: 4000 } }],
+    [
+      { putMinRate: '100/5', putMaxTime: '60' },
+      { putLimits: { minBytesPerSecond: 100, rateWindowMs: 5000, maxMs: 60_000 } },
+    ],
+    [{ putMinRate: '100' }, { putLimits: { minBytesPerSecond: 100 } }],
     [{ db: 'postgres://cl@db:5432/lib' }, { databaseUrl: 'postgres://cl@db:5432/lib' }],
     [{ storage: 's3://media/lib' }, { storageUrl: 's3://media/lib' }],
     [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
@@ -106,6 +125,13 @@ describe('serveOptions (flags → server options)', () => {
       'postgres://cl@flag/lib',
     );
     expect(serveOptions(base, '/d', false, {}).databaseUrl).toBeUndefined();
+  });
+
+  it('the rate limit is on by default for a team (PostgreSQL) and off for one SQLite library; off turns it off', () => {
+    expect(serveOptions(base, '/d', false, {}).rateLimit).toBeUndefined();
+    expect(serveOptions({ ...base, db: 'postgres://cl@db/lib', rateLimit: 'off' }, '/d', false, {}).rateLimit).toBe(
+      undefined,
+    );
   });
 
   it('refuses a database URL that is not PostgreSQL, without echoing its password', () => {
@@ -125,6 +151,12 @@ describe('serveOptions (flags → server options)', () => {
     { urlTtl: '0' },
     { rateLimit: '10' },
     { rateLimit: '0/10' },
+    { rateLimit: 'on' },
+    { dbTimeout: '0' },
+    { storageTimeout: 'ten' },
+    { putMinRate: '1/0' },
+    { putMinRate: 'fast' },
+    { putMaxTime: '0' },
     { quota: '1e9' },
     { publicUrl: 'media.example.com' },
     { publicUrl: 'ftp://media.example.com' },

@@ -3,7 +3,7 @@
 // src/cli/output/upload-ndjson.ts, `started` only when bytes start, the byte count after Ctrl-C,
 // appending reported as appending, --to over the limit, --skip-invalid, --split, and --dry-run
 // with the journal and its "Dry run" line in every mode.
-import { cp, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,15 @@ async function layout(files: Record<string, string | Buffer>): Promise<void> {
     if (typeof from === 'string') await cp(join(FIXTURES, from), join(work, to), { recursive: true });
     else await writeFile(join(work, to), from);
   }
+}
+
+/**
+ * A JPEG of its own: the fixture's bytes and a tail after its end marker. The library knows files
+ * by their bytes (a copy of one it holds is not sent again), so images meant to be new differ.
+ */
+async function uniqueJpeg(to: string): Promise<void> {
+  const bytes = await readFile(join(FIXTURES, 'image/photo.jpg'));
+  await layout({ [to]: Buffer.concat([bytes, Buffer.from(`${to} ${Math.random()}`)]) });
 }
 
 /** Every stdout line, each checked against the NDJSON schema; the last must be the summary. */
@@ -145,34 +154,37 @@ describe('started means bytes started', () => {
     expect(r.exitCode).toBe(EXIT.failure);
     const all = lines(r);
     expect(all.filter((l) => l.type === 'started')).toEqual([]);
+    // The first request is the library's duplicate check (or presign, without it): it fails, and
+    // nothing was started.
     expect(all.filter((l) => l.type === 'failed')).toEqual([
-      expect.objectContaining({ step: 'presign', file: expect.objectContaining({ name: 'a.mp4' }) }),
+      expect.objectContaining({
+        step: expect.stringMatching(/^(check|presign)$/),
+        file: expect.objectContaining({ name: 'a.mp4' }),
+      }),
     ]);
   });
 });
 
 describe('appending to a carousel', () => {
   it('is reported as appended, not created; over the limit, the hint says how many fit, not to fix the id', async () => {
-    await layout({
-      'set/1.jpg': 'image/photo.jpg',
-      'set/2.png': 'image/photo.png',
-      'more/3.webp': 'image/photo.webp',
-    });
+    await uniqueJpeg('set/1.jpg');
+    await uniqueJpeg('set/2.jpg');
+    await uniqueJpeg('more/3.jpg');
     const first = await cli(['upload', '--json', 'set']);
     const id = summaryOf(first).items[0]!.id!;
-    const plain = await cli(['upload', '--to', id, 'more/3.webp']);
+    const plain = await cli(['upload', '--to', id, 'more/3.jpg']);
     expect(plain.exitCode, plain.stderr).toBe(0);
     const said = plain.stderr.split('\n');
     expect(said.find((l) => l.includes(' sent in '))).toMatch(/^1 carousel appended to; .* sent in /);
     expect(plain.stderr).toContain(`Appended 1 image to ${id}.`);
     expect(plain.stdout).toContain(`${id}\tcarousel\tappended`);
 
-    await layout({ 'more/4.jpg': 'image/photo.jpg' });
+    await uniqueJpeg('more/4.jpg');
     const json = await cli(['upload', '--json', '--to', id, 'more/4.jpg']);
     expect(summaryOf(json)).toMatchObject({ created: 0, appended: 1, items: [{ id, outcome: 'appended' }] });
 
     // 4 images now; 7 more would be 11.
-    for (let k = 0; k < 7; k++) await layout({ [`seven/${k}.jpg`]: 'image/photo.jpg' });
+    for (let k = 0; k < 7; k++) await uniqueJpeg(`seven/${k}.jpg`);
     const over = await cli(['upload', '--json', '--to', id, 'seven']);
     expect(over.exitCode).toBe(EXIT.usage);
     expect(over.stderr).toContain(
@@ -192,11 +204,11 @@ describe('--skip-invalid', () => {
       'mixed/good.mp4': 'video/clip-5s.mp4',
       'mixed/empty.mp4': Buffer.alloc(0),
       'mixed/long.mp4': 'video/clip-95s.mp4',
-      'mixed/pics/1.jpg': 'image/photo.jpg',
       'mixed/pics/2.jpg': Buffer.from('not a jpeg'),
-      'mixed/ok/1.jpg': 'image/photo.jpg',
       'mixed/ok/2.png': 'image/photo.png',
     });
+    await uniqueJpeg('mixed/pics/1.jpg');
+    await uniqueJpeg('mixed/ok/1.jpg');
     const refused = await cli(['upload', '--type', 'shortform', 'mixed/good.mp4', 'mixed/long.mp4']);
     expect(refused.exitCode).toBe(EXIT.usage);
     expect(refused.stderr).toContain('add --skip-invalid to upload the rest');
@@ -233,7 +245,7 @@ describe('--skip-invalid', () => {
 
 describe('--split', () => {
   it('makes a folder of 12 images two carousels of 6, in order, titled with their part', async () => {
-    for (let k = 1; k <= 12; k++) await layout({ [`trip/${k}.jpg`]: 'image/photo.jpg' });
+    for (let k = 1; k <= 12; k++) await uniqueJpeg(`trip/${k}.jpg`);
     const without = await cli(['upload', 'trip']);
     expect(without.exitCode).toBe(EXIT.usage);
     expect(without.stderr).toContain('add --split');
@@ -252,24 +264,32 @@ describe('--split', () => {
 });
 
 describe('--dry-run', () => {
-  it('reads the journal: after an upload it says nothing would be sent, in every mode, with a Dry run line', async () => {
-    await layout({ 'dry/a.mp4': 'video/clip-5s.mp4', 'dry/b.mp4': 'video/clip-5s.mp4' });
-    const before = await cli(['upload', '--dry-run', 'dry']);
-    expect(before.stderr).toContain('Dry run: 2 items, 2 files');
-    expect(before.stderr).not.toContain('already uploaded');
-    expect((await cli(['upload', 'dry/a.mp4'])).exitCode).toBe(0);
-    const plain = await cli(['upload', '--dry-run', 'dry']);
+  // A library of its own: the files of the other tests are in the shared one.
+  let own: TestServer;
+  beforeAll(async () => {
+    own = await startTestServer({ clock: 'real' });
+  });
+  afterAll(() => own.dispose());
+
+  it('says what the library has already, with a Dry run line in every mode', async () => {
+    const env = { CONTENTLIB_BASE_URL: own.url, CONTENTLIB_API_KEY: await own.key('dry') };
+    const run = (args: string[]) => cli(args, env);
+    await layout({ 'dry/a.mp4': 'video/clip-5s.mp4', 'dry/b.mov': 'video/clip-5s.mov' });
+    const before = await run(['upload', '--dry-run', 'dry']);
+    expect(before.stderr).toMatch(/^Dry run: 2 items, 2 files, [^;]*; nothing was sent\.$/m);
+    expect((await run(['upload', 'dry/a.mp4'])).exitCode).toBe(0);
+    const plain = await run(['upload', '--dry-run', 'dry']);
     expect(plain.exitCode).toBe(0);
-    expect(plain.stderr).toContain('1 already uploaded (the journal), 1 to send; nothing was sent.');
-    expect(plain.stdout.split('\n').map((l) => l.split('\t').at(-1))).toEqual(['already uploaded', 'to send']);
-    const json = await cli(['upload', '--dry-run', '--json', 'dry']);
-    expect(json.stderr).toMatch(/^Dry run: /m);
-    const planned = JSON.parse(json.stdout) as { type: string; items: Array<{ alreadyUploaded: boolean }> };
+    expect(plain.stderr).toContain('; 1 already in the library, 1 to send; nothing was sent.');
+    const json = await run(['upload', '--dry-run', '--json', 'dry']);
+    // In a pipe and with --json too: the line is on stderr, the plan on stdout.
+    expect(json.stderr).toMatch(/^Dry run: 2 items, 2 files, .*1 already in the library/m);
+    const planned = JSON.parse(json.stdout) as { type: string; items: Array<{ library?: { kind: string } }> };
     expect(planned.type).toBe('dry-run');
-    expect(planned.items.map((i) => i.alreadyUploaded)).toEqual([true, false]);
-    // --force uploads again: the journal does not count.
-    const forced = await cli(['upload', '--dry-run', '--force', 'dry']);
-    expect(forced.stderr).not.toContain('already uploaded');
+    expect(planned.items.map((i) => i.library?.kind).sort()).toEqual(['new', 'uploaded']);
+    // --force does not ask: a real run would send everything again.
+    const forced = await run(['upload', '--dry-run', '--force', 'dry']);
+    expect(forced.stderr).toMatch(/^Dry run: 2 items, 2 files, [^;]*; nothing was sent\.$/m);
   });
 });
 

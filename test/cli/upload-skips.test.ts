@@ -3,49 +3,21 @@
 // logs and in NDJSON, --strict, links that leave the named folders, names at the file system's
 // limit or with control characters, and images appended to an existing carousel. On a terminal:
 // test/e2e/upload-skips.test.ts.
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listAll } from '../support/cli.js';
 import { cli as runCli } from '../support/cli-in-process.js';
-import { FIXTURES } from '../support/paths.js';
+import { SHOOT, layout, tempDirEach } from '../support/tree.js';
 
-let home: string;
-let work: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'contentlib-skips-home-'));
-  work = await mkdtemp(join(tmpdir(), 'contentlib-skips-work-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(work, { recursive: true, force: true });
-});
+const home = tempDirEach('contentlib-skips-home-');
+const work = tempDirEach('contentlib-skips-work-');
 
 function cli(args: string[]) {
-  return runCli(home, args, { cwd: work, env: { NO_COLOR: '1' } });
+  return runCli(home(), args, { cwd: work(), env: { NO_COLOR: '1' } });
 }
 
-async function layout(files: Record<string, string | Buffer>): Promise<void> {
-  for (const [to, from] of Object.entries(files)) {
-    await mkdir(dirname(join(work, to)), { recursive: true });
-    if (typeof from === 'string') await cp(join(FIXTURES, from), join(work, to));
-    else await writeFile(join(work, to), from);
-  }
-}
-
-interface Listed {
-  id: string;
-  type: string;
-  title: string;
-  fileName: string | null;
-  fileCount?: number;
-}
-
-async function ls(): Promise<Listed[]> {
-  const r = await cli(['--json', 'ls', '--all']);
-  expect(r.exitCode, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Listed[];
-}
+const ls = () => listAll(cli);
 
 const ndjson = (stdout: string) =>
   stdout
@@ -53,21 +25,9 @@ const ndjson = (stdout: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/** A shoot folder as a phone and a desktop leave it. */
-const SHOOT = {
-  'shoot/a.mp4': 'video/clip-5s.mp4',
-  'shoot/pics/1.jpg': 'image/photo.jpg',
-  'shoot/pics/2.png': 'image/photo.png',
-  'shoot/pics/3.heic': 'other/unsupported/photo.heic',
-  'shoot/loop.gif': 'other/unsupported/animation.gif',
-  'shoot/notes.txt': 'other/notes.txt',
-  'shoot/.DS_Store': Buffer.alloc(0),
-  'shoot/pics/Thumbs.db': Buffer.alloc(0),
-};
-
 describe('upload: nothing is skipped silently', () => {
   it('lists every skipped file in a log, counts system files on one line, and uploads the rest', async () => {
-    await layout(SHOOT);
+    await layout(work(), SHOOT);
     const r = await cli(['upload', 'shoot']);
     expect(r.exitCode, r.stderr).toBe(0);
     const err = r.stderr.split('\n');
@@ -88,7 +48,7 @@ describe('upload: nothing is skipped silently', () => {
   });
 
   it('writes a skipped event per file and a count in the summary with --json', async () => {
-    await layout(SHOOT);
+    await layout(work(), SHOOT);
     const r = await cli(['upload', '--json', 'shoot']);
     expect(r.exitCode, r.stderr).toBe(0);
     const events = ndjson(r.stdout);
@@ -96,7 +56,7 @@ describe('upload: nothing is skipped silently', () => {
     expect(skipped).toContainEqual({
       type: 'skipped',
       // The same `file` object as in every event: absolute path, name.
-      file: { path: join(work, 'shoot/pics/3.heic'), name: '3.heic', size: null, item: null, role: 'file' },
+      file: { path: join(work(), 'shoot/pics/3.heic'), name: '3.heic', size: null, item: null, role: 'file' },
       path: 'shoot/pics/3.heic',
       kind: 'unsupported',
       reason: 'a HEIC image, not supported',
@@ -107,7 +67,7 @@ describe('upload: nothing is skipped silently', () => {
   });
 
   it('--strict refuses the upload for skipped media files (exit 2), sends nothing, and says why on stdout with --json', async () => {
-    await layout(SHOOT);
+    await layout(work(), SHOOT);
     const plain = await cli(['upload', '--strict', 'shoot']);
     expect(plain.exitCode).toBe(2);
     expect(plain.stderr).toContain('2 problems found; nothing was uploaded');
@@ -128,7 +88,7 @@ describe('upload: nothing is skipped silently', () => {
   });
 
   it('names the skipped HEIC when a folder is left with one image, with --json too', async () => {
-    await layout({ 'pair/a.png': 'image/photo.png', 'pair/b.heic': 'other/unsupported/photo.heic' });
+    await layout(work(), { 'pair/a.png': 'image/photo.png', 'pair/b.heic': 'other/unsupported/photo.heic' });
     const r = await cli(['upload', 'pair']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('skipped  pair/b.heic: a HEIC image, not supported; convert it to JPEG');
@@ -146,12 +106,13 @@ describe('upload: nothing is skipped silently', () => {
 
 describe('upload: symbolic links', () => {
   it('follows links inside the named folder; skips and reports links leaving it, broken ones and loops; never fails for them', async () => {
-    await layout({ 'd/real/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mp4' });
-    await symlink(join(work, 'd/real/a.mp4'), join(work, 'd/alias.mp4'));
-    await symlink('..', join(work, 'd/up'));
-    await symlink(join(work, 'outside/secret.mp4'), join(work, 'd/secret.mp4'));
-    await symlink('gone.mp4', join(work, 'd/broken.mp4'));
-    await symlink('self', join(work, 'd/self'));
+    // Other bytes outside: the same bytes would be found in the library and not sent again.
+    await layout(work(), { 'd/real/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mov' });
+    await symlink(join(work(), 'd/real/a.mp4'), join(work(), 'd/alias.mp4'));
+    await symlink('..', join(work(), 'd/up'));
+    await symlink(join(work(), 'outside/secret.mp4'), join(work(), 'd/secret.mp4'));
+    await symlink('gone.mp4', join(work(), 'd/broken.mp4'));
+    await symlink('self', join(work(), 'd/self'));
     const r = await cli(['upload', 'd']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr.split('\n').filter((l) => l.startsWith('skipped  '))).toEqual([
@@ -169,8 +130,8 @@ describe('upload: symbolic links', () => {
   });
 
   it('--strict refuses a link to a video outside the folder', async () => {
-    await layout({ 'd/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mp4' });
-    await symlink(join(work, 'outside/secret.mp4'), join(work, 'd/secret.mp4'));
+    await layout(work(), { 'd/a.mp4': 'video/clip-5s.mp4', 'outside/secret.mp4': 'video/clip-5s.mp4' });
+    await symlink(join(work(), 'outside/secret.mp4'), join(work(), 'd/secret.mp4'));
     const r = await cli(['upload', '--strict', 'd']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('d/secret.mp4: would be skipped (symbolic link to outside/secret.mp4');
@@ -182,7 +143,7 @@ describe('upload: names', () => {
   it('uploads a video whose name is 255 bytes, the file system limit', async () => {
     const name = `${'é'.repeat(125)}x.mp4`; // 250 + 1 + 4 bytes in UTF-8
     expect(Buffer.byteLength(name)).toBe(255);
-    await layout({ [name]: 'video/clip-5s.mp4' });
+    await layout(work(), { [name]: 'video/clip-5s.mp4' });
     const r = await cli(['upload', name]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('ENAMETOOLONG');
@@ -190,7 +151,7 @@ describe('upload: names', () => {
   });
 
   it('escapes newlines and tabs in names, so every output row stays one row', async () => {
-    await layout({ 'odd/new\nline.mp4': 'video/clip-5s.mp4', 'odd/tab\there.mp4': 'video/clip-5s.mp4' });
+    await layout(work(), { 'odd/new\nline.mp4': 'video/clip-5s.mp4', 'odd/tab\there.mp4': 'video/clip-5s.mp4' });
     const r = await cli(['upload', 'odd']);
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = r.stdout.trim().split('\n');
@@ -202,7 +163,7 @@ describe('upload: names', () => {
   });
 
   it('escapes a control character in a refused name', async () => {
-    await layout({ 'bad\u001b[2Jname.mp4': 'video/clip-2s.mp4' });
+    await layout(work(), { 'bad\u001b[2Jname.mp4': 'video/clip-2s.mp4' });
     const r = await cli(['upload', '--type', 'shortform', 'bad\u001b[2Jname.mp4']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('"bad\\033[2Jname.mp4": 2 s is shorter than shortform\'s 3 s');
@@ -213,7 +174,11 @@ describe('upload: names', () => {
 
 describe('upload: appending to a carousel', () => {
   it('reports images added to an existing carousel as appended, not created', async () => {
-    await layout({ 'set/1.jpg': 'image/photo.jpg', 'set/2.png': 'image/photo.png', 'more/3.webp': 'image/photo.webp' });
+    await layout(work(), {
+      'set/1.jpg': 'image/photo.jpg',
+      'set/2.png': 'image/photo.png',
+      'more/3.webp': 'image/photo.webp',
+    });
     expect((await cli(['upload', 'set'])).exitCode).toBe(0);
     const [carousel] = await ls();
     const r = await cli(['upload', '--to', carousel!.id, 'more/3.webp']);

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listAll } from '../support/cli.js';
 import { cli as runCli } from '../support/cli-in-process.js';
 import { ROOT } from '../support/paths.js';
 
@@ -20,20 +21,7 @@ function cli(args: string[], extraEnv: Record<string, string> = {}) {
   return runCli(home, args, { cwd: ROOT, env: { NO_COLOR: '1', ...extraEnv } });
 }
 
-interface Listed {
-  id: string;
-  type: string;
-  title: string;
-  durationSeconds: number | null;
-  fileSize: number | null;
-  fileName: string | null;
-}
-
-async function ls(): Promise<Listed[]> {
-  const r = await cli(['--json', 'ls', '--all']);
-  expect(r.exitCode, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Listed[];
-}
+const ls = () => listAll(cli);
 
 describe('contentlib upload (embedded library)', () => {
   it('a re-run with one new file logs no line per file already uploaded, unless --verbose; NDJSON lists each', async () => {
@@ -48,6 +36,8 @@ describe('contentlib upload (embedded library)', () => {
     const verbose = await cli(['--verbose', 'upload', 'fixtures/demo']);
     expect(verbose.exitCode, verbose.stderr).toBe(0);
     expect(verbose.stderr.match(/^skipped {2}\S+: already uploaded \(/gm)).toHaveLength(3);
+    // The videos were forgotten with the journal: the library still has their bytes, so neither is sent again.
+    expect(verbose.stderr.match(/^skipped {2}\S+: already in the library as shortform \(/gm)).toHaveLength(2);
     await rm(join(home, 'state'), { recursive: true, force: true });
     await cli(['upload', 'fixtures/demo/carousel']);
     const json = await cli(['upload', 'fixtures/demo', '--json']);

@@ -1,5 +1,5 @@
-// End to end through the built binary: `contentlib serve` and `contentlib keys` as users run
-// them (execa on bin/contentlib.js; `npm test` builds dist first).
+// End to end through the built binary: `contentlib serve` as users run it (execa on
+// bin/contentlib.js; `npm test` builds dist first). `contentlib keys`: test/cli/keys.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,46 +30,6 @@ function serve(args: [string, string, ...string[]]): Promise<ServeProcess> {
   const [, dataDir, ...rest] = args;
   return startServe(dataDir, home, { args: rest });
 }
-
-describe('contentlib keys', () => {
-  it('create prints the key alone on stdout, list never shows it, revoke stops it', async () => {
-    const created = await run(['keys', 'create', '--brand', 'acme']);
-    expect(created.exitCode).toBe(0);
-    const key = String(created.stdout).trim();
-    expect(key).toMatch(/^cl_[A-Za-z0-9_-]{43}$/);
-    expect(String(created.stderr)).toMatch(/will not be shown again/);
-
-    const listed = await run(['keys', 'list', '--json']);
-    expect(listed.exitCode).toBe(0);
-    expect(String(listed.stdout)).not.toContain(key);
-    const rows = JSON.parse(String(listed.stdout)) as Array<{
-      id: string;
-      brand: string;
-      prefix: string;
-      revokedAt: string | null;
-    }>;
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ brand: 'acme', prefix: key.slice(0, 7), revokedAt: null });
-
-    const plain = await run(['keys', 'list']);
-    expect(String(plain.stdout).split('\t').slice(0, 3)).toEqual([rows[0]!.id, `${key.slice(0, 7)}…`, 'acme']);
-
-    expect((await run(['keys', 'revoke', rows[0]!.id])).exitCode).toBe(0);
-    // Revoking again (a script re-run) is done, not an error; an unknown id is not found.
-    const again = await run(['keys', 'revoke', rows[0]!.id]);
-    expect(again.exitCode).toBe(0);
-    expect(String(again.stderr)).toMatch(/was already revoked \(\d{4}-.*\); nothing to do/);
-    const unknown = await run(['keys', 'revoke', '00000000-0000-4000-8000-000000000000']);
-    expect(unknown.exitCode).toBe(5);
-    expect(String(unknown.stderr)).toMatch(/No key with id/);
-  });
-
-  it('create without --brand is a usage error', async () => {
-    const r = await run(['keys', 'create']);
-    expect(r.exitCode).toBe(2);
-    expect(String(r.stdout)).toBe('');
-  });
-});
 
 describe('contentlib serve', () => {
   it('prints the URL first, serves keys created beside it, and stops cleanly on SIGTERM', async () => {

@@ -2,51 +2,21 @@
 // in a detached tmux session shows a Skipped block. Everything else about skipped files is
 // tested in-process in test/cli/upload-skips.test.ts. Run `npm run build` first (npm test does).
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HAS_TMUX, skipWithout } from '../support/needs.js';
-import { BIN, FIXTURES } from '../support/paths.js';
+import { BIN } from '../support/paths.js';
+import { SHOOT, layout, tempDirEach } from '../support/tree.js';
 
-let home: string;
-let work: string;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'contentlib-skips-home-'));
-  work = await mkdtemp(join(tmpdir(), 'contentlib-skips-work-'));
-});
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(work, { recursive: true, force: true });
-});
-
-async function layout(files: Record<string, string | Buffer>): Promise<void> {
-  for (const [to, from] of Object.entries(files)) {
-    await mkdir(dirname(join(work, to)), { recursive: true });
-    if (typeof from === 'string') await cp(join(FIXTURES, from), join(work, to));
-    else await writeFile(join(work, to), from);
-  }
-}
-
-/** A shoot folder as a phone and a desktop leave it. */
-const SHOOT = {
-  'shoot/a.mp4': 'video/clip-5s.mp4',
-  'shoot/pics/1.jpg': 'image/photo.jpg',
-  'shoot/pics/2.png': 'image/photo.png',
-  'shoot/pics/3.heic': 'other/unsupported/photo.heic',
-  'shoot/loop.gif': 'other/unsupported/animation.gif',
-  'shoot/notes.txt': 'other/notes.txt',
-  'shoot/.DS_Store': Buffer.alloc(0),
-  'shoot/pics/Thumbs.db': Buffer.alloc(0),
-};
+const home = tempDirEach('contentlib-skips-home-');
+const work = tempDirEach('contentlib-skips-work-');
 
 describe('upload: nothing is skipped silently', () => {
   it.skipIf(skipWithout('tmux', HAS_TMUX, 'apt-get install tmux'))('shows a Skipped block on a terminal', async () => {
-    await layout(SHOOT);
+    await layout(work(), SHOOT);
     const socket = `contentlib-skips-${process.pid}`;
     const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-    const command = `cd '${work}' && CONTENTLIB_HOME='${home}' NO_COLOR=1 node '${BIN}' upload --dry-run shoot; echo "EXIT=$?"; sleep 60`;
+    const command = `cd '${work()}' && CONTENTLIB_HOME='${home()}' NO_COLOR=1 node '${BIN}' upload --dry-run shoot; echo "EXIT=$?"; sleep 60`;
     try {
       tmux('new-session', '-d', '-s', 'skips', '-x', '160', '-y', '30', command);
       let screen = '';

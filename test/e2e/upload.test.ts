@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listAll } from '../support/cli.js';
 import { sparseVideo } from '../support/library.js';
 import { BIN, ROOT } from '../support/paths.js';
 
@@ -32,20 +33,7 @@ function cli(args: string[], extraEnv: Record<string, string> = {}) {
   });
 }
 
-interface Listed {
-  id: string;
-  type: string;
-  title: string;
-  durationSeconds: number | null;
-  fileSize: number | null;
-  fileName: string | null;
-}
-
-async function ls(): Promise<Listed[]> {
-  const r = await cli(['--json', 'ls', '--all']);
-  expect(r.exitCode, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Listed[];
-}
+const ls = () => listAll(cli);
 
 describe('contentlib upload (built CLI, embedded library)', () => {
   it('uploads the demo folder; ls and show agree; a re-run creates nothing; piped output has no escape codes', async () => {

@@ -19,6 +19,8 @@ const item: ItemRow = {
   fileCount: 1,
   durationSeconds: 5,
   thumbnailKey: null,
+  sha256: null,
+  thumbnailSha256: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };

@@ -1,38 +1,25 @@
 // Conformance: list, get, PATCH and DELETE (docs/api.md), brand scoping, and a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
-import {
-  type Item,
-  type TestServer,
-  call,
-  complete,
-  image,
-  presign,
-  put,
-  serverWithKey,
-  startTestServer,
-  uploadItem,
-  video,
-  stagingKeyOf,
-  uploadedSize,
-} from '../support/server.js';
+import * as srv from '../support/server.js';
+import type { Item, TestServer } from '../support/server.js';
 
 let s: TestServer;
 let key: string;
-beforeAll(async () => ({ s, key } = await serverWithKey()));
+beforeAll(async () => ({ s, key } = await srv.serverWithKey()));
 afterAll(async () => s.dispose());
 
 type ListBody = { items: Item[]; limit: number; offset: number; hasMore: boolean };
-const list = (query = '', k = key) => call<ListBody>('GET', `${s.url}/api/v1/content${query}`, { key: k });
+const list = (query = '', k = key) => srv.call<ListBody>('GET', `${s.url}/api/v1/content${query}`, { key: k });
 const get = (id: string, k = key) =>
-  call<{ item: Item; files: Array<{ id: string; fileKey: string; sortOrder: number; fileUrl: string }> }>(
+  srv.call<{ item: Item; files: Array<{ id: string; fileKey: string; sortOrder: number; fileUrl: string }> }>(
     'GET',
     `${s.url}/api/v1/content/${id}`,
     { key: k },
   );
 const patch = (id: string, json: unknown, k = key) =>
-  call<{ item: Item }>('PATCH', `${s.url}/api/v1/content/${id}`, { key: k, json });
-const del = (id: string, k = key) => call('DELETE', `${s.url}/api/v1/content/${id}`, { key: k });
+  srv.call<{ item: Item }>('PATCH', `${s.url}/api/v1/content/${id}`, { key: k, json });
+const del = (id: string, k = key) => srv.call('DELETE', `${s.url}/api/v1/content/${id}`, { key: k });
 const errorOf = (r: { body: unknown }) =>
   (r.body as { error: { code: string; details: Array<{ path?: string }> } }).error;
 
@@ -41,18 +28,19 @@ describe('list', () => {
   let lk: string;
   const ids: string[] = [];
   beforeAll(async () => {
-    l = await startTestServer();
+    l = await srv.startTestServer();
     lk = await l.key('lister');
     // 105 items, one second apart, so the order is fully known; a few with special titles.
     const names = ['50%_off sale.jpg', '50 percent off.jpg', 'Summer_Sale.jpg', 'CAFÉ menu.jpg'];
     for (let i = 0; i < 105; i++) {
       l.clock.advance(1000);
-      const f = i < names.length ? image(names[i]) : i % 2 ? image(`img ${i}.jpg`) : video(`vid ${i}.mp4`, 10);
-      ids.push((await uploadItem(l, lk, f)).item.id);
+      const f =
+        i < names.length ? srv.image(names[i]) : i % 2 ? srv.image(`img ${i}.jpg`) : srv.video(`vid ${i}.mp4`, 10);
+      ids.push((await srv.uploadItem(l, lk, f)).item.id);
     }
   });
   afterAll(async () => l.dispose());
-  const q = (query: string) => call<ListBody>('GET', `${l.url}/api/v1/content${query}`, { key: lk });
+  const q = (query: string) => srv.call<ListBody>('GET', `${l.url}/api/v1/content${query}`, { key: lk });
 
   it('defaults to 50, newest first, with hasMore', async () => {
     const r = await q('');
@@ -89,7 +77,7 @@ describe('list', () => {
     const videos = await q('?type=shortform&limit=100');
     expect(videos.body.items.length).toBeGreaterThan(0);
     expect(videos.body.items.every((i) => i.type === 'shortform')).toBe(true);
-    await call('PATCH', `${l.url}/api/v1/content/${ids[7]}`, { key: lk, json: { status: 'published' } });
+    await srv.call('PATCH', `${l.url}/api/v1/content/${ids[7]}`, { key: lk, json: { status: 'published' } });
     const published = await q('?status=published');
     expect(published.body.items.map((i) => i.id)).toEqual([ids[7]]);
     expect((await q('?status=gone')).status).toBe(400);
@@ -124,7 +112,7 @@ describe('list', () => {
 
 describe('get', () => {
   it('returns { item, files: [] } for a video', async () => {
-    const v = await uploadItem(s, key, video('v.mp4', 10));
+    const v = await srv.uploadItem(s, key, srv.video('v.mp4', 10));
     const r = await get(v.item.id);
     expect(r.status).toBe(200);
     expect(r.body.item.id).toBe(v.item.id);
@@ -132,8 +120,8 @@ describe('get', () => {
   });
 
   it("returns a carousel's files by sortOrder, each with a working signed fileUrl", async () => {
-    const first = await uploadItem(s, key, image('a.jpg', 300));
-    await uploadItem(s, key, image('b.jpg', 400), { contentItemId: first.item.id });
+    const first = await srv.uploadItem(s, key, srv.image('a.jpg', 300));
+    await srv.uploadItem(s, key, srv.image('b.jpg', 400), { contentItemId: first.item.id });
     const r = await get(first.item.id);
     expect(r.body.files.map((f) => f.sortOrder)).toEqual([0, 1]);
     expect(r.body.item.fileCount).toBe(2);
@@ -147,10 +135,10 @@ describe('get', () => {
   // On S3 the store answers these GETs and checks their signature and expiry (against its own
   // clock, which tests cannot move; s3rver checks no signature): test/server/s3-sigv4.test.ts.
   it.skipIf(onS3)('signed GET URLs expire after an hour and refuse tampering', async () => {
-    const v = await uploadItem(s, key, image('g.jpg'));
+    const v = await srv.uploadItem(s, key, srv.image('g.jpg'));
     expect(
       (
-        await call(
+        await srv.call(
           'GET',
           v.item.fileUrl.replace(/signature=(.)/, (_m, d: string) => `signature=${d === '0' ? '1' : '0'}`),
         )
@@ -158,11 +146,11 @@ describe('get', () => {
     ).toBe(403);
     s.clock.advance(3601_000);
     try {
-      const r = await call('GET', v.item.fileUrl);
+      const r = await srv.call('GET', v.item.fileUrl);
       expect(r.status).toBe(403);
       expect(errorOf(r).code).toBe('expired');
       const fresh = await get(v.item.id);
-      expect((await call('GET', fresh.body.item.fileUrl)).status).toBe(200);
+      expect((await srv.call('GET', fresh.body.item.fileUrl)).status).toBe(200);
     } finally {
       s.clock.advance(-3601_000);
     }
@@ -180,7 +168,7 @@ describe('get', () => {
 describe('patch', () => {
   let item: Item;
   beforeAll(async () => {
-    item = (await uploadItem(s, key, video('edit.mp4', 10))).item;
+    item = (await srv.uploadItem(s, key, srv.video('edit.mp4', 10))).item;
   });
 
   it.each([
@@ -216,44 +204,44 @@ describe('patch', () => {
       expect(r.status, JSON.stringify(json)).toBe(400);
       expect(errorOf(r).code).toBe('invalid_request');
     }
-    const noBody = await call('PATCH', `${s.url}/api/v1/content/${item.id}`, { key });
+    const noBody = await srv.call('PATCH', `${s.url}/api/v1/content/${item.id}`, { key });
     expect(noBody.status).toBe(400);
     expect((await get(item.id)).body.item).toEqual({ ...before, fileUrl: expect.any(String) });
   });
 
   it('thumbnailKey sets thumbnailUrl; replacing it deletes the old object', async () => {
-    const t1 = image('thumb1.jpg');
-    const p1 = await presign(s, key, t1, { thumbnail: true });
-    await put(p1.body.presignedUrl, t1);
+    const t1 = srv.image('thumb1.jpg');
+    const p1 = await srv.presign(s, key, t1, { thumbnail: true });
+    await srv.put(p1.body.presignedUrl, t1);
     const r1 = await patch(item.id, { thumbnailKey: p1.body.key });
     expect(r1.status).toBe(200);
     expect(new URL(r1.body.item.thumbnailUrl!).pathname.endsWith(`/${p1.body.key}`)).toBe(true);
     const got = await fetch(r1.body.item.thumbnailUrl!);
     expect(Buffer.from(await got.arrayBuffer()).equals(t1.bytes)).toBe(true);
 
-    const t2 = image('thumb2.jpg', 500);
-    const p2 = await presign(s, key, t2, { thumbnail: true });
-    await put(p2.body.presignedUrl, t2);
+    const t2 = srv.image('thumb2.jpg', 500);
+    const p2 = await srv.presign(s, key, t2, { thumbnail: true });
+    await srv.put(p2.body.presignedUrl, t2);
     const r2 = await patch(item.id, { thumbnailKey: p2.body.key });
     expect(r2.status).toBe(200);
-    expect(await uploadedSize(s.storage, p1.body)).toBeNull();
-    expect(await uploadedSize(s.storage, p2.body)).toBe(500);
-    expect((await call('GET', r1.body.item.thumbnailUrl!)).status).toBe(404);
+    expect(await srv.uploadedSize(s.storage, p1.body)).toBeNull();
+    expect(await srv.uploadedSize(s.storage, p2.body)).toBe(500);
+    expect((await srv.call('GET', r1.body.item.thumbnailUrl!)).status).toBe(404);
   });
 
   it("thumbnailKey must be a PUT thumbnail upload of this brand, not another item's: else 400 invalid_upload", async () => {
-    const notThumb = image('n.jpg');
-    const pn = await presign(s, key, notThumb);
-    await put(pn.body.presignedUrl, notThumb);
-    const neverPut = await presign(s, key, image('np.jpg'), { thumbnail: true });
+    const notThumb = srv.image('n.jpg');
+    const pn = await srv.presign(s, key, notThumb);
+    await srv.put(pn.body.presignedUrl, notThumb);
+    const neverPut = await srv.presign(s, key, srv.image('np.jpg'), { thumbnail: true });
     const other = await s.key('globex');
-    const foreignFile = image('f.jpg');
-    const pf = await presign(s, other, foreignFile, { thumbnail: true });
-    await put(pf.body.presignedUrl, foreignFile);
-    const taken = image('taken.jpg');
-    const pt = await presign(s, key, taken, { thumbnail: true });
-    await put(pt.body.presignedUrl, taken);
-    const otherItem = (await uploadItem(s, key, video('o.mp4', 10))).item;
+    const foreignFile = srv.image('f.jpg');
+    const pf = await srv.presign(s, other, foreignFile, { thumbnail: true });
+    await srv.put(pf.body.presignedUrl, foreignFile);
+    const taken = srv.image('taken.jpg');
+    const pt = await srv.presign(s, key, taken, { thumbnail: true });
+    await srv.put(pt.body.presignedUrl, taken);
+    const otherItem = (await srv.uploadItem(s, key, srv.video('o.mp4', 10))).item;
     expect((await patch(otherItem.id, { thumbnailKey: pt.body.key })).status).toBe(200);
 
     for (const k of [pn.body.key, neverPut.body.key, pf.body.key, pt.body.key, 'no/such/key.jpg']) {
@@ -270,11 +258,11 @@ describe('patch', () => {
 
 describe('delete', () => {
   it('removes the item, its carousel files and its thumbnail from database and disk', async () => {
-    const first = await uploadItem(s, key, image('d0.jpg'));
-    const second = await uploadItem(s, key, image('d1.jpg'), { contentItemId: first.item.id });
-    const t = image('dt.jpg');
-    const pt = await presign(s, key, t, { thumbnail: true });
-    await put(pt.body.presignedUrl, t);
+    const first = await srv.uploadItem(s, key, srv.image('d0.jpg'));
+    const second = await srv.uploadItem(s, key, srv.image('d1.jpg'), { contentItemId: first.item.id });
+    const t = srv.image('dt.jpg');
+    const pt = await srv.presign(s, key, t, { thumbnail: true });
+    await srv.put(pt.body.presignedUrl, t);
     await patch(first.item.id, { thumbnailKey: pt.body.key });
     const objects = [first.storageKey, second.storageKey, pt.body.key];
     for (const k of objects) expect(await s.storage.head(k)).not.toBeNull();
@@ -285,7 +273,7 @@ describe('delete', () => {
     for (const k of objects) expect(await s.storage.head(k), k).toBeNull();
     expect((await get(first.item.id)).status).toBe(404);
     expect((await del(first.item.id)).status).toBe(404);
-    expect((await call('GET', first.item.fileUrl)).status).toBe(404);
+    expect((await srv.call('GET', first.item.fileUrl)).status).toBe(404);
   });
 
   // The failure is made on the disk store's own files; on S3 deleting is the store's (and a
@@ -293,7 +281,7 @@ describe('delete', () => {
   it.skipIf(onS3)('an object that could not be removed is retried by the sweeper', async () => {
     const { existsSync } = await import('node:fs');
     const { mkdir, rm, writeFile } = await import('node:fs/promises');
-    const v = await uploadItem(s, key, video('stuck.mp4', 10));
+    const v = await srv.uploadItem(s, key, srv.video('stuck.mp4', 10));
     const path = s.disk!.pathOf(v.storageKey);
     // A directory where the object's file was: unlink fails (even as root), like a busy disk would.
     await rm(path);
@@ -312,7 +300,7 @@ describe('delete', () => {
 
 describe('brands', () => {
   it("another brand's key gets 404 on get/patch/delete and an empty list", async () => {
-    const mine = await uploadItem(s, key, video('private.mp4', 10));
+    const mine = await srv.uploadItem(s, key, srv.video('private.mp4', 10));
     const other = await s.key('initech');
     expect((await get(mine.item.id, other)).status).toBe(404);
     expect((await patch(mine.item.id, { title: 'stolen' }, other)).status).toBe(404);
@@ -323,7 +311,7 @@ describe('brands', () => {
   });
 
   it('a second key of the same brand sees the same items', async () => {
-    const mine = await uploadItem(s, key, video('shared.mp4', 10));
+    const mine = await srv.uploadItem(s, key, srv.video('shared.mp4', 10));
     const colleague = await s.key('acme');
     expect((await get(mine.item.id, colleague)).status).toBe(200);
   });
@@ -331,16 +319,16 @@ describe('brands', () => {
 
 describe('uploads never completed', () => {
   it('are swept after their URL expired (plus the grace period), object and all', async () => {
-    const f = image('abandoned.jpg');
-    const p = await presign(s, key, f);
-    await put(p.body.presignedUrl, f);
-    expect(await s.storage.head(stagingKeyOf(p.body.fileId))).not.toBeNull();
+    const f = srv.image('abandoned.jpg');
+    const p = await srv.presign(s, key, f);
+    await srv.put(p.body.presignedUrl, f);
+    expect(await s.storage.head(srv.stagingKeyOf(p.body.fileId))).not.toBeNull();
     expect((await s.sweep()).uploads).toBe(0);
     s.clock.advance(2 * 3600_000 + 1000);
     const report = await s.sweep();
     expect(report.uploads).toBeGreaterThanOrEqual(1);
-    expect(await s.storage.head(stagingKeyOf(p.body.fileId))).toBeNull();
-    const c = await complete(s, key, p.body.key, f, 'carousel');
+    expect(await s.storage.head(srv.stagingKeyOf(p.body.fileId))).toBeNull();
+    const c = await srv.complete(s, key, p.body.key, f, 'carousel');
     expect(c.status).toBe(400);
   });
 });
@@ -348,11 +336,11 @@ describe('uploads never completed', () => {
 describe('restart', () => {
   it('keeps every item, and URLs issued before stay valid', async () => {
     const before = await list('?limit=100');
-    const v = await uploadItem(s, key, video('persist.mp4', 10));
+    const v = await srv.uploadItem(s, key, srv.video('persist.mp4', 10));
     await s.restart();
     const after = await list('?limit=100');
     expect(after.body.items.map((i) => i.id)).toEqual([v.item.id, ...before.body.items.map((i) => i.id)]);
-    expect((await call('GET', v.item.fileUrl)).status).toBe(200);
+    expect((await srv.call('GET', v.item.fileUrl)).status).toBe(200);
     expect((await get(v.item.id)).body.item.title).toBe('persist');
   });
 });

@@ -10,20 +10,12 @@ import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
 import { createDiskStorage } from '../../src/server/storage/disk.js';
-import {
-  type TestServer,
-  call,
-  complete,
-  image,
-  presign,
-  put,
-  serverWithKey,
-  startTestServer,
-} from '../support/server.js';
+import * as srv from '../support/server.js';
+import type { TestServer } from '../support/server.js';
 
 let s: TestServer;
 let key: string;
-beforeAll(async () => ({ s, key } = await serverWithKey()));
+beforeAll(async () => ({ s, key } = await srv.serverWithKey()));
 afterAll(async () => s.dispose());
 
 const errorOf = (r: { body: unknown }) => ErrorBodySchema.parse(r.body).error;
@@ -39,7 +31,7 @@ describe('authentication', () => {
   ];
 
   it.each(endpoints)('%s %s without a key is 401 unauthorized with WWW-Authenticate: Bearer', async (method, path) => {
-    const r = await call(method, `${s.url}${path}`, method === 'POST' || method === 'PATCH' ? { json: {} } : {});
+    const r = await srv.call(method, `${s.url}${path}`, method === 'POST' || method === 'PATCH' ? { json: {} } : {});
     expect(r.status).toBe(401);
     expect(errorOf(r).code).toBe('unauthorized');
     expect(String(r.headers['www-authenticate'])).toMatch(/^Bearer/);
@@ -51,17 +43,17 @@ describe('authentication', () => {
     ['an unknown key', `Bearer cl_${'A'.repeat(43)}`],
     ['an empty bearer', 'Bearer '],
   ])('%s is 401', async (_what, header) => {
-    const r = await call('GET', `${s.url}/api/v1/content`, { headers: { authorization: header } });
+    const r = await srv.call('GET', `${s.url}/api/v1/content`, { headers: { authorization: header } });
     expect(r.status).toBe(401);
     expect(errorOf(r).code).toBe('unauthorized');
   });
 
   it('a revoked key stops working at once, even with a server running', async () => {
     const created = await createApiKey(s.dataDir, 'temp');
-    expect((await call('GET', `${s.url}/api/v1/content`, { key: created.key })).status).toBe(200);
+    expect((await srv.call('GET', `${s.url}/api/v1/content`, { key: created.key })).status).toBe(200);
     expect(await revokeApiKey(s.dataDir, created.id)).toBe(true);
     expect(await revokeApiKey(s.dataDir, created.id)).toBe(false);
-    expect((await call('GET', `${s.url}/api/v1/content`, { key: created.key })).status).toBe(401);
+    expect((await srv.call('GET', `${s.url}/api/v1/content`, { key: created.key })).status).toBe(401);
     const listed = (await listApiKeys(s.dataDir)).find((k) => k.id === created.id)!;
     expect(listed.revokedAt).not.toBeNull();
     expect(listed.prefix).toBe(created.key.slice(0, 7));
@@ -84,13 +76,13 @@ describe('authentication', () => {
 
 describe('error bodies', () => {
   it('unknown route: 404 not_found in our shape', async () => {
-    const r = await call('GET', `${s.url}/api/v2/content`, { key });
+    const r = await srv.call('GET', `${s.url}/api/v2/content`, { key });
     expect(r.status).toBe(404);
     expect(errorOf(r).code).toBe('not_found');
   });
 
   it('malformed JSON: 400 invalid_request', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/presign`, {
       key,
       body: '{"fileName":',
       headers: { 'content-type': 'application/json' },
@@ -101,7 +93,7 @@ describe('error bodies', () => {
 
   it('a JSON array or a JSON string instead of an object: 400', async () => {
     for (const body of ['[]', '"x"', 'null']) {
-      const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+      const r = await srv.call('POST', `${s.url}/api/v1/upload/presign`, {
         key,
         body,
         headers: { 'content-type': 'application/json' },
@@ -112,7 +104,7 @@ describe('error bodies', () => {
   });
 
   it('empty body with a JSON content type: 400', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/presign`, {
       key,
       body: '',
       headers: { 'content-type': 'application/json' },
@@ -122,7 +114,7 @@ describe('error bodies', () => {
   });
 
   it('a non-JSON content type: 415 in our shape', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/presign`, {
       key,
       body: 'fileName=a',
       headers: { 'content-type': 'text/plain' },
@@ -132,7 +124,7 @@ describe('error bodies', () => {
   });
 
   it('a body over 1 MiB: 413 in our shape', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, {
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/presign`, {
       key,
       json: { fileName: 'x'.repeat(2 * 1024 * 1024) },
     });
@@ -141,7 +133,7 @@ describe('error bodies', () => {
   });
 
   it('details list every zod issue with its path', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/presign`, { key, json: { fileSize: 'big' } });
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/presign`, { key, json: { fileSize: 'big' } });
     const details = errorOf(r).details as Array<{ path?: string; requestId?: string }>;
     const paths = details.flatMap((d) => (d.path === undefined ? [] : [d.path])).sort();
     expect(paths).toEqual(['contentType', 'fileName', 'fileSize']);
@@ -153,24 +145,24 @@ describe('error bodies', () => {
 describe('rate limit (optional)', () => {
   let r: TestServer;
   beforeAll(async () => {
-    r = await startTestServer({ rateLimit: { max: 2, windowMs: 10_000 } });
+    r = await srv.startTestServer({ rateLimit: { max: 2, windowMs: 10_000 } });
   });
   afterAll(async () => r.dispose());
 
   it('answers 429 rate_limited with Retry-After once the window is used up, then recovers', async () => {
     const k = await r.key();
     const url = `${r.url}/api/v1/content`;
-    expect((await call('GET', url, { key: k })).status).toBe(200);
-    expect((await call('GET', url, { key: k })).status).toBe(200);
-    const limited = await call('GET', url, { key: k });
+    expect((await srv.call('GET', url, { key: k })).status).toBe(200);
+    expect((await srv.call('GET', url, { key: k })).status).toBe(200);
+    const limited = await srv.call('GET', url, { key: k });
     expect(limited.status).toBe(429);
     expect(errorOf(limited).code).toBe('rate_limited');
     expect(limited.headers['retry-after']).toBe('10');
     // Another key has its own window; the storage PUT is not limited.
     const other = await r.key();
-    expect((await call('GET', url, { key: other })).status).toBe(200);
+    expect((await srv.call('GET', url, { key: other })).status).toBe(200);
     r.clock.advance(10_000);
-    expect((await call('GET', url, { key: k })).status).toBe(200);
+    expect((await srv.call('GET', url, { key: k })).status).toBe(200);
   });
 });
 
@@ -200,10 +192,10 @@ describe('unexpected failures', () => {
     try {
       base = await app.listen({ host: '127.0.0.1', port: 0 });
       const k = (await createApiKey(dataDir, 'acme')).key;
-      const f = image();
-      const p = await presign({ url: base }, k, f);
-      expect((await put(p.body.presignedUrl, f)).status).toBe(200);
-      const c = await complete({ url: base }, k, p.body.key, f, 'carousel');
+      const f = srv.image();
+      const p = await srv.presign({ url: base }, k, f);
+      expect((await srv.put(p.body.presignedUrl, f)).status).toBe(200);
+      const c = await srv.complete({ url: base }, k, p.body.key, f, 'carousel');
       expect(c.status).toBe(500);
       expect(errorOf(c).code).toBe('internal');
       expect(c.text).not.toContain(dataDir);

@@ -29,14 +29,19 @@ describe('GET /readyz', () => {
     const app = appWith({ database: () => new Promise<void>(() => undefined), storage: ok });
     const r = await app.inject('/readyz');
     expect(r.statusCode).toBe(503);
-    expect(r.json().error.details[0]).toEqual({ path: 'database', message: 'no answer within 50 ms' });
+    expect(r.json().error.details[0]).toEqual({ path: 'database', message: 'unavailable' });
   });
 
-  it('names every failing part, in the order of the checks', async () => {
-    const app = appWith({ database: fails('connection refused'), storage: fails('bucket not found'), cache: ok });
+  it('names every failing part, in the order of the checks, and nothing of how it failed', async () => {
+    const app = appWith({
+      database: fails('connect ECONNREFUSED 127.0.0.1:55432'),
+      storage: fails('bucket not found at http://minio.internal:9000'),
+      cache: ok,
+    });
     const r = await app.inject('/readyz');
     expect(r.statusCode).toBe(503);
-    expect(r.json().error.message).toBe('not ready: database: connection refused; storage: bucket not found');
+    expect(r.json().error.message).toBe('not ready: database, storage unavailable');
+    expect(r.body).not.toMatch(/127\.0\.0\.1|55432|minio|ECONNREFUSED/);
     expect(
       r
         .json()

@@ -1,7 +1,7 @@
 // The Repo contract, run unchanged against both implementations: SQLite (the embedded default)
 // and PostgreSQL (a real server from test/support/postgres.ts, one for this file). The races are
 // real on PostgreSQL (a pool of connections, row locks) and serialised by design on SQLite.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
 import type { CompleteInput, NewUpload, Repo } from '../../src/server/repo/interface.js';
 import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
+import { reservationLimits } from '../../src/server/limits.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
 
 let postgres: TestPostgres;
@@ -69,6 +70,7 @@ function upload(caller: { userId: string; brandId: string; keyId?: string }, o: 
     expiresAt: NOW_MS + 3600_000,
     createdAt: AT,
     keyId: caller.keyId ?? null,
+    sha256: null,
     ...o,
   };
 }
@@ -83,6 +85,7 @@ function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput
     contentType: u.contentType,
     fileSize: u.fileSize,
     durationSeconds: null,
+    sha256: createHash('sha256').update(u.key).digest('hex'),
     newItemId: randomUUID(),
     newFileId: randomUUID(),
     maxCarouselFiles: 10,
@@ -101,7 +104,7 @@ describe.each(backends)('Repo on %s', (_name, open) => {
   }
 
   async function stored(repo: Repo, u: NewUpload) {
-    expect(await repo.reserveUpload(u, 1e9, NOW_MS)).toEqual({ ok: true });
+    expect(await repo.reserveUpload(u, reservationLimits(1e9), NOW_MS)).toEqual({ ok: true });
     await repo.markStored(u.key, AT);
     return u;
   }
@@ -181,14 +184,16 @@ describe.each(backends)('Repo on %s', (_name, open) => {
 
   it('quota: checked and reserved together, thumbnails aside', async () => {
     const { repo, caller } = await withCaller();
+    // One key's own cap out of the way: this is the brand's quota under racing presigns.
+    const limits = reservationLimits(500, { keyReservedBytes: 1e9 });
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => repo.reserveUpload(upload(caller, { fileSize: 100 }), 500, NOW_MS)),
+      Array.from({ length: 8 }, () => repo.reserveUpload(upload(caller, { fileSize: 100 }), limits, NOW_MS)),
     );
     expect(results.filter((r) => r.ok)).toHaveLength(5);
-    expect(results.find((r) => !r.ok)).toEqual({ ok: false, used: 500 });
-    expect(await repo.reserveUpload(upload(caller, { thumbnail: true }), 500, NOW_MS)).toEqual({ ok: true });
+    expect(results.find((r) => !r.ok)).toEqual({ ok: false, refusal: { kind: 'quota', used: 500, limit: 500 } });
+    expect(await repo.reserveUpload(upload(caller, { thumbnail: true }), limits, NOW_MS)).toEqual({ ok: true });
     // Expired and never stored: no longer counted.
-    expect(await repo.reserveUpload(upload(caller), 500, NOW_MS + 7200_000)).toEqual({ ok: true });
+    expect(await repo.reserveUpload(upload(caller), limits, NOW_MS + 7200_000)).toEqual({ ok: true });
   });
 
   it('complete: one item per key, however many calls race', async () => {

@@ -30,6 +30,15 @@ async function newItem(): Promise<string> {
   return (await uploadItem(s, admin, image('m.jpg'))).item.id;
 }
 
+/** A fresh carousel of three images, made by the admin key: its id and its images' ids in order. */
+async function newCarousel(): Promise<{ id: string; fileIds: string[] }> {
+  const first = await uploadItem(s, admin, image('a.jpg'));
+  const id = first.item.id;
+  const rest = [];
+  for (const name of ['b.jpg', 'c.jpg']) rest.push(await uploadItem(s, admin, image(name), { contentItemId: id }));
+  return { id, fileIds: [first.file!.id, ...rest.map((r) => r.file!.id)] };
+}
+
 /** How many audit entries the brand has: a refused request must add none. */
 async function auditCount(): Promise<number> {
   let n = 0;
@@ -76,6 +85,16 @@ const ENDPOINTS: Endpoint[] = [
     },
   },
   {
+    name: 'POST /api/v1/upload/check',
+    scope: 'content:read',
+    status: 200,
+    prepare: async (key) => () =>
+      call('POST', `${s.url}/api/v1/upload/check`, {
+        key,
+        json: { files: [{ sha256: 'a'.repeat(64), size: 1 }] },
+      }),
+  },
+  {
     name: 'GET /api/v1/content',
     scope: 'content:read',
     status: 200,
@@ -106,6 +125,39 @@ const ENDPOINTS: Endpoint[] = [
     prepare: async (key) => {
       const id = await newItem();
       return () => call('DELETE', `${s.url}/api/v1/content/${id}`, { key });
+    },
+  },
+  {
+    name: 'PUT /api/v1/content/:id/order',
+    scope: 'content:write',
+    status: 200,
+    prepare: async (key) => {
+      const { id, fileIds } = await newCarousel();
+      return () => call('PUT', `${s.url}/api/v1/content/${id}/order`, { key, json: { fileIds: fileIds.reverse() } });
+    },
+  },
+  {
+    name: 'DELETE /api/v1/content/:id/files/:fileId',
+    scope: 'content:write',
+    status: 200,
+    prepare: async (key) => {
+      const { id, fileIds } = await newCarousel();
+      return () => call('DELETE', `${s.url}/api/v1/content/${id}/files/${fileIds[0]}`, { key });
+    },
+  },
+  {
+    name: 'PUT /api/v1/content/:id/files/:fileId',
+    scope: 'content:write',
+    status: 200,
+    // As complete: an upload of the caller's own (the admin's when the key cannot presign).
+    prepare: async (key) => {
+      const { id, fileIds } = await newCarousel();
+      const f = image('new.jpg');
+      const mine = await presign(s, key, f);
+      const p = mine.status === 200 ? mine : await presign(s, admin, f);
+      expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+      const json = { key: p.body.key, fileName: f.fileName, contentType: f.contentType, fileSize: f.bytes.length };
+      return () => call('PUT', `${s.url}/api/v1/content/${id}/files/${fileIds[1]}`, { key, json });
     },
   },
   {

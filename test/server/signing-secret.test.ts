@@ -1,5 +1,5 @@
 // The embedded library's signing secret is made by whichever process starts first on a new data
-// folder. Two uploads and an `ls` started at once on a fresh one (test/e2e/newcomer.test.ts) must
+// folder. Two uploads and an `ls` started at once on a fresh one (test/cli/newcomer.test.ts) must
 // all read the same, whole secret: never a file created but not yet written.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

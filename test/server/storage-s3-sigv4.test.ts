@@ -89,7 +89,7 @@ describe('S3 presigned PUT', () => {
     expect(headers).toEqual({ 'Content-Type': 'video/mp4', 'Content-Length': '123456' });
   });
 
-  it('carries no checksum and an unsigned payload', async () => {
+  it('without a declared SHA-256 carries no checksum and an unsigned payload', async () => {
     const u = new URL((await presigned()).url);
     const names = [...u.searchParams.keys()].map((k) => k.toLowerCase());
     expect(names.filter((n) => n.includes('checksum'))).toEqual([]);
@@ -110,6 +110,61 @@ describe('S3 presigned PUT', () => {
       given,
     );
     expect(sigv4Signature('PUT', u, sent, 'another-secret')).not.toBe(given);
+  });
+});
+
+describe('S3 presigned PUT with a declared SHA-256', () => {
+  const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
+  const storage = createS3Storage({
+    location: { bucket: 'media', prefix: '' },
+    endpoint: 'http://127.0.0.1:9000',
+    region: 'eu-west-3',
+    credentials,
+  });
+  const body = Buffer.from('the bytes of the file');
+  const hex = createHash('sha256').update(body).digest('hex');
+  const base64 = createHash('sha256').update(body).digest('base64');
+
+  async function presigned() {
+    return storage.presignPut({
+      key: 'staging/4b1f',
+      contentType: 'image/jpeg',
+      contentLength: body.length,
+      sha256: hex,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+  }
+
+  it('signs x-amz-checksum-sha256 as a header the PUT must carry (base64), not as a query parameter', async () => {
+    const { url, headers } = await presigned();
+    const u = new URL(url);
+    expect(u.searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual([
+      'content-length',
+      'content-type',
+      'host',
+      'x-amz-checksum-sha256',
+    ]);
+    expect([...u.searchParams.keys()].filter((k) => /checksum/i.test(k))).toEqual([]);
+    expect(headers).toEqual({
+      'Content-Type': 'image/jpeg',
+      'Content-Length': String(body.length),
+      'x-amz-checksum-sha256': base64,
+    });
+  });
+
+  it('has the signature SigV4 gives that checksum, and another one for any other (or none)', async () => {
+    const { url, headers } = await presigned();
+    const u = new URL(url);
+    const sent: Record<string, string> = { ...headers, host: u.host };
+    const given = u.searchParams.get('X-Amz-Signature');
+    expect(sigv4Signature('PUT', u, sent, credentials.secretAccessKey)).toBe(given);
+    // A client that declares other bytes' checksum, or drops the header, does not match: 403.
+    const other = createHash('sha256').update('other bytes').digest('base64');
+    expect(sigv4Signature('PUT', u, { ...sent, 'x-amz-checksum-sha256': other }, credentials.secretAccessKey)).not.toBe(
+      given,
+    );
+    const { 'x-amz-checksum-sha256': _dropped, ...without } = sent;
+    expect(sigv4Signature('PUT', u, without, credentials.secretAccessKey)).not.toBe(given);
   });
 });
 

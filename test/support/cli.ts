@@ -70,6 +70,26 @@ export async function cli(
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
+/** An item as `contentlib --json ls` prints it, with the fields the upload tests read. */
+export interface ListedItem {
+  id: string;
+  type: string;
+  title: string;
+  durationSeconds: number | null;
+  fileSize: number | null;
+  fileName: string | null;
+  fileCount?: number;
+}
+
+/** Every item of the library, through `--json ls --all` run by `cli` (the binary's, or in-process). */
+export async function listAll(
+  cli: (args: string[]) => Promise<{ exitCode?: number; stdout: string; stderr: string }>,
+): Promise<ListedItem[]> {
+  const r = await cli(['--json', 'ls', '--all']);
+  if (r.exitCode !== 0) throw new Error(`ls failed (${r.exitCode}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as ListedItem[];
+}
+
 export async function fileMode(path: string): Promise<number> {
   return (await stat(path)).mode & 0o777;
 }

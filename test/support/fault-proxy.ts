@@ -4,7 +4,7 @@
 // request, whether its answer is lost. The Host header is passed on unchanged, so the presigned
 // URLs the server hands out point at the proxy and the PUTs go through it too.
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.js';
 
 export interface ProxiedRequest {
   method: string;
@@ -57,15 +57,5 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => req.socket.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stats,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLocal(server)), stats };
 }

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import type { ApiClient } from '../../src/api/client.js';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
+import type { CreateKeyOptions, CreatedKey } from '../../src/server/admin.js';
 import type { EngineDeps, EnginePlan } from '../../src/upload/engine.js';
 import { runPlan } from '../../src/upload/engine.js';
 import type { UploadEvent, UploadSummary } from '../../src/upload/events.js';
@@ -14,12 +15,15 @@ import { openJournal } from '../../src/upload/journal.js';
 import type { PlanOptions } from '../../src/upload/plan.js';
 import { buildPlan, formatProblem, readyItems } from '../../src/upload/plan.js';
 import { FIXTURES } from './paths.js';
+import { startFlipProxy } from './flip-proxy.js';
 import { startPutDroppingProxy } from './put-dropping-proxy.js';
 import { type TestServerOptions, startTestServer } from './server.js';
 
 export interface Library {
   dir: string;
   url: string;
+  /** The API key the client uses (a client of one's own, e.g. through a proxy, takes it too). */
+  key: string;
   client: ApiClient;
   /** The server's clock (real time unless advanced). */
   clock: { advance(ms: number): void };
@@ -35,21 +39,29 @@ export interface Library {
   items(): Promise<
     Array<{ id: string; type: string; title: string; durationSeconds?: number | null; files: string[] }>
   >;
+  /** Another key of the library's brand (e.g. one with fewer scopes). */
+  makeKey(o: CreateKeyOptions): Promise<CreatedKey>;
   dispose(): Promise<void>;
 }
 
 export interface LibraryOptions extends TestServerOptions {
   /** The first `count` storage PUT bodies reaching `afterBytes` lose their connection (test/support/put-dropping-proxy.ts). */
   dropPuts?: { afterBytes: number; count: number };
+  /** The first `count` storage PUT bodies have their byte at `at` flipped (test/support/flip-proxy.ts). */
+  flipPuts?: { at: number; count: number };
 }
 
 export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> {
-  const { dropPuts, ...serverOpts } = opts;
+  const { dropPuts, flipPuts, ...serverOpts } = opts;
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-engine-'));
   const dataDir = join(dir, 'data');
   await mkdir(dataDir);
   let upstream = '';
-  const proxy = dropPuts ? await startPutDroppingProxy(() => upstream, dropPuts) : undefined;
+  const proxy = dropPuts
+    ? await startPutDroppingProxy(() => upstream, dropPuts)
+    : flipPuts
+      ? await startFlipProxy(() => upstream, flipPuts)
+      : undefined;
   const server = await startTestServer({
     dataDir,
     clock: 'real',
@@ -64,6 +76,7 @@ export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> 
   const lib: Library = {
     dir,
     url: server.url,
+    key,
     client,
     clock: server.clock,
     sweep: () => server.sweep(),
@@ -106,6 +119,7 @@ export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> 
       }
       return out;
     },
+    makeKey: (o) => server.makeKey('acme', o),
     async dispose() {
       await client.close();
       await proxy?.close();

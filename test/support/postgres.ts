@@ -5,7 +5,7 @@
 // most: start it in beforeAll, and give each test its own database with `createDatabase`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,14 @@ export interface TestPostgres {
   port: number;
   /** A fresh, empty database; returns its URL. */
   createDatabase(prefix?: string): Promise<string>;
+  /** Shuts the server down (fast: connections are cut), keeping its data: `start()` brings it back. */
+  shutDown(): Promise<void>;
+  /** Starts it again on the same port and data after shutDown(). */
+  start(): Promise<void>;
+  /** SIGSTOP to the server and every backend: connections stay open and nothing answers. */
+  freeze(): Promise<void>;
+  /** SIGCONT to the processes freeze() stopped. */
+  thaw(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -81,7 +89,20 @@ export async function startPostgres(o: PostgresOptions = {}): Promise<TestPostgr
   const port = await freePort();
   // fsync off: a test database need not survive a power cut, and the shared machine is slow.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
-  run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const startServer = () =>
+    run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  startServer();
+  let frozen: number[] = [];
+  async function thaw(): Promise<void> {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // A backend that ended meanwhile.
+      }
+    }
+    frozen = [];
+  }
   const login = o.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(o.password)}`;
   const url = `postgres://${login}@127.0.0.1:${port}/postgres`;
   let count = 0;
@@ -99,7 +120,33 @@ export async function startPostgres(o: PostgresOptions = {}): Promise<TestPostgr
       }
       return `postgres://${login}@127.0.0.1:${port}/${name}`;
     },
+    async shutDown() {
+      run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    async start() {
+      startServer();
+    },
+    async freeze() {
+      // The postmaster's pid is the first line of postmaster.pid; the backends are its children.
+      const postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)])
+        .toString()
+        .split('\n')
+        .map((l) => Number(l.trim()))
+        .filter((pid) => pid > 0);
+      frozen = [];
+      for (const pid of [postmaster, ...children]) {
+        try {
+          process.kill(pid, 'SIGSTOP');
+          frozen.push(pid);
+        } catch {
+          // A backend that ended since ps listed it.
+        }
+      }
+    },
+    thaw,
     async stop() {
+      await thaw();
       try {
         run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {

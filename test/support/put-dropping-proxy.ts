@@ -5,9 +5,9 @@
 // started with its public URL set to the proxy's, and the proxy reads its target per request.
 // (This replaces the server's own test-only `--fault-drop-put-after` flag.)
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { listenLocal } from './listen.js';
 
 export interface PutFaults {
   /** Whether a fault is still left to spend. */
@@ -83,7 +83,7 @@ export async function startPutDroppingProxy(
     const body = req.method === 'PUT' && faults.armed() ? faults.wrap(drop) : passThrough;
     // The body goes on while the answer comes back: a server may answer before it has read it all.
     const sent = pipeline(req, body, out);
-    // A dropped body rejects `sent` while `answered` is awaited: handled here, rethrown below.
+    // Awaited below once answered; a dropped body fails `answered` first, and only that is reported.
     sent.catch(() => undefined);
     const answer = await answered;
     res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -91,17 +91,7 @@ export async function startPutDroppingProxy(
     await sent;
   };
   const server: Server = createServer((req, res) => {
-    // The socket may be gone already (a dropped connection): then there is nothing left to close.
-    handle(req, res).catch(() => req.socket?.destroy());
+    handle(req, res).catch(() => res.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenLocal(server);
 }

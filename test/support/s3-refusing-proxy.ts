@@ -5,7 +5,7 @@
 // checks no signature, and the store is third-party, so the test may answer for it. Every
 // other request (serve's HEADs, GETs, the bucket check) is passed on to the endpoint unchanged.
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.js';
 
 export interface RefusingProxy {
   url: string;
@@ -75,15 +75,5 @@ export async function startRefusingProxy(upstream: string): Promise<RefusingProx
       refuse(req, res, url).catch(() => res.destroy());
     else pass(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    puts,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLocal(server)), puts };
 }

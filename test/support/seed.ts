@@ -2,7 +2,7 @@
 // into the server's SQLite database in one transaction (the columns `completion` writes for a
 // shortform; listing reads no object). Ten thousand take well under a second, where the API's
 // presign → PUT → complete, or one transaction per item, would take a minute.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { openDatabase } from '../../src/server/db.js';
 import { itemsRepository } from '../../src/server/repo/items.js';
 import { keysRepository } from '../../src/server/repo/keys.js';
@@ -28,6 +28,8 @@ export function seedItems(dataDir: string, apiKey: string, n: number): string[] 
           contentType: 'video/mp4',
           fileSize: 1000,
           durationSeconds: 10,
+          // Not the hash of any bytes (there are none): rows the sweeper's backfill leaves alone.
+          sha256: createHash('sha256').update(id).digest('hex'),
           createdAt: new Date(start + i * 1000).toISOString(),
         }),
       );

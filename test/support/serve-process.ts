@@ -28,11 +28,16 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
 export async function startServe(
   dataDir: string,
   home: string,
-  o: { port?: number; args?: string[]; env?: Record<string, string> } = {},
+  o: { port?: number; args?: string[]; env?: Record<string, string>; fileLimit?: number } = {},
 ): Promise<ServeProcess> {
   // No drain grace period: tests stop servers often and have no load balancer to wait for.
   const args = ['serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, '--drain-grace', '0', ...(o.args ?? [])];
-  const child = spawn('node', [BIN, ...args], {
+  // fileLimit: the process runs under `ulimit -n`, as on a machine with few descriptors to spare.
+  const [file, argv] =
+    o.fileLimit === undefined
+      ? ['node', [BIN, ...args]]
+      : ['bash', ['-c', `ulimit -n ${o.fileLimit}; exec node "$@"`, 'bash', BIN, ...args]];
+  const child = spawn(file, argv, {
     env: childEnv({ CONTENTLIB_HOME: home, ...o.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

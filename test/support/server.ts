@@ -214,7 +214,7 @@ export interface FileSpec {
 }
 
 export async function presign(server: { url: string }, key: string, f: FileSpec, extra: Record<string, unknown> = {}) {
-  return call<{ presignedUrl: string; key: string; fileId: string; type: string }>(
+  return call<{ presignedUrl: string; key: string; fileId: string; type: string; headers: Record<string, string> }>(
     'POST',
     `${server.url}/api/v1/upload/presign`,
     {
@@ -270,6 +270,8 @@ export interface Item {
   contentType: string;
   fileName: string;
   fileCount: number;
+  sha256: string | null;
+  thumbnailSha256: string | null;
 }
 
 export interface FileRecord {
@@ -277,6 +279,7 @@ export interface FileRecord {
   fileKey: string;
   sortOrder: number;
   fileUrl: string;
+  sha256: string | null;
 }
 
 /** presign → PUT → complete, each step asserted to succeed; returns the complete body and the storage key. */

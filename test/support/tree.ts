@@ -30,6 +30,18 @@ export async function layout(root: string, files: Record<string, string | Buffer
   }
 }
 
+/** A shoot folder as a phone and a desktop leave it, for `layout`: media, what is skipped and why. */
+export const SHOOT = {
+  'shoot/a.mp4': 'video/clip-5s.mp4',
+  'shoot/pics/1.jpg': 'image/photo.jpg',
+  'shoot/pics/2.png': 'image/photo.png',
+  'shoot/pics/3.heic': 'other/unsupported/photo.heic',
+  'shoot/loop.gif': 'other/unsupported/animation.gif',
+  'shoot/notes.txt': 'other/notes.txt',
+  'shoot/.DS_Store': Buffer.alloc(0),
+  'shoot/pics/Thumbs.db': Buffer.alloc(0),
+};
+
 const ALBUM_IMAGES = ['image/photo.jpg', 'image/photo.png', 'image/photo.webp'];
 
 /** `folders` folders `album-N` of 3 images (one carousel each) and `videos` videos `clip-N.mp4`, all distinct files. */

@@ -23,6 +23,9 @@ export function redactUrl(url: string): string {
 }
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
+/** pg's words when no connection came within its connection timeout (no code). */
+const CONNECT_TIMEOUT =
+  /^(timeout expired|timeout exceeded when trying to connect|Connection terminated due to connection timeout)/;
 
 type Part = 'host' | 'port' | 'user' | 'database';
 const PG_VARIABLE: Record<Part, string> = { host: 'PGHOST', port: 'PGPORT', user: 'PGUSER', database: 'PGDATABASE' };
@@ -64,10 +67,13 @@ export function connectionTarget(url: string, env: NodeJS.ProcessEnv): Connectio
   return { host, port, user, database: pick('database', user), defaulted };
 }
 
-/** The hint of a database that cannot be used: what was tried, and what filled the gaps. */
-function databaseHint(url: string, env: NodeJS.ProcessEnv): string {
+/**
+ * The hint of a database that cannot be used: what was tried, and what filled the gaps.
+ * `reached`: the server answered (and refused us), so we did connect; otherwise we only tried.
+ */
+function databaseHint(url: string, env: NodeJS.ProcessEnv, reached: boolean): string {
   const t = connectionTarget(url, env);
-  const tried = `It connected as "${t.user}" to ${t.host}:${t.port}, database "${t.database}".`;
+  const tried = `It ${reached ? 'connected' : 'tried to connect'} as "${t.user}" to ${t.host}:${t.port}, database "${t.database}".`;
   if (t.defaulted.length === 0)
     return `${tried} Check the URL (--db or CONTENTLIB_DATABASE_URL), that PostgreSQL runs and accepts this user, and PG* variables.`;
   const parts = t.defaulted.join(', ');
@@ -84,13 +90,22 @@ export function databaseError(url: string, err: unknown, env: NodeJS.ProcessEnv 
   if (/^SASL: .*client password must be a (non-empty )?string/.test(message)) {
     return new CliError(
       `Cannot use the database ${redactUrl(url)}: the server asks for a password, and neither the URL nor PGPASSWORD gives one.`,
-      { hint: databaseHint(url, env), cause: err },
+      { hint: databaseHint(url, env, true), cause: err },
+    );
+  }
+  if (CONNECT_TIMEOUT.test(message)) {
+    return new CliError(
+      `Cannot use the database ${redactUrl(url)}: no connection within the time limit (${message}).`,
+      {
+        hint: databaseHint(url, env, false),
+        cause: err,
+      },
     );
   }
   // 28P01 / 28000: authentication; 3D000: no such database; 42501: no permission.
   if (UNREACHABLE.has(code) || /^(28|3D|42501)/.test(code)) {
     return new CliError(`Cannot use the database ${redactUrl(url)}: ${message}${code ? ` (${code})` : ''}.`, {
-      hint: databaseHint(url, env),
+      hint: databaseHint(url, env, !UNREACHABLE.has(code)),
       cause: err,
     });
   }

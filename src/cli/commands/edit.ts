@@ -1,9 +1,11 @@
-// contentlib edit <id>: changes title, description, status, hashtags and platform settings.
-// Flags become a PATCH body in ./edit-flags.ts, checked locally before the request.
+// contentlib edit <id>: changes title, description, status, hashtags and platform settings, or
+// (in a run of their own) a carousel's images. Metadata flags become a PATCH body in
+// ./edit-flags.ts, checked locally before the request; the image flags are ./edit-images.ts.
 import { readFile } from 'node:fs/promises';
 import type { ApiClient } from '../../api/client.js';
 import type { ContentItem } from '../../api/schemas.js';
 import { formatProblem } from '../../rules/problem.js';
+import { inspectCarouselImage } from '../../upload/carousel-image.js';
 import { inspectThumbnail, sendThumbnail } from '../../upload/thumbnail.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -14,6 +16,9 @@ import { printItem } from '../output/item.js';
 import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 import { type EditFlags, buildPatch, needsCurrent } from './edit-flags.js';
+import { type ImageFlags, imageFlagsGiven } from './edit-image-flags.js';
+import { type ImageEditResult, runImageEdit } from './edit-images.js';
+import { escapeText } from '../../text/escape-name.js';
 
 const thumbnailHint = `Choose ${THUMBNAIL_WHAT} for --thumbnail.`;
 
@@ -61,11 +66,16 @@ async function readPlatformJson(source: string, ctx: CliContext): Promise<unknow
   }
 }
 
-export interface EditCliOptions extends Omit<EditFlags, 'platformJson'> {
+export interface EditCliOptions extends Omit<EditFlags, 'platformJson'>, ImageFlags {
   platformJson?: string;
   /** --thumbnail IMG: uploaded (presign thumbnail:true + PUT), then PATCHed as thumbnailKey. */
   thumbnail?: string;
+  /** Shows what the image flags would make of the carousel; changes nothing. */
+  dryRun?: boolean;
 }
+
+/** `--add-hashtag` from `addHashtag`: how a flag is named in messages. */
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 /** Why a file cannot be read, in words (the error code alone, "ENOENT", means nothing to most people). */
 function unreadableWhy(err: unknown): string {
@@ -86,8 +96,18 @@ export async function editCommand(
   id: string,
   opts: EditCliOptions,
 ): Promise<void> {
-  const { thumbnail, ...rest } = opts;
+  const { thumbnail, order, removeImage, replaceImage, dryRun, ...rest } = opts;
   parseIdInput(id);
+  const images: ImageFlags = { order, removeImage, replaceImage };
+  const metadata = Object.entries({ ...rest, thumbnail })
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => flagName(k));
+  if (imageFlagsGiven(images).length > 0) return imagesCommand(ctx, globals, id, images, metadata, dryRun);
+  if (dryRun)
+    throw new UsageError(
+      '--dry-run previews a change of a carousel’s images: --order, --remove-image or --replace-image.',
+      'Metadata changes are checked before they are sent; see the item first with contentlib show ID.',
+    );
   const flags: EditFlags = {
     ...rest,
     platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx),
@@ -120,4 +140,69 @@ export async function editCommand(
   // A carousel is printed with its files, as show prints it (one item shape).
   const files = item.type === 'carousel' ? (await client.get(item.id, { signal: ctx.signal })).files : undefined;
   await printItem(ctx.io, outputMode(ctx.io, Boolean(sel)), item, files, ctx.now(), sel);
+}
+
+/**
+ * The image flags, one at a time and never with metadata flags (each moves the positions the
+ * others read): checked, a replacement image inspected, all before anything is sent.
+ */
+async function imagesCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  id: string,
+  images: ImageFlags,
+  metadata: string[],
+  dryRun: boolean | undefined,
+): Promise<void> {
+  const given = imageFlagsGiven(images);
+  if (given.length > 1)
+    throw new UsageError(
+      `${given.join(' and ')} cannot be combined: each moves the positions the other reads.`,
+      'Run contentlib edit once for each change, in the order you mean; contentlib show prints the positions.',
+    );
+  if (metadata.length > 0)
+    throw new UsageError(
+      `${given[0]} cannot be combined with ${metadata.join(', ')}: change the images and the item's details in two runs of contentlib edit.`,
+    );
+  if (images.replaceImage !== undefined && images.replaceImage.length !== 2)
+    throw new UsageError(
+      `--replace-image takes two values, which image (a position from 1 or a file name) and the new image file; got ${images.replaceImage.length}.`,
+      'For example: contentlib edit ID --replace-image 2 better.jpg',
+    );
+  const path = images.replaceImage?.[1];
+  const checked = path === undefined ? undefined : await inspectCarouselImage(path);
+  if (checked && !checked.ok)
+    throw new RejectedFilesError(
+      checked.problems.map(formatProblem),
+      'Choose a jpg, png or webp image of at most 20 MiB for --replace-image.',
+      'the carousel was not changed',
+    );
+  const sel = jsonSelection(globals, ITEM_FIELDS, 'edit');
+  if (sel?.jq !== undefined) await checkJq(sel.jq);
+  const { client } = await openApi(ctx, globals, { writes: !dryRun });
+  const result = await interruptible(
+    ctx,
+    () =>
+      runImageEdit(
+        { id, images, ...(checked?.ok ? { replacement: checked.file } : {}), ...(dryRun ? { dryRun } : {}) },
+        { client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env), signal: ctx.signal },
+      ),
+    'Interrupted; the carousel may or may not have been changed (check with contentlib show).',
+  );
+  // File names come from the service: no control character of them reaches the terminal raw.
+  ctx.io.stderr.write(`${escapeText(imageOutcomeLine(result))}\n`);
+  await printItem(ctx.io, outputMode(ctx.io, Boolean(sel)), result.item, result.files, ctx.now(), sel);
+}
+
+/** The line on stderr that says what happened to the images. */
+export function imageOutcomeLine(r: ImageEditResult): string {
+  const what = r.summary.charAt(0).toUpperCase() + r.summary.slice(1);
+  switch (r.outcome) {
+    case 'done':
+      return `${what}.`;
+    case 'unchanged':
+      return 'The images are already in this order; nothing was changed.';
+    case 'dry-run':
+      return `Dry run, nothing was changed: ${r.summary}, as below.`;
+  }
 }

@@ -8,6 +8,7 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import type { KeyInfo as WireKey } from '../../api/schemas.js';
 import { type Scope, SCOPES, ROLES, ROLE_NAMES, parseScopeFlags } from '../../api/scopes.js';
+import { brandNameProblem, nameProblem } from '../../api/text-rules.js';
 import { type ConfigData, openConfig } from '../../config/store.js';
 import { resolveTarget } from '../../config/resolve.js';
 import type * as AdminModule from '../../server/admin.js';
@@ -20,6 +21,7 @@ import { resultJson } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
 import { type Column, columnWidths, renderRow } from '../output/table.js';
 import { relativeTime } from '../output/time.js';
+import { escapeText } from '../../text/escape-name.js';
 import { databaseError, databaseUrlOf, redactUrl } from './database-url.js';
 
 /** Where keys live on the server's machine: a data dir's SQLite database, or the PostgreSQL every instance shares. */
@@ -196,6 +198,8 @@ export async function runKeysCreate(
 ): Promise<KeyView & { key: string }> {
   const scopes = o.scopes ?? [...SCOPES];
   const name = o.name?.trim() || null;
+  const nameIssue = name === null ? null : nameProblem(name);
+  if (nameIssue) throw new UsageError(`--name ${nameIssue}`, 'Example: contentlib keys create --name "CI deploys"');
   if (place.kind === 'local') {
     const brand = o.brand?.trim();
     if (!brand)
@@ -203,6 +207,8 @@ export async function runKeysCreate(
         '--brand is required on the server’s machine',
         'Example: contentlib keys create --brand acme',
       );
+    const brandIssue = brandNameProblem(brand);
+    if (brandIssue) throw new UsageError(`--brand ${brandIssue}`, 'Example: contentlib keys create --brand acme');
     const expiresAt =
       o.expiresInSeconds === undefined ? null : new Date(now.getTime() + o.expiresInSeconds * 1000).toISOString();
     const made = await onLibrary(place.where, (a) =>
@@ -307,6 +313,8 @@ function tableColumns(withBrand: boolean): Column[] {
   ];
 }
 
+// Cells are escaped: a key's name or brand may hold control characters (a key made before names
+// were checked, or by another service).
 function tableCells(k: KeyView, withBrand: boolean, now: Date): string[] {
   return [
     k.id,
@@ -317,7 +325,7 @@ function tableCells(k: KeyView, withBrand: boolean, now: Date): string[] {
     when(k.expiresAt, now, 'never'),
     when(k.lastUsedAt, now, 'never'),
     keyStatus(k, now),
-  ];
+  ].map((cell) => escapeText(cell));
 }
 
 /** Plain rows keep the first five columns of earlier versions, then the new ones. */
@@ -332,7 +340,7 @@ function plainCells(k: KeyView, now: Date): string[] {
     k.scopes.join(','),
     k.expiresAt ?? '',
     k.lastUsedAt ?? '',
-  ];
+  ].map((cell) => escapeText(cell.replace(/[\t\r\n]+/g, ' ')));
 }
 
 export function formatKeys(
@@ -354,10 +362,12 @@ export function formatKeys(
 
 /** What stderr says about a new key: its id, name, scopes, expiry and where it was made. */
 export function createdLine(k: KeyView, place: KeysPlace): string {
-  const name = k.name ? ` "${k.name}"` : '';
+  const name = k.name ? ` "${escapeText(k.name)}"` : '';
   const expiry = k.expiresAt ? `, expires ${k.expiresAt}` : '';
   const where =
-    k.brand !== null ? `for brand "${k.brand}"` : `at ${place.kind === 'api' ? place.baseUrl : 'the server'}`;
+    k.brand !== null
+      ? `for brand "${escapeText(k.brand)}"`
+      : `at ${place.kind === 'api' ? place.baseUrl : 'the server'}`;
   return `Created key ${k.id}${name} ${where} (${k.scopes.join(', ')}${expiry}). It will not be shown again: store it now (e.g. contentlib login).`;
 }
 

@@ -3,6 +3,7 @@
 // SIGTERM drains (see docs/deploy.md): /readyz turns 503, the listener closes after a grace
 // period, requests in flight finish; Ctrl-C does the same without the grace period.
 import type { DrainOptions, LogFormat, StartServerOptions } from '../../server/index.js';
+import { DEFAULT_PUT_LIMITS, TEAM_RATE_LIMIT } from '../../server/limits.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { dataDirError } from '../error-messages.js';
 import { UsageError } from '../errors.js';
@@ -19,6 +20,10 @@ export interface ServeFlags {
   urlTtl?: string;
   quota?: string;
   rateLimit?: string;
+  dbTimeout?: string;
+  storageTimeout?: string;
+  putMinRate?: string;
+  putMaxTime?: string;
   logLevel?: string;
   logFormat?: string;
   metrics?: boolean;
@@ -93,14 +98,9 @@ export function serveOptions(
     o.auditRetentionSeconds = parseDuration('--audit-retention')(flags.auditRetention);
   if (flags.urlTtl !== undefined) o.urlLifetimeSeconds = wholeNumber('--url-ttl', flags.urlTtl, 1);
   if (flags.quota !== undefined) o.quotaBytes = wholeNumber('--quota', flags.quota, 0);
-  if (flags.rateLimit !== undefined) {
-    const m = /^(\d+)\/(\d+)$/.exec(flags.rateLimit);
-    if (!m) throw new UsageError(`--rate-limit must look like N/WINDOW_MS (e.g. 100/60000), not "${flags.rateLimit}"`);
-    o.rateLimit = {
-      max: wholeNumber('--rate-limit N', m[1]!, 1),
-      windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1),
-    };
-  }
+  const rateLimit = rateLimitOf(flags.rateLimit, databaseUrl !== undefined);
+  if (rateLimit) o.rateLimit = rateLimit;
+  Object.assign(o, limitOptions(flags));
   const level = flags.logLevel ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level))
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${level}"`);
@@ -110,6 +110,45 @@ export function serveOptions(
   o.log = { level: level as (typeof LOG_LEVELS)[number], format: format as LogFormat, color: stderrIsTTY };
   if (flags.metricsPort !== undefined) o.metrics = { port: wholeNumber('--metrics-port', flags.metricsPort, 0, 65535) };
   else if (flags.metrics) o.metrics = {};
+  return o;
+}
+
+/**
+ * --rate-limit N/WINDOW_MS, or off. Unset, it is on for a team's service (PostgreSQL, several
+ * instances behind one address) and off for one person's (SQLite), which a bulk upload of
+ * hundreds of files a second must not slow down.
+ */
+function rateLimitOf(flag: string | undefined, team: boolean): StartServerOptions['rateLimit'] {
+  if (flag === undefined) return team ? TEAM_RATE_LIMIT : undefined;
+  if (flag === 'off') return undefined;
+  const m = /^(\d+)\/(\d+)$/.exec(flag);
+  if (!m) throw new UsageError(`--rate-limit must look like N/WINDOW_MS (e.g. 100/60000) or be off, not "${flag}"`);
+  return {
+    max: wholeNumber('--rate-limit N', m[1]!, 1),
+    windowMs: wholeNumber('--rate-limit WINDOW_MS', m[2]!, 1),
+  };
+}
+
+/** --db-timeout, --storage-timeout, --put-min-rate N[/WINDOW_SECONDS] and --put-max-time, in seconds. */
+function limitOptions(flags: ServeFlags): Pick<StartServerOptions, 'timeouts' | 'putLimits'> {
+  const o: Pick<StartServerOptions, 'timeouts' | 'putLimits'> = {};
+  const seconds = (flag: string, text: string) => wholeNumber(flag, text, 1, 24 * 3600) * 1000;
+  if (flags.dbTimeout !== undefined) o.timeouts = { databaseMs: seconds('--db-timeout', flags.dbTimeout) };
+  if (flags.storageTimeout !== undefined)
+    o.timeouts = { ...o.timeouts, storageMs: seconds('--storage-timeout', flags.storageTimeout) };
+  if (flags.putMinRate !== undefined) {
+    const m = /^(\d+)(?:\/(\d+))?$/.exec(flags.putMinRate);
+    if (!m)
+      throw new UsageError(
+        `--put-min-rate must look like BYTES_PER_SECOND[/WINDOW_SECONDS] (e.g. ${DEFAULT_PUT_LIMITS.minBytesPerSecond}/${DEFAULT_PUT_LIMITS.rateWindowMs / 1000}), not "${flags.putMinRate}"`,
+      );
+    o.putLimits = {
+      minBytesPerSecond: wholeNumber('--put-min-rate', m[1]!, 0),
+      ...(m[2] === undefined ? {} : { rateWindowMs: seconds('--put-min-rate WINDOW_SECONDS', m[2]) }),
+    };
+  }
+  if (flags.putMaxTime !== undefined)
+    o.putLimits = { ...o.putLimits, maxMs: seconds('--put-max-time', flags.putMaxTime) };
   return o;
 }
 

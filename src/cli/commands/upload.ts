@@ -6,7 +6,8 @@ import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
 import { lockJournal } from '../../upload/journal-lock.js';
-import { type Journal, journalExists, journalTargetId, openJournal } from '../../upload/journal.js';
+import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
+import { type Lookup, lookUp } from '../../upload/library-lookup.js';
 import {
   type ItemMetadata,
   type PlanProblem,
@@ -15,6 +16,10 @@ import {
   formatProblem,
   readyItems,
 } from '../../upload/plan.js';
+import { existsSync } from 'node:fs';
+import { openConfig } from '../../config/store.js';
+import { resolveTarget } from '../../config/resolve.js';
+import { messageOf } from '../../upload/engine.js';
 import { checkAppendTargets } from '../../upload/preflight.js';
 import { interruptible, libraryOf, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -117,8 +122,19 @@ export interface UploadOptions extends UploadFlags {
   verbose?: boolean;
 }
 
+/** What a dry run asks of the library: its API (the check) and this machine's journal of it. */
+export interface PeekedLibrary {
+  api: Pick<EngineApi, 'check'>;
+  journal?: Pick<Journal, 'completedItem'>;
+}
+
 export interface UploadDeps {
   io: IO;
+  /**
+   * For --dry-run: the library to ask which files it has already, read-only (no lock, no key
+   * made); undefined when there is none to ask (an embedded library not created yet).
+   */
+  peek?: () => Promise<PeekedLibrary | undefined>;
   /**
    * Opens the library: its API, its journal and the progress renderer. Called once the plan is
    * good to send, never for a refused plan or --dry-run, so those touch no library at all.
@@ -131,11 +147,6 @@ export interface UploadDeps {
   /** What relative paths are relative to. */
   cwd: string;
   policy: RetryPolicy;
-  /**
-   * --dry-run: the journal of the target library, read-only, to tell what a real run would skip
-   * (undefined: no upload to it yet). Never starts the library.
-   */
-  peekJournal?: () => Promise<Pick<Journal, 'completedItem' | 'close'> | undefined>;
   /** The library the command line names, for a summary written before it is opened (null: not known). */
   target?: () => TargetInfo | null;
 }
@@ -211,13 +222,8 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
       await reportSkipped(io, skipOutput, plan.skipped);
       await reportLeftOut(io, skipOutput, plan);
     }
-    const journal = o.force ? undefined : await deps.peekJournal?.();
-    try {
-      const done = (f: { path: string; size: number; mtimeMs: number }) => journal?.completedItem(f) !== undefined;
-      await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, done, sel);
-    } finally {
-      journal?.close();
-    }
+    const lookup = await lookInLibrary(plan, o, deps);
+    await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, sel, lookup);
     return { kind: 'dry-run', plan };
   }
   if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
@@ -289,6 +295,24 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   return { kind: 'uploaded', summary };
 }
 
+/**
+ * --dry-run: what the library has of each planned item already (as which item), when there is a
+ * library to ask; a library that cannot be reached is said once and the plan shown without it.
+ */
+async function lookInLibrary(plan: UploadPlan, o: UploadOptions, deps: UploadDeps): Promise<Lookup | undefined> {
+  if (!deps.peek || o.force) return undefined;
+  try {
+    const library = await deps.peek();
+    if (!library) return undefined;
+    return await lookUp(readyItems(plan), library.api, library.journal, deps.signal);
+  } catch (err) {
+    if (deps.signal.aborted) throw new InterruptedError('Interrupted; nothing was sent.');
+    if (!o.json)
+      deps.io.stderr.write(`Note: could not ask the library which files it has already: ${messageOf(err)}\n`);
+    return undefined;
+  }
+}
+
 /** --to (or a manifest's "to"): the carousel exists, is one, and has room; checked before a byte is sent. */
 async function checkAppendTo(
   plan: UploadPlan,
@@ -346,6 +370,23 @@ async function openLibrary(ctx: CliContext, globals: GlobalOptions, sel: JsonSel
   return { api: client, journal, progress, baseUrl: target.baseUrl, target: target.info };
 }
 
+/**
+ * The library a dry run asks, read-only: its API and its journal (not locked: only read). An
+ * embedded library that does not exist yet holds nothing, and is not created for a dry run.
+ */
+async function peekLibrary(ctx: CliContext, globals: GlobalOptions): Promise<PeekedLibrary | undefined> {
+  const resolved = resolveTarget(globals, ctx.env, openConfig(ctx.paths.config).read());
+  if (resolved.kind === 'embedded' && !existsSync(ctx.paths.data)) return undefined;
+  const { client, target } = await openApi(ctx, globals);
+  const journal = await openJournal(
+    ctx.paths.state,
+    journalTargetId(target.library.where, target.library.who),
+    ctx.now,
+  );
+  ctx.onClose(() => journal.close());
+  return { api: client, journal };
+}
+
 /** `contentlib upload [paths...]`: opens what runUpload needs and reports its outcome. */
 export async function uploadCommand(
   ctx: CliContext,
@@ -361,6 +402,7 @@ export async function uploadCommand(
       { ...flags, paths, ...(json ? { json } : {}), verbose: Boolean(globals.verbose) },
       {
         io: ctx.io,
+        peek: () => peekLibrary(ctx, globals),
         open: async () => {
           const library = await openLibrary(ctx, globals, json);
           targetInfo = library.target;
@@ -371,7 +413,6 @@ export async function uploadCommand(
         signal: ctx.signal,
         cwd: ctx.cwd,
         policy: retryPolicy(ctx.env),
-        peekJournal: () => peekJournal(ctx, globals),
         target: () => (targetInfo ??= describeTarget(ctx, globals)),
       },
     );
@@ -403,17 +444,4 @@ function describeTarget(ctx: CliContext, globals: GlobalOptions): TargetInfo | n
   } catch {
     return null;
   }
-}
-
-/** --dry-run: the target library's journal, if an upload to it ever wrote one; nothing is started or created. */
-async function peekJournal(ctx: CliContext, globals: GlobalOptions) {
-  let library;
-  try {
-    library = libraryOf(ctx, globals);
-  } catch {
-    return undefined;
-  }
-  const targetId = journalTargetId(library.where, library.who);
-  if (!journalExists(ctx.paths.state, targetId)) return undefined;
-  return openJournal(ctx.paths.state, targetId, ctx.now);
 }

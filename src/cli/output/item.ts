@@ -1,7 +1,9 @@
 // One item in full (show, edit): every field the API sent, platformSettings readably, a
-// carousel's files in sortOrder. A table for people, `field<TAB>value` rows in a pipe, and with
-// --json the same object `ls --json` lists, a carousel's files nested in it.
-import type { CarouselFile, ContentItem } from '../../api/schemas.js';
+// carousel's files in sortOrder, each with its position (counted from 1, as edit's --order,
+// --remove-image and --replace-image read it) beside the API's 0-based sortOrder. A table for
+// people, `field<TAB>value` rows in a pipe, and with --json the same object `ls --json` lists, a
+// carousel's files nested in it.
+import type { ContentItem } from '../../api/schemas.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { IO } from '../io.js';
 import type { JsonSelection } from './json.js';
@@ -10,6 +12,7 @@ import type { OutputMode } from './mode.js';
 import { paint, write } from './mode.js';
 import { statusColor } from './items.js';
 import { relativeTime } from './time.js';
+import { escapeText } from '../../text/escape-name.js';
 
 /** Fields shown first, in this order; any other field the API sends follows, so none is hidden. */
 const ORDER = [
@@ -27,9 +30,14 @@ const ORDER = [
   'fileSize',
   'fileName',
   'contentType',
+  'sha256',
   'fileUrl',
   'thumbnailUrl',
+  'thumbnailSha256',
 ];
+
+/** A checksum the server has not computed yet (a file stored before checksums were kept). */
+const NOT_YET = 'not computed yet (the server fills it in)';
 
 function orderedKeys(item: Record<string, unknown>): string[] {
   const rest = Object.keys(item).filter((k) => !ORDER.includes(k) && k !== 'platformSettings');
@@ -62,32 +70,57 @@ function authorOf(v: unknown): { who: string; at: string | undefined } | undefin
 
 const AUTHOR_FIELDS = new Set(['createdBy', 'updatedBy']);
 
+/** A value on one `field<TAB>value` row: no line breaks or tabs, no control character raw. */
 function plainValue(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v.replace(/[\t\r\n]+/g, ' ');
-  return JSON.stringify(v);
+  if (typeof v === 'string') return escapeText(v.replace(/[\t\r\n]+/g, ' '));
+  return escapeText(JSON.stringify(v));
 }
 
-export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
+/**
+ * A file as shown: one the API sent, or (edit --dry-run) one that is not uploaded yet, which has
+ * no id or key.
+ */
+export interface ShownFile {
+  id: string | null;
+  fileKey: string | null;
+  sortOrder: number;
+  fileName?: string;
+  fileSize?: number;
+  contentType?: string;
+  [field: string]: unknown;
+}
+
+export function sortedFiles<F extends ShownFile>(files: readonly F[]): F[] {
   return [...files].sort((a, b) => a.sortOrder - b.sortOrder);
 }
 
+/** The files in order, each with its position from 1 first: what --json prints. */
+export function positionedFiles(files: readonly ShownFile[]): Array<{ position: number } & ShownFile> {
+  return sortedFiles(files).map((f, i) => ({ position: i + 1, ...f }));
+}
+
 /** `field<TAB>value` rows: platformSettings and files as dotted paths (files.0.fileKey). */
-export function plainItemLines(item: ContentItem, files: readonly CarouselFile[]): string[] {
+export function plainItemLines(item: ContentItem, files: readonly ShownFile[]): string[] {
   const rec = item as Record<string, unknown>;
   const lines = orderedKeys(rec).map((k) => {
-    if (AUTHOR_FIELDS.has(k)) return `${k}\t${authorOf(rec[k])?.who ?? ''}`;
-    return `${k}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).join(',') : plainValue(rec[k])}`;
+    if (AUTHOR_FIELDS.has(k)) return `${escapeText(k)}\t${plainValue(authorOf(rec[k])?.who ?? '')}`;
+    return `${escapeText(k)}\t${k === 'hashtags' && Array.isArray(rec[k]) ? (rec[k] as string[]).map((t) => plainValue(t)).join(',') : plainValue(rec[k])}`;
   });
   for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings'))
-    lines.push(`${path}\t${plainValue(v)}`);
-  sortedFiles(files).forEach((f, i) => {
+    lines.push(`${plainValue(path)}\t${plainValue(v)}`);
+  positionedFiles(files).forEach((f, i) => {
     for (const [k, v] of Object.entries(f)) lines.push(`files.${i}.${k}\t${plainValue(v)}`);
   });
   return lines;
 }
 
 function humanValue(key: string, v: unknown, now: Date): string {
+  if (key === 'sha256' && v === null) return NOT_YET;
+  return escapeText(rawHumanValue(key, v, now), { lines: key === 'description' });
+}
+
+function rawHumanValue(key: string, v: unknown, now: Date): string {
   if (v === null || v === undefined || v === '') return '—';
   if (key === 'hashtags' && Array.isArray(v)) return v.length ? v.map((t) => `#${String(t)}`).join(' ') : '—';
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string') return `${v} (${relativeTime(v, now)})`;
@@ -100,7 +133,7 @@ function humanValue(key: string, v: unknown, now: Date): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-export function tableItemLines(io: IO, item: ContentItem, files: readonly CarouselFile[], now: Date): string[] {
+export function tableItemLines(io: IO, item: ContentItem, files: readonly ShownFile[], now: Date): string[] {
   const c = paint(io);
   const rec = item as Record<string, unknown>;
   const keys = orderedKeys(rec);
@@ -109,7 +142,7 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
     let value = humanValue(k, rec[k], now);
     if (k === 'status') value = statusColor(c, item.status)(value);
     if (k === 'id') value = c.cyan(value);
-    return `${c.bold(k.padEnd(width))}${value}`;
+    return `${c.bold(escapeText(k).padEnd(width))}${value}`;
   });
   const settings = flatten(item.platformSettings ?? {}, '');
   if (settings.length === 0 || (settings.length === 1 && settings[0]![0] === '')) {
@@ -117,21 +150,36 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
   } else {
     lines.push(c.bold('platformSettings'));
     const w = Math.max(...settings.map(([p]) => p.length)) + 2;
-    for (const [path, v] of settings) lines.push(`  ${path.padEnd(w)}${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    for (const [path, v] of settings)
+      lines.push(`  ${escapeText(path).padEnd(w)}${escapeText(typeof v === 'string' ? v : JSON.stringify(v))}`);
   }
   if (files.length || item.type === 'carousel') {
-    lines.push(c.bold(`files (${files.length}, by sortOrder)`));
+    lines.push(c.bold(`files (${files.length}, in order)`));
     // Columns padded to the widest entry so names, sizes and keys line up under each other.
-    const rows = sortedFiles(files).map((f) => ({
+    const rows = sortedFiles(files).map((f, i) => ({
+      position: String(i + 1),
       order: String(f.sortOrder),
-      name: f.fileName ?? f.fileKey,
+      name: escapeText(f.fileName ?? f.fileKey ?? ''),
       size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
-      key: f.fileKey,
+      // Each image's SHA-256 in full: what support compares with `sha256sum` of the creator's file.
+      sha256: f.sha256 === null ? NOT_YET : escapeText(String(f.sha256 ?? '')),
+      key: escapeText(f.fileKey ?? (typeof f.path === 'string' ? `(not uploaded: ${f.path})` : '')),
     }));
-    const nameWidth = Math.max(0, ...rows.map((r) => r.name.length));
-    const sizeWidth = Math.max(0, ...rows.map((r) => r.size.length));
+    const nameWidth = Math.max('name'.length, ...rows.map((r) => r.name.length));
+    const sizeWidth = Math.max('size'.length, ...rows.map((r) => r.size.length));
+    const shaWidth = Math.max(0, ...rows.map((r) => r.sha256.length));
+    // A service that keeps no checksums gets no empty column.
+    const sha = (text: string) => (shaWidth > 0 ? `${text.padEnd(Math.max(shaWidth, 'sha256'.length))}  ` : '');
+    // `#` is the position edit's image flags read (from 1); sortOrder is the API's (from 0).
+    lines.push(
+      c.dim(
+        `  ${'#'.padStart(2)}  sortOrder  ${'name'.padEnd(nameWidth)}  ${'size'.padEnd(sizeWidth)}  ${sha('sha256')}key`,
+      ),
+    );
     for (const r of rows)
-      lines.push(`  ${r.order.padStart(2)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${c.dim(r.key)}`);
+      lines.push(
+        `  ${r.position.padStart(2)}  ${r.order.padStart(9)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${sha(r.sha256)}${c.dim(r.key)}`,
+      );
   }
   return lines;
 }
@@ -140,9 +188,9 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly Carous
  * The one item shape of `--json`: the object `ls --json` lists, with a carousel's files nested as
  * `files` (by sortOrder). `show` and `edit` print it; docs/cli.md lists its fields.
  */
-export function itemObject(item: ContentItem, files: readonly CarouselFile[] | undefined): Record<string, unknown> {
+export function itemObject(item: ContentItem, files: readonly ShownFile[] | undefined): Record<string, unknown> {
   const withFiles = item.type === 'carousel' || (files !== undefined && files.length > 0);
-  return withFiles ? { ...item, files: sortedFiles(files ?? []) } : { ...item };
+  return withFiles ? { ...item, files: positionedFiles(files ?? []) } : { ...item };
 }
 
 /** Prints one item (show, edit) in the chosen mode; `sel` picks fields or runs --jq. */
@@ -150,7 +198,7 @@ export async function printItem(
   io: IO,
   mode: OutputMode,
   item: ContentItem,
-  files: readonly CarouselFile[] | undefined,
+  files: readonly ShownFile[] | undefined,
   now: Date,
   sel: JsonSelection = {},
 ): Promise<void> {

@@ -11,6 +11,7 @@ import { paint, write } from './mode.js';
 import type { Column } from './table.js';
 import { columnWidths, renderRow } from './table.js';
 import { relativeTime } from './time.js';
+import { escapeText } from '../../text/escape-name.js';
 
 export interface ItemListPrinter {
   page(items: readonly ContentItem[]): Promise<void>;
@@ -33,8 +34,8 @@ export function statusColor(c: ChalkInstance, status: string): (s: string) => st
 
 /** One tab-separated row: id, type, status, title, createdAt — stable for scripts (cut -f). */
 export function plainRow(item: ContentItem): string {
-  const clean = (s: string) => s.replace(/[\t\r\n]+/g, ' ');
-  return [item.id, item.type, item.status, clean(item.title), item.createdAt].join('\t');
+  const clean = (s: string) => escapeText(s.replace(/[\t\r\n]+/g, ' '));
+  return [item.id, item.type, item.status, item.title, item.createdAt].map(clean).join('\t');
 }
 
 function tableColumns(c: ChalkInstance): Column[] {
@@ -113,7 +114,13 @@ export function createItemListPrinter(
           ),
         )}\n`;
       for (const item of items) {
-        out += `${renderRow([item.id, item.type, item.status, relativeTime(item.createdAt, now()), item.title], columns, widths)}\n`;
+        // Every cell as it is safe to print: a title (or a remote's id) may hold escape sequences.
+        const cells = [item.id, item.type, item.status, relativeTime(item.createdAt, now()), item.title];
+        out += `${renderRow(
+          cells.map((cell) => escapeText(cell)),
+          columns,
+          widths,
+        )}\n`;
       }
       count += items.length;
       if (out) await write(io.stdout, out);

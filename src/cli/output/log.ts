@@ -2,6 +2,7 @@
 // what, which item, and a short summary of the change), tab-separated rows in a pipe, or the
 // entries as the API sent them with --json.
 import type { AuditEntryWire } from '../../api/schemas.js';
+import { escapeText } from '../../text/escape-name.js';
 import { type Column, columnWidths, renderRow } from './table.js';
 
 /** Who made the change, in a few words: the key's name, else its id's start, else the server's own admin. */
@@ -11,6 +12,9 @@ export function actorLabel(e: Pick<AuditEntryWire, 'keyId' | 'keyName'>): string
   return 'server admin';
 }
 
+/** A 0-based sortOrder as the position people count (from 1). */
+const position = (sortOrder: unknown) => (typeof sortOrder === 'number' ? String(sortOrder + 1) : '?');
+
 const quoted = (v: unknown) => (typeof v === 'string' ? `"${v}"` : JSON.stringify(v));
 
 /** One line on what an entry changed, from its details (unknown actions show their details as JSON). */
@@ -19,8 +23,15 @@ export function summary(e: AuditEntryWire): string {
   switch (e.action) {
     case 'item.created':
       return `${String(d.type)} ${quoted(d.title)} from ${String(d.fileName)}`;
+    // Positions count from 1, as show prints them and edit's image flags read them.
     case 'item.image_added':
-      return `${String(d.fileName)} at position ${String(d.sortOrder)}`;
+      return `${String(d.fileName)} at position ${position(d.sortOrder)}`;
+    case 'item.images_reordered':
+      return `images in the order ${Array.isArray(d.order) ? d.order.join(',') : '?'} (their positions before)`;
+    case 'item.image_removed':
+      return `${String(d.fileName)} removed from position ${position(d.sortOrder)}`;
+    case 'item.image_replaced':
+      return `${String(d.replacedFileName)} at position ${position(d.sortOrder)} replaced by ${String(d.fileName)}`;
     case 'item.updated': {
       const changes = (d.changes ?? {}) as Record<string, { from: unknown; to: unknown }>;
       const parts = Object.entries(changes).map(([field, c]) => `${field} ${quoted(c.from)} → ${quoted(c.to)}`);
@@ -47,7 +58,8 @@ export function summary(e: AuditEntryWire): string {
 const COLUMNS: Column[] = [
   { header: 'TIME', width: 20 },
   { header: 'BY', width: 14 },
-  { header: 'ACTION', width: 18 },
+  // As wide as the longest action, item.images_reordered.
+  { header: 'ACTION', width: 21 },
   { header: 'ITEM', width: 36 },
   { header: 'WHAT' },
 ];
@@ -66,7 +78,7 @@ export function formatLog(
     return entries
       .map((e) =>
         [e.at, e.action, e.itemId ?? '', e.keyId ?? '', e.keyName ?? '', e.requestId ?? '', summary(e)]
-          .map((v) => v.replace(/[\t\r\n]+/g, ' '))
+          .map((v) => escapeText(v.replace(/[\t\r\n]+/g, ' ')))
           .join('\t'),
       )
       .map((line) => `${line}\n`)
@@ -75,7 +87,8 @@ export function formatLog(
   const widths = columnWidths(COLUMNS, columns);
   return [
     COLUMNS.map((c) => c.header),
-    ...entries.map((e) => [time(e.at), actorLabel(e), e.action, e.itemId ?? '—', summary(e)]),
+    // Every cell as it is safe to print: names, titles and ids come from the service.
+    ...entries.map((e) => [time(e.at), actorLabel(e), e.action, e.itemId ?? '—', summary(e)].map((v) => escapeText(v))),
   ]
     .map((row) => `${renderRow(row, COLUMNS, widths)}\n`)
     .join('');

@@ -5,11 +5,11 @@
 import { performance } from 'node:perf_hooks';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
-import { escapeName } from '../../text/escape-name.js';
+import { escapeName, escapeText } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
-import { flushed, formatMs, formatSpeed } from './progress-shared.js';
+import { flushed, formatMs, formatSpeed, retryLines } from './progress-shared.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 
 function label(file: FileRef): string {
@@ -43,11 +43,13 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
     }
     case 'failed':
       if (event.file) startedAt.delete(`${event.file.role}:${event.file.path}`);
-      return `failed   ${event.file ? `${label(event.file)}: ` : ''}${event.message}`;
+      return `failed   ${event.file ? `${label(event.file)}: ` : ''}${escapeText(event.message)}`;
     case 'skipped':
       return `skipped  ${label(event.file)}: ${event.reason} (${event.itemId})`;
     case 'retrying':
-      return `retry    ${label(event.file)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`;
+      return `retry    ${label(event.file)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${escapeText(event.reason)})`;
+    case 'notice':
+      return `note     ${escapeText(event.message)}`;
     case 'progress':
       return undefined;
   }
@@ -76,6 +78,7 @@ export function createPlainProgress(
   const startedAt = new Map<string, number>();
   const running = new Map<string, Running>();
   let nothingNew = false;
+  const worthALine = retryLines();
   const say = (line: string) => {
     if (!io.stderr.destroyed) io.stderr.write(`${line}\n`);
   };
@@ -95,6 +98,7 @@ export function createPlainProgress(
       // When every file was already uploaded, a line per file would say it again and again.
       if (event.type === 'planned') nothingNew = event.files === 0;
       if (event.type === 'skipped' && nothingNew) return;
+      if (!worthALine(event)) return;
       const line = plainLine(event, startedAt, clock());
       if (line !== undefined) say(line);
     },

@@ -32,3 +32,24 @@ export function flushed(stream: Writable): Promise<void> {
     stream.write('', () => resolve());
   });
 }
+
+/**
+ * Whether a `retrying` event is worth a line: the first retry of a file for a reason is, the
+ * next ones for the same reason are not (while a service restarts, a file retries every few
+ * seconds for a minute; the API client says once that it waits, and why). Any other event of
+ * the file starts afresh.
+ */
+export function retryLines(): (event: UploadEvent) => boolean {
+  const said = new Map<string, string>();
+  return (event) => {
+    if (event.type === 'planned' || event.type === 'notice' || !event.file) return true;
+    const key = `${event.file.role}:${event.file.path}`;
+    if (event.type !== 'retrying') {
+      if (event.type !== 'progress') said.delete(key);
+      return true;
+    }
+    if (said.get(key) === event.reason) return false;
+    said.set(key, event.reason);
+    return true;
+  };
+}

@@ -1,6 +1,7 @@
 // The end of an upload, in words: one row per item on stdout (what scripts read), and on stderr
 // what people need: counts, what was skipped and why, what failed and what to do about it, and
 // after Ctrl-C what was and was not created. Pure functions of the engine's summary.
+import { escapeText } from '../../text/escape-name.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { ItemOutcome, UploadSummary } from '../../upload/events.js';
 import { formatMs } from './progress-shared.js';
@@ -45,10 +46,13 @@ export function summaryLines(summary: UploadSummary): string[] {
   const { items } = summary;
   const lines: string[] = [];
   const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
+  // Of those, found in the library by their checksum (a fresh machine, a touched file).
+  const inLibrary = items.reduce((n, o) => n + (o.filesInLibrary ?? 0), 0);
   // A re-run with nothing left to do: one line (the items are listed on stdout).
   if (items.length > 0 && count(items, 'skipped') === items.length && !summary.interrupted) {
+    const where = inLibrary === skippedFiles ? 'in the library' : 'uploaded';
     return [
-      `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already uploaded; --force uploads them again.`,
+      `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already ${where}; --force uploads them again.`,
     ];
   }
   const appended = items.filter((o) => o.appended && o.status === 'created').length;
@@ -71,12 +75,17 @@ export function summaryLines(summary: UploadSummary): string[] {
   if (summary.leftOut)
     lines.push(`${plural(summary.leftOut, 'file')} left out as invalid (listed above; --skip-invalid), not uploaded.`);
 
-  if (skippedFiles > 0) lines.push(`${skippedFiles} already uploaded, skipped; --force uploads again.`);
+  if (skippedFiles > inLibrary)
+    lines.push(`${skippedFiles - inLibrary} already uploaded, skipped; --force uploads again.`);
+  if (inLibrary > 0)
+    lines.push(
+      `${plural(inLibrary, 'file')} already in the library (the same bytes, found by checksum), not sent; --force uploads again.`,
+    );
 
   const bad = items.filter((o) => o.status === 'failed' || o.status === 'partial');
   for (const o of bad.slice(0, MAX_LISTED))
     lines.push(
-      `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${withoutEcho(o.source, o.message ?? 'unknown error')}`,
+      `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${escapeText(withoutEcho(o.source, o.message ?? 'unknown error'))}`,
     );
   if (bad.length > MAX_LISTED) lines.push(more(bad.length - MAX_LISTED));
   if (summary.interrupted) lines.push(...interruptedLines(items));
@@ -98,7 +107,7 @@ function interruptedLines(items: ItemOutcome[]): string[] {
   );
   if (notMade.length) lines.push(`Not created: ${list(notMade, (o) => o.source)}`);
   const unfinished = items.filter((o) => o.status === 'interrupted' && o.message);
-  for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${o.message}`);
+  for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${escapeText(o.message ?? '')}`);
   if (unfinished.length > MAX_LISTED) lines.push(`  ${more(unfinished.length - MAX_LISTED)}`);
   lines.push('Run the same command again to upload the rest; nothing is uploaded twice.');
   return lines;

@@ -6,11 +6,11 @@ import cliProgress from 'cli-progress';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
-import { escapeName } from '../../text/escape-name.js';
+import { escapeName, escapeText } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
-import { flushed, formatMs, formatSpeed } from './progress-shared.js';
+import { flushed, formatMs, formatSpeed, retryLines } from './progress-shared.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 import { truncate } from './table.js';
 
@@ -83,8 +83,11 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
     multibar.remove(l.bar);
   };
 
+  const worthALine = retryLines();
+
   return {
     onEvent(event: UploadEvent) {
+      const said = worthALine(event);
       switch (event.type) {
         case 'planned':
           // One file: its own bar says it all; a total bar would repeat it.
@@ -140,7 +143,7 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
         }
         case 'failed':
           if (event.file) end(event.file);
-          log(`✗ ${event.file ? `${escapeName(event.file.name)}: ` : ''}${event.message}`);
+          log(`✗ ${event.file ? `${escapeName(event.file.name)}: ` : ''}${escapeText(event.message)}`);
           break;
         case 'retrying': {
           const l = live.get(keyOf(event.file));
@@ -148,12 +151,23 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
             l.sent = 0;
             l.t0 = clock();
           }
-          log(
-            `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${event.reason})`,
-          );
+          if (said)
+            log(
+              `↻ ${escapeName(event.file.name)}: try ${event.attempt + 1} in ${formatMs(event.delayMs)} (${escapeText(event.reason)})`,
+            );
           break;
         }
         case 'skipped':
+          // Found in the library by its checksum: not sent, so not part of the total any more.
+          if (event.inLibrary) {
+            totalBytes -= event.file.size;
+            total?.setTotal(Math.max(1, totalBytes));
+            updateTotal();
+            log(`= ${escapeName(event.file.name)}: ${event.reason} ${event.itemId}`);
+          }
+          break;
+        case 'notice':
+          log(`Note: ${event.message}`);
           break;
       }
     },

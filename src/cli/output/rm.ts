@@ -6,6 +6,7 @@ import type { JsonSelection } from './json.js';
 import { formatJson } from './json.js';
 import { paint, write } from './mode.js';
 import { loudStderr } from './quiet.js';
+import { escapeText } from '../../text/escape-name.js';
 
 /** What happened to one id. */
 export type RmResult =
@@ -16,7 +17,9 @@ export function confirmDeletion(quietable: IO, items: readonly ContentItem[]): P
   // Asked even with --quiet: the answer is needed.
   const io = { ...quietable, stderr: loudStderr(quietable.stderr) };
   const c = paint(io);
-  const lines = items.map((i) => `  ${c.cyan(i.id)}  ${i.type.padEnd(9)}  ${i.title}`);
+  const lines = items.map(
+    (i) => `  ${c.cyan(escapeText(i.id))}  ${escapeText(i.type).padEnd(9)}  ${escapeText(i.title)}`,
+  );
   const what = items.length === 1 ? 'this item and all its files' : `these ${items.length} items and all their files`;
   io.stderr.write(`About to delete ${what} for good:\n${lines.join('\n')}\n`);
   return confirm(io, items.length === 1 ? 'Delete it?' : `Delete all ${items.length}?`);
@@ -37,10 +40,12 @@ export async function printRmResults(
   const c = paint(io);
   for (const r of results) {
     if (r.deleted)
-      io.stderr.write(`${c.green('Deleted')} ${r.id}${r.title !== undefined ? ` (${r.type}: ${r.title})` : ''}\n`);
+      io.stderr.write(
+        `${c.green('Deleted')} ${escapeText(r.id)}${r.title !== undefined ? ` (${escapeText(r.type ?? '')}: ${escapeText(r.title)})` : ''}\n`,
+      );
     else
       io.stderr.write(
-        `${c.red('Not deleted')} ${r.id}: ${whyNot(r.error)}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}\n`,
+        `${c.red('Not deleted')} ${escapeText(r.id)}: ${escapeText(whyNot(r.error))}${r.error.status ? ` (${r.error.status} ${escapeText(r.error.code)})` : ''}\n`,
       );
   }
 }

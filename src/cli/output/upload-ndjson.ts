@@ -60,12 +60,17 @@ export const PlanSkippedEventSchema = z.strictObject({
   hint: z.string().optional(),
 });
 
+/** Not sent: done by an earlier run (the journal), or its bytes are in the library already (`inLibrary`). */
 export const JournalSkippedEventSchema = z.strictObject({
   type: z.literal('skipped'),
   file: FileObjectSchema,
   itemId: z.string(),
   reason: z.string(),
+  inLibrary: z.literal(true).optional(),
 });
+
+/** Something to know once (e.g. that duplicates are found by this machine's journal only). */
+export const NoticeEventSchema = z.strictObject({ type: z.literal('notice'), message: z.string() });
 
 export const EngineEventSchemas = [
   z.strictObject({ type: z.literal('started'), file: FileObjectSchema }),
@@ -113,6 +118,8 @@ export const SummaryItemSchema = z.strictObject({
   index: z.number().int(),
   filesCompleted: z.number().int(),
   filesSkipped: z.number().int(),
+  /** Of filesSkipped, those whose bytes the library held already (found by checksum). */
+  filesInLibrary: z.number().int(),
   filesTotal: z.number().int(),
   message: z.string().nullable(),
   keyRejected: z.boolean(),
@@ -136,6 +143,8 @@ export const SummarySchema = z.strictObject({
   interrupted: z.boolean(),
   problems: z.number().int(),
   skippedFiles: z.number().int(),
+  /** Files not sent because their bytes were in the library already. */
+  inLibraryFiles: z.number().int(),
   leftOut: z.number().int(),
   missingScope: z.string().nullable(),
   bytesSent: z.number().int(),
@@ -150,6 +159,7 @@ export const UploadLineSchema = z.union([
   ProblemEventSchema,
   PlanSkippedEventSchema,
   JournalSkippedEventSchema,
+  NoticeEventSchema,
   ...EngineEventSchemas,
   ErrorEventSchema,
   SummarySchema,

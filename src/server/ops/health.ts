@@ -51,7 +51,7 @@ async function runCheck(name: string, check: Check, timeoutMs: number): Promise<
 }
 
 export function registerHealth(app: FastifyInstance, o: ReadinessOptions): void {
-  const notReady = (message: string, failures: Failure[]) =>
+  const notReady = (message: string, failures: Array<{ name: string; reason: string }>) =>
     o.unavailable(
       message,
       failures.map((f) => ({ path: f.name, message: f.reason })),
@@ -80,9 +80,14 @@ export function registerHealth(app: FastifyInstance, o: ReadinessOptions): void 
     const results = await Promise.all(names.map((name) => runCheck(name, o.checks[name]!, timeoutMs)));
     const failures = results.filter((f): f is Failure => f !== null);
     if (failures.length > 0) {
-      const problem = failures.map((f) => `${f.name}: ${f.reason}`).join('; ');
-      note(problem);
-      throw notReady(`not ready: ${problem}`, failures);
+      // The probe is unauthenticated: it names the part that is down, never how it failed (a
+      // host and port, a path); the log line has that.
+      note(failures.map((f) => `${f.name}: ${f.reason}`).join('; '));
+      const parts = failures.map((f) => f.name);
+      throw notReady(
+        `not ready: ${parts.join(', ')} unavailable`,
+        parts.map((name) => ({ name, reason: 'unavailable' })),
+      );
     }
     note('');
     return reply

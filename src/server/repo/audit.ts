@@ -9,6 +9,9 @@ import type { ItemChanges, ItemRow } from './items.js';
 export type AuditAction =
   | 'item.created'
   | 'item.image_added'
+  | 'item.images_reordered'
+  | 'item.image_removed'
+  | 'item.image_replaced'
   | 'item.updated'
   | 'item.thumbnail_set'
   | 'item.deleted'

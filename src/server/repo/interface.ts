@@ -5,9 +5,13 @@
 // a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
 import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
+import type { CarouselChange, CarouselResult } from './carousel.js';
+import type { HeldFile, MissingChecksum } from './checksums.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
-import type { NewUpload, Upload } from './uploads.js';
+import type { NewUpload, ObjectKeysOf, Upload } from './uploads.js';
+import type { ReservationLimits } from '../limits.js';
+import type { ReservationRefusal } from './reservations.js';
 
 export type {
   Actor,
@@ -17,12 +21,14 @@ export type {
   ItemAuthors,
   Caller,
   FileRow,
+  HeldFile,
   ItemChanges,
   ItemRow,
   KeyOptions,
   KeyRecord,
   KeyRow,
   ListFilter,
+  MissingChecksum,
   NewItem,
   NewKey,
   NewUpload,
@@ -31,23 +37,23 @@ export type {
   Upload,
 };
 
-/** The objects an upload may have: with staging → promote, its staging object and its final one. */
-export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
-
-/** Before staging: an upload's one object is its key. */
-export const ownKey: ObjectKeysOf = (u) => [u.key];
+export { type ObjectKeysOf, ownKey } from './uploads.js';
 
 export interface CompleteInput {
   brandId: string;
   key: string;
   /** Add to this carousel; otherwise a new item is made. */
   contentItemId?: string;
+  /** With contentItemId: take this image's place instead of adding one (docs/api.md, Carousel images). */
+  replaceFileId?: string;
   type: ContentType;
   title: string;
   fileName: string;
   contentType: string;
   fileSize: number;
   durationSeconds: number | null;
+  /** The stored bytes' SHA-256, verified before the bytes were promoted. */
+  sha256: string;
   /** Ids for what this call may create (a retry that finds the key completed uses the first call's). */
   newItemId: string;
   newFileId: string;
@@ -58,13 +64,18 @@ export interface CompleteInput {
 }
 
 export type CompleteResult =
-  /** The item and the carousel image's file record, as the transaction left them. */
-  | { kind: 'done'; item: ItemRow; file: FileRow | null }
+  /**
+   * The item and the carousel image's file record, as the transaction left them; `discarded`: the
+   * objects of a replaced image, queued for deletion, to remove now.
+   */
+  | { kind: 'done'; item: ItemRow; file: FileRow | null; discarded: string[] }
   /** The upload is gone: swept after its URL expired, or removed with its item. */
   | { kind: 'upload_gone' }
   /** The carousel to add to was deleted (or never was the caller's). */
   | { kind: 'carousel_gone' }
-  | { kind: 'carousel_full' };
+  | { kind: 'carousel_full' }
+  /** The image to replace is not (or no longer) one of the carousel's. */
+  | { kind: 'file_gone' };
 
 export interface Repo {
   /** 'sqlite' or 'postgres' (messages and health output). */
@@ -92,10 +103,15 @@ export interface Repo {
 
   // ---- uploads
   /**
-   * Records a presigned upload when the brand's quota allows it (thumbnails do not count),
-   * checked and inserted in one transaction; otherwise says how many bytes are used.
+   * Records a presigned upload when the brand's quota (or the thumbnails' own) and the key's
+   * reservation limits allow it, checked and inserted in one transaction (./reservations.ts);
+   * otherwise says which limit it met.
    */
-  reserveUpload(u: NewUpload, quotaBytes: number, nowMs: number): Promise<{ ok: true } | { ok: false; used: number }>;
+  reserveUpload(
+    u: NewUpload,
+    limits: ReservationLimits,
+    nowMs: number,
+  ): Promise<{ ok: true } | { ok: false; refusal: ReservationRefusal }>;
   getUpload(key: string): Promise<Upload | null>;
   /** The upload whose staging object is `staging/<fileId>`. */
   getUploadByFileId(fileId: string): Promise<Upload | null>;
@@ -107,7 +123,7 @@ export interface Repo {
    * Turns a stored upload into an item or a carousel image, idempotent per key across instances:
    * the decision in ./completion.ts, run in one transaction.
    */
-  complete(c: CompleteInput): Promise<CompleteResult>;
+  complete(c: CompleteInput, objectKeysOf?: ObjectKeysOf): Promise<CompleteResult>;
 
   // ---- items
   getItem(brandId: string, id: string): Promise<ItemRow | null>;
@@ -135,6 +151,22 @@ export interface Repo {
     actor: Actor,
     objectKeysOf?: ObjectKeysOf,
   ): Promise<string[] | null>;
+
+  /** Puts a carousel's images in the order of `fileIds` (./carousel.ts `reorder`), in one transaction. */
+  reorderImages(c: CarouselChange & { fileIds: readonly string[] }): Promise<CarouselResult>;
+  /** Removes one image of a carousel, never below `minFiles` (./carousel.ts `removeImage`), in one transaction. */
+  removeImage(
+    c: CarouselChange & { fileId: string; minFiles: number },
+    objectKeysOf?: ObjectKeysOf,
+  ): Promise<CarouselResult>;
+
+  // ---- content identity
+  /** The brand's stored files whose SHA-256 is one of `sha256s`, oldest item first. */
+  heldFiles(brandId: string, sha256s: readonly string[]): Promise<HeldFile[]>;
+  /** Up to `limit` stored files whose SHA-256 is not known yet (rows made before checksums were kept). */
+  missingChecksums(limit: number): Promise<MissingChecksum[]>;
+  /** Records a computed SHA-256, if the row still names that object and has none. */
+  recordChecksum(m: MissingChecksum, sha256: string): Promise<void>;
 
   // ---- housekeeping
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */

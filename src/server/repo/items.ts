@@ -21,6 +21,9 @@ export interface ItemRow {
   fileCount: number;
   durationSeconds: number | null;
   thumbnailKey: string | null;
+  /** SHA-256 of the main file and of the thumbnail; null until the sweeper fills in an older row. */
+  sha256: string | null;
+  thumbnailSha256: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -33,6 +36,8 @@ export interface FileRow {
   contentType: string;
   fileSize: number;
   sortOrder: number;
+  /** Null until the sweeper fills in a row made before checksums were kept. */
+  sha256: string | null;
   createdAt: string;
 }
 
@@ -46,6 +51,8 @@ export interface NewItem {
   contentType: string;
   fileSize: number;
   durationSeconds: number | null;
+  /** The main file's verified SHA-256. */
+  sha256: string;
   createdAt: string;
 }
 
@@ -66,6 +73,8 @@ export interface ItemChanges {
   status?: Status;
   platformSettings?: Record<string, unknown>;
   thumbnailKey?: string;
+  /** The new thumbnail's verified SHA-256 (set by the server with thumbnailKey, never sent). */
+  thumbnailSha256?: string;
 }
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -73,7 +82,8 @@ const SELECT_ITEM = `
   SELECT i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
          i.platform_settings AS platformSettings, i.file_key AS fileKey, i.file_name AS fileName,
          i.content_type AS contentType, i.duration_seconds AS durationSeconds,
-         i.thumbnail_key AS thumbnailKey, i.created_at AS createdAt, i.updated_at AS updatedAt,
+         i.thumbnail_key AS thumbnailKey, i.sha256, i.thumbnail_sha256 AS thumbnailSha256,
+         i.created_at AS createdAt, i.updated_at AS updatedAt,
          CASE WHEN i.type = 'carousel'
               THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS fileCount,
          CASE WHEN i.type = 'carousel'
@@ -103,6 +113,27 @@ export function foldTitle(title: string): string {
   return title.toLowerCase();
 }
 
+/** A new item's columns and their values, in one order for SQLite and PostgreSQL: a draft, updated when created. */
+export function newItemRow(n: NewItem): { columns: string; values: unknown[] } {
+  const row: Array<[column: string, value: unknown]> = [
+    ['id', n.id],
+    ['brand_id', n.brandId],
+    ['type', n.type],
+    ['title', n.title],
+    ['title_fold', foldTitle(n.title)],
+    ['status', 'draft'],
+    ['file_key', n.fileKey],
+    ['file_name', n.fileName],
+    ['content_type', n.contentType],
+    ['file_size', n.fileSize],
+    ['duration_seconds', n.durationSeconds],
+    ['sha256', n.sha256],
+    ['created_at', n.createdAt],
+    ['updated_at', n.createdAt],
+  ];
+  return { columns: row.map(([c]) => c).join(', '), values: row.map(([, v]) => v) };
+}
+
 /** The columns a change sets and their stored values (JSON as text): one list for SQLite and PostgreSQL. */
 export function changedColumns(c: ItemChanges): Array<[column: string, value: unknown]> {
   const out: Array<[string, unknown]> = [];
@@ -112,6 +143,7 @@ export function changedColumns(c: ItemChanges): Array<[column: string, value: un
   if (c.status !== undefined) out.push(['status', c.status]);
   if (c.platformSettings !== undefined) out.push(['platform_settings', JSON.stringify(c.platformSettings)]);
   if (c.thumbnailKey !== undefined) out.push(['thumbnail_key', c.thumbnailKey]);
+  if (c.thumbnailSha256 !== undefined) out.push(['thumbnail_sha256', c.thumbnailSha256]);
   return out;
 }
 
@@ -123,23 +155,8 @@ export function itemsRepository(db: Db) {
   }
 
   function create(n: NewItem): void {
-    db.prepare(
-      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type, file_size, duration_seconds, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      n.id,
-      n.brandId,
-      n.type,
-      n.title,
-      foldTitle(n.title),
-      n.fileKey,
-      n.fileName,
-      n.contentType,
-      n.fileSize,
-      n.durationSeconds,
-      n.createdAt,
-      n.createdAt,
-    );
+    const { columns, values } = newItemRow(n);
+    db.prepare(`INSERT INTO items (${columns}) VALUES (${values.map(() => '?').join(', ')})`).run(...values);
   }
 
   /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
@@ -186,7 +203,7 @@ export function itemsRepository(db: Db) {
     return db
       .prepare(
         `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                file_size AS fileSize, sort_order AS sortOrder, created_at AS createdAt
+                file_size AS fileSize, sort_order AS sortOrder, sha256, created_at AS createdAt
            FROM carousel_files WHERE item_id = ? ORDER BY sort_order`,
       )
       .all(itemId) as FileRow[];
@@ -197,7 +214,7 @@ export function itemsRepository(db: Db) {
       (db
         .prepare(
           `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                  file_size AS fileSize, sort_order AS sortOrder, created_at AS createdAt
+                  file_size AS fileSize, sort_order AS sortOrder, sha256, created_at AS createdAt
              FROM carousel_files WHERE id = ?`,
         )
         .get(id) as FileRow | undefined) ?? null
@@ -212,13 +229,40 @@ export function itemsRepository(db: Db) {
       next: number;
     };
     db.prepare(
-      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.createdAt);
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.sha256, f.createdAt);
     db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(f.createdAt, f.itemId);
     return { ...f, sortOrder: next };
   }
 
-  return { get, create, list, update, remove, files, file, addFile };
+  function dropFile(id: string): void {
+    db.prepare('DELETE FROM carousel_files WHERE id = ?').run(id);
+  }
+
+  function insertFile(f: FileRow): void {
+    db.prepare(
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.sha256, f.createdAt);
+  }
+
+  /** Numbers the images 0..n-1 in this order; the first becomes the item's main file (call inside a transaction). */
+  function arrange(itemId: string, ordered: readonly FileRow[], at: string): void {
+    // (item_id, sort_order) is unique and checked row by row: out of the way first, then in place.
+    db.prepare('UPDATE carousel_files SET sort_order = -1 - sort_order WHERE item_id = ?').run(itemId);
+    const place = db.prepare('UPDATE carousel_files SET sort_order = ? WHERE id = ? AND item_id = ?');
+    ordered.forEach((f, i) => place.run(i, f.id, itemId));
+    const first = ordered[0];
+    // The first image is the item's main file: its checksum too.
+    const main = first ? [first.fileKey, first.fileName, first.contentType, first.fileSize, first.sha256] : null;
+    if (main)
+      db.prepare(
+        'UPDATE items SET file_key = ?, file_name = ?, content_type = ?, file_size = ?, sha256 = ?, updated_at = ? WHERE id = ?',
+      ).run(...main, at, itemId);
+    else db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(at, itemId);
+  }
+
+  return { get, create, list, update, remove, files, file, addFile, dropFile, insertFile, arrange };
 }
 export type ItemsRepository = ReturnType<typeof itemsRepository>;

@@ -5,11 +5,15 @@ import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../embedded-checks.js';
 import { loadSecret } from '../signing.js';
 import { auditRepository, patchDetails } from './audit.js';
+import { checksumsRepository } from './checksums.js';
 import { deletionsRepository } from './deletions.js';
-import { type CompletionSteps, runSteps } from './completion.js';
+import { type CarouselSteps, removeImage, reorder } from './carousel.js';
+import { type CompletionSteps, runCompletion } from './completion.js';
 import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
+import { runSteps } from './steps.js';
 import { itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
+import { judgeReservation } from './reservations.js';
 import { uploadsRepository } from './uploads.js';
 
 export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
@@ -17,6 +21,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const uploads = uploadsRepository(db);
   const keys = keysRepository(db);
   const deletions = deletionsRepository(db);
+  const checksums = checksumsRepository(db);
   const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
@@ -25,15 +30,29 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   /** Records an audit entry: call inside the transaction of the change it records. */
   const audit = auditLog.write;
 
-  // Inside the completion's IMMEDIATE transaction the write lock is the lock of every row.
-  const completionSteps: CompletionSteps = {
-    lockUpload: (key) => uploads.get(key),
+  // Inside an IMMEDIATE transaction the write lock is the lock of every row.
+  const carouselSteps: CarouselSteps = {
     lockItem: (brandId, id) => items.get(brandId, id),
+    files: (itemId) => items.files(itemId),
+    dropFile: (id) => items.dropFile(id),
+    insertFile: (file) => items.insertFile(file),
+    arrange: (itemId, files, at) => items.arrange(itemId, files, at),
+    discardImage: (file, at, objectKeysOf) => {
+      const upload = uploads.get(file.fileKey);
+      const objects = [...new Set([file.fileKey, ...(upload ? objectKeysOf(upload) : [])])];
+      uploads.remove(file.fileKey);
+      deletions.add(objects, at);
+      return objects;
+    },
+    audit,
+    readItem: (brandId, id) => items.get(brandId, id),
+  };
+  const completionSteps: CompletionSteps = {
+    ...carouselSteps,
+    lockUpload: (key) => uploads.get(key),
     createItem: (item) => items.create(item),
     addFile: (file) => items.addFile(file),
     markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
-    audit,
-    readItem: (brandId, id) => items.get(brandId, id),
     readFile: (id) => items.file(id),
   };
 
@@ -105,10 +124,10 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     listAudit: async (brandId, f) => auditLog.page(brandId, f),
     itemAuthors: async (brandId, itemIds) => auditLog.authors(brandId, itemIds),
     pruneAudit: async (before) => auditLog.prune(before),
-    reserveUpload: async (u, quotaBytes, nowMs) =>
+    reserveUpload: async (u, limits, nowMs) =>
       immediate(() => {
-        const used = u.thumbnail ? 0 : uploads.quotaUsed(u.brandId, nowMs);
-        if (!u.thumbnail && used + u.fileSize > quotaBytes) return { ok: false as const, used };
+        const refusal = judgeReservation(u, uploads.holdings(u.brandId, u.keyId, nowMs, limits), limits);
+        if (refusal) return { ok: false as const, refusal };
         uploads.insert(u);
         return { ok: true as const };
       }),
@@ -117,7 +136,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     openForPut: async (fileId, at) => uploads.openForPut(fileId, at),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
-    complete: async (c) => immediate(() => runSteps(completionSteps, c)),
+    complete: async (c, keysOf = ownKey) => immediate(() => runCompletion(completionSteps, c, keysOf)),
     getItem: async (brandId, id) => items.get(brandId, id),
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),
@@ -126,6 +145,11 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
       immediate(() => updateItem(brandId, id, changes, at, actor, keysOf)),
     deleteItem: async (brandId, id, at, actor, keysOf = ownKey) =>
       immediate(() => deleteItem(brandId, id, at, actor, keysOf)),
+    reorderImages: async (c) => immediate(() => runSteps(carouselSteps, reorder(c))),
+    removeImage: async (c, keysOf = ownKey) => immediate(() => runSteps(carouselSteps, removeImage(c, keysOf))),
+    heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
+    missingChecksums: async (limit) => checksums.missing(limit),
+    recordChecksum: async (m, sha256) => checksums.record(m, sha256),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

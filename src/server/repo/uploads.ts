@@ -2,6 +2,8 @@
 // storage PUT checks against, what complete consumes, and what the quota counts.
 import type { ContentType } from '../../rules/rules.js';
 import type { Db } from '../db.js';
+import type { ReservationLimits } from '../limits.js';
+import { type Holdings, holdingsParams, holdingsSql } from './reservations.js';
 
 export interface Upload {
   key: string;
@@ -21,6 +23,8 @@ export interface Upload {
   fileRecordId: string | null;
   /** The API key that presigned it (null for uploads made before keys were recorded). */
   keyId: string | null;
+  /** The SHA-256 declared at presign (lower-case hex); null when the client declared none. */
+  sha256: string | null;
 }
 
 /**
@@ -29,14 +33,20 @@ export interface Upload {
  */
 export type NewUpload = Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'> & { type: ContentType };
 
+/** The objects an upload may have: with staging → promote, its staging object and its final one. */
+export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
+
+/** Before staging: an upload's one object is its key. */
+export const ownKey: ObjectKeysOf = (u) => [u.key];
+
 const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
   content_type AS contentType, file_size AS fileSize, thumbnail, expires_at AS expiresAt,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
-  file_record_id AS fileRecordId, key_id AS keyId`;
+  file_record_id AS fileRecordId, key_id AS keyId, sha256`;
 
 /** The columns of a new upload's row, in the order of newUploadValues (SQLite and PostgreSQL). */
 export const NEW_UPLOAD_COLUMNS =
-  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id';
+  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id, sha256';
 
 /** A new upload's values, in the order of NEW_UPLOAD_COLUMNS (thumbnail as a boolean). */
 export function newUploadValues(u: NewUpload): unknown[] {
@@ -53,6 +63,7 @@ export function newUploadValues(u: NewUpload): unknown[] {
     u.expiresAt,
     u.createdAt,
     u.keyId,
+    u.sha256,
   ];
 }
 
@@ -65,6 +76,7 @@ export function uploadsRepository(db: Db) {
   const byKey = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE key = ?`);
 
   const byFileId = db.prepare(`SELECT ${COLUMNS} FROM uploads WHERE file_id = ?`);
+  const holdingsQuery = db.prepare(holdingsSql('sqlite'));
   const openByFileId = db.prepare(
     `SELECT ${COLUMNS} FROM uploads
       WHERE file_id = ? AND completed_at IS NULL AND item_id IS NULL
@@ -136,18 +148,9 @@ export function uploadsRepository(db: Db) {
     db.prepare('DELETE FROM uploads WHERE item_id = ?').run(itemId);
   }
 
-  /**
-   * Bytes a brand holds or has reserved: every non-thumbnail upload that is stored, or whose URL
-   * may still be used. Completed items keep their upload rows, so they count until deleted.
-   */
-  function quotaUsed(brandId: string, nowMs: number): number {
-    const row = db
-      .prepare(
-        `SELECT COALESCE(SUM(file_size), 0) AS used FROM uploads
-          WHERE brand_id = ? AND thumbnail = 0 AND (stored_at IS NOT NULL OR expires_at > ?)`,
-      )
-      .get(brandId, nowMs) as { used: number };
-    return row.used;
+  /** The brand's and the key's holdings, for judging a reservation (./reservations.ts). */
+  function holdings(brandId: string, keyId: string | null, nowMs: number, limits: ReservationLimits): Holdings {
+    return holdingsQuery.get(holdingsParams(brandId, keyId, nowMs, limits)) as Holdings;
   }
 
   /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
@@ -171,7 +174,7 @@ export function uploadsRepository(db: Db) {
     remove,
     ofItem,
     removeOfItem,
-    quotaUsed,
+    holdings,
     abandoned,
   };
 }

@@ -1,6 +1,7 @@
 // POST /api/v1/upload/complete: checks the uploaded bytes, promotes them from staging to the
 // upload's key, and turns them into a new item or a carousel image. Idempotent per key: a second
-// complete of the same key returns the same item and file record.
+// complete of the same key returns the same item and file record. Replacing a carousel's image
+// (./carousel.ts) is this same completion into the image's place: `completeUpload` with `replace`.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } from '../../api/schemas.js';
@@ -12,7 +13,15 @@ import { titleFromFileName } from '../object-keys.js';
 import { presentFile, presentOne, urlSigner } from '../present.js';
 import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
-import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
+import { objectKeysOf } from '../storage/interface.js';
+import {
+  type StoredObject,
+  type VideoFacts,
+  checkThenPromote,
+  magicBytesProblem,
+  verifiedSha256,
+  videoFacts,
+} from '../stored-file.js';
 import { callerOf } from './common.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
@@ -27,34 +36,48 @@ export function registerComplete(app: FastifyInstance, s: Services): void {
   });
 }
 
-async function completeUpload(
+/**
+ * Checks, promotes and completes an upload; `replaceFileId` puts it in that image's place in the
+ * carousel `body.contentItemId` (the replaced image's objects are deleted once it is committed).
+ */
+export async function completeUpload(
   s: Services,
   caller: Caller,
   actor: Actor,
   body: CompleteRequest,
+  replaceFileId?: string,
 ): Promise<CompleteResponse> {
   const upload = usableUpload(caller, body, await s.repo.getUpload(body.key));
   // A key completed before answers with its item and file record, whatever else the request says.
-  const durationSeconds = upload.completedAt ? null : await checkUpload(s, caller, upload, body);
+  // (so nothing of `checked` is written then).
+  const checked = upload.completedAt
+    ? { durationSeconds: null, sha256: '' }
+    : await checkUpload(s, caller, upload, body, replaceFileId);
   // One transaction, re-checking what a concurrent call (on any instance) or the sweeper changed.
-  const result = await s.repo.complete({
-    brandId: caller.brandId,
-    key: upload.key,
-    ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
-    type: body.type,
-    title: titleFromFileName(body.fileName),
-    fileName: body.fileName,
-    contentType: body.contentType,
-    fileSize: body.fileSize,
-    durationSeconds,
-    newItemId: randomUUID(),
-    newFileId: randomUUID(),
-    maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
-    at: s.deps.now().toISOString(),
-    actor,
-  });
+  const result = await s.repo.complete(
+    {
+      brandId: caller.brandId,
+      key: upload.key,
+      ...(body.contentItemId ? { contentItemId: body.contentItemId } : {}),
+      ...(replaceFileId ? { replaceFileId } : {}),
+      type: body.type,
+      title: titleFromFileName(body.fileName),
+      fileName: body.fileName,
+      contentType: body.contentType,
+      fileSize: body.fileSize,
+      durationSeconds: checked.durationSeconds,
+      sha256: checked.sha256,
+      newItemId: randomUUID(),
+      newFileId: randomUUID(),
+      maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
+      at: s.deps.now().toISOString(),
+      actor,
+    },
+    objectKeysOf,
+  );
   switch (result.kind) {
     case 'done': {
+      if (result.discarded.length > 0) await s.removeObjects(result.discarded);
       const url = urlSigner(s);
       return {
         item: await presentOne(s, caller.brandId, result.item, url),
@@ -66,20 +89,47 @@ async function completeUpload(
       throw unknownUpload();
     // The carousel was deleted, or filled, while the bytes were being checked.
     case 'carousel_gone':
-      throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`);
+      throw apiError('not_found', `no content item ${body.contentItemId}; it was deleted meanwhile`, [
+        { path: 'contentItemId', message: 'deleted meanwhile' },
+      ]);
     case 'carousel_full':
       throw apiError(
         'carousel_full',
         `carousel ${body.contentItemId} already has ${TYPE_RULES.carousel.maxFiles} images, the maximum; start a new carousel for more`,
       );
+    case 'file_gone':
+      throw imageGone(body.contentItemId!, replaceFileId!);
   }
 }
 
-/** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes; returns the video's duration. */
-async function checkUpload(s: Services, caller: Caller, upload: Upload, body: CompleteRequest) {
+/** The image a change names is not one of the carousel's (any more). */
+export const imageGone = (itemId: string, fileId: string) =>
+  apiError(
+    'not_found',
+    `carousel ${itemId} has no image ${fileId} (removed or replaced meanwhile?); see its images with GET /api/v1/content/${itemId}`,
+    [{ path: 'fileId', message: 'not an image of this carousel' }],
+  );
+
+/** What the checks found in the stored bytes: the video's duration, and the verified SHA-256. */
+interface CheckedBytes {
+  durationSeconds: number | null;
+  sha256: string;
+}
+
+/** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes. */
+async function checkUpload(
+  s: Services,
+  caller: Caller,
+  upload: Upload,
+  body: CompleteRequest,
+  replaceFileId: string | undefined,
+): Promise<CheckedBytes> {
   const violations = checkFile(body.type, body.contentType, body.fileSize);
   if (violations.length > 0) throw violationError(violations[0]!);
   if (body.contentItemId) await carouselTarget(s, caller, body);
+  // Whether it is still there when the change commits is the completion's transaction's to say.
+  if (replaceFileId && (await s.repo.file(replaceFileId))?.itemId !== body.contentItemId)
+    throw imageGone(body.contentItemId!, replaceFileId);
   return checkAndPromote(s, upload, body);
 }
 
@@ -155,13 +205,12 @@ const NOT_UPLOADED = () =>
   );
 
 /**
- * Checks the uploaded bytes and promotes them to the upload's final key; returns the video's
- * duration. The bytes are read from the staging object, pinned by its etag, and only that
+ * Checks the uploaded bytes and promotes them to the upload's final key. The bytes are read from the staging object, pinned by its etag, and only that
  * version is promoted: a PUT that lands meanwhile makes the promote fail, and the new bytes are
  * checked instead. A final object without a staging one was promoted by an earlier complete that
  * did not get to commit (a crash, a full carousel): no URL can write there, so it is checked as is.
  */
-async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<number | null> {
+async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<CheckedBytes> {
   return checkThenPromote(
     s.deps.storage,
     upload,
@@ -178,33 +227,42 @@ async function checkAndPromote(s: Services, upload: Upload, body: CompleteReques
   );
 }
 
-/** Magic bytes, then for videos the duration the file itself gives. A refused object is removed. */
+/**
+ * The SHA-256 (never promoted unknown or wrong: stored-file.ts), magic bytes, then for videos
+ * the duration the file itself gives. A refused object is removed.
+ */
 async function checkBytes(
   s: Services,
   object: StoredObject,
   upload: Upload,
   body: CompleteRequest,
-): Promise<number | null> {
+): Promise<CheckedBytes> {
   if (object.head.size !== upload.fileSize) throw NOT_UPLOADED();
+  // First: a byte changed on the way may be one of the magic bytes, and this says what happened.
+  const digest = await verifiedSha256(object, upload.sha256);
+  if ('problem' in digest) return refuse(s, object, upload, digest.problem);
   const mismatch = await magicBytesProblem(object, upload.contentType);
-  if (mismatch) {
-    await refuse(s, object, upload);
-    throw mismatch;
-  }
-  if (TYPE_RULES[body.type].media !== 'video') return null;
+  if (mismatch) return refuse(s, object, upload, mismatch);
+  const { sha256 } = digest;
+  if (TYPE_RULES[body.type].media !== 'video') return { durationSeconds: null, sha256 };
   const facts = await videoFacts(object);
-  if (facts.kind === 'not_video') {
-    await refuse(s, object, upload);
-    throw apiError('content_mismatch', `the uploaded file ${facts.message}; the object was removed`, [
-      { path: 'contentType', message: 'no video track' },
-    ]);
-  }
-  return resolveDuration(body, facts);
+  if (facts.kind === 'not_video')
+    return refuse(
+      s,
+      object,
+      upload,
+      apiError('content_mismatch', `the uploaded file ${facts.message}; the object was removed`, [
+        { path: 'contentType', message: 'no video track' },
+      ]),
+    );
+  return { durationSeconds: resolveDuration(body, facts), sha256 };
 }
 
-async function refuse(s: Services, object: StoredObject, upload: Upload): Promise<void> {
+/** Removes a refused object (the upload may be PUT again) and throws `why`. */
+async function refuse(s: Services, object: StoredObject, upload: Upload, why: Error): Promise<never> {
   await s.deps.storage.delete(object.key);
   await s.repo.markNotStored(upload.key);
+  throw why;
 }
 
 /** Seconds that may differ between the client's duration and the file's (rounding, edit lists). */

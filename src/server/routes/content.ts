@@ -19,7 +19,7 @@ import type { ItemChanges, ItemRow } from '../repo/items.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
 import { objectKeysOf } from '../storage/interface.js';
-import { checkThenPromote, magicBytesProblem } from '../stored-file.js';
+import { checkThenPromote, magicBytesProblem, verifiedSha256 } from '../stored-file.js';
 import { callerOf, isUuid } from './common.js';
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -72,7 +72,7 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     // One attach of a thumbnail at a time: the second finds it attached, never half-promoted.
     return s.oneAtATime(thumbnailKey, async () => {
       const upload = await checkThumbnailKey(s, caller, item, thumbnailKey);
-      if (!upload.completedAt) await checkAndPromoteThumbnail(s, upload);
+      if (!upload.completedAt) changes.thumbnailSha256 = await checkAndPromoteThumbnail(s, upload);
       return patchItem(s, caller, actor, item, changes);
     });
   });
@@ -138,13 +138,13 @@ async function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key
 }
 
 /**
- * A thumbnail goes the way of any upload: its staging bytes must be the declared image type,
- * and only the checked version is promoted to its key (which no URL can write). Attaching it
- * then closes its URL.
+ * A thumbnail goes the way of any upload: its staging bytes must have the declared SHA-256 and
+ * be the declared image type, and only the checked version is promoted to its key (which no URL
+ * can write). Attaching it then closes its URL. Returns its verified SHA-256.
  */
-async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<void> {
+async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<string> {
   const { storage } = s.deps;
-  await checkThenPromote(
+  return checkThenPromote(
     storage,
     upload,
     async (object) => {
@@ -154,12 +154,16 @@ async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<vo
           'thumbnailKey names a thumbnail that was never uploaded; PUT the image to its presigned URL first',
           [{ path: 'thumbnailKey', message: 'not uploaded' }],
         );
-      const mismatch = await magicBytesProblem(object, upload.contentType);
-      if (mismatch) {
+      const refuse = async (why: Error): Promise<never> => {
         await storage.delete(object.key);
         await s.repo.markNotStored(upload.key);
-        throw mismatch;
-      }
+        throw why;
+      };
+      const digest = await verifiedSha256(object, upload.sha256);
+      if ('problem' in digest) return refuse(digest.problem);
+      const mismatch = await magicBytesProblem(object, upload.contentType);
+      if (mismatch) return refuse(mismatch);
+      return digest.sha256;
     },
     () =>
       apiError('invalid_upload', 'the thumbnail kept changing while it was being checked; let the PUT finish', [

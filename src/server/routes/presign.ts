@@ -1,5 +1,6 @@
 // POST /api/v1/upload/presign: checks the file against the rules table (or the thumbnail rule),
-// the brand's quota, and hands out a signed PUT URL bound to contentType and fileSize.
+// the brand's quota, and hands out a signed PUT URL bound to contentType and fileSize (and to the
+// file's SHA-256 when the client declares it: the store refuses a body that differs).
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { PresignRequestSchema, type PresignResponse } from '../../api/schemas.js';
@@ -14,6 +15,7 @@ import {
 import type { Services } from '../context.js';
 import { type HttpError, apiError, invalidRequest, violationError } from '../errors.js';
 import { buildKey, sanitizeFileName } from '../object-keys.js';
+import type { ReservationRefusal } from '../repo/reservations.js';
 import { stagingKeyOf } from '../storage/interface.js';
 import { callerOf } from './common.js';
 
@@ -57,16 +59,18 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
         expiresAt: expires * 1000,
         createdAt: now.toISOString(),
         keyId: caller.keyId,
+        sha256: body.sha256 ?? null,
       },
-      s.deps.quotaBytes,
+      s.limits,
       now.getTime(),
     );
-    if (!reserved.ok) throw quotaError(s.deps.quotaBytes, reserved.used, body.fileSize);
+    if (!reserved.ok) throw reservationError(reserved.refusal, body.fileSize, now.getTime());
     // The URL writes the upload's staging object only; complete checks it and promotes it to `key`.
     const signed = await s.deps.storage.presignPut({
       key: stagingKeyOf(fileId),
       contentType: body.contentType,
       contentLength: body.fileSize,
+      ...(body.sha256 ? { sha256: body.sha256 } : {}),
       expiresAt: new Date(expires * 1000),
     });
     return {
@@ -100,11 +104,36 @@ function resolveType(
   return detectType(format, fileSize);
 }
 
-function quotaError(quotaBytes: number, used: number, fileSize: number): HttpError {
-  const left = Math.max(0, quotaBytes - used);
-  return apiError(
-    'quota_exceeded',
-    `the brand's storage quota of ${formatBytes(quotaBytes)} would be exceeded (${formatBytes(used)} used, ${formatBytes(left)} left); delete items to make room`,
-    [{ path: 'fileSize', message: 'over quota', actual: fileSize, limit: left }],
-  );
+/** A presign the reservation limits refuse (src/server/repo/reservations.ts), in the client's terms. */
+function reservationError(r: ReservationRefusal, fileSize: number, nowMs: number): HttpError {
+  const left = Math.max(0, r.limit - r.used);
+  const detail = { path: 'fileSize', actual: fileSize, limit: left };
+  switch (r.kind) {
+    case 'quota':
+      return apiError(
+        'quota_exceeded',
+        `the brand's storage quota of ${formatBytes(r.limit)} would be exceeded (${formatBytes(r.used)} used, ${formatBytes(left)} left); delete items to make room`,
+        [{ ...detail, message: 'over quota' }],
+      );
+    case 'thumbnail_quota':
+      return apiError(
+        'quota_exceeded',
+        `the brand's thumbnails would exceed their own quota of ${formatBytes(r.limit)} (${formatBytes(r.used)} held, ${formatBytes(left)} left); attach or delete thumbnails to make room`,
+        [{ ...detail, message: 'over the thumbnail quota' }],
+      );
+    default: {
+      // The key's own reservations free up as their URLs expire, or as they are stored and completed.
+      const retryAfter = Math.max(1, Math.ceil((r.retryAtMs - nowMs) / 1000));
+      const what =
+        r.kind === 'key_uploads'
+          ? `${r.used} uploads presigned and not yet stored (at most ${r.limit})`
+          : `${formatBytes(r.used)} presigned and not yet stored (at most ${formatBytes(r.limit)})`;
+      return apiError(
+        'rate_limited',
+        `this API key already holds ${what}; PUT and complete those first, or retry after ${retryAfter} s`,
+        [{ path: 'fileSize', message: `too much reserved by this key (${r.kind})`, actual: r.used, limit: r.limit }],
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+  }
 }

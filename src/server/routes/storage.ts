@@ -4,11 +4,15 @@
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { planFileAnswer } from '../file-answer.js';
+import { type PutGate, SlowBodyError, pacedBody } from '../put-gate.js';
+import { DEFAULT_PUT_LIMITS } from '../limits.js';
+import { RETRY_AFTER_SECONDS, asUnavailable } from '../unavailable.js';
 import { verify } from '../signing.js';
-import { type DiskStorage, LengthMismatchError } from '../storage/disk.js';
+import { DigestMismatchError, type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
 
 interface SignedRequest {
@@ -43,7 +47,9 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
 const CLOSED =
   'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked or expired); nothing was stored — presign again';
 
-export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage): void {
+export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage, gate: PutGate): void {
+  const putLimits = { ...DEFAULT_PUT_LIMITS, ...s.deps.putLimits };
+
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // Any Content-Type (or none): leave the body in the socket for the handler to stream.
@@ -53,18 +59,38 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       const check = await checkPut(s, request);
       if (check instanceof HttpError) return reject(reply, check);
       const { key, fileId, length } = check;
+      // A place among the PUTs in flight, or 503 before a file is opened (put-gate.ts).
+      const place = gate.admit(check.keyId);
+      if ('kind' in place) return reject(reply, busy(place.kind));
+      reply.raw.once('close', () => place.release());
+      const body: Readable = pacedBody(request.raw, putLimits);
       // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
       const gone = () => request.raw.socket.destroyed;
       let outcome: 'stored' | 'closed';
       try {
-        outcome = await disk.receive(key, request.raw, length, async () => {
-          // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-          if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
-            return false;
-          await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
-          return true;
-        });
+        outcome = await disk.receive(
+          key,
+          body,
+          length,
+          async () => {
+            // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
+            if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
+              return false;
+            await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
+            return true;
+          },
+          check.sha256,
+        );
       } catch (err) {
+        if (err instanceof DigestMismatchError) {
+          return reject(
+            reply,
+            storageError(
+              'bad_digest',
+              `${err.message}: the bytes changed on the way; nothing was stored — send the file again`,
+            ),
+          );
+        }
         if (err instanceof LengthMismatchError) {
           return reject(
             reply,
@@ -74,6 +100,11 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
             ),
           );
         }
+        if (err instanceof SlowBodyError)
+          return reject(
+            reply,
+            storageError('request_timeout', `${err.message}; nothing was stored — send the file again`),
+          );
         if (isDiskFull(err))
           return reject(
             reply,
@@ -81,7 +112,8 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
           );
         // The client went away mid-body: nothing was stored, and nobody is left to answer.
         if (gone()) return reply.hijack();
-        throw err;
+        // The disk failing (EIO, EMFILE…) is 503 unavailable, not a 500.
+        throw asUnavailable('storage', err);
       }
       if (gone()) return reply.hijack();
       if (parserRefused(request.raw.socket))
@@ -144,11 +176,25 @@ function oneHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** A PUT the gate did not admit: try again shortly (503 with Retry-After, as S3's SlowDown). */
+function busy(why: 'descriptors' | 'key'): HttpError {
+  return storageError(
+    'unavailable',
+    why === 'key'
+      ? 'too many uploads in flight for this API key; nothing was stored — send it again once one has finished'
+      : 'the server takes no more uploads right now; nothing was stored — send it again in a few seconds',
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  );
+}
+
 /** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
 async function checkPut(
   s: Services,
   request: FastifyRequest,
-): Promise<{ key: string; fileId: string; uploadKey: string; length: number } | HttpError> {
+): Promise<
+  | { key: string; fileId: string; uploadKey: string; keyId: string | null; length: number; sha256: string | null }
+  | HttpError
+> {
   if (request.headers.authorization !== undefined) {
     return storageError(
       'invalid_argument',
@@ -199,5 +245,12 @@ async function checkPut(
       `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
     );
   }
-  return { key: signed.key, fileId, uploadKey: upload.key, length: upload.fileSize };
+  return {
+    key: signed.key,
+    fileId,
+    uploadKey: upload.key,
+    keyId: upload.keyId,
+    length: upload.fileSize,
+    sha256: upload.sha256,
+  };
 }

@@ -31,14 +31,17 @@ export interface DiskStorageOptions {
 export interface DiskStorage extends Storage {
   /**
    * Streams a PUT body into the staging object `key`. Exactly `expectedBytes` must arrive
-   * (LengthMismatchError otherwise). Once the body is on disk, `stillOpen` decides, under the
-   * key's lock, whether it becomes the staging object ('stored') or is thrown away ('closed').
+   * (LengthMismatchError otherwise) and, when `expectedSha256` is given, their SHA-256 must be
+   * that one (DigestMismatchError otherwise): the body is hashed as it passes. Once the body is on
+   * disk, `stillOpen` decides, under the key's lock, whether it becomes the staging object
+   * ('stored') or is thrown away ('closed').
    */
   receive(
     key: string,
     body: Readable,
     expectedBytes: number,
     stillOpen: () => Promise<boolean>,
+    expectedSha256?: string | null,
   ): Promise<'stored' | 'closed'>;
   /** An object opened for reading: its facts and bytes come from the same open file. Null when missing. */
   openRead(key: string): Promise<OpenObject | null>;
@@ -72,6 +75,17 @@ export class LengthMismatchError extends Error {
 /** inode, size and mtime: a rename of a new file over the old one always changes it. */
 function etagOf(info: BigIntStats): string {
   return `${info.ino.toString(36)}-${info.size.toString(36)}-${info.mtimeNs.toString(36)}`;
+}
+
+/** The body's SHA-256 is not the one declared at presign: its bytes changed on the way (S3's BadDigest). */
+export class DigestMismatchError extends Error {
+  constructor(
+    readonly expected: string,
+    readonly received: string,
+  ) {
+    super(`the body's SHA-256 is ${received}, not the ${expected} declared at presign`);
+    this.name = 'DigestMismatchError';
+  }
 }
 
 function errnoOf(err: unknown): string | undefined {
@@ -202,6 +216,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     body: Readable,
     expectedBytes: number,
     stillOpen: () => Promise<boolean>,
+    expectedSha256?: string | null,
   ): Promise<'stored' | 'closed'> {
     const target = pathOf(key);
     const name = `${randomUUID()}.part`;
@@ -210,13 +225,16 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     try {
       // `flush` fsyncs before the file is closed: once renamed, the bytes survive a crash.
       const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: 1024 * 1024 });
-      if (o.writeError) {
-        out.destroy();
-        await pump(body, failingSink(o.writeError));
-      } else {
-        await pump(body, out);
-      }
+      const sink = o.writeError ? failingSink(o.writeError) : out;
+      if (o.writeError) out.destroy();
+      const pumped = pump(body, sink);
+      // Hashed beside the pipe (after it is attached, so no chunk is missed): one pass over the bytes.
+      const hash = expectedSha256 ? createHash('sha256') : null;
+      if (hash) body.on('data', (chunk: Buffer) => hash.update(chunk));
+      await pumped;
       if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
+      const received = hash?.digest('hex');
+      if (expectedSha256 && received !== expectedSha256) throw new DigestMismatchError(expectedSha256, received!);
       return await withLock(key, async () => {
         if (!(await stillOpen())) return 'closed';
         await rename(temp, target);
@@ -280,6 +298,8 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
   }
 
   return {
+    // receive() refuses a body whose SHA-256 is not the declared one.
+    verifiesSha256: true,
     async presignPut(put) {
       const expires = Math.floor(put.expiresAt.getTime() / 1000);
       const url = signedUrl(o.publicUrl(), o.secret, {

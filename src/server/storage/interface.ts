@@ -30,6 +30,8 @@ export interface PutToPresign {
   contentType: string;
   /** The exact number of bytes the PUT must carry (signed). */
   contentLength: number;
+  /** The body's SHA-256 (hex) when the client declared one: the store refuses a body that differs. */
+  sha256?: string;
   expiresAt: Date;
 }
 
@@ -51,9 +53,17 @@ export interface ObjectHead {
   /** Changes whenever the object is written again. */
   etag: string;
   lastModified: Date;
+  /** The SHA-256 (hex) the store verified the object's bytes against, when it keeps one (S3's ChecksumSHA256). */
+  sha256?: string;
 }
 
 export interface Storage {
+  /**
+   * Whether a PUT presigned with a SHA-256 is refused by the store itself when its body differs,
+   * so that what it holds has the declared checksum (the disk store, which hashes while it
+   * receives). Otherwise the checksum is checked at complete (stored-file.ts).
+   */
+  readonly verifiesSha256: boolean;
   presignPut(put: PutToPresign): Promise<PresignedPut>;
   presignGet(get: GetToPresign): Promise<string>;
   /** Size, type and version of an object, or null when there is none. */

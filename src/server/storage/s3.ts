@@ -25,6 +25,8 @@ import {
   STAGING_PREFIX,
   type Storage,
 } from './interface.js';
+import { DEFAULT_TIMEOUTS } from '../limits.js';
+import { attachmentDisposition, fileNameOfKey } from './disposition.js';
 
 export interface S3Location {
   bucket: string;
@@ -53,10 +55,13 @@ export interface S3StorageOptions {
   credentials?: S3ClientConfig['credentials'];
   /** The clock URLs are signed with (the server's, so expiries match the database's). */
   now?: () => Date;
+  /** Each call to the store, its retries included, gives up after this many milliseconds. */
+  timeoutMs?: number;
 }
 
 /** Client settings from options and the standard AWS environment (region, endpoint, credentials, profiles). */
 export function s3ClientConfig(o: S3StorageOptions, env: NodeJS.ProcessEnv = process.env): S3ClientConfig {
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUTS.storageMs;
   const endpoint = o.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   const region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1';
   return {
@@ -69,7 +74,22 @@ export function s3ClientConfig(o: S3StorageOptions, env: NodeJS.ProcessEnv = pro
     // the newer flexible-checksum headers, and a presigned PUT's body is not known when signing.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // A store that accepts no connection, or stops answering on one, fails the call instead of
+    // holding it (and the request behind it); each call's overall deadline is in createS3Storage.
+    requestHandler: { connectionTimeout: Math.min(3_000, timeoutMs), requestTimeout: timeoutMs },
   };
+}
+
+/** The signed header that carries the body's SHA-256 (base64) on a presigned PUT. */
+export const CHECKSUM_HEADER = 'x-amz-checksum-sha256';
+
+/**
+ * A whole-object ChecksumSHA256 (base64 of 32 bytes) as hex; undefined for a multipart upload's
+ * checksum of checksums (`…-3`), which is not the SHA-256 of the bytes.
+ */
+export function sha256OfChecksum(checksum: string): string | undefined {
+  const bytes = /^[A-Za-z0-9+/]{43}=$/.test(checksum) ? Buffer.from(checksum, 'base64') : null;
+  return bytes?.length === 32 ? bytes.toString('hex') : undefined;
 }
 
 function statusOf(err: unknown): number | undefined {
@@ -96,41 +116,67 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
   // this package allows run on 20, and `serve`'s stderr is for the operator's problems.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client(s3ClientConfig(o));
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUTS.storageMs;
+  // Every call has a deadline, retries included: the SDK's own retries must not outlast it.
+  const send: S3Client['send'] = ((command: Parameters<S3Client['send']>[0]) =>
+    client.send(command, { abortSignal: AbortSignal.timeout(timeoutMs) })) as S3Client['send'];
   const now = o.now ?? (() => new Date());
   const { bucket, prefix } = o.location;
   const objectKey = (key: string) => (prefix ? `${prefix}/${key}` : key);
 
   async function presignPut(put: PutToPresign): Promise<PresignedPut> {
+    // S3 wants the checksum in base64; the store answers 400 BadDigest when the body differs.
+    const checksum = put.sha256 ? Buffer.from(put.sha256, 'hex').toString('base64') : undefined;
     const command = new PutObjectCommand({
       Bucket: bucket,
       Key: objectKey(put.key),
       ContentType: put.contentType,
       ContentLength: put.contentLength,
+      ...(checksum ? { ChecksumSHA256: checksum } : {}),
     });
     const signingDate = now();
     // The presigner leaves content-type unsigned unless told; content-length must be named too.
+    // The checksum is a signed header the client must send, not a query parameter (the
+    // presigner would hoist an x-amz-* header into the query): a PUT without it, or with
+    // another, does not match the signature.
     const url = await getSignedUrl(client, command, {
       signingDate,
       expiresIn: lifetimeSeconds(put.expiresAt, signingDate),
-      signableHeaders: new Set(['content-type', 'content-length']),
+      signableHeaders: new Set(['content-type', 'content-length', ...(checksum ? [CHECKSUM_HEADER] : [])]),
+      ...(checksum ? { unhoistableHeaders: new Set([CHECKSUM_HEADER]) } : {}),
     });
-    return { url, headers: { 'Content-Type': put.contentType, 'Content-Length': String(put.contentLength) } };
+    return {
+      url,
+      headers: {
+        'Content-Type': put.contentType,
+        'Content-Length': String(put.contentLength),
+        ...(checksum ? { [CHECKSUM_HEADER]: checksum } : {}),
+      },
+    };
   }
 
   async function presignGet(get: { key: string; expiresAt: Date }): Promise<string> {
     const signingDate = now();
-    const command = new GetObjectCommand({ Bucket: bucket, Key: objectKey(get.key) });
+    const command = new GetObjectCommand({
+      Bucket: bucket,
+      Key: objectKey(get.key),
+      // The store cannot send nosniff: a browser opening the URL saves the file instead (disposition.ts).
+      ResponseContentDisposition: attachmentDisposition(fileNameOfKey(get.key)),
+    });
     return getSignedUrl(client, command, { signingDate, expiresIn: lifetimeSeconds(get.expiresAt, signingDate) });
   }
 
   async function head(key: string): Promise<ObjectHead | null> {
     try {
-      const res = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      // ChecksumMode: the SHA-256 the store verified at PUT, when the object was stored with one.
+      const res = await send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey(key), ChecksumMode: 'ENABLED' }));
+      const sha256 = res.ChecksumSHA256 ? sha256OfChecksum(res.ChecksumSHA256) : undefined;
       return {
         size: res.ContentLength ?? 0,
         contentType: res.ContentType ?? null,
         etag: res.ETag ?? '',
         lastModified: res.LastModified ?? new Date(0),
+        ...(sha256 ? { sha256 } : {}),
       };
     } catch (err) {
       if (isMissing(err)) return null;
@@ -141,7 +187,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
   async function readRange(key: string, offset: number, length: number, etag?: string): Promise<Buffer> {
     if (length <= 0) return Buffer.alloc(0);
     try {
-      const res = await client.send(
+      const res = await send(
         new GetObjectCommand({
           Bucket: bucket,
           Key: objectKey(key),
@@ -170,7 +216,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
       throw new Error(`promote goes from a staging key to a final key, not ${stagingKey} → ${finalKey}`);
     let copied: string | undefined;
     try {
-      const res = await client.send(
+      const res = await send(
         new CopyObjectCommand({
           Bucket: bucket,
           Key: objectKey(finalKey),
@@ -195,7 +241,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
 
   async function remove(key: string): Promise<void> {
     try {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      await send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
     } catch (err) {
       if (!isMissing(err)) throw err;
     }
@@ -206,9 +252,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     const listed = objectKey(STAGING_PREFIX);
     let token: string | undefined;
     do {
-      const page = await client.send(
-        new ListObjectsV2Command({ Bucket: bucket, Prefix: listed, ContinuationToken: token }),
-      );
+      const page = await send(new ListObjectsV2Command({ Bucket: bucket, Prefix: listed, ContinuationToken: token }));
       for (const item of page.Contents ?? []) {
         if (!item.Key) continue;
         keys.push(item.Key.slice(listed.length - STAGING_PREFIX.length));
@@ -219,6 +263,9 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
   }
 
   return {
+    // Not every S3-compatible store checks x-amz-checksum-sha256 (s3rver does not): complete
+    // trusts a checksum the store reports for the object (head), and hashes the object otherwise.
+    verifiesSha256: false,
     presignPut,
     presignGet,
     head,
@@ -227,7 +274,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     delete: remove,
     listStaging,
     async check() {
-      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      await send(new HeadBucketCommand({ Bucket: bucket }));
     },
     close: () => client.destroy(),
   };

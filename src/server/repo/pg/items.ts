@@ -1,7 +1,7 @@
 // Content items and carousel file records on PostgreSQL: the queries of ../items.ts in
 // PostgreSQL's words, over a Query that is the pool or one transaction's connection.
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from '../items.js';
-import { type RawItem, changedColumns, foldTitle, likeLiteral, toItem } from '../items.js';
+import { type RawItem, changedColumns, foldTitle, likeLiteral, newItemRow, toItem } from '../items.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -9,7 +9,8 @@ const ITEM_COLUMNS = `
   i.id, i.brand_id AS "brandId", i.type, i.title, i.description, i.hashtags, i.status,
   i.platform_settings AS "platformSettings", i.file_key AS "fileKey", i.file_name AS "fileName",
   i.content_type AS "contentType", i.duration_seconds AS "durationSeconds",
-  i.thumbnail_key AS "thumbnailKey", i.created_at AS "createdAt", i.updated_at AS "updatedAt",
+  i.thumbnail_key AS "thumbnailKey", i.sha256, i.thumbnail_sha256 AS "thumbnailSha256",
+  i.created_at AS "createdAt", i.updated_at AS "updatedAt",
   CASE WHEN i.type = 'carousel'
        THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS "fileCount",
   CASE WHEN i.type = 'carousel'
@@ -17,7 +18,7 @@ const ITEM_COLUMNS = `
        ELSE i.file_size END AS "fileSize"`;
 
 const FILE_COLUMNS = `id, item_id AS "itemId", file_key AS "fileKey", file_name AS "fileName",
-  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", created_at AS "createdAt"`;
+  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", sha256, created_at AS "createdAt"`;
 
 export function pgItems(q: Query) {
   async function get(brandId: string, id: string): Promise<ItemRow | null> {
@@ -35,24 +36,8 @@ export function pgItems(q: Query) {
   }
 
   async function create(n: NewItem): Promise<void> {
-    await q(
-      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type,
-                          file_size, duration_seconds, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'draft', $6, $7, $8, $9, $10, $11, $11)`,
-      [
-        n.id,
-        n.brandId,
-        n.type,
-        n.title,
-        foldTitle(n.title),
-        n.fileKey,
-        n.fileName,
-        n.contentType,
-        n.fileSize,
-        n.durationSeconds,
-        n.createdAt,
-      ],
-    );
+    const { columns, values } = newItemRow(n);
+    await q(`INSERT INTO items (${columns}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
   }
 
   /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
@@ -111,12 +96,44 @@ export function pgItems(q: Query) {
     );
     const next = rows[0]?.next ?? 0;
     await q(
-      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.createdAt],
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.sha256, f.createdAt],
     );
     await q('UPDATE items SET updated_at = $1 WHERE id = $2', [f.createdAt, f.itemId]);
     return { ...f, sortOrder: next };
+  }
+
+  async function dropFile(id: string): Promise<void> {
+    await q('DELETE FROM carousel_files WHERE id = $1', [id]);
+  }
+
+  async function insertFile(f: FileRow): Promise<void> {
+    await q(
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.sha256, f.createdAt],
+    );
+  }
+
+  /** Numbers the images 0..n-1 in this order; the first becomes the item's main file (call inside a transaction). */
+  async function arrange(itemId: string, ordered: readonly FileRow[], at: string): Promise<void> {
+    // (item_id, sort_order) is unique and checked row by row: out of the way first, then in place.
+    await q('UPDATE carousel_files SET sort_order = -1 - sort_order WHERE item_id = $1', [itemId]);
+    await q(
+      `UPDATE carousel_files f SET sort_order = o.n - 1
+         FROM unnest($1::text[]) WITH ORDINALITY AS o(id, n)
+        WHERE f.id = o.id AND f.item_id = $2`,
+      [ordered.map((f) => f.id), itemId],
+    );
+    const first = ordered[0];
+    // The first image is the item's main file: its checksum too.
+    if (first)
+      await q(
+        'UPDATE items SET file_key = $1, file_name = $2, content_type = $3, file_size = $4, sha256 = $5, updated_at = $6 WHERE id = $7',
+        [first.fileKey, first.fileName, first.contentType, first.fileSize, first.sha256, at, itemId],
+      );
+    else await q('UPDATE items SET updated_at = $1 WHERE id = $2', [at, itemId]);
   }
 
   /** Items by type, for the contentlib_items gauge. */
@@ -125,5 +142,5 @@ export function pgItems(q: Query) {
     return Object.fromEntries(rows.map((r) => [r.type, r.n]));
   }
 
-  return { get, lock, create, list, update, remove, files, file, addFile, countByType };
+  return { get, lock, create, list, update, remove, files, file, addFile, dropFile, insertFile, arrange, countByType };
 }

@@ -3,6 +3,9 @@
 // table's repository (./items.ts, ./uploads.ts, ./keys.ts, ./deletions.ts) takes a Query, so the
 // same functions run alone or inside a transaction.
 import pg from 'pg';
+import type { Timeouts } from '../../limits.js';
+import { databaseDown } from '../../unavailable.js';
+import { poolTimeouts } from './timeouts.js';
 
 export type Query = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 
@@ -13,12 +16,18 @@ const types = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-export function createPool(o: { connectionString?: string; max?: number }): pg.Pool {
+export function createPool(o: {
+  connectionString?: string;
+  max?: number;
+  timeouts?: Pick<Timeouts, 'databaseMs'>;
+}): pg.Pool {
   const pool = new pg.Pool({
     ...(o.connectionString ? { connectionString: o.connectionString } : {}),
     max: o.max ?? 10,
     types,
     application_name: 'contentlib',
+    // No call waits on a stopped, frozen or unreachable database for longer than the bound.
+    ...poolTimeouts(o.timeouts),
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => undefined);
@@ -29,16 +38,25 @@ export function createPool(o: { connectionString?: string; max?: number }): pg.P
 export function transactions(pool: pg.Pool) {
   return async function transaction<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     const c = await pool.connect();
+    let broken: Error | undefined;
+    // A connection lost between two statements makes the client emit 'error', which would end
+    // the process unheard; the next statement fails instead, and the connection is dropped.
+    const lost = () => undefined;
+    c.on('error', lost);
     try {
       await c.query('BEGIN');
       const result = await fn((text, values) => c.query(text, values));
       await c.query('COMMIT');
       return result;
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      // A connection that broke or timed out is thrown away (the server rolls its transaction
+      // back): a ROLLBACK would queue behind the statement still running on it.
+      if (databaseDown(err)) broken = err instanceof Error ? err : new Error(String(err));
+      else await c.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      c.release();
+      c.off('error', lost);
+      c.release(broken);
     }
   };
 }

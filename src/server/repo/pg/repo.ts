@@ -6,21 +6,28 @@
 // items.file_key and carousel_files.file_key back them up. The deletion outbox is claimed with a
 // lease (./deletions.ts), so each object is deleted by one instance.
 import { randomBytes } from 'node:crypto';
-import { type AsyncCompletionSteps, runStepsAsync } from '../completion.js';
+import { type CarouselSteps, removeImage, reorder } from '../carousel.js';
+import { type AsyncCompletionSteps, runCompletionAsync } from '../completion.js';
 import { patchDetails } from '../audit.js';
 import { type Actor, type ItemChanges, type ObjectKeysOf, type Repo, ownKey } from '../interface.js';
 import { pgAudit } from './audit.js';
+import { pgChecksums } from './checksums.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
 import { migratePostgres } from './migrations.js';
 import { type Query, createPool, transactions } from './query.js';
+import { type AsyncSteps, runStepsAsync } from '../steps.js';
 import { pgUploads } from './uploads.js';
+import { judgeReservation } from '../reservations.js';
+import type { Timeouts } from '../../limits.js';
 
 export interface PostgresRepoOptions {
   connectionString?: string;
   /** Connections per instance. */
   max?: number;
+  /** Time limits on connecting and on each statement (default: DEFAULT_TIMEOUTS). */
+  timeouts?: Pick<Timeouts, 'databaseMs'>;
 }
 
 /** Connects (PG* environment variables fill what the URL leaves out), migrates, and returns the Repo. */
@@ -44,18 +51,37 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   const deletions = pgDeletions(query);
   const audit = pgAudit(query);
 
+  /** A carousel's steps on one transaction's connection: the item's row locked. */
+  function carouselSteps(q: Query): AsyncSteps<CarouselSteps> {
+    const txItems = pgItems(q);
+    return {
+      lockItem: (brandId, id) => txItems.lock(brandId, id),
+      files: (itemId) => txItems.files(itemId),
+      dropFile: (id) => txItems.dropFile(id),
+      insertFile: (file) => txItems.insertFile(file),
+      arrange: (itemId, files, at) => txItems.arrange(itemId, files, at),
+      discardImage: async (file, at, objectKeysOf) => {
+        const removed = await pgUploads(q).remove(file.fileKey);
+        const objects = [...new Set([file.fileKey, ...(removed ? objectKeysOf(removed) : [])])];
+        await pgDeletions(q).add(objects, at);
+        return objects;
+      },
+      audit: (e) => pgAudit(q).write(e),
+      readItem: (brandId, id) => txItems.get(brandId, id),
+    };
+  }
+  const checksums = pgChecksums(query);
+
   /** The completion's steps on one transaction's connection: the upload's and the item's rows locked. */
   function completionSteps(q: Query): AsyncCompletionSteps {
     const txItems = pgItems(q);
     const txUploads = pgUploads(q);
     return {
+      ...carouselSteps(q),
       lockUpload: (key) => txUploads.lockForCompletion(key),
-      lockItem: (brandId, id) => txItems.lock(brandId, id),
       createItem: (item) => txItems.create(item),
       addFile: (file) => txItems.addFile(file),
       markCompleted: (key, at, itemId, fileRecordId) => txUploads.markCompleted(key, at, itemId, fileRecordId),
-      audit: (e) => pgAudit(q).write(e),
-      readItem: (brandId, id) => txItems.get(brandId, id),
       readFile: (id) => txItems.file(id),
     };
   }
@@ -118,14 +144,12 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     listAudit: audit.page,
     itemAuthors: audit.authors,
     pruneAudit: audit.prune,
-    reserveUpload: (u, quotaBytes, nowMs) =>
+    reserveUpload: (u, limits, nowMs) =>
       transaction(async (q) => {
         const txUploads = pgUploads(q);
         await txUploads.lockQuota(u.brandId);
-        if (!u.thumbnail) {
-          const used = await txUploads.quotaUsed(u.brandId, nowMs);
-          if (used + u.fileSize > quotaBytes) return { ok: false as const, used };
-        }
+        const refusal = judgeReservation(u, await txUploads.holdings(u.brandId, u.keyId, nowMs, limits), limits);
+        if (refusal) return { ok: false as const, refusal };
         await txUploads.insert(u);
         return { ok: true as const };
       }),
@@ -134,7 +158,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     openForPut: uploads.openForPut,
     markStored: uploads.markStored,
     markNotStored: uploads.markNotStored,
-    complete: (c) => transaction((q) => runStepsAsync(completionSteps(q), c)),
+    complete: (c, keysOf = ownKey) => transaction((q) => runCompletionAsync(completionSteps(q), c, keysOf)),
     getItem: items.get,
     listItems: items.list,
     files: items.files,
@@ -142,6 +166,11 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     updateItem: (brandId, id, changes, at, actor, keysOf = ownKey) =>
       updateItem(brandId, id, changes, at, actor, keysOf),
     deleteItem: (brandId, id, at, actor, keysOf = ownKey) => deleteItem(brandId, id, at, actor, keysOf),
+    reorderImages: (c) => transaction((q) => runStepsAsync(carouselSteps(q), reorder(c))),
+    removeImage: (c, keysOf = ownKey) => transaction((q) => runStepsAsync(carouselSteps(q), removeImage(c, keysOf))),
+    heldFiles: checksums.held,
+    missingChecksums: checksums.missing,
+    recordChecksum: checksums.record,
     abandonUploads: (beforeMs, at, keysOf = ownKey) =>
       transaction(async (q) => {
         const abandoned = await pgUploads(q).removeAbandoned(beforeMs);

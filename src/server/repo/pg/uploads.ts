@@ -2,12 +2,14 @@
 // the pool or one transaction's connection.
 import type { UploadCompletion } from '../completion.js';
 import { NEW_UPLOAD_COLUMNS, type NewUpload, type Upload, newUploadValues } from '../uploads.js';
+import type { ReservationLimits } from '../../limits.js';
+import { type Holdings, holdingsParams, holdingsSql } from '../reservations.js';
 import type { Query } from './query.js';
 
 const UPLOAD_COLUMNS = `key, file_id AS "fileId", brand_id AS "brandId", user_id AS "userId", file_name AS "fileName",
   content_type AS "contentType", file_size AS "fileSize", thumbnail, expires_at AS "expiresAt",
   created_at AS "createdAt", stored_at AS "storedAt", completed_at AS "completedAt", item_id AS "itemId",
-  file_record_id AS "fileRecordId", key_id AS "keyId"`;
+  file_record_id AS "fileRecordId", key_id AS "keyId", sha256`;
 
 /** An upload's key and file id: what its objects are named from. */
 type UploadRef = { key: string; fileId: string };
@@ -31,17 +33,16 @@ export function pgUploads(q: Query) {
     await q('SELECT id FROM brands WHERE id = $1 FOR UPDATE', [brandId]);
   }
 
-  /**
-   * Bytes a brand holds or has reserved: every non-thumbnail upload that is stored, or whose URL
-   * may still be used. Completed items keep their upload rows, so they count until deleted.
-   */
-  async function quotaUsed(brandId: string, nowMs: number): Promise<number> {
-    const { rows } = await q<{ used: number }>(
-      `SELECT COALESCE(SUM(file_size), 0)::bigint AS used FROM uploads
-        WHERE brand_id = $1 AND NOT thumbnail AND (stored_at IS NOT NULL OR expires_at > $2)`,
-      [brandId, nowMs],
-    );
-    return rows[0]?.used ?? 0;
+  /** The brand's and the key's holdings, for judging a reservation (../reservations.ts). */
+  async function holdings(
+    brandId: string,
+    keyId: string | null,
+    nowMs: number,
+    limits: ReservationLimits,
+  ): Promise<Holdings> {
+    const p = holdingsParams(brandId, keyId, nowMs, limits);
+    const { rows } = await q<Holdings>(holdingsSql('postgres'), [p.brand, p.key, p.now, p.since]);
+    return rows[0]!;
   }
 
   /** What an earlier complete left on the upload's row, the row locked until the transaction ends. */
@@ -100,7 +101,7 @@ export function pgUploads(q: Query) {
   return {
     insert,
     lockQuota,
-    quotaUsed,
+    holdings,
     get: (key: string) => one('key = $1', key),
     /** The upload whose staging object is `staging/<fileId>`. */
     getByFileId: (fileId: string) => one('file_id = $1', fileId),

@@ -1,0 +1,125 @@
+// The first migrations, written once for both databases: the same tables and columns, each in
+// its database's types. SQLite runs them from src/server/db.ts, PostgreSQL from ./pg/migrations.ts,
+// and each appends its later migrations there. The texts are exactly those that shipped (a
+// migration that has run is never edited); PostgreSQL, shared by many instances, also has the
+// unique keys behind its row locks, the outbox's leases and the shared secrets.
+
+interface Dialect {
+  /** Bytes (a key's hash). */
+  bytes: string;
+  /** Sizes and Unix milliseconds. */
+  bigint: string;
+  /** A false-by-default flag. */
+  flag: string;
+  seconds: string;
+  postgres: boolean;
+}
+
+export const SQLITE: Dialect = {
+  bytes: 'BLOB',
+  bigint: 'INTEGER',
+  flag: 'INTEGER NOT NULL DEFAULT 0',
+  seconds: 'REAL',
+  postgres: false,
+};
+
+export const POSTGRES: Dialect = {
+  bytes: 'BYTEA',
+  bigint: 'BIGINT',
+  flag: 'BOOLEAN NOT NULL DEFAULT false',
+  seconds: 'DOUBLE PRECISION',
+  postgres: true,
+};
+
+/** Migrations 1 and 2, as `d` spells them. */
+export function firstMigrations(d: Dialect): string[] {
+  const pg = (text: string) => (d.postgres ? text : '');
+  const unique = pg(' UNIQUE');
+  return [
+    `CREATE TABLE brands (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE users (
+     id TEXT PRIMARY KEY,
+     brand_id TEXT NOT NULL REFERENCES brands(id),
+     created_at TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY,
+     user_id TEXT NOT NULL REFERENCES users(id),
+     key_hash ${d.bytes} NOT NULL UNIQUE,
+     prefix TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE TABLE uploads (
+     key TEXT PRIMARY KEY,
+     file_id TEXT NOT NULL,
+     brand_id TEXT NOT NULL REFERENCES brands(id),
+     user_id TEXT NOT NULL REFERENCES users(id),
+     file_name TEXT NOT NULL,
+     content_type TEXT NOT NULL,
+     file_size ${d.bigint} NOT NULL,
+     type TEXT NOT NULL,
+     thumbnail ${d.flag},
+     expires_at ${d.bigint} NOT NULL,
+     created_at TEXT NOT NULL,
+     stored_at TEXT,
+     completed_at TEXT,
+     item_id TEXT,
+     file_record_id TEXT
+   );
+   CREATE INDEX uploads_brand ON uploads(brand_id);
+   CREATE INDEX uploads_item ON uploads(item_id);${pg(`
+   CREATE INDEX uploads_open ON uploads(expires_at) WHERE completed_at IS NULL AND item_id IS NULL;`)}
+   CREATE TABLE items (
+     id TEXT PRIMARY KEY,
+     brand_id TEXT NOT NULL REFERENCES brands(id),
+     type TEXT NOT NULL,
+     title TEXT NOT NULL,
+     title_fold TEXT NOT NULL,
+     description TEXT NOT NULL DEFAULT '',
+     hashtags TEXT NOT NULL DEFAULT '[]',
+     status TEXT NOT NULL,
+     platform_settings TEXT NOT NULL DEFAULT '{}',${pg(`
+     -- One upload becomes at most one item, whichever instance completes it.`)}
+     file_key TEXT NOT NULL${unique},
+     file_name TEXT NOT NULL,
+     content_type TEXT NOT NULL,
+     file_size ${d.bigint} NOT NULL,
+     duration_seconds ${d.seconds},
+     thumbnail_key TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX items_brand_order ON items(brand_id, created_at DESC, id DESC);
+   CREATE TABLE carousel_files (
+     id TEXT PRIMARY KEY,
+     item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+     file_key TEXT NOT NULL${unique},
+     file_name TEXT NOT NULL,
+     content_type TEXT NOT NULL,
+     file_size ${d.bigint} NOT NULL,
+     sort_order INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     UNIQUE (item_id, sort_order)
+   );
+   CREATE TABLE pending_deletions (
+     object_key TEXT PRIMARY KEY,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     last_error TEXT,
+     created_at TEXT NOT NULL${pg(`,
+     leased_until TIMESTAMPTZ`)}
+   );${pg(`
+   CREATE TABLE shared_secrets (
+     name TEXT PRIMARY KEY,
+     value BYTEA NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+   );`)}`,
+    // The API key that presigned an upload: revoking the key closes its URL.
+    `ALTER TABLE uploads ADD COLUMN key_id TEXT;
+   CREATE INDEX uploads_file_id ON uploads(file_id);`,
+  ];
+}
