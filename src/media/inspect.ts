@@ -192,7 +192,7 @@ export function inspectFileSync(path: string, shown: string = path): { file: Ins
 /** Adds a video's duration (or the problem with its movie header) to a file inspectFileSync left for probing. */
 export async function probeDuration(file: InspectedFile, shown: string): Promise<void> {
   await addDuration(file, (rule, actual, message, hint) =>
-    file.problems.push({ file: shown, rule, actual, message, ...(hint ? { hint } : {}) }),
+    file.problems.push({ file: shown, rule, actual, message, ...(hint ? { hint } : {}), path: file.path }),
   );
 }
 
