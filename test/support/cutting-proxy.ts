@@ -12,6 +12,8 @@ export interface CuttingProxy {
   bytesOut(): number;
   /** Connections reset so far. */
   cut(): number;
+  /** Cuts `n` more connections from now on (a test arms it once the setup's own reads are done). */
+  cutNext(n: number): void;
   close(): Promise<void>;
 }
 
@@ -22,6 +24,7 @@ export async function startCuttingProxy(
   const sockets = new Set<Socket>();
   let bytesOut = 0;
   let cut = 0;
+  let cuts = o.cuts;
   const server: Server = createServer((client) => {
     const { hostname, port } = new URL(typeof target === 'string' ? target : target());
     const upstream = createConnection({ host: hostname, port: Number(port) });
@@ -35,7 +38,7 @@ export async function startCuttingProxy(
     client.pipe(upstream);
     upstream.on('data', (chunk: Buffer) => {
       if (dead) return;
-      if (cut < o.cuts && passed + chunk.length > o.cutAfter) {
+      if (cut < cuts && passed + chunk.length > o.cutAfter) {
         cut++;
         dead = true;
         const part = chunk.subarray(0, Math.max(0, o.cutAfter - passed));
@@ -58,6 +61,9 @@ export async function startCuttingProxy(
   return {
     url: `http://127.0.0.1:${own}`,
     bytesOut: () => bytesOut,
+    cutNext: (n) => {
+      cuts = cut + n;
+    },
     cut: () => cut,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 // Folders of media for tests: fixtures copied into a temp folder, by layout or by shape.
-import { copyFile, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -44,6 +44,31 @@ export const SHOOT = {
 
 const ALBUM_IMAGES = ['image/photo.jpg', 'image/photo.png', 'image/photo.webp'];
 
+/**
+ * A fixture's bytes made its own with `tag`: appended after an image's end (still the same
+ * image to every reader), or written over the start of a video's `mdat` payload (sample data, not
+ * structure). Copies of one fixture would otherwise be the same content, which an upload finds
+ * in the library by its checksum and does not send again.
+ */
+export async function distinctCopy(fixture: string, dest: string, tag: string): Promise<void> {
+  const bytes = await readFile(join(FIXTURES, fixture));
+  if (!fixture.endsWith('.mp4') && !fixture.endsWith('.mov')) {
+    await writeFile(dest, Buffer.concat([bytes, Buffer.from(tag)]));
+    return;
+  }
+  for (let offset = 0; offset + 8 <= bytes.length;) {
+    const size = bytes.readUInt32BE(offset);
+    if (bytes.toString('latin1', offset + 4, offset + 8) === 'mdat' && size >= 8 + tag.length) {
+      bytes.write(tag, offset + 8, 'latin1');
+      await writeFile(dest, bytes);
+      return;
+    }
+    if (size < 8) break;
+    offset += size;
+  }
+  throw new Error(`${fixture}: no mdat box with room for "${tag}"`);
+}
+
 /** `folders` folders `album-N` of 3 images (one carousel each) and `videos` videos `clip-N.mp4`, all distinct files. */
 export async function albumsAndClips(root: string, folders: number, videos: number): Promise<void> {
   await mkdir(root, { recursive: true });
@@ -52,8 +77,8 @@ export async function albumsAndClips(root: string, folders: number, videos: numb
     await mkdir(d, { recursive: true });
     for (const [i, img] of ALBUM_IMAGES.entries()) {
       const ext = img.slice(img.lastIndexOf('.') + 1);
-      await copyFile(join(FIXTURES, img), join(d, `${i + 1}.${ext}`));
+      await distinctCopy(img, join(d, `${i + 1}.${ext}`), `album-${f}`);
     }
   }
-  for (let v = 0; v < videos; v++) await copyFile(join(FIXTURES, 'video/clip-5s.mp4'), join(root, `clip-${v}.mp4`));
+  for (let v = 0; v < videos; v++) await distinctCopy('video/clip-5s.mp4', join(root, `clip-${v}.mp4`), `clip-${v}`);
 }
