@@ -5,33 +5,13 @@
 //
 // A carousel is an <ol> of <li data-file-id data-sort-order>, each with an empty
 // `.file-actions` slot: where move/remove controls go once the service can reorder a carousel.
+import { orderedFields } from '../../api/item-fields.js';
 import type { CarouselFile, ContentItem } from '../../api/schemas.js';
 import { STATUSES, THUMBNAIL_RULE } from '../../rules/rules.js';
 import { type EditForm, FIELD_NAMES, type FieldProblem, hashtagsText, itemHref, settingsText } from '../forms.js';
 import { type Child, type Html, html, safeMediaUrl } from '../html.js';
 import { formatDuration, formatSize, formatWhen, isVideoType } from './format.js';
 
-/** Fields shown first, in this order (as `contentlib show` orders them); the rest follow by name. */
-const ORDER = [
-  'id',
-  'type',
-  'title',
-  'status',
-  'description',
-  'hashtags',
-  'createdAt',
-  'createdBy',
-  'updatedAt',
-  'updatedBy',
-  'durationSeconds',
-  'fileSize',
-  'fileName',
-  'contentType',
-  'sha256',
-  'fileCount',
-  'fileUrl',
-  'thumbnailUrl',
-];
 /** Shown in sections of their own. */
 const ELSEWHERE = new Set(['platformSettings', 'files']);
 
@@ -72,10 +52,7 @@ function fieldValue(key: string, v: unknown): Child {
 
 function fieldsList(item: ContentItem): Html {
   const rec = item as Record<string, unknown>;
-  const rest = Object.keys(rec)
-    .filter((k) => !ORDER.includes(k) && !ELSEWHERE.has(k))
-    .sort();
-  const keys = [...ORDER.filter((k) => k in rec), ...rest];
+  const keys = orderedFields(Object.keys(rec), ELSEWHERE);
   return html`<dl class="fields">
     ${keys.map(
       (k) =>

@@ -3,6 +3,7 @@
 // --remove-image and --replace-image read it) beside the API's 0-based sortOrder. A table for
 // people, `field<TAB>value` rows in a pipe, and with --json the same object `ls --json` lists, a
 // carousel's files nested in it.
+import { orderedFields } from '../../api/item-fields.js';
 import type { ContentItem } from '../../api/schemas.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { IO } from '../io.js';
@@ -14,34 +15,11 @@ import { statusColor } from './items.js';
 import { relativeTime } from './time.js';
 import { escapeText } from '../../text/escape-name.js';
 
-/** Fields shown first, in this order; any other field the API sends follows, so none is hidden. */
-const ORDER = [
-  'id',
-  'type',
-  'title',
-  'status',
-  'description',
-  'hashtags',
-  'createdAt',
-  'createdBy',
-  'updatedAt',
-  'updatedBy',
-  'durationSeconds',
-  'fileSize',
-  'fileName',
-  'contentType',
-  'sha256',
-  'fileUrl',
-  'thumbnailUrl',
-  'thumbnailSha256',
-];
-
 /** A checksum the server has not computed yet (a file stored before checksums were kept). */
 const NOT_YET = 'not computed yet (the server fills it in)';
 
 function orderedKeys(item: Record<string, unknown>): string[] {
-  const rest = Object.keys(item).filter((k) => !ORDER.includes(k) && k !== 'platformSettings');
-  return [...ORDER.filter((k) => k in item), ...rest.sort()];
+  return orderedFields(Object.keys(item), new Set(['platformSettings']));
 }
 
 /** `a.b.c` paths of every leaf, for plain rows and the readable platformSettings block. */

@@ -1,0 +1,32 @@
+// The order in which an item's fields are shown, by `contentlib show` and by browse's item page
+// alike: who and what first, then the file, then its URLs. Any field not listed follows by name,
+// so a service's additions are never hidden.
+
+export const ITEM_FIELD_ORDER: readonly string[] = [
+  'id',
+  'type',
+  'title',
+  'status',
+  'description',
+  'hashtags',
+  'createdAt',
+  'createdBy',
+  'updatedAt',
+  'updatedBy',
+  'durationSeconds',
+  'fileSize',
+  'fileName',
+  'contentType',
+  'sha256',
+  'fileCount',
+  'fileUrl',
+  'thumbnailUrl',
+  'thumbnailSha256',
+];
+
+/** `fields` in ITEM_FIELD_ORDER, then the others by name; `skip` names fields shown elsewhere. */
+export function orderedFields(fields: readonly string[], skip: ReadonlySet<string> = new Set()): string[] {
+  const present = new Set(fields);
+  const rest = fields.filter((k) => !ITEM_FIELD_ORDER.includes(k) && !skip.has(k)).sort();
+  return [...ITEM_FIELD_ORDER.filter((k) => present.has(k) && !skip.has(k)), ...rest];
+}
