@@ -2,6 +2,7 @@
 // (progress.ts): bars on a terminal, plain lines in a log (with a heartbeat for each transfer
 // still running), NDJSON events with --json. Each is a listener of the events of
 // src/download/events.ts; none of them knows how files are fetched.
+import { createJsonLines } from './json-lines.js';
 import { performance } from 'node:perf_hooks';
 import cliProgress from 'cli-progress';
 import type { MultiBar, SingleBar } from 'cli-progress';
@@ -206,25 +207,7 @@ function ttyListener(io: IO, clock: () => number): TransferListener {
 }
 
 function jsonListener(io: IO, line: (value: object) => Promise<string> | string): TransferListener {
-  // In order, and a burst of lines (an export's unchanged items) in one write.
-  const pending: object[] = [];
-  let flushing: Promise<void> | undefined;
-  const flush = async () => {
-    await Promise.resolve();
-    while (pending.length > 0) {
-      let text = '';
-      for (const value of pending.splice(0)) text += await line(value);
-      if (text && !io.stdout.destroyed) await write(io.stdout, text);
-    }
-    flushing = undefined;
-  };
-  const emit = (value: object) => {
-    pending.push(value);
-    flushing ??= flush();
-  };
-  const drained = async () => {
-    while (flushing) await flushing;
-  };
+  const { emit, drained } = createJsonLines(io, line);
   return {
     onEvent(event) {
       if (event.type !== 'progress') emit(event);

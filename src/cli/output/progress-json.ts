@@ -1,10 +1,10 @@
 // --json: the engine's events as NDJSON on stdout, one object per line, then one summary object.
 // Progress ticks are left out (they would drown the rest; the bars are for people). The `planned`
 // and `summary` objects name the target, so a log says where things went.
+import { createJsonLines } from './json-lines.js';
 import type { ItemOutcome, UploadEvent, UploadSummary } from '../../upload/events.js';
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
-import { write } from './mode.js';
 import type { ProgressListener } from './progress-shared.js';
 import type { SummaryLine } from './upload-ndjson.js';
 import { flushed } from './progress-shared.js';
@@ -82,26 +82,7 @@ export function createJsonProgress(
   target?: TargetInfo,
   line: (value: object) => Promise<string> | string = (v) => `${JSON.stringify(v)}\n`,
 ): ProgressListener {
-  // Lines are written in order, and those that come in one burst (a re-run's 10,000 `skipped`
-  // events) in one write: one write per line was a system call each.
-  const pending: object[] = [];
-  let flushing: Promise<void> | undefined;
-  const flush = async () => {
-    await Promise.resolve(); // let the rest of the burst arrive
-    while (pending.length > 0) {
-      let text = '';
-      for (const value of pending.splice(0)) text += await line(value);
-      if (text && !io.stdout.destroyed) await write(io.stdout, text);
-    }
-    flushing = undefined;
-  };
-  const emit = (value: object) => {
-    pending.push(value);
-    flushing ??= flush();
-  };
-  const drained = async () => {
-    while (flushing) await flushing;
-  };
+  const { emit, drained } = createJsonLines(io, line);
   return {
     onEvent(event: UploadEvent) {
       if (event.type === 'progress') return;
