@@ -31,6 +31,8 @@ export const PresignRequestSchema = z.strictObject({
   fileSize,
   type: ContentTypeSchema.optional(),
   thumbnail: z.boolean().optional(),
+  /** An extension (docs/api.md "Multipart uploads"): the client can send parts; the service may offer them. */
+  multipart: z.boolean().optional(),
 });
 export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
@@ -42,8 +44,19 @@ export const CompleteRequestSchema = z.strictObject({
   type: ContentTypeSchema,
   durationSeconds: z.number().positive().finite().optional(),
   contentItemId: z.uuid().optional(),
+  /** An extension: a multipart upload's parts and the ETags their PUTs answered. */
+  parts: z
+    .array(z.strictObject({ partNumber: z.number().int().min(1), etag: z.string() }))
+    .max(10_000)
+    .optional(),
 });
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+
+/** An extension (docs/api.md "Multipart uploads"): part URLs for up to 100 parts, and the parts received. */
+export const PartsRequestSchema = z.strictObject({
+  key: nonBlank,
+  partNumbers: z.array(z.number().int().min(1)).max(100).default([]),
+});
 
 /** Free-form per-platform metadata keyed by platform name: each platform holds an object. */
 export const PlatformSettingsSchema = z.record(z.string().min(1), z.record(z.string(), z.unknown()));

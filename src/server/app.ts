@@ -14,6 +14,7 @@ import { requestIdOf } from './ops/request-id.js';
 import { checkRouteHasScope, checkScope } from './scopes.js';
 import { registerAudit } from './routes/audit.js';
 import { registerComplete } from './routes/complete.js';
+import { registerPartsApi, registerPartsStorage } from './routes/multipart.js';
 import { registerContent } from './routes/content.js';
 import { registerKeys } from './routes/keys.js';
 import { registerPresign } from './routes/presign.js';
@@ -87,6 +88,7 @@ export function buildApp(
     };
   });
   if (deps.disk) registerStorage(app, services, deps.disk);
+  if (deps.parts) registerPartsStorage(app, services, deps.parts);
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
   app.register(async (api) => {
@@ -100,6 +102,7 @@ export function buildApp(
     });
     registerPresign(api, services);
     registerComplete(api, services);
+    registerPartsApi(api, services);
     registerContent(api, services);
     registerKeys(api, services);
     registerAudit(api, services);

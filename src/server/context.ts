@@ -3,6 +3,7 @@ import { keyLocks } from './key-lock.js';
 import type { Repo } from './repo/interface.js';
 import type { Reserve } from './reserve.js';
 import type { DiskStorage } from './storage/disk.js';
+import type { DiskParts } from './storage/disk-parts.js';
 import type { Storage } from './storage/interface.js';
 
 export interface AppDeps {
@@ -11,6 +12,8 @@ export interface AppDeps {
   storage: Storage;
   /** Set when this server is itself the object store: it receives PUTs and serves GETs (/storage). */
   disk?: DiskStorage;
+  /** Set with `disk`: the parts of multipart uploads (an extension, src/server/routes/multipart.ts). */
+  parts?: DiskParts;
   /** Disk space held back so that a DELETE still works on a full disk. */
   reserve?: Reserve;
   /** HMAC key of the disk storage's URLs (verified by the /storage routes). */

@@ -14,6 +14,7 @@ import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { type StoredObject, type VideoFacts, checkThenPromote, magicBytesProblem, videoFacts } from '../stored-file.js';
 import { callerOf } from './common.js';
+import { assembleParts } from './multipart.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/complete', async (request) => {
@@ -80,6 +81,7 @@ async function checkUpload(s: Services, caller: Caller, upload: Upload, body: Co
   const violations = checkFile(body.type, body.contentType, body.fileSize);
   if (violations.length > 0) throw violationError(violations[0]!);
   if (body.contentItemId) await carouselTarget(s, caller, body);
+  await assembleParts(s, upload, body.parts);
   return checkAndPromote(s, upload, body);
 }
 

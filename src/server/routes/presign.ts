@@ -16,6 +16,7 @@ import { type HttpError, apiError, invalidRequest, violationError } from '../err
 import { buildKey, sanitizeFileName } from '../object-keys.js';
 import { stagingKeyOf } from '../storage/interface.js';
 import { callerOf } from './common.js';
+import { multipartPlan } from './multipart.js';
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/presign', async (request) => {
@@ -69,8 +70,11 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
       contentLength: body.fileSize,
       expiresAt: new Date(expires * 1000),
     });
+    // Offered only when asked for (an extension): a spec client's answer never changes.
+    const plan = body.thumbnail ? null : multipartPlan(s, body.fileSize, body.multipart === true);
     return {
       presignedUrl: signed.url,
+      ...(plan ? { multipart: { partSize: plan.partSize, partCount: plan.partCount } } : {}),
       key,
       fileId,
       type,
