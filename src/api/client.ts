@@ -30,6 +30,8 @@ import type {
   KeyRevokeResponse,
   ListResponse,
   PatchRequest,
+  PartsRequest,
+  PartsResponse,
   PatchResponse,
   PresignRequest,
   PresignResponse,
@@ -44,6 +46,7 @@ import {
   KeyListResponseSchema,
   KeyRevokeResponseSchema,
   ListResponseSchema,
+  PartsResponseSchema,
   PatchResponseSchema,
   PresignResponseSchema,
 } from './response-schemas.js';
@@ -95,6 +98,8 @@ export interface ApiClient {
   dispatcher: Dispatcher;
   presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;
+  /** An extension (docs/api.md "Multipart uploads"): part URLs, and the parts received. Signs afresh each call, so it may be retried. */
+  parts(body: PartsRequest, o?: CallOptions): Promise<PartsResponse>;
   list(query: ListParams, o?: CallOptions): Promise<ListResponse>;
   get(id: string, o?: CallOptions): Promise<GetResponse>;
   patch(id: string, body: PatchRequest, o?: CallOptions): Promise<PatchResponse>;
@@ -275,6 +280,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
+    parts: (body, o) => call('POST', '/api/v1/upload/parts', PartsResponseSchema, body, o),
     list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
     get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),
     patch: (id, body, o) => call('PATCH', `/api/v1/content/${enc(id)}`, PatchResponseSchema, body, o),

@@ -57,6 +57,7 @@ export const PartsRequestSchema = z.strictObject({
   key: nonBlank,
   partNumbers: z.array(z.number().int().min(1)).max(100).default([]),
 });
+export type PartsRequest = z.input<typeof PartsRequestSchema>;
 
 /** Free-form per-platform metadata keyed by platform name: each platform holds an object. */
 export const PlatformSettingsSchema = z.record(z.string().min(1), z.record(z.string(), z.unknown()));
