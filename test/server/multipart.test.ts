@@ -5,6 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
+import { startS3 } from '../support/s3rver.js';
 import {
   type FileSpec,
   type TestServer,
@@ -14,6 +15,7 @@ import {
   presign,
   serverWithKey,
   stagingKeyOf,
+  startTestServer,
   uploadedSize,
 } from '../support/server.js';
 
@@ -177,6 +179,31 @@ describe.skipIf(onS3)('multipart uploads (disk store)', () => {
       expect((await call('POST', `${s.url}/api/v1/upload/parts`, { key, json: { key: p.key } })).status).toBe(400);
     } finally {
       s.clock.advance(-3 * 3600_000);
+    }
+  });
+});
+
+describe('multipart uploads on an S3 store (not offered yet)', () => {
+  it('answers presign with the single PUT only, and /upload/parts as unknown', async () => {
+    const s3 = await startS3();
+    let t: TestServer | undefined;
+    try {
+      await s3.createBucket('parts');
+      t = await startTestServer({
+        storageUrl: 's3://parts/library',
+        s3: { endpoint: s3.endpoint, region: 'us-east-1', credentials: s3.credentials },
+        clock: 'real',
+      });
+      const k = await t.key('acme');
+      const p = await presign(t, k, big('s3.mp4'), { multipart: true });
+      expect(p.status).toBe(200);
+      expect(p.body).not.toHaveProperty('multipart');
+      const parts = await call('POST', `${t.url}/api/v1/upload/parts`, { key: k, json: { key: p.body.key } });
+      expect(parts.status).toBe(400);
+      expect(await s3.listKeys('parts')).toEqual([]);
+    } finally {
+      await t?.dispose();
+      await s3.stop();
     }
   });
 });
