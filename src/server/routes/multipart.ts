@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { PartsRequestSchema } from '../../api/schemas.js';
 import { type PartPlan, partRange, planParts } from '../../rules/parts.js';
 import type { Services } from '../context.js';
-import { type HttpError, apiError, invalidRequest, sendError, storageError } from '../errors.js';
+import { type HttpError, apiError, isDiskFull, invalidRequest, sendError, storageError } from '../errors.js';
 import { verify } from '../signing.js';
 import { LengthMismatchError } from '../storage/disk.js';
 import { type DiskParts, PART_CONTENT_TYPE, partKey } from '../storage/disk-parts.js';
@@ -127,6 +127,14 @@ export function registerPartsStorage(app: FastifyInstance, s: Services, parts: D
         if (err instanceof LengthMismatchError)
           return reject(reply, storageError('content_length_mismatch', `${err.message}; the part was not kept`));
         if (request.raw.socket.destroyed) return reply.hijack();
+        if (isDiskFull(err))
+          return reject(
+            reply,
+            storageError(
+              'insufficient_storage',
+              'the server has no disk space left; the part was not kept — try later',
+            ),
+          );
         throw err;
       }
       const stored = (await parts.list(fileId)).find((p) => p.partNumber === partNumber);
