@@ -13,6 +13,7 @@ import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { createReserve } from './reserve.js';
 import { type DiskStorage, createDiskStorage } from './storage/disk.js';
+import { createDiskParts } from './storage/disk-parts.js';
 import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 import { isUnavailable } from './unavailable.js';
@@ -140,7 +141,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         repo,
         storage,
-        ...(disk ? { disk } : {}),
+        ...(disk ? { disk, parts: createDiskParts(opts.dataDir, secret, () => publicUrl) } : {}),
         // The reserve is for SQLite's log on a full disk; PostgreSQL keeps no file in the data dir.
         ...(opts.databaseUrl === undefined ? { reserve: createReserve(opts.dataDir) } : {}),
         secret,

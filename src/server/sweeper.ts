@@ -32,7 +32,7 @@ export async function sweep(s: Services, signal?: AbortSignal): Promise<SweepRep
   await s.deps.reserve?.ensure();
   // Its bytes may be in staging, or already promoted by a complete that never committed.
   const uploads = await s.repo.abandonUploads(now.getTime() - COMPLETE_GRACE_MS, now.toISOString(), objectKeysOf);
-  const staging = await sweepStaging(s);
+  const staging = (await sweepStaging(s)) + (await sweepParts(s));
   // `.part` files live no longer than a URL may be used (live ones are skipped anyway).
   const before = new Date(now.getTime() - s.deps.urlLifetimeSeconds * 1000);
   const tempFiles = s.deps.disk ? await s.deps.disk.sweepTemp(before) : 0;
@@ -61,6 +61,19 @@ async function sweepStaging(s: Services): Promise<number> {
     const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
     if (upload && !upload.completedAt && !upload.itemId) continue;
     await s.deps.storage.delete(key);
+    removed++;
+  }
+  return removed;
+}
+
+/** Parts of multipart uploads no open upload owns (abandoned, completed, attached): freed now. */
+async function sweepParts(s: Services): Promise<number> {
+  if (!s.deps.parts) return 0;
+  let removed = 0;
+  for (const fileId of await s.deps.parts.fileIds()) {
+    const upload = await s.repo.getUploadByFileId(fileId);
+    if (upload && !upload.completedAt && !upload.itemId) continue;
+    await s.deps.parts.remove(fileId);
     removed++;
   }
   return removed;

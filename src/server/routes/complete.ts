@@ -23,6 +23,7 @@ import {
   videoFacts,
 } from '../stored-file.js';
 import { callerOf } from './common.js';
+import { assembleParts } from './multipart.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/complete', async (request) => {
@@ -130,6 +131,7 @@ async function checkUpload(
   // Whether it is still there when the change commits is the completion's transaction's to say.
   if (replaceFileId && (await s.repo.file(replaceFileId))?.itemId !== body.contentItemId)
     throw imageGone(body.contentItemId!, replaceFileId);
+  await assembleParts(s, upload, body.parts);
   return checkAndPromote(s, upload, body);
 }
 

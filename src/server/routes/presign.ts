@@ -18,6 +18,7 @@ import { buildKey, sanitizeFileName } from '../object-keys.js';
 import type { ReservationRefusal } from '../repo/reservations.js';
 import { stagingKeyOf } from '../storage/interface.js';
 import { callerOf } from './common.js';
+import { multipartPlan } from './multipart.js';
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/presign', async (request) => {
@@ -73,8 +74,11 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
       ...(body.sha256 ? { sha256: body.sha256 } : {}),
       expiresAt: new Date(expires * 1000),
     });
+    // Offered only when asked for (an extension): a spec client's answer never changes.
+    const plan = body.thumbnail ? null : multipartPlan(s, body.fileSize, body.multipart === true);
     return {
       presignedUrl: signed.url,
+      ...(plan ? { multipart: { partSize: plan.partSize, partCount: plan.partCount } } : {}),
       key,
       fileId,
       type,
