@@ -129,6 +129,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       : undefined;
     const storage: Storage =
       disk ?? guard(rawStorage, { part: 'storage', outages, passThrough: ['presignPut', 'presignGet'] });
+    // Multipart uploads (issue 28): the disk store's parts live beside its objects; S3's are its own.
+    // No deadline: joining a gigabyte's parts on disk takes as long as it takes.
+    const parts = rawDisk ? createDiskParts(opts.dataDir, secret, () => publicUrl, rawDisk.pathOf, now) : undefined;
+    const rawMultipart = parts ?? rawStorage.multipart;
+    const multipart = rawMultipart
+      ? guard(rawMultipart, { part: 'storage', outages, passThrough: ['presignPart'] })
+      : undefined;
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -141,7 +148,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         repo,
         storage,
-        ...(disk ? { disk, parts: createDiskParts(opts.dataDir, secret, () => publicUrl) } : {}),
+        ...(disk && parts ? { disk, parts } : {}),
+        ...(multipart ? { multipart } : {}),
         // The reserve is for SQLite's log on a full disk; PostgreSQL keeps no file in the data dir.
         ...(opts.databaseUrl === undefined ? { reserve: createReserve(opts.dataDir) } : {}),
         secret,

@@ -32,7 +32,7 @@ export async function sweep(s: Services, signal?: AbortSignal): Promise<SweepRep
   await s.deps.reserve?.ensure();
   // Its bytes may be in staging, or already promoted by a complete that never committed.
   const uploads = await s.repo.abandonUploads(now.getTime() - COMPLETE_GRACE_MS, now.toISOString(), objectKeysOf);
-  const staging = (await sweepStaging(s)) + (await sweepParts(s));
+  const staging = (await sweepStaging(s)) + (await sweepParts(s, now));
   // `.part` files live no longer than a URL may be used (live ones are skipped anyway).
   const before = new Date(now.getTime() - s.deps.urlLifetimeSeconds * 1000);
   const tempFiles = s.deps.disk ? await s.deps.disk.sweepTemp(before) : 0;
@@ -66,15 +66,35 @@ async function sweepStaging(s: Services): Promise<number> {
   return removed;
 }
 
-/** Parts of multipart uploads no open upload owns (abandoned, completed, attached): freed now. */
-async function sweepParts(s: Services): Promise<number> {
-  if (!s.deps.parts) return 0;
+/**
+ * The store's multipart uploads that no open upload owns (its row abandoned above, aborted,
+ * completed, attached, or never recorded: a presign that failed after opening it) are aborted,
+ * freeing their parts. One presigned this very moment is not recorded yet: only those opened
+ * before the grace period are judged. A failed abort is reported and retried next sweep; the
+ * bucket's lifecycle rule is the backstop (docs/deploy.md).
+ */
+async function sweepParts(s: Services, now: Date): Promise<number> {
+  const multipart = s.deps.multipart;
+  if (!multipart) return 0;
+  let open;
+  try {
+    open = await multipart.listUploads();
+  } catch (err) {
+    s.deps.onInternalError?.(err);
+    return 0;
+  }
   let removed = 0;
-  for (const fileId of await s.deps.parts.fileIds()) {
-    const upload = await s.repo.getUploadByFileId(fileId);
-    if (upload && !upload.completedAt && !upload.itemId) continue;
-    await s.deps.parts.remove(fileId);
-    removed++;
+  for (const { stagingKey, uploadId, initiated } of open) {
+    if (initiated.getTime() > now.getTime() - COMPLETE_GRACE_MS) continue;
+    const fileId = fileIdOfStagingKey(stagingKey);
+    const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
+    if (upload && !upload.completedAt && !upload.itemId && upload.multipartId === uploadId) continue;
+    try {
+      await multipart.abort(stagingKey, uploadId);
+      removed++;
+    } catch (err) {
+      s.deps.onInternalError?.(err);
+    }
   }
   return removed;
 }

@@ -71,6 +71,8 @@ function upload(caller: { userId: string; brandId: string; keyId?: string }, o: 
     createdAt: AT,
     keyId: caller.keyId ?? null,
     sha256: null,
+    partSize: null,
+    multipartId: null,
     ...o,
   };
 }
