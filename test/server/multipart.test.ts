@@ -5,11 +5,13 @@
 // URLs, the sweeper aborting what is abandoned or unowned, the abort endpoint, and spec clients
 // that never see any of it.
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
+import { listenLocal } from '../support/listen.js';
 import { type TestS3, startS3 } from '../support/s3rver.js';
 import {
   type FileSpec,
@@ -305,6 +307,38 @@ describe.skipIf(onS3)('multipart uploads in the bucket that no upload owns', () 
       expect(await s3Store.openUploads(t)).toEqual([]);
     } finally {
       await t.dispose();
+    }
+  });
+});
+
+describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
+  it('presign logs the refusal and offers the single PUT instead', async () => {
+    // Every call refused as a store without multipart uploads answers (presigning needs no call).
+    const store = await listenLocal(
+      createServer((req, res) => {
+        req.resume();
+        res.writeHead(501, { 'content-type': 'application/xml' });
+        res.end('<?xml version="1.0"?><Error><Code>NotImplemented</Code><Message>no multipart</Message></Error>');
+      }),
+    );
+    const t = await startTestServer({
+      storageUrl: 's3://plain/library',
+      s3: { endpoint: store.url, region: 'us-east-1', credentials: s3.credentials },
+      clock: 'real',
+    });
+    try {
+      const k = await t.key('acme');
+      const res = await presign(t, k, big('plain.mp4'), { multipart: true });
+      expect(res.status).toBe(200);
+      expect(res.body).not.toHaveProperty('multipart');
+      expect(res.body.presignedUrl).toContain('/plain/library/staging/');
+      expect(t.internal.map(String).join('\n')).toMatch(/no multipart/);
+      t.internal.length = 0; // reported, as expected: not a failure of this test
+      const parts = await call('POST', `${t.url}/api/v1/upload/parts`, { key: k, json: { key: res.body.key } });
+      expect(parts.status).toBe(400);
+    } finally {
+      await t.dispose();
+      await store.close();
     }
   });
 });

@@ -40,9 +40,18 @@ export function recordedPlan(upload: Pick<Upload, 'partSize' | 'fileSize'>): Par
   return { partSize: upload.partSize, partCount: Math.ceil(upload.fileSize / upload.partSize) };
 }
 
-/** Opens the store's multipart upload for a presign; the caller records its id with the upload. */
-export async function openMultipart(s: Services, fileId: string, contentType: string): Promise<string> {
-  return s.deps.multipart!.create(stagingKeyOf(fileId), contentType);
+/**
+ * Opens the store's multipart upload for a presign; the caller records its id with the upload.
+ * Null when the store refuses (an S3-compatible store without multipart uploads, or one down):
+ * the presign then offers the single PUT, always a valid answer, and the error is reported.
+ */
+export async function openMultipart(s: Services, fileId: string, contentType: string): Promise<string | null> {
+  try {
+    return await s.deps.multipart!.create(stagingKeyOf(fileId), contentType);
+  } catch (err) {
+    s.deps.onInternalError?.(err);
+    return null;
+  }
 }
 
 /** Frees a store's multipart upload; a failure is left to the sweeper (and the bucket's lifecycle rule). */
@@ -265,6 +274,14 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
   return sendError(reply, err);
 }
 
+/** Whether the upload's file is whole in staging (or already promoted): its parts were joined. */
+async function alreadyJoined(s: Services, upload: Upload): Promise<boolean> {
+  const again = await s.repo.getUpload(upload.key);
+  if (again?.storedAt) return true;
+  const head = (await s.deps.storage.head(stagingKeyOf(upload.fileId))) ?? (await s.deps.storage.head(upload.key));
+  return head?.size === upload.fileSize;
+}
+
 /**
  * Complete of a multipart upload: every part the recorded plan has, present whole and with the
  * ETag its PUT answered, is joined in order into the staging object, which complete then checks
@@ -296,14 +313,14 @@ export async function joinParts(
     );
   if (given.length !== plan.partCount) throw bad(`this upload has ${plan.partCount} parts, ${given.length} were named`);
   const stagingKey = stagingKeyOf(upload.fileId);
-  const stored = new Map(
-    (
-      await multipart.listParts(stagingKey, upload.multipartId).catch((err: unknown) => {
-        if (isObjectState(err, 'missing')) throw storeForgot();
-        throw err;
-      })
-    ).map((p) => [p.partNumber, p]),
-  );
+  const listed = await multipart.listParts(stagingKey, upload.multipartId).catch(async (err: unknown) => {
+    if (!isObjectState(err, 'missing')) throw err;
+    // Joined meanwhile by another complete (another instance), or by one that did not get to record it.
+    if (await alreadyJoined(s, upload)) return null;
+    throw storeForgot();
+  });
+  if (!listed) return null;
+  const stored = new Map(listed.map((p) => [p.partNumber, p]));
   for (let n = 1; n <= plan.partCount; n++) {
     const part = stored.get(n);
     const named = given.find((p) => p.partNumber === n);
@@ -315,10 +332,12 @@ export async function joinParts(
     partNumber: i + 1,
     etag: stored.get(i + 1)!.etag,
   }));
-  const joined = await multipart.complete(stagingKey, upload.multipartId, ordered).catch((err: unknown) => {
-    if (isObjectState(err, 'missing')) throw storeForgot();
-    throw err;
+  const joined = await multipart.complete(stagingKey, upload.multipartId, ordered).catch(async (err: unknown) => {
+    if (!isObjectState(err, 'missing')) throw err;
+    if (await alreadyJoined(s, upload)) return null;
+    throw storeForgot();
   });
+  if (!joined) return null;
   await s.repo.markStored(upload.key, s.deps.now().toISOString());
   const head = await s.deps.storage.head(stagingKey);
   return head && joined.sha256 ? { etag: head.etag, sha256: joined.sha256 } : {};

@@ -47,8 +47,9 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
     const expires = Math.floor(now.getTime() / 1000) + s.deps.urlLifetimeSeconds;
     // Offered only when asked for (an extension): a spec client's answer never changes. The
     // store's multipart upload is opened first, so the row records its id from the start.
-    const plan = body.thumbnail ? null : multipartPlan(s, body.fileSize, body.multipart === true);
-    const multipartId = plan ? await openMultipart(s, fileId, body.contentType) : null;
+    const offer = body.thumbnail ? null : multipartPlan(s, body.fileSize, body.multipart === true);
+    const multipartId = offer ? await openMultipart(s, fileId, body.contentType) : null;
+    const plan = multipartId ? offer : null;
     // Quota checked and the bytes reserved in one transaction: racing presigns cannot overshoot it.
     const reserved = await s.repo.reserveUpload(
       {
