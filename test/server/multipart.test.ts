@@ -225,6 +225,21 @@ describe.each(onS3 ? [s3Store] : [disk, s3Store])('multipart uploads ($name stor
     expect(done.status, done.text).toBe(200);
   });
 
+  it('after a refusal that keeps the joined file (a duration), completes again without sending parts', async () => {
+    const f = big('long-for-short.mp4', mp4(200, { size: 20 * MIB + 5 }));
+    const p = await start(f, { sha256: sha256(f.bytes) });
+    const etags = await sendAll(f, p.key);
+    const short = await complete(t, key, p.key, f, 'shortform', { parts: etags });
+    expect([short.status, short.text]).toEqual([422, expect.stringMatching(/invalid_duration/)]);
+    expect(await isOpen(p)).toBe(false);
+    // The parts are joined and gone; the joined file is checked as it is (its SHA-256 read again).
+    const done = await complete(t, key, p.key, f, 'longform', { parts: etags });
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.item.durationSeconds).toBe(200);
+    const got = await fetch(done.body.item.fileUrl);
+    expect(Buffer.from(await got.arrayBuffer()).equals(f.bytes)).toBe(true);
+  });
+
   it('re-presigns an expired part URL', async () => {
     const f = big('late.mp4');
     const p = await start(f);
