@@ -5,7 +5,7 @@
 // URLs, the sweeper aborting what is abandoned or unowned, the abort endpoint, and spec clients
 // that never see any of it.
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
@@ -351,6 +351,58 @@ describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
       t.internal.length = 0; // reported, as expected: not a failure of this test
       const parts = await call('POST', `${t.url}/api/v1/upload/parts`, { key: k, json: { key: res.body.key } });
       expect(parts.status).toBe(400);
+    } finally {
+      await t.dispose();
+      await store.close();
+    }
+  });
+});
+
+describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
+  it('the sweeper still aborts an abandoned upload’s parts, and reports the failed listing', async () => {
+    // In front of s3rver: ListMultipartUploads answers 405 (as plain s3rver does), the rest passes.
+    const target = new URL(s3.endpoint);
+    const store = await listenLocal(
+      createServer((req, res) => {
+        if (req.method === 'GET' && /[?&]uploads(=|&|$)/.test(req.url ?? '')) {
+          req.resume();
+          res.writeHead(405, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0"?><Error><Code>MethodNotAllowed</Code><Message>no listing</Message></Error>');
+          return;
+        }
+        const out = request(
+          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+          (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
+        req.pipe(out);
+      }),
+    );
+    const t = await startTestServer({
+      storageUrl: `s3://${BUCKET}/unlisted`,
+      s3: { endpoint: store.url, region: 'us-east-1', credentials: s3.credentials },
+      clock: 'real',
+    });
+    const open = async () =>
+      (await s3Client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'unlisted/' }))).Uploads ?? [];
+    try {
+      const k = await t.key('acme');
+      const f = big('unlisted.mp4');
+      const p = await presign(t, k, f, { multipart: true });
+      const parts = await call<Parts>('POST', `${t.url}/api/v1/upload/parts`, {
+        key: k,
+        json: { key: p.body.key, partNumbers: [1] },
+      });
+      const put = await call('PUT', parts.body.parts[0]!.url, { body: slice(f, 1) });
+      expect(put.status).toBe(200);
+      expect(await open()).toHaveLength(1);
+      t.clock.advance(3 * 3600_000);
+      await t.sweep();
+      expect(await open()).toEqual([]);
+      expect(t.internal.map(String).join('\n')).toMatch(/no listing/);
+      t.internal.length = 0; // reported, as expected: not a failure of this test
     } finally {
       await t.dispose();
       await store.close();

@@ -177,6 +177,8 @@ export interface Repo {
   recordChecksum(m: MissingChecksum, sha256: string): Promise<void>;
 
   // ---- housekeeping
+  /** The store's multipart uploads of the uploads abandonUploads(beforeMs) would take now. */
+  abandonedMultipart(beforeMs: number): Promise<Array<{ fileId: string; multipartId: string }>>;
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */
   abandonUploads(beforeMs: number, at: string, objectKeysOf?: ObjectKeysOf): Promise<number>;
   /**

@@ -159,6 +159,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
     missingChecksums: async (limit) => checksums.missing(limit),
     recordChecksum: async (m, sha256) => checksums.record(m, sha256),
+    abandonedMultipart: async (beforeMs) => uploads.abandonedMultipart(beforeMs),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

@@ -182,7 +182,18 @@ export function uploadsRepository(db: Db) {
       .all(beforeMs) as Array<{ key: string; fileId: string }>;
   }
 
+  /** The multipart ones among `abandoned(beforeMs)`: their store uploads, for the sweeper to abort. */
+  function abandonedMultipart(beforeMs: number): Array<{ fileId: string; multipartId: string }> {
+    return db
+      .prepare(
+        `SELECT file_id AS fileId, multipart_id AS multipartId FROM uploads
+          WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ? AND multipart_id IS NOT NULL`,
+      )
+      .all(beforeMs) as Array<{ fileId: string; multipartId: string }>;
+  }
+
   return {
+    abandonedMultipart,
     insert,
     get,
     getByFileId,

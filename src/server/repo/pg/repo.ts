@@ -178,6 +178,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     heldFiles: checksums.held,
     missingChecksums: checksums.missing,
     recordChecksum: checksums.record,
+    abandonedMultipart: uploads.abandonedMultipart,
     abandonUploads: (beforeMs, at, keysOf = ownKey) =>
       transaction(async (q) => {
         const abandoned = await pgUploads(q).removeAbandoned(beforeMs);

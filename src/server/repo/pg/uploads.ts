@@ -108,7 +108,18 @@ export function pgUploads(q: Query) {
     return rows;
   }
 
+  /** The multipart ones among the uploads removeAbandoned(beforeMs) would take: their store uploads. */
+  async function abandonedMultipart(beforeMs: number): Promise<Array<{ fileId: string; multipartId: string }>> {
+    const { rows } = await q<{ fileId: string; multipartId: string }>(
+      `SELECT file_id AS "fileId", multipart_id AS "multipartId" FROM uploads
+        WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < $1 AND multipart_id IS NOT NULL`,
+      [beforeMs],
+    );
+    return rows;
+  }
+
   return {
+    abandonedMultipart,
     insert,
     lockQuota,
     holdings,
