@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LengthMismatchError, createDiskStorage } from '../../src/server/storage/disk.js';
 import { createDiskParts } from '../../src/server/storage/disk-parts.js';
-import { stagingKeyOf } from '../../src/server/storage/interface.js';
+import { isObjectState, stagingKeyOf } from '../../src/server/storage/interface.js';
 import { storageContract } from './storage-contract.js';
 
 async function diskSetup() {
@@ -38,6 +38,22 @@ async function diskSetup() {
 storageContract('disk', diskSetup);
 
 describe('disk only', () => {
+  it('multipart: a part not the one named (sent again meanwhile) is refused as changed, and nothing is joined', async () => {
+    const s = await diskSetup();
+    try {
+      const key = stagingKeyOf(crypto.randomUUID());
+      const id = await s.multipart.store.create(key, 'video/mp4');
+      const etag = await s.multipart.putPart(key, id, 1, Buffer.from('first'));
+      await s.multipart.putPart(key, id, 1, Buffer.from('again'));
+      const err = await s.multipart.store.complete(key, id, [{ partNumber: 1, etag }]).catch((e: unknown) => e);
+      expect(isObjectState(err, 'changed')).toBe(true);
+      expect(await s.storage.head(key)).toBeNull();
+      expect((await s.multipart.store.listParts(key, id)).map((p) => p.size)).toEqual([5]);
+    } finally {
+      await s.dispose();
+    }
+  });
+
   it('a body of the wrong length, or one whose upload closed meanwhile, leaves nothing behind', async () => {
     const s = await diskSetup();
     try {

@@ -333,6 +333,7 @@ export async function joinParts(
     etag: stored.get(i + 1)!.etag,
   }));
   const joined = await multipart.complete(stagingKey, upload.multipartId, ordered).catch(async (err: unknown) => {
+    if (isObjectState(err, 'changed')) throw bad('a part was sent again while the parts were being joined');
     if (!isObjectState(err, 'missing')) throw err;
     if (await alreadyJoined(s, upload)) return null;
     throw storeForgot();

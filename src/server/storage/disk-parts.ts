@@ -145,8 +145,9 @@ export function createDiskParts(
       const fileId = fileIdOf(stagingKey, uploadId);
       const stored = new Map((await list(fileId)).map((p) => [p.partNumber, p]));
       for (const p of parts) {
+        // Sent again (or gone) since the caller listed it: as S3's InvalidPart.
         if (stored.get(p.partNumber)?.etag !== p.etag.replace(/"/g, ''))
-          throw new Error(`part ${p.partNumber} is not the stored one`);
+          throw new ObjectStateError('changed', partKey(fileId, p.partNumber));
       }
       const numbers = parts.map((p) => p.partNumber).sort((a, b) => a - b);
       const sha256 = await join_(fileId, numbers, pathOf(stagingKey));

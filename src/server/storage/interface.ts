@@ -96,6 +96,8 @@ export interface MultipartStore {
   /**
    * Joins the parts, in order, into the staging object and closes the multipart upload. The
    * disk store hashes the bytes as it joins them and returns their SHA-256 (hex); S3 does not.
+   * ObjectStateError('changed') when a part is not the one named (sent again meanwhile),
+   * 'missing' when the upload is not open.
    */
   complete(
     stagingKey: string,

@@ -409,6 +409,9 @@ function s3Multipart(c: {
         );
       } catch (err) {
         if (isNoSuchUpload(err)) throw new ObjectStateError('missing', stagingKey);
+        // A part sent again since it was listed: its ETag is not the one named.
+        if (err instanceof S3ServiceException && (err.name === 'InvalidPart' || err.name === 'InvalidPartOrder'))
+          throw new ObjectStateError('changed', stagingKey);
         throw err;
       }
       return {};
