@@ -10,8 +10,7 @@
 // not check the part ETags a CompleteMultipartUpload names (s3rver does not either); the server
 // checks them against ListParts itself before completing. test/server/s3rver-multipart.test.ts
 // tests the filling.
-import { readFile, readdir, rm as remove, stat } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -115,7 +114,7 @@ function multipartGaps(server: S3rver) {
       const stored = await keyOf(bucket, uploadId);
       if (stored !== key) return noSuchUpload(ctx);
       if (ctx.method === 'DELETE') {
-        await remove(join(uploadsDir(bucket), uploadId), { recursive: true, force: true });
+        await rm(join(uploadsDir(bucket), uploadId), { recursive: true, force: true });
         ctx.status = 204;
         ctx.body = null;
         return;
