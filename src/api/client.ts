@@ -33,6 +33,10 @@ import type {
   KeyRevokeResponse,
   ListResponse,
   PatchRequest,
+  AbortUploadRequest,
+  PartsRequest,
+  AbortUploadResponse,
+  PartsResponse,
   PatchResponse,
   PresignRequest,
   PresignResponse,
@@ -51,6 +55,8 @@ import {
   KeyListResponseSchema,
   KeyRevokeResponseSchema,
   ListResponseSchema,
+  AbortUploadResponseSchema,
+  PartsResponseSchema,
   PatchResponseSchema,
   PresignResponseSchema,
   ReplaceImageResponseSchema,
@@ -107,6 +113,10 @@ export interface ApiClient {
   complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;
   /** An extension (docs/api.md): which of these files' bytes the brand's library holds already. */
   check(body: CheckRequest, o?: CallOptions): Promise<CheckResponse>;
+  /** An extension (docs/api.md "Multipart uploads"): part URLs, and the parts received. Signs afresh each call, so it may be retried. */
+  parts(body: PartsRequest, o?: CallOptions): Promise<PartsResponse>;
+  /** An extension (docs/api.md "Multipart uploads"): closes an open upload and frees its parts. Idempotent. */
+  abortUpload(body: AbortUploadRequest, o?: CallOptions): Promise<AbortUploadResponse>;
   list(query: ListParams, o?: CallOptions): Promise<ListResponse>;
   get(id: string, o?: CallOptions): Promise<GetResponse>;
   patch(id: string, body: PatchRequest, o?: CallOptions): Promise<PatchResponse>;
@@ -325,6 +335,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
     complete: (body, o) => call('POST', '/api/v1/upload/complete', CompleteResponseSchema, body, o),
     check: (body, o) => call('POST', '/api/v1/upload/check', CheckResponseSchema, body, o),
+    parts: (body, o) => call('POST', '/api/v1/upload/parts', PartsResponseSchema, body, o),
+    abortUpload: (body, o) => call('POST', '/api/v1/upload/abort', AbortUploadResponseSchema, body, o),
     list: (query, o) => call('GET', `/api/v1/content${queryString(query)}`, ListResponseSchema, undefined, o),
     get: (id, o) => call('GET', `/api/v1/content/${enc(id)}`, GetResponseSchema, undefined, o),
     patch: (id, body, o) => call('PATCH', `/api/v1/content/${enc(id)}`, PatchResponseSchema, body, o),

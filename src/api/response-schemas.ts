@@ -10,6 +10,10 @@ export const StatusSchema = z.enum(STATUSES);
 
 export const PresignResponseSchema = z.looseObject({
   presignedUrl: z.string().url(),
+  /** An extension (docs/api.md "Multipart uploads"): present when the service offers parts. */
+  multipart: z
+    .looseObject({ partSize: z.number().int().positive(), partCount: z.number().int().positive() })
+    .optional(),
   key: z.string(),
   fileId: z.string(),
   type: ContentTypeSchema,
@@ -176,3 +180,18 @@ export const ErrorBodySchema = z.looseObject({
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** POST /api/v1/upload/parts (an extension, docs/api.md "Multipart uploads"). */
+export const PartsResponseSchema = z.looseObject({
+  partSize: z.number().int().positive(),
+  partCount: z.number().int().positive(),
+  parts: z.array(
+    z.looseObject({ partNumber: z.number().int(), url: z.string().url(), headers: z.record(z.string(), z.string()) }),
+  ),
+  uploaded: z.array(z.looseObject({ partNumber: z.number().int(), size: z.number().int(), etag: z.string() })),
+});
+export type PartsResponse = z.infer<typeof PartsResponseSchema>;
+
+/** POST /api/v1/upload/abort (an extension): `aborted` false when the upload was already closed. */
+export const AbortUploadResponseSchema = z.looseObject({ key: z.string(), aborted: z.boolean() });
+export type AbortUploadResponse = z.infer<typeof AbortUploadResponseSchema>;

@@ -47,6 +47,8 @@ export const PresignRequestSchema = z.strictObject({
   thumbnail: z.boolean().optional(),
   /** An extension (docs/api.md): the file's SHA-256, which the store then verifies. */
   sha256: Sha256Schema.optional(),
+  /** An extension (docs/api.md "Multipart uploads"): the client can send parts; the service may offer them. */
+  multipart: z.boolean().optional(),
 });
 export type PresignRequest = z.infer<typeof PresignRequestSchema>;
 
@@ -58,8 +60,28 @@ export const CompleteRequestSchema = z.strictObject({
   type: ContentTypeSchema,
   durationSeconds: z.number().positive().finite().optional(),
   contentItemId: z.uuid().optional(),
+  /** An extension: a multipart upload's parts and the ETags their PUTs answered. */
+  parts: z
+    .array(z.strictObject({ partNumber: z.number().int().min(1), etag: z.string() }))
+    .max(10_000)
+    .optional(),
 });
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+
+/** An extension (docs/api.md "Multipart uploads"): part URLs for up to 100 parts, and the parts received. */
+export const PartsRequestSchema = z.strictObject({
+  key: nonBlank,
+  partNumbers: z.array(z.number().int().min(1)).max(100).default([]),
+});
+export type PartsRequest = z.input<typeof PartsRequestSchema>;
+
+/**
+ * An extension (docs/api.md "Multipart uploads"): POST /api/v1/upload/abort closes one of the
+ * caller's open uploads now and frees what it holds (a multipart upload's parts, a staging
+ * object): the client's file changed, or it gives the upload up. Aborting a closed upload is fine.
+ */
+export const AbortUploadRequestSchema = z.strictObject({ key: nonBlank });
+export type AbortUploadRequest = z.infer<typeof AbortUploadRequestSchema>;
 
 // ---- Carousel images (an extension, docs/api.md): reorder, replace; remove has no body.
 

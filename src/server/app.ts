@@ -18,6 +18,7 @@ import { registerAudit } from './routes/audit.js';
 import { registerCarousel } from './routes/carousel.js';
 import { registerCheck } from './routes/check.js';
 import { registerComplete } from './routes/complete.js';
+import { registerPartsApi, registerPartsStorage } from './routes/multipart.js';
 import { registerContent } from './routes/content.js';
 import { registerKeys } from './routes/keys.js';
 import { registerPresign } from './routes/presign.js';
@@ -105,6 +106,7 @@ export function buildApp(
       connections: countConnections(app.server),
     });
     registerStorage(app, services, deps.disk, gate);
+    if (deps.parts) registerPartsStorage(app, services, deps.parts, gate);
   }
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;
@@ -130,6 +132,7 @@ export function buildApp(
     registerPresign(api, services);
     registerComplete(api, services);
     registerCheck(api, services);
+    registerPartsApi(api, services);
     registerContent(api, services);
     registerCarousel(api, services);
     registerKeys(api, services);

@@ -4,6 +4,8 @@ import { type PutLimits, type RateLimit, type ReservationLimits, reservationLimi
 import type { Repo } from './repo/interface.js';
 import type { Reserve } from './reserve.js';
 import type { DiskStorage } from './storage/disk.js';
+import type { DiskParts } from './storage/disk-parts.js';
+import type { MultipartStore } from './storage/interface.js';
 import type { Storage } from './storage/interface.js';
 
 export interface AppDeps {
@@ -12,6 +14,10 @@ export interface AppDeps {
   storage: Storage;
   /** Set when this server is itself the object store: it receives PUTs and serves GETs (/storage). */
   disk?: DiskStorage;
+  /** Set with `disk`: where its part PUTs land (an extension, src/server/routes/multipart.ts). */
+  parts?: DiskParts;
+  /** The store's multipart uploads, when it has them (Storage.multipart; on disk `parts`), guarded. */
+  multipart?: MultipartStore;
   /** Disk space held back so that a DELETE still works on a full disk. */
   reserve?: Reserve;
   /** HMAC key of the disk storage's URLs (verified by the /storage routes). */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SCOPES } from '../api/scopes.js';
 import { makeDirSync } from '../fs/make-dir.js';
-import { SQLITE, firstMigrations } from './repo/schema.js';
+import { SQLITE, firstMigrations, multipartMigration } from './repo/schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -49,6 +49,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX items_sha256 ON items(brand_id, sha256);
    CREATE INDEX items_thumbnail_sha256 ON items(brand_id, thumbnail_sha256);
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
+  // Multipart uploads: the plan presign offered (./repo/schema.ts, as on PostgreSQL).
+  multipartMigration(SQLITE),
 ];
 
 export function databasePath(dataDir: string): string {

@@ -13,6 +13,7 @@ import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { createReserve } from './reserve.js';
 import { type DiskStorage, createDiskStorage } from './storage/disk.js';
+import { createDiskParts } from './storage/disk-parts.js';
 import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 import { isUnavailable } from './unavailable.js';
@@ -128,6 +129,13 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       : undefined;
     const storage: Storage =
       disk ?? guard(rawStorage, { part: 'storage', outages, passThrough: ['presignPut', 'presignGet'] });
+    // Multipart uploads (issue 28): the disk store's parts live beside its objects; S3's are its own.
+    // No deadline: joining a gigabyte's parts on disk takes as long as it takes.
+    const parts = rawDisk ? createDiskParts(opts.dataDir, secret, () => publicUrl, rawDisk.pathOf, now) : undefined;
+    const rawMultipart = parts ?? rawStorage.multipart;
+    const multipart = rawMultipart
+      ? guard(rawMultipart, { part: 'storage', outages, passThrough: ['presignPart'] })
+      : undefined;
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -140,7 +148,8 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         repo,
         storage,
-        ...(disk ? { disk } : {}),
+        ...(disk && parts ? { disk, parts } : {}),
+        ...(multipart ? { multipart } : {}),
         // The reserve is for SQLite's log on a full disk; PostgreSQL keeps no file in the data dir.
         ...(opts.databaseUrl === undefined ? { reserve: createReserve(opts.dataDir) } : {}),
         secret,

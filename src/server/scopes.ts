@@ -9,6 +9,8 @@ import type { Caller } from './repo/interface.js';
 export const ENDPOINT_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /api/v1/upload/presign': 'content:write',
   'POST /api/v1/upload/complete': 'content:write',
+  'POST /api/v1/upload/parts': 'content:write',
+  'POST /api/v1/upload/abort': 'content:write',
   'GET /api/v1/content': 'content:read',
   'GET /api/v1/content/:id': 'content:read',
   'PATCH /api/v1/content/:id': 'content:write',

@@ -6,7 +6,7 @@
 // (checksum-backfill.ts). Runs at start and then on an unref'd interval.
 import { backfillChecksums } from './checksum-backfill.js';
 import type { Services } from './context.js';
-import { fileIdOfStagingKey, objectKeysOf } from './storage/interface.js';
+import { fileIdOfStagingKey, objectKeysOf, stagingKeyOf } from './storage/interface.js';
 
 /** A PUT that finished just before its URL expired may still be completed for this long. */
 export const COMPLETE_GRACE_MS = 60 * 60 * 1000;
@@ -30,9 +30,12 @@ export interface SweepReport {
 export async function sweep(s: Services, signal?: AbortSignal): Promise<SweepReport> {
   const now = s.deps.now();
   await s.deps.reserve?.ensure();
-  // Its bytes may be in staging, or already promoted by a complete that never committed.
-  const uploads = await s.repo.abandonUploads(now.getTime() - COMPLETE_GRACE_MS, now.toISOString(), objectKeysOf);
-  const staging = await sweepStaging(s);
+  // Its bytes may be in staging, or already promoted by a complete that never committed; its
+  // parts in the store's multipart upload, aborted once its row is gone.
+  const cutoff = now.getTime() - COMPLETE_GRACE_MS;
+  const multipart = s.deps.multipart ? await s.repo.abandonedMultipart(cutoff) : [];
+  const uploads = await s.repo.abandonUploads(cutoff, now.toISOString(), objectKeysOf);
+  const staging = (await abortAbandoned(s, multipart)) + (await sweepStaging(s)) + (await sweepParts(s, now));
   // `.part` files live no longer than a URL may be used (live ones are skipped anyway).
   const before = new Date(now.getTime() - s.deps.urlLifetimeSeconds * 1000);
   const tempFiles = s.deps.disk ? await s.deps.disk.sweepTemp(before) : 0;
@@ -62,6 +65,55 @@ async function sweepStaging(s: Services): Promise<number> {
     if (upload && !upload.completedAt && !upload.itemId) continue;
     await s.deps.storage.delete(key);
     removed++;
+  }
+  return removed;
+}
+
+/** The store's multipart uploads of abandoned uploads, each once its row is gone (a complete may have won the row). */
+async function abortAbandoned(s: Services, abandoned: Array<{ fileId: string; multipartId: string }>): Promise<number> {
+  let aborted = 0;
+  for (const { fileId, multipartId } of abandoned) {
+    if (await s.repo.getUploadByFileId(fileId)) continue;
+    try {
+      await s.deps.multipart!.abort(stagingKeyOf(fileId), multipartId);
+      aborted++;
+    } catch (err) {
+      // Left to sweepParts' listing next time, and to the bucket's lifecycle rule (docs/deploy.md).
+      s.deps.onInternalError?.(err);
+    }
+  }
+  return aborted;
+}
+
+/**
+ * The store's multipart uploads that no open upload owns (its row abandoned above, aborted,
+ * completed, attached, or never recorded: a presign that failed after opening it) are aborted,
+ * freeing their parts. One presigned this very moment is not recorded yet: only those opened
+ * before the grace period are judged. A failed abort is reported and retried next sweep; the
+ * bucket's lifecycle rule is the backstop (docs/deploy.md).
+ */
+async function sweepParts(s: Services, now: Date): Promise<number> {
+  const multipart = s.deps.multipart;
+  if (!multipart) return 0;
+  let open;
+  try {
+    open = await multipart.listUploads();
+  } catch (err) {
+    s.deps.onInternalError?.(err);
+    return 0;
+  }
+  let removed = 0;
+  for (const { stagingKey, uploadId, initiated } of open) {
+    if (initiated.getTime() > now.getTime() - COMPLETE_GRACE_MS) continue;
+    const fileId = fileIdOfStagingKey(stagingKey);
+    const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
+    if (upload && !upload.completedAt && !upload.itemId && upload.multipartId === uploadId) continue;
+    try {
+      await multipart.abort(stagingKey, uploadId);
+      removed++;
+    } catch (err) {
+      s.deps.onInternalError?.(err);
+    }
   }
   return removed;
 }

@@ -71,6 +71,8 @@ function upload(caller: { userId: string; brandId: string; keyId?: string }, o: 
     createdAt: AT,
     keyId: caller.keyId ?? null,
     sha256: null,
+    partSize: null,
+    multipartId: null,
     ...o,
   };
 }
@@ -173,6 +175,38 @@ describe.each(backends)('Repo on %s', (_name, open) => {
       repo.revokeKey(b.id, new Date(AT), { keepLastAdmin: true }),
     ]);
     expect(outcomes.sort()).toEqual(['last_admin', 'revoked']);
+  });
+
+  it('multipart: holds the quota until aborted, past the reservation window; renew keeps it from the sweeper', async () => {
+    const { repo, caller } = await withCaller();
+    const limits = reservationLimits(500, { keyReservedBytes: 1e9 });
+    const parts = upload(caller, { fileSize: 400, partSize: 300, multipartId: 'store-upload-1' });
+    expect(await repo.reserveUpload(parts, limits, NOW_MS)).toEqual({ ok: true });
+    expect(await repo.getUpload(parts.key)).toMatchObject({ partSize: 300, multipartId: 'store-upload-1' });
+    // An hour on, its URL expired and never stored: a single PUT's reservation would be free by now.
+    const later = NOW_MS + 3 * 3600_000;
+    expect(await repo.reserveUpload(upload(caller, { fileSize: 200 }), limits, later)).toEqual({
+      ok: false,
+      refusal: { kind: 'quota', used: 400, limit: 500 },
+    });
+    // Still being sent: renewed, the sweeper leaves it.
+    await repo.renewUpload(parts.key, later + 3600_000);
+    expect(await repo.abandonUploads(later, AT)).toBe(0);
+    // Aborted: gone at once, its objects queued, its bytes free; a second abort finds nothing open.
+    const aborted = await repo.abortUpload(parts.key, AT, (u) => [u.key, `staging/${u.fileId}`]);
+    expect(aborted).toMatchObject({ key: parts.key, multipartId: 'store-upload-1' });
+    expect(await repo.pendingDeletions()).toEqual(expect.arrayContaining([parts.key, `staging/${parts.fileId}`]));
+    expect(await repo.abortUpload(parts.key, AT)).toBeNull();
+    expect(await repo.reserveUpload(upload(caller, { fileSize: 200 }), limits, later)).toEqual({ ok: true });
+  });
+
+  it('abort leaves a completed upload alone', async () => {
+    const { repo, caller } = await withCaller();
+    const u = await stored(repo, upload(caller));
+    const done = await repo.complete(completion(u));
+    expect(done.kind).toBe('done');
+    expect(await repo.abortUpload(u.key, AT)).toBeNull();
+    expect((await repo.getUpload(u.key))?.completedAt).toBe(AT);
   });
 
   it('keys made together for a new brand make one brand', async () => {

@@ -7,15 +7,27 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LengthMismatchError, createDiskStorage } from '../../src/server/storage/disk.js';
-import { stagingKeyOf } from '../../src/server/storage/interface.js';
+import { createDiskParts } from '../../src/server/storage/disk-parts.js';
+import { isObjectState, stagingKeyOf } from '../../src/server/storage/interface.js';
 import { storageContract } from './storage-contract.js';
 
 async function diskSetup() {
   const dataDir = await mkdtemp(join(tmpdir(), 'contentlib-disk-'));
   const storage = createDiskStorage({ dataDir, secret: Buffer.alloc(32, 1), publicUrl: () => 'http://127.0.0.1:1' });
+  const parts = createDiskParts(dataDir, Buffer.alloc(32, 1), () => 'http://127.0.0.1:1', storage.pathOf);
   return {
     dataDir,
     storage,
+    // The part PUT's route (routes/multipart.ts) hands the body to `receive`; the ETag is the stored part's.
+    multipart: {
+      store: parts,
+      async putPart(stagingKey: string, uploadId: string, partNumber: number, bytes: Buffer) {
+        expect(await parts.receive(uploadId, partNumber, Readable.from([bytes]), bytes.length, async () => true)).toBe(
+          'stored',
+        );
+        return (await parts.listParts(stagingKey, uploadId)).find((p) => p.partNumber === partNumber)!.etag;
+      },
+    },
     async stage(key: string, bytes: Buffer) {
       expect(await storage.receive(key, Readable.from([bytes]), bytes.length, async () => true)).toBe('stored');
     },
@@ -26,6 +38,22 @@ async function diskSetup() {
 storageContract('disk', diskSetup);
 
 describe('disk only', () => {
+  it('multipart: a part not the one named (sent again meanwhile) is refused as changed, and nothing is joined', async () => {
+    const s = await diskSetup();
+    try {
+      const key = stagingKeyOf(crypto.randomUUID());
+      const id = await s.multipart.store.create(key, 'video/mp4');
+      const etag = await s.multipart.putPart(key, id, 1, Buffer.from('first'));
+      await s.multipart.putPart(key, id, 1, Buffer.from('again'));
+      const err = await s.multipart.store.complete(key, id, [{ partNumber: 1, etag }]).catch((e: unknown) => e);
+      expect(isObjectState(err, 'changed')).toBe(true);
+      expect(await s.storage.head(key)).toBeNull();
+      expect((await s.multipart.store.listParts(key, id)).map((p) => p.size)).toEqual([5]);
+    } finally {
+      await s.dispose();
+    }
+  });
+
   it('a body of the wrong length, or one whose upload closed meanwhile, leaves nothing behind', async () => {
     const s = await diskSetup();
     try {

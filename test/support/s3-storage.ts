@@ -54,7 +54,28 @@ export function s3ContractSetup(
         const res = await fetch(put.url, { method: 'PUT', headers, body: bytes });
         expect(res.status, await res.text()).toBe(200);
       },
+      multipart: {
+        store: storage.multipart!,
+        async putPart(stagingKey, uploadId, partNumber, bytes) {
+          const part = await storage.multipart!.presignPart({
+            stagingKey,
+            uploadId,
+            partNumber,
+            size: bytes.length,
+            expiresAt: new Date(Date.now() + 60_000),
+          });
+          const headers = Object.fromEntries(
+            Object.entries(part.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
+          );
+          const res = await fetch(part.url, { method: 'PUT', headers, body: bytes });
+          expect(res.status, await res.text()).toBe(200);
+          return res.headers.get('etag') ?? '';
+        },
+      },
       async dispose() {
+        // Multipart uploads a failed test left open under the prefix.
+        for (const u of await storage.multipart!.listUploads())
+          await storage.multipart!.abort(u.stagingKey, u.uploadId);
         storage.close();
         await emptyPrefix(options, prefix);
       },

@@ -119,6 +119,14 @@ export interface Repo {
   openForPut(fileId: string, at: string): Promise<Upload | null>;
   markStored(key: string, at: string): Promise<void>;
   markNotStored(key: string): Promise<void>;
+  /** Keeps a multipart upload in use (its row, so its parts) until `expiresAt` (Unix ms) at least. */
+  renewUpload(key: string, expiresAt: number): Promise<void>;
+  /**
+   * Closes an open upload now (not completed nor attached): its row goes and its objects are
+   * queued for deletion, in one transaction. What it was (its multipart upload is the caller's
+   * to abort in the store), or null when no open upload has this key.
+   */
+  abortUpload(key: string, at: string, objectKeysOf?: ObjectKeysOf): Promise<Upload | null>;
   /**
    * Turns a stored upload into an item or a carousel image, idempotent per key across instances:
    * the decision in ./completion.ts, run in one transaction.
@@ -169,6 +177,8 @@ export interface Repo {
   recordChecksum(m: MissingChecksum, sha256: string): Promise<void>;
 
   // ---- housekeeping
+  /** The store's multipart uploads of the uploads abandonUploads(beforeMs) would take now. */
+  abandonedMultipart(beforeMs: number): Promise<Array<{ fileId: string; multipartId: string }>>;
   /** Uploads never completed nor attached whose URL expired before `beforeMs` go to the outbox; returns how many. */
   abandonUploads(beforeMs: number, at: string, objectKeysOf?: ObjectKeysOf): Promise<number>;
   /**

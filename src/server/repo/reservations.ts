@@ -4,6 +4,8 @@
 // - the brand's quota counts what is stored or completed, plus reservations younger than the
 //   reservation window: a presign whose bytes never arrive stops counting after that window;
 // - one key may hold only so many reservations (uploads and bytes) whose URL still works;
+// - a multipart upload (part_size set) counts until it is completed, aborted or swept: its parts
+//   are bytes the store holds, whether or not the server can see them (on S3 it cannot);
 // - thumbnails have a quota of their own, counted the same way (the service's contract keeps
 //   them out of the brand's quota).
 // One query reads a brand's holdings (the same SQL on SQLite and PostgreSQL), and one pure
@@ -59,7 +61,8 @@ export function holdingsSql(dialect: Dialect): string {
     dialect === 'postgres' ? ['$1', '$2', '$3', '$4'] : ['@brand', '@key', '@now', '@since'];
   const [isThumb, notThumb] =
     dialect === 'postgres' ? ['thumbnail', 'NOT thumbnail'] : ['thumbnail = 1', 'thumbnail = 0'];
-  const held = `(completed_at IS NOT NULL OR stored_at IS NOT NULL OR (expires_at > ${now} AND created_at > ${since}))`;
+  const held = `(completed_at IS NOT NULL OR stored_at IS NOT NULL OR part_size IS NOT NULL
+    OR (expires_at > ${now} AND created_at > ${since}))`;
   const reserved = `(key_id = ${key} AND completed_at IS NULL AND stored_at IS NULL AND expires_at > ${now})`;
   const int = dialect === 'postgres' ? '::bigint' : '';
   return `SELECT

@@ -4,7 +4,7 @@
 // migration that has run is never edited); PostgreSQL, shared by many instances, also has the
 // unique keys behind its row locks, the outbox's leases and the shared secrets.
 
-interface Dialect {
+export interface Dialect {
   /** Bytes (a key's hash). */
   bytes: string;
   /** Sizes and Unix milliseconds. */
@@ -122,4 +122,15 @@ export function firstMigrations(d: Dialect): string[] {
     `ALTER TABLE uploads ADD COLUMN key_id TEXT;
    CREATE INDEX uploads_file_id ON uploads(file_id);`,
   ];
+}
+
+/**
+ * Migration 5 on both databases: an upload's multipart plan, recorded at presign (issue 28).
+ * `part_size` is set exactly when presign offered a multipart upload, `multipart_id` is the
+ * store's upload id (S3's UploadId; the file id on disk). Parts, part PUTs and complete follow
+ * the recorded plan, never one recomputed from today's rules.
+ */
+export function multipartMigration(d: Dialect): string {
+  return `ALTER TABLE uploads ADD COLUMN part_size ${d.bigint};
+   ALTER TABLE uploads ADD COLUMN multipart_id TEXT;`;
 }

@@ -136,6 +136,15 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     openForPut: async (fileId, at) => uploads.openForPut(fileId, at),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
+    renewUpload: async (key, expiresAt) => uploads.renew(key, expiresAt),
+    abortUpload: async (key, at, keysOf = ownKey) =>
+      immediate(() => {
+        const open = uploads.getOpen(key);
+        if (!open) return null;
+        uploads.remove(key);
+        deletions.add(keysOf(open), at);
+        return open;
+      }),
     complete: async (c, keysOf = ownKey) => immediate(() => runCompletion(completionSteps, c, keysOf)),
     getItem: async (brandId, id) => items.get(brandId, id),
     listItems: async (brandId, f) => items.list(brandId, f),
@@ -150,6 +159,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
     missingChecksums: async (limit) => checksums.missing(limit),
     recordChecksum: async (m, sha256) => checksums.record(m, sha256),
+    abandonedMultipart: async (beforeMs) => uploads.abandonedMultipart(beforeMs),
     abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();

@@ -25,6 +25,10 @@ export interface Upload {
   keyId: string | null;
   /** The SHA-256 declared at presign (lower-case hex); null when the client declared none. */
   sha256: string | null;
+  /** Set exactly when presign offered a multipart upload: the size of every part but the last. */
+  partSize: number | null;
+  /** The store's multipart upload id (S3's UploadId), set with partSize. */
+  multipartId: string | null;
 }
 
 /**
@@ -42,11 +46,11 @@ export const ownKey: ObjectKeysOf = (u) => [u.key];
 const COLUMNS = `key, file_id AS fileId, brand_id AS brandId, user_id AS userId, file_name AS fileName,
   content_type AS contentType, file_size AS fileSize, thumbnail, expires_at AS expiresAt,
   created_at AS createdAt, stored_at AS storedAt, completed_at AS completedAt, item_id AS itemId,
-  file_record_id AS fileRecordId, key_id AS keyId, sha256`;
+  file_record_id AS fileRecordId, key_id AS keyId, sha256, part_size AS partSize, multipart_id AS multipartId`;
 
 /** The columns of a new upload's row, in the order of newUploadValues (SQLite and PostgreSQL). */
 export const NEW_UPLOAD_COLUMNS =
-  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id, sha256';
+  'key, file_id, brand_id, user_id, file_name, content_type, file_size, type, thumbnail, expires_at, created_at, key_id, sha256, part_size, multipart_id';
 
 /** A new upload's values, in the order of NEW_UPLOAD_COLUMNS (thumbnail as a boolean). */
 export function newUploadValues(u: NewUpload): unknown[] {
@@ -64,6 +68,8 @@ export function newUploadValues(u: NewUpload): unknown[] {
     u.createdAt,
     u.keyId,
     u.sha256,
+    u.partSize,
+    u.multipartId,
   ];
 }
 
@@ -132,6 +138,20 @@ export function uploadsRepository(db: Db) {
     db.prepare('UPDATE uploads SET item_id = ?, completed_at = ? WHERE key = ?').run(itemId, at, key);
   }
 
+  /** A multipart upload still in use keeps its row (and its parts) until `expiresAt` at least. */
+  function renew(key: string, expiresAt: number): void {
+    db.prepare('UPDATE uploads SET expires_at = MAX(expires_at, ?) WHERE key = ?').run(expiresAt, key);
+  }
+
+  /** An open upload (not completed nor attached), or null. */
+  function getOpen(key: string): Upload | null {
+    return toUpload(
+      db
+        .prepare(`SELECT ${COLUMNS} FROM uploads WHERE key = ? AND completed_at IS NULL AND item_id IS NULL`)
+        .get(key) as Record<string, unknown> | undefined,
+    );
+  }
+
   function remove(key: string): void {
     db.prepare('DELETE FROM uploads WHERE key = ?').run(key);
   }
@@ -162,7 +182,18 @@ export function uploadsRepository(db: Db) {
       .all(beforeMs) as Array<{ key: string; fileId: string }>;
   }
 
+  /** The multipart ones among `abandoned(beforeMs)`: their store uploads, for the sweeper to abort. */
+  function abandonedMultipart(beforeMs: number): Array<{ fileId: string; multipartId: string }> {
+    return db
+      .prepare(
+        `SELECT file_id AS fileId, multipart_id AS multipartId FROM uploads
+          WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ? AND multipart_id IS NOT NULL`,
+      )
+      .all(beforeMs) as Array<{ fileId: string; multipartId: string }>;
+  }
+
   return {
+    abandonedMultipart,
     insert,
     get,
     getByFileId,
@@ -171,6 +202,8 @@ export function uploadsRepository(db: Db) {
     markNotStored,
     markCompleted,
     attachThumbnail,
+    renew,
+    getOpen,
     remove,
     ofItem,
     removeOfItem,

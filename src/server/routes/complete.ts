@@ -8,13 +8,14 @@ import { type CompleteRequest, CompleteRequestSchema, type CompleteResponse } fr
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../../rules/rules.js';
 import { actorOf } from '../auth.js';
 import type { Services } from '../context.js';
-import { apiError, invalidRequest, violationError } from '../errors.js';
+import { HttpError, apiError, invalidRequest, violationError } from '../errors.js';
 import { titleFromFileName } from '../object-keys.js';
 import { presentFile, presentOne, urlSigner } from '../present.js';
 import type { Actor, Caller } from '../repo/interface.js';
 import type { Upload } from '../repo/uploads.js';
 import { objectKeysOf } from '../storage/interface.js';
 import {
+  type JoinedFile,
   type StoredObject,
   type VideoFacts,
   checkThenPromote,
@@ -23,6 +24,7 @@ import {
   videoFacts,
 } from '../stored-file.js';
 import { callerOf } from './common.js';
+import { abortMultipart, joinParts } from './multipart.js';
 
 export function registerComplete(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/complete', async (request) => {
@@ -130,7 +132,9 @@ async function checkUpload(
   // Whether it is still there when the change commits is the completion's transaction's to say.
   if (replaceFileId && (await s.repo.file(replaceFileId))?.itemId !== body.contentItemId)
     throw imageGone(body.contentItemId!, replaceFileId);
-  return checkAndPromote(s, upload, body);
+  const joined = await joinParts(s, upload, body.parts);
+  // Offered in parts: whatever is in staging may be joined from parts, never verified by the store.
+  return checkAndPromote(s, upload, body, upload.partSize !== null ? (joined ?? {}) : null);
 }
 
 // Another user's key answers exactly like an unknown one; so does an upload swept meanwhile.
@@ -210,13 +214,18 @@ const NOT_UPLOADED = () =>
  * checked instead. A final object without a staging one was promoted by an earlier complete that
  * did not get to commit (a crash, a full carousel): no URL can write there, so it is checked as is.
  */
-async function checkAndPromote(s: Services, upload: Upload, body: CompleteRequest): Promise<CheckedBytes> {
+async function checkAndPromote(
+  s: Services,
+  upload: Upload,
+  body: CompleteRequest,
+  joined: JoinedFile | null,
+): Promise<CheckedBytes> {
   return checkThenPromote(
     s.deps.storage,
     upload,
     async (object) => {
       if (!object) throw NOT_UPLOADED();
-      return checkBytes(s, object, upload, body);
+      return checkBytes(s, object, upload, body, joined);
     },
     () =>
       apiError(
@@ -236,13 +245,14 @@ async function checkBytes(
   object: StoredObject,
   upload: Upload,
   body: CompleteRequest,
+  joined: JoinedFile | null,
 ): Promise<CheckedBytes> {
   if (object.head.size !== upload.fileSize) throw NOT_UPLOADED();
   // First: a byte changed on the way may be one of the magic bytes, and this says what happened.
-  const digest = await verifiedSha256(object, upload.sha256);
-  if ('problem' in digest) return refuse(s, object, upload, digest.problem);
+  const digest = await verifiedSha256(object, upload.sha256, joined);
+  if ('problem' in digest) return refuse(s, object, upload, body, digest.problem);
   const mismatch = await magicBytesProblem(object, upload.contentType);
-  if (mismatch) return refuse(s, object, upload, mismatch);
+  if (mismatch) return refuse(s, object, upload, body, mismatch);
   const { sha256 } = digest;
   if (TYPE_RULES[body.type].media !== 'video') return { durationSeconds: null, sha256 };
   const facts = await videoFacts(object);
@@ -251,6 +261,7 @@ async function checkBytes(
       s,
       object,
       upload,
+      body,
       apiError('content_mismatch', `the uploaded file ${facts.message}; the object was removed`, [
         { path: 'contentType', message: 'no video track' },
       ]),
@@ -258,11 +269,35 @@ async function checkBytes(
   return { durationSeconds: resolveDuration(body, facts), sha256 };
 }
 
-/** Removes a refused object (the upload may be PUT again) and throws `why`. */
-async function refuse(s: Services, object: StoredObject, upload: Upload, why: Error): Promise<never> {
+/**
+ * Removes a refused object and throws `why`. A single PUT's upload may be PUT again; a multipart
+ * upload's parts were used up by the join, so the whole upload is closed and freed: the client
+ * presigns again and sends the file anew (the message says so).
+ */
+async function refuse(
+  s: Services,
+  object: StoredObject,
+  upload: Upload,
+  body: CompleteRequest,
+  why: HttpError,
+): Promise<never> {
   await s.deps.storage.delete(object.key);
-  await s.repo.markNotStored(upload.key);
-  throw why;
+  if (upload.partSize === null || !body.parts) {
+    await s.repo.markNotStored(upload.key);
+    throw why;
+  }
+  const closed = await s.repo.abortUpload(upload.key, s.deps.now().toISOString(), objectKeysOf);
+  if (closed) {
+    await abortMultipart(s, closed);
+    await s.removeObjects(objectKeysOf(closed));
+  }
+  throw new HttpError(
+    why.status,
+    why.code,
+    `${why.message.replace(/ — PUT the file again, then complete$/, '')}; this multipart upload is closed and its parts freed — presign again and send the whole file`,
+    why.details,
+    why.headers,
+  );
 }
 
 /** Seconds that may differ between the client's duration and the file's (rounding, edit lists). */

@@ -18,6 +18,7 @@ import { buildKey, sanitizeFileName } from '../object-keys.js';
 import type { ReservationRefusal } from '../repo/reservations.js';
 import { stagingKeyOf } from '../storage/interface.js';
 import { callerOf } from './common.js';
+import { abortMultipart, multipartPlan, openMultipart } from './multipart.js';
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/presign', async (request) => {
@@ -44,6 +45,11 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
     const fileId = randomUUID();
     const key = buildKey(caller.userId, fileId, safeName);
     const expires = Math.floor(now.getTime() / 1000) + s.deps.urlLifetimeSeconds;
+    // Offered only when asked for (an extension): a spec client's answer never changes. The
+    // store's multipart upload is opened first, so the row records its id from the start.
+    const offer = body.thumbnail ? null : multipartPlan(s, body.fileSize, body.multipart === true);
+    const multipartId = offer ? await openMultipart(s, fileId, body.contentType) : null;
+    const plan = multipartId ? offer : null;
     // Quota checked and the bytes reserved in one transaction: racing presigns cannot overshoot it.
     const reserved = await s.repo.reserveUpload(
       {
@@ -60,11 +66,16 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
         createdAt: now.toISOString(),
         keyId: caller.keyId,
         sha256: body.sha256 ?? null,
+        partSize: plan?.partSize ?? null,
+        multipartId,
       },
       s.limits,
       now.getTime(),
     );
-    if (!reserved.ok) throw reservationError(reserved.refusal, body.fileSize, now.getTime());
+    if (!reserved.ok) {
+      await abortMultipart(s, { fileId, multipartId });
+      throw reservationError(reserved.refusal, body.fileSize, now.getTime());
+    }
     // The URL writes the upload's staging object only; complete checks it and promotes it to `key`.
     const signed = await s.deps.storage.presignPut({
       key: stagingKeyOf(fileId),
@@ -75,6 +86,7 @@ export function registerPresign(app: FastifyInstance, s: Services): void {
     });
     return {
       presignedUrl: signed.url,
+      ...(plan ? { multipart: { partSize: plan.partSize, partCount: plan.partCount } } : {}),
       key,
       fileId,
       type,

@@ -57,7 +57,65 @@ export interface ObjectHead {
   sha256?: string;
 }
 
+/** One part a store holds for a multipart upload. */
+export interface StoredPart {
+  partNumber: number;
+  size: number;
+  /** Changes whenever the part is written again (a retried part); as the part's PUT answered it, without quotes. */
+  etag: string;
+}
+
+/** A multipart upload the store holds open (the sweeper's list). */
+export interface OpenMultipart {
+  /** The staging key the parts will be joined into (stagingKeyOf). */
+  stagingKey: string;
+  uploadId: string;
+  /** When it was opened. */
+  initiated: Date;
+}
+
+/**
+ * A store's multipart uploads (issue 28, docs/api.md "Multipart uploads"): S3's CreateMultipartUpload,
+ * UploadPart (presigned), ListParts, CompleteMultipartUpload, AbortMultipartUpload and
+ * ListMultipartUploads, which the disk store (disk-parts.ts) imitates. The parts of an upload
+ * are joined into its staging object, from where it is checked like a single PUT's file.
+ */
+export interface MultipartStore {
+  /** Opens a multipart upload whose parts will be joined into `stagingKey`; returns its upload id. */
+  create(stagingKey: string, contentType: string): Promise<string>;
+  /** A URL that PUTs part `partNumber` of exactly `size` bytes, until `expiresAt`. */
+  presignPart(p: {
+    stagingKey: string;
+    uploadId: string;
+    partNumber: number;
+    size: number;
+    expiresAt: Date;
+  }): Promise<PresignedPut>;
+  /** The parts received so far, in part order. ObjectStateError('missing') when the upload is not open. */
+  listParts(stagingKey: string, uploadId: string): Promise<StoredPart[]>;
+  /**
+   * Joins the parts, in order, into the staging object and closes the multipart upload. The
+   * disk store hashes the bytes as it joins them and returns their SHA-256 (hex); S3 does not.
+   * ObjectStateError('changed') when a part is not the one named (sent again meanwhile),
+   * 'missing' when the upload is not open.
+   */
+  complete(
+    stagingKey: string,
+    uploadId: string,
+    parts: readonly { partNumber: number; etag: string }[],
+  ): Promise<{ sha256?: string }>;
+  /** Frees the upload's parts; an upload already gone counts as aborted. */
+  abort(stagingKey: string, uploadId: string): Promise<void>;
+  /** Every multipart upload open in the store under the staging prefix. */
+  listUploads(): Promise<OpenMultipart[]>;
+}
+
 export interface Storage {
+  /**
+   * Multipart uploads, when the store has them (both built-in stores do). The server reaches
+   * them through `AppDeps.multipart`, guarded like the rest of the store (src/server/index.ts).
+   */
+  readonly multipart?: MultipartStore;
   /**
    * Whether a PUT presigned with a SHA-256 is refused by the store itself when its body differs,
    * so that what it holds has the declared checksum (the disk store, which hashes while it

@@ -5,25 +5,34 @@
 // content-length and host: the store itself answers 403 when the PUT's headers differ from what
 // the presign allowed. Staging objects live under `<prefix>/staging/`, final ones beside them.
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
   S3ServiceException,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
+  type MultipartStore,
   type ObjectHead,
+  type OpenMultipart,
   ObjectStateError,
   type PresignedPut,
   type PutToPresign,
   STAGING_PREFIX,
   type Storage,
+  type StoredPart,
 } from './interface.js';
 import { DEFAULT_TIMEOUTS } from '../limits.js';
 import { attachmentDisposition, fileNameOfKey } from './disposition.js';
@@ -100,6 +109,11 @@ function isMissing(err: unknown): boolean {
   return (
     err instanceof S3ServiceException && (err.name === 'NotFound' || err.name === 'NoSuchKey' || statusOf(err) === 404)
   );
+}
+
+/** A multipart upload that is not (or no longer) open: completed, aborted, or never made. */
+function isNoSuchUpload(err: unknown): boolean {
+  return err instanceof S3ServiceException && (err.name === 'NoSuchUpload' || statusOf(err) === 404);
 }
 
 /** SigV4 allows at most 7 days; at least one second so a URL is never born expired. */
@@ -262,7 +276,10 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     return keys;
   }
 
+  const multipart = s3Multipart({ client, send, now, bucket, objectKey, prefix });
+
   return {
+    multipart,
     // Not every S3-compatible store checks x-amz-checksum-sha256 (s3rver does not): complete
     // trusts a checksum the store reports for the object (head), and hashes the object otherwise.
     verifiesSha256: false,
@@ -277,5 +294,135 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
       await send(new HeadBucketCommand({ Bucket: bucket }));
     },
     close: () => client.destroy(),
+  };
+}
+
+/**
+ * S3's multipart upload behind MultipartStore: the parts go from the client to the store with
+ * presigned UploadPart URLs (content-length signed, as a single PUT's), and CompleteMultipartUpload
+ * joins them into the staging object. S3 itself refuses a part list whose ETags are not its
+ * parts'; the joined object's SHA-256 is then read back at complete (stored-file.ts), since S3's
+ * checksum of a multipart object is a checksum of the parts' checksums.
+ */
+function s3Multipart(c: {
+  client: S3Client;
+  send: S3Client['send'];
+  now: () => Date;
+  bucket: string;
+  objectKey: (key: string) => string;
+  prefix: string;
+}): MultipartStore {
+  const { client, send, now, bucket, objectKey } = c;
+  const stagingPrefix = objectKey(STAGING_PREFIX);
+
+  async function listParts(stagingKey: string, uploadId: string): Promise<StoredPart[]> {
+    const parts: StoredPart[] = [];
+    let marker: string | undefined;
+    try {
+      do {
+        const page = await send(
+          new ListPartsCommand({
+            Bucket: bucket,
+            Key: objectKey(stagingKey),
+            UploadId: uploadId,
+            PartNumberMarker: marker,
+          }),
+        );
+        for (const p of page.Parts ?? [])
+          if (p.PartNumber)
+            parts.push({ partNumber: p.PartNumber, size: p.Size ?? 0, etag: (p.ETag ?? '').replace(/"/g, '') });
+        marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+      } while (marker);
+    } catch (err) {
+      if (isNoSuchUpload(err)) throw new ObjectStateError('missing', stagingKey);
+      throw err;
+    }
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  async function listUploads(): Promise<OpenMultipart[]> {
+    const open: OpenMultipart[] = [];
+    let keyMarker: string | undefined;
+    let idMarker: string | undefined;
+    do {
+      const page = await send(
+        new ListMultipartUploadsCommand({
+          Bucket: bucket,
+          Prefix: stagingPrefix,
+          KeyMarker: keyMarker,
+          UploadIdMarker: idMarker,
+        }),
+      );
+      for (const u of page.Uploads ?? []) {
+        if (!u.Key || !u.UploadId) continue;
+        open.push({
+          stagingKey: u.Key.slice(stagingPrefix.length - STAGING_PREFIX.length),
+          uploadId: u.UploadId,
+          initiated: u.Initiated ?? new Date(0),
+        });
+      }
+      const more = page.IsTruncated === true;
+      keyMarker = more ? page.NextKeyMarker : undefined;
+      idMarker = more ? page.NextUploadIdMarker : undefined;
+    } while (keyMarker);
+    return open;
+  }
+
+  return {
+    async create(stagingKey, contentType) {
+      const res = await send(
+        new CreateMultipartUploadCommand({ Bucket: bucket, Key: objectKey(stagingKey), ContentType: contentType }),
+      );
+      if (!res.UploadId) throw new Error(`the store opened no multipart upload for ${stagingKey}`);
+      return res.UploadId;
+    },
+    async presignPart({ stagingKey, uploadId, partNumber, size, expiresAt }) {
+      const command = new UploadPartCommand({
+        Bucket: bucket,
+        Key: objectKey(stagingKey),
+        UploadId: uploadId,
+        PartNumber: partNumber,
+        ContentLength: size,
+      });
+      const signingDate = now();
+      const url = await getSignedUrl(client, command, {
+        signingDate,
+        expiresIn: lifetimeSeconds(expiresAt, signingDate),
+        signableHeaders: new Set(['content-length']),
+      });
+      return { url, headers: { 'Content-Length': String(size) } };
+    },
+    listParts,
+    async complete(stagingKey, uploadId, parts) {
+      try {
+        await send(
+          new CompleteMultipartUploadCommand({
+            Bucket: bucket,
+            Key: objectKey(stagingKey),
+            UploadId: uploadId,
+            MultipartUpload: {
+              Parts: [...parts]
+                .sort((a, b) => a.partNumber - b.partNumber)
+                .map((p) => ({ PartNumber: p.partNumber, ETag: `"${p.etag.replace(/"/g, '')}"` })),
+            },
+          }),
+        );
+      } catch (err) {
+        if (isNoSuchUpload(err)) throw new ObjectStateError('missing', stagingKey);
+        // A part sent again since it was listed: its ETag is not the one named.
+        if (err instanceof S3ServiceException && (err.name === 'InvalidPart' || err.name === 'InvalidPartOrder'))
+          throw new ObjectStateError('changed', stagingKey);
+        throw err;
+      }
+      return {};
+    },
+    async abort(stagingKey, uploadId) {
+      try {
+        await send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: objectKey(stagingKey), UploadId: uploadId }));
+      } catch (err) {
+        if (!isNoSuchUpload(err)) throw err;
+      }
+    },
+    listUploads,
   };
 }

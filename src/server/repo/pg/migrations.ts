@@ -6,7 +6,7 @@
 // JSON fields stay TEXT too: jsonb would reorder an object's keys.
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
-import { POSTGRES, firstMigrations } from '../schema.js';
+import { POSTGRES, firstMigrations, multipartMigration } from '../schema.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -41,6 +41,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX items_sha256 ON items(brand_id, sha256);
    CREATE INDEX items_thumbnail_sha256 ON items(brand_id, thumbnail_sha256);
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
+  // Multipart uploads: the plan presign offered (../schema.ts, as on SQLite).
+  multipartMigration(POSTGRES),
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

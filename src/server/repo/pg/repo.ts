@@ -158,6 +158,13 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     openForPut: uploads.openForPut,
     markStored: uploads.markStored,
     markNotStored: uploads.markNotStored,
+    renewUpload: uploads.renew,
+    abortUpload: (key, at, keysOf = ownKey) =>
+      transaction(async (q) => {
+        const open = await pgUploads(q).removeOpen(key);
+        if (open) await pgDeletions(q).add(keysOf(open), at);
+        return open;
+      }),
     complete: (c, keysOf = ownKey) => transaction((q) => runCompletionAsync(completionSteps(q), c, keysOf)),
     getItem: items.get,
     listItems: items.list,
@@ -171,6 +178,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     heldFiles: checksums.held,
     missingChecksums: checksums.missing,
     recordChecksum: checksums.record,
+    abandonedMultipart: uploads.abandonedMultipart,
     abandonUploads: (beforeMs, at, keysOf = ownKey) =>
       transaction(async (q) => {
         const abandoned = await pgUploads(q).removeAbandoned(beforeMs);

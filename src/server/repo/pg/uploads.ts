@@ -9,7 +9,8 @@ import type { Query } from './query.js';
 const UPLOAD_COLUMNS = `key, file_id AS "fileId", brand_id AS "brandId", user_id AS "userId", file_name AS "fileName",
   content_type AS "contentType", file_size AS "fileSize", thumbnail, expires_at AS "expiresAt",
   created_at AS "createdAt", stored_at AS "storedAt", completed_at AS "completedAt", item_id AS "itemId",
-  file_record_id AS "fileRecordId", key_id AS "keyId", sha256`;
+  file_record_id AS "fileRecordId", key_id AS "keyId", sha256, part_size AS "partSize",
+  multipart_id AS "multipartId"`;
 
 /** An upload's key and file id: what its objects are named from. */
 type UploadRef = { key: string; fileId: string };
@@ -69,6 +70,15 @@ export function pgUploads(q: Query) {
     await q('UPDATE uploads SET item_id = $1, completed_at = $2 WHERE key = $3', [itemId, at, key]);
   }
 
+  /** Removes the upload if it is still open (not completed nor attached); what it was, or null. */
+  async function removeOpen(key: string): Promise<Upload | null> {
+    const { rows } = await q<Upload>(
+      `DELETE FROM uploads WHERE key = $1 AND completed_at IS NULL AND item_id IS NULL RETURNING ${UPLOAD_COLUMNS}`,
+      [key],
+    );
+    return rows[0] ?? null;
+  }
+
   /** Removes the upload; what it was, or null when there was none. */
   async function remove(key: string): Promise<UploadRef | null> {
     const { rows } = await q<UploadRef>('DELETE FROM uploads WHERE key = $1 RETURNING key, file_id AS "fileId"', [key]);
@@ -98,7 +108,18 @@ export function pgUploads(q: Query) {
     return rows;
   }
 
+  /** The multipart ones among the uploads removeAbandoned(beforeMs) would take: their store uploads. */
+  async function abandonedMultipart(beforeMs: number): Promise<Array<{ fileId: string; multipartId: string }>> {
+    const { rows } = await q<{ fileId: string; multipartId: string }>(
+      `SELECT file_id AS "fileId", multipart_id AS "multipartId" FROM uploads
+        WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < $1 AND multipart_id IS NOT NULL`,
+      [beforeMs],
+    );
+    return rows;
+  }
+
   return {
+    abandonedMultipart,
     insert,
     lockQuota,
     holdings,
@@ -123,6 +144,11 @@ export function pgUploads(q: Query) {
     markNotStored: async (key: string) => {
       await q('UPDATE uploads SET stored_at = NULL WHERE key = $1', [key]);
     },
+    /** A multipart upload still in use keeps its row (and its parts) until `expiresAt` at least. */
+    renew: async (key: string, expiresAt: number) => {
+      await q('UPDATE uploads SET expires_at = GREATEST(expires_at, $1) WHERE key = $2', [expiresAt, key]);
+    },
+    removeOpen,
     lockForCompletion,
     markCompleted,
     attachThumbnail,

@@ -1,0 +1,136 @@
+// Sends a file's parts to a service that offered a multipart upload (an extension, docs/api.md
+// "Multipart uploads"; issue 28): at most `concurrency` parts at once, each read from the file
+// in place and retried on its own (a fresh URL when its URL expired), so memory stays within
+// part size × concurrency. Parts already received (`done`, e.g. from a journal or the service's
+// list) are not sent again. Not yet wired into `upload`'s engine: groundwork for the CLI step.
+import { open } from 'node:fs/promises';
+import type { Dispatcher } from 'undici';
+import { request } from '../api/undici.js';
+import type { ApiClient } from '../api/client.js';
+import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
+import { type RetryPolicy, withRetry } from '../api/retry.js';
+import { FileChangedError, type LocalFile, isExpired, redactUrl } from './put.js';
+import { createPool } from './pool.js';
+
+/** At most this many part URLs per request (the service's batch). */
+const URL_BATCH = 100;
+/** No answer, or a body that stalls, for this long: the part's PUT has stalled (as put.ts). */
+const STALL_TIMEOUT_MS = 120_000;
+
+export interface SentPart {
+  partNumber: number;
+  etag: string;
+}
+
+export interface SendPartsOptions {
+  api: ApiClient;
+  dispatcher: Dispatcher;
+  concurrency: number;
+  policy: RetryPolicy;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now: () => Date;
+  signal?: AbortSignal;
+  /** Parts the service already holds, with their ETags: not sent again. */
+  done?: SentPart[];
+  /** Called as each part is stored (progress counts bytes as parts finish; a journal records it). */
+  onPart?: (part: SentPart & { bytes: number }) => void;
+}
+
+/** Every part of the file, in part order, with the ETag for complete. */
+export async function sendParts(
+  file: LocalFile,
+  key: string,
+  plan: { partSize: number; partCount: number },
+  o: SendPartsOptions,
+): Promise<SentPart[]> {
+  const etags = new Map((o.done ?? []).map((p) => [p.partNumber, p.etag]));
+  const missing = Array.from({ length: plan.partCount }, (_, i) => i + 1).filter((n) => !etags.has(n));
+  const pool = createPool(o.concurrency, o.signal);
+  const urls = new Map<number, { url: string; headers: Record<string, string> }>();
+  const sign = async (numbers: number[]) => {
+    const answer = await o.api.parts({ key, partNumbers: numbers }, { signal: o.signal });
+    for (const p of answer.parts) urls.set(p.partNumber, { url: p.url, headers: p.headers });
+  };
+  const tasks: Promise<void>[] = [];
+  for (let i = 0; i < missing.length; i += URL_BATCH) {
+    await sign(missing.slice(i, i + URL_BATCH));
+    for (const n of missing.slice(i, i + URL_BATCH)) {
+      tasks.push(
+        pool.run(async () => {
+          const start = (n - 1) * plan.partSize;
+          const end = Math.min(file.size, start + plan.partSize);
+          let stale = false;
+          const etag = await withRetry(
+            async () => {
+              if (stale) await sign([n]);
+              return putPart(file, start, end, urls.get(n)!, o);
+            },
+            {
+              policy: o.policy,
+              sleep: o.sleep,
+              ...(o.signal ? { signal: o.signal } : {}),
+              classify: (err) => {
+                if (err instanceof FileChangedError) return { retry: false };
+                if (isExpired(err)) {
+                  stale = true;
+                  return { retry: true, afterMs: 0 };
+                }
+                return classifyForRetry(err);
+              },
+            },
+          );
+          etags.set(n, etag);
+          o.onPart?.({ partNumber: n, etag, bytes: end - start });
+        }),
+      );
+    }
+  }
+  await Promise.all(tasks);
+  return [...etags].map(([partNumber, etag]) => ({ partNumber, etag })).sort((a, b) => a.partNumber - b.partNumber);
+}
+
+/** One part's bytes, read from the file in place, PUT as one body; resolves with the ETag. */
+async function putPart(
+  file: LocalFile,
+  start: number,
+  end: number,
+  signed: { url: string; headers: Record<string, string> },
+  o: SendPartsOptions,
+): Promise<string> {
+  const handle = await open(file.path, 'r');
+  let body: Buffer;
+  try {
+    const st = await handle.stat();
+    if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
+      throw new FileChangedError(file.path, 'since the upload started');
+    body = Buffer.allocUnsafe(end - start);
+    const { bytesRead } = await handle.read(body, 0, body.length, start);
+    if (bytesRead !== body.length) throw new FileChangedError(file.path, `it ended before byte ${end}`);
+  } finally {
+    await handle.close();
+  }
+  const shown = redactUrl(signed.url);
+  let res: Dispatcher.ResponseData<null>;
+  try {
+    res = await request(signed.url, {
+      dispatcher: o.dispatcher,
+      method: 'PUT',
+      headers: signed.headers,
+      body,
+      signal: o.signal,
+    });
+  } catch (err) {
+    throw errorFromThrown(err, {
+      method: 'PUT',
+      url: shown,
+      timeoutMs: STALL_TIMEOUT_MS,
+      ...(o.signal ? { signal: o.signal } : {}),
+      sending: true,
+    });
+  }
+  const text = await res.body.text();
+  if (res.statusCode < 200 || res.statusCode >= 300)
+    throw errorFromResponse(res.statusCode, res.headers, text, 'PUT', shown, o.now());
+  const etag = res.headers.etag;
+  return Array.isArray(etag) ? etag[0]! : (etag ?? '');
+}
