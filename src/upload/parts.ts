@@ -2,8 +2,9 @@
 // "Multipart uploads"; issue 28): at most `concurrency` parts at once, each read from the file
 // in place and retried on its own (a fresh URL when its URL expired), so memory stays within
 // part size × concurrency. Parts already received (`done`, e.g. from a journal or the service's
-// list) are not sent again. Not yet wired into `upload`'s engine: groundwork for the CLI step.
+// list) are not sent again. The engine's multipart transfer (./multipart.ts) drives it.
 import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { request } from '../api/undici.js';
 import type { ApiClient } from '../api/client.js';
@@ -23,7 +24,7 @@ export interface SentPart {
 }
 
 export interface SendPartsOptions {
-  api: ApiClient;
+  api: Pick<ApiClient, 'parts'>;
   dispatcher: Dispatcher;
   concurrency: number;
   policy: RetryPolicy;
@@ -34,7 +35,12 @@ export interface SendPartsOptions {
   done?: SentPart[];
   /** Called as each part is stored (progress counts bytes as parts finish; a journal records it). */
   onPart?: (part: SentPart & { bytes: number }) => void;
+  /** Bytes just handed to the connection (every try counts: a part sent again sends them again). */
+  onBytes?: (bytes: number) => void;
 }
+
+/** The part's buffer is handed to the connection in slices this big, each counted as it goes. */
+const SEND_SLICE_BYTES = 1024 * 1024;
 
 /** Every part of the file, in part order, with the ETag for complete. */
 export async function sendParts(
@@ -89,6 +95,21 @@ export async function sendParts(
   return [...etags].map(([partNumber, etag]) => ({ partNumber, etag })).sort((a, b) => a.partNumber - b.partNumber);
 }
 
+/** The headers given, with the part's length when they lack it: a fixed-length body, never chunked. */
+function withLength(headers: Record<string, string>, length: number): Record<string, string> {
+  const named = Object.keys(headers).some((h) => h.toLowerCase() === 'content-length');
+  return named ? headers : { ...headers, 'content-length': String(length) };
+}
+
+/** The part's bytes as views of its one buffer (no copy), each counted once the connection took it. */
+async function* slices(body: Buffer, onBytes?: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for (let at = 0; at < body.length; at += SEND_SLICE_BYTES) {
+    const slice = body.subarray(at, Math.min(body.length, at + SEND_SLICE_BYTES));
+    yield slice;
+    onBytes?.(slice.length);
+  }
+}
+
 /** One part's bytes, read from the file in place, PUT as one body; resolves with the ETag. */
 async function putPart(
   file: LocalFile,
@@ -115,9 +136,12 @@ async function putPart(
     res = await request(signed.url, {
       dispatcher: o.dispatcher,
       method: 'PUT',
-      headers: signed.headers,
-      body,
+      headers: withLength(signed.headers, body.length),
+      // undici documents (Dispatcher.md) and accepts async iterables as bodies; its types lag.
+      body: slices(body, o.onBytes) as unknown as Readable,
       signal: o.signal,
+      headersTimeout: STALL_TIMEOUT_MS,
+      bodyTimeout: STALL_TIMEOUT_MS,
     });
   } catch (err) {
     throw errorFromThrown(err, {
