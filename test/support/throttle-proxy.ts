@@ -7,6 +7,9 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 
 export interface ThrottleProxy {
   url: string;
+  /** Bytes the clients have sent through it (requests and bodies) since it started or was last reset. */
+  received(): number;
+  resetCount(): void;
   close(): Promise<void>;
 }
 
@@ -15,6 +18,7 @@ export async function startThrottleProxy(
   bytesPerSecond: number,
 ): Promise<ThrottleProxy> {
   const sockets = new Set<Socket>();
+  let received = 0;
   const server: Server = createServer((client) => {
     const { hostname, port } = new URL(typeof target === 'string' ? target : target());
     const upstream = createConnection({ host: hostname, port: Number(port) });
@@ -23,6 +27,7 @@ export async function startThrottleProxy(
     client.on('data', (chunk: Buffer) => {
       // Hold the client back for as long as this chunk takes on the slow link.
       client.pause();
+      received += chunk.length;
       upstream.write(chunk);
       setTimeout(() => client.resume(), (chunk.length / bytesPerSecond) * 1000);
     });
@@ -40,6 +45,10 @@ export async function startThrottleProxy(
   const { port: own } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${own}`,
+    received: () => received,
+    resetCount: () => {
+      received = 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
