@@ -71,7 +71,7 @@ import { fileKeyOf, metadataHash } from './journal.js';
 import type { Pool, Slots } from './pool.js';
 import { createPool, createSlots } from './pool.js';
 import { goneItems } from './item-check.js';
-import { FileChangedError } from './put.js';
+import { FileChangedError, type LocalFile } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
@@ -157,7 +157,7 @@ interface Run {
   pool: Pool;
   bytesSent: number;
   /** Per file sent as parts and not yet completed: the bytes of its parts the service holds. */
-  held: Map<SendableFile, number>;
+  held: Map<LocalFile, number>;
   /** Set once the service refused parts (the field, or the endpoint): every file goes as one PUT. */
   noParts: boolean;
   keyRejected: boolean;

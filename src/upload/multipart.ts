@@ -10,12 +10,11 @@ import { ApiError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import type { PresignResponse } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
-import { PART_CONCURRENCY } from '../rules/parts.js';
 import { escapeName } from '../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
-import type { SendableFile } from './transfer.js';
+import type { LocalFile } from './put.js';
 
 /** Below this a file is one part anyway: presign is not asked for parts (S3's smallest part). */
 export const MULTIPART_MIN_BYTES = 5 * 1024 * 1024;
@@ -35,7 +34,7 @@ export interface MultipartContext {
   /** Bytes handed to the connection (the run's bytesSent). */
   onBytes: (bytes: number) => void;
   /** The bytes of this file's parts the service holds now (what an interrupted run keeps). */
-  onHeld: (file: SendableFile, bytes: number) => void;
+  onHeld: (file: LocalFile, bytes: number) => void;
 }
 
 /** An upload to continue: its key, plan and the parts the service holds. */
@@ -59,7 +58,7 @@ export class NoPartsEndpointError extends Error {
  * upload is forgotten (and aborted, when the file changed) and undefined says: start afresh.
  */
 export async function resumable(
-  file: SendableFile,
+  file: LocalFile,
   ref: FileRef,
   type: ContentType,
   sha256: string | undefined,
@@ -113,7 +112,7 @@ export async function resumable(
 
 /** A fresh upload that presign offered as parts: recorded, then sent. */
 export function startParts(
-  file: SendableFile,
+  file: LocalFile,
   ref: FileRef,
   type: ContentType,
   sha256: string | undefined,
@@ -138,7 +137,7 @@ export function startParts(
  * service has no such endpoint (NoPartsEndpointError), not a lost upload.
  */
 export async function sendAll(
-  file: SendableFile,
+  file: LocalFile,
   ref: FileRef,
   upload: Resumable,
   ctx: MultipartContext,
