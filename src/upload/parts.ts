@@ -57,6 +57,9 @@ export async function sendParts(
     const answer = await o.api.parts({ key, partNumbers: numbers }, { signal: o.signal });
     for (const p of answer.parts) urls.set(p.partNumber, { url: p.url, headers: p.headers });
   };
+  // One buffer per part in flight, reused by the next part: memory is part size × concurrency,
+  // without a fresh part-sized allocation per part waiting for the garbage collector.
+  const spare: Buffer[] = [];
   const tasks: Promise<void>[] = [];
   for (let i = 0; i < missing.length; i += URL_BATCH) {
     await sign(missing.slice(i, i + URL_BATCH));
@@ -66,10 +69,11 @@ export async function sendParts(
           const start = (n - 1) * plan.partSize;
           const end = Math.min(file.size, start + plan.partSize);
           let stale = false;
+          const buffer = spare.pop() ?? Buffer.allocUnsafe(Math.min(plan.partSize, file.size));
           const etag = await withRetry(
             async () => {
               if (stale) await sign([n]);
-              return putPart(file, start, end, urls.get(n)!, o);
+              return putPart(file, buffer.subarray(0, end - start), start, urls.get(n)!, o);
             },
             {
               policy: o.policy,
@@ -85,6 +89,8 @@ export async function sendParts(
               },
             },
           );
+          // Stored: the service has every byte, so no write of the buffer is pending any more.
+          spare.push(buffer);
           etags.set(n, etag);
           o.onPart?.({ partNumber: n, etag, bytes: end - start });
         }),
@@ -110,21 +116,20 @@ async function* slices(body: Buffer, onBytes?: (bytes: number) => void): AsyncGe
   }
 }
 
-/** One part's bytes, read from the file in place, PUT as one body; resolves with the ETag. */
+/** One part's bytes, read from the file in place into `body`, PUT as one body; resolves with the ETag. */
 async function putPart(
   file: LocalFile,
+  body: Buffer,
   start: number,
-  end: number,
   signed: { url: string; headers: Record<string, string> },
   o: SendPartsOptions,
 ): Promise<string> {
+  const end = start + body.length;
   const handle = await open(file.path, 'r');
-  let body: Buffer;
   try {
     const st = await handle.stat();
     if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
       throw new FileChangedError(file.path, 'since the upload started');
-    body = Buffer.allocUnsafe(end - start);
     const { bytesRead } = await handle.read(body, 0, body.length, start);
     if (bytesRead !== body.length) throw new FileChangedError(file.path, `it ended before byte ${end}`);
   } finally {
