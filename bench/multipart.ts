@@ -128,6 +128,7 @@ export async function benchMultipart(o: {
   log: (s: string) => void;
 }): Promise<MultipartResult> {
   const file = join(o.dir, 'multipart.mp4');
+  await mkdir(o.dir, { recursive: true });
   await sparseMp4(file, o.bytes, 600);
   let target = '';
   const cap = await startCapProxy(() => target, o.capMBps * 1e6);
