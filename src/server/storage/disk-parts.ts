@@ -4,7 +4,7 @@
 // staging object — from there the file is checked exactly like a single PUT's.
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -95,11 +95,20 @@ export function createDiskParts(dataDir: string, secret: Buffer, publicUrl: () =
     async assemble(fileId, partNumbers, target) {
       const temp = `${target}.${randomUUID()}.assembling`;
       try {
-        const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true });
-        for (const n of partNumbers) {
-          await pipeline(createReadStream(join(dirOf(fileId), String(n))), out, { end: false });
+        // One handle written part after part: a pipeline per part into one stream with
+        // `end: false` left its listeners on the stream (Node's MaxListenersExceededWarning
+        // after 10 parts, printed on an embedded upload's terminal).
+        const out = await open(temp, 'wx', 0o600);
+        try {
+          for (const n of partNumbers) {
+            for await (const chunk of createReadStream(join(dirOf(fileId), String(n)), { highWaterMark: 1024 * 1024 }))
+              for (let at = 0; at < (chunk as Buffer).length;)
+                at += (await out.write(chunk as Buffer, at)).bytesWritten;
+          }
+          await out.sync();
+        } finally {
+          await out.close();
         }
-        await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
         await rename(temp, target);
       } finally {
         await rm(temp, { force: true });
