@@ -7,7 +7,7 @@
 // (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
 // BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
 // BENCH_MULTIPART_SIZE (bytes of the multipart file, 1 GiB; e.g. 268435456 for a quick check),
-// BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (4),
+// BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
 // BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
@@ -226,7 +226,7 @@ async function main(): Promise<void> {
         bytes: envNumber('BENCH_MULTIPART_SIZE', 1024 ** 3),
         runs,
         capMBps: envNumber('BENCH_CAP_MBPS', 20),
-        partConcurrency: envNumber('BENCH_PART_CONCURRENCY', 4),
+        partConcurrency: envNumber('BENCH_PART_CONCURRENCY', 6),
         log,
       });
     }

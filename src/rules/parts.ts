@@ -18,7 +18,7 @@ export const PART_LIMITS = {
  * Parts of one file a client sends at once: a few, as @uppy/aws-s3 (6) and the aws CLI (10) do;
  * `upload --part-concurrency` sets it. Memory is at most part size × this per file in flight.
  */
-export const PART_CONCURRENCY = { default: 4, max: 16 } as const;
+export const PART_CONCURRENCY = { default: 6, max: 16 } as const;
 
 export interface PartPlan {
   partSize: number;

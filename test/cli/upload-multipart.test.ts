@@ -224,7 +224,7 @@ describe('--part-concurrency', () => {
     const r = await cli(['upload', '--part-concurrency', value, 'x.mp4']);
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.stderr).toContain(`--part-concurrency ${value} is not a whole number from 1 to 16`);
-    expect(r.stderr).toContain('For example: --part-concurrency 4');
+    expect(r.stderr).toContain('For example: --part-concurrency 6');
   });
 });
 
