@@ -250,4 +250,24 @@ describe('a service without the multipart extension', () => {
     if (multipart === 'refused') expect(spec.presigns[1]!.multipart).toBeUndefined();
     expect(sha256(await storedBytes(done.items[0]!.id!))).toBe(sha256(await readFile(path)));
   });
+
+  it('offers parts but has no parts endpoint: the single PUT of the same presign, and no more asking', async () => {
+    await spec?.close();
+    spec = await startSpecOnlyProxy(server.url, { check: 'kept', sha256: 'kept', multipart: 'kept', parts: 'missing' });
+    const a = await uniqueVideo('no-endpoint-a.mp4', 2 * PART + 5);
+    const b = await uniqueVideo('no-endpoint-b.mp4', 2 * PART + 7);
+    const r = await cli(['upload', '--json', '--concurrency', '1', 'no-endpoint-a.mp4', 'no-endpoint-b.mp4'], {
+      env: remote(spec.url),
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const done = summaryOf(r);
+    expect(done.created).toBe(2);
+    // Each file's bytes once: the offered parts were never sent, the single PUT was.
+    expect(done.bytesSent).toBe(4 * PART + 12);
+    // One presign per file; the second file is not asked for parts any more.
+    expect(spec.presigns.map((p) => p.multipart)).toEqual([true, undefined]);
+    expect(spec.refused).toEqual(['POST /api/v1/upload/parts']);
+    expect(sha256(await storedBytes(done.items[0]!.id!))).toBe(sha256(await readFile(a)));
+    expect(sha256(await storedBytes(done.items[1]!.id!))).toBe(sha256(await readFile(b)));
+  });
 });

@@ -3,7 +3,8 @@
 // on unchanged and answers every other /api path with a bare 404, as a service without
 // contentlib's extensions would. With options it passes everything through except what is chosen:
 // POST /api/v1/upload/check answered 404 not_found (no such endpoint), and a presign carrying
-// `sha256` refused as a strict spec service refuses an unknown field (400 invalid_request).
+// `sha256` refused as a strict spec service refuses an unknown field (400 invalid_request), and
+// the multipart endpoints answered 404 (`parts: 'missing'`).
 // A presign's `multipart` (issue 28) is dropped on the way unless `multipart: 'kept'` (a lenient
 // spec service ignores what it does not know, so its answer never offers parts), or refused as
 // `sha256` is with `multipart: 'refused'`.
@@ -38,6 +39,8 @@ export interface SpecOnlyOptions {
   sha256: 'refused' | 'kept';
   /** Default 'ignored': the field is removed before the request reaches the server. */
   multipart?: 'refused' | 'ignored' | 'kept';
+  /** 'missing': POST /api/v1/upload/parts and /abort answered 404, whatever presign offered. */
+  parts?: 'missing' | 'kept';
 }
 
 function answer(res: ServerResponse, status: number, body: unknown): void {
@@ -62,6 +65,11 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
       refused.push(`${req.method} ${path}`);
       if (isCheck) checks++;
       return answer(res, 404, { error: { code: 'not_found', message: 'Not Found' } });
+    }
+    const isParts = req.method === 'POST' && /^\/api\/v1\/upload\/(parts|abort)$/.test(path);
+    if (isParts && o?.parts === 'missing') {
+      refused.push(`${req.method} ${path}`);
+      return answer(res, 404, { error: { code: 'not_found', message: 'no such endpoint', details: [] } });
     }
     if (isCheck && o?.check === 'missing') {
       checks++;
