@@ -108,7 +108,7 @@ async function interruptAt(t: Target, file: string, home: string, parts: number)
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let stored = 0;
+  let stored: number;
   while ((stored = await journalParts(home)) < parts) {
     if (child.exitCode !== null) throw new Error(`the upload ended before ${parts} parts were stored: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
