@@ -189,6 +189,7 @@ export async function transferFile(
         } catch (err) {
           if (!(err instanceof NoPartsEndpointError)) throw err;
           parts.refused();
+          begun = true; // `started` was said as the parts began; the single PUT goes on from there
         }
       }
     }

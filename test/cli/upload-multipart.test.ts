@@ -267,6 +267,9 @@ describe('a service without the multipart extension', () => {
     // One presign per file; the second file is not asked for parts any more.
     expect(spec.presigns.map((p) => p.multipart)).toEqual([true, undefined]);
     expect(spec.refused).toEqual(['POST /api/v1/upload/parts']);
+    // Each file started once, the fallback included.
+    const started = r.stdout.split('\n').filter((l) => l.includes('"type":"started"'));
+    expect(started).toHaveLength(2);
     expect(sha256(await storedBytes(done.items[0]!.id!))).toBe(sha256(await readFile(a)));
     expect(sha256(await storedBytes(done.items[1]!.id!))).toBe(sha256(await readFile(b)));
   });
