@@ -49,8 +49,8 @@ export function parseConcurrency(value: string): number {
 }
 
 /**
- * `upload --part-concurrency`: parts of one large file sent at once, when the service offers a
- * multipart upload (src/upload/multipart.ts). Memory is at most part size × this per file.
+ * `upload --part-concurrency`: parts of large files sent at once (in all), when the service offers
+ * a multipart upload (src/upload/multipart.ts). Memory for parts is at most part size × this.
  */
 export const DEFAULT_PART_CONCURRENCY = PART_CONCURRENCY.default;
 export const MAX_PART_CONCURRENCY = PART_CONCURRENCY.max;
@@ -60,7 +60,7 @@ export function parsePartConcurrency(value: string): number {
   if (!/^\d+$/.test(value.trim()) || n < 1 || n > MAX_PART_CONCURRENCY) {
     throw new UsageError(
       `--part-concurrency ${value} is not a whole number from 1 to ${MAX_PART_CONCURRENCY}.`,
-      `For example: --part-concurrency ${DEFAULT_PART_CONCURRENCY} (parts of one large file sent at once)`,
+      `For example: --part-concurrency ${DEFAULT_PART_CONCURRENCY} (parts of large files sent at once)`,
     );
   }
   return n;

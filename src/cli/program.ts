@@ -143,7 +143,7 @@ function defineUpload(program: Command, ctx: CliContext): void {
       new Option('--concurrency <n>', 'files sent at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
     )
     .addOption(
-      new Option('--part-concurrency <n>', 'parts of one large file sent at once (when the service offers parts)')
+      new Option('--part-concurrency <n>', 'parts of large files sent at once, in all (when the service offers parts)')
         .default(DEFAULT_PART_CONCURRENCY)
         .argParser(parsePartConcurrency),
     )

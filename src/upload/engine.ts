@@ -77,7 +77,7 @@ import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
 import { type MultipartContext, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
-import type { SentPart } from './parts.js';
+import { type PartBuffers, type SentPart, createPartBuffers } from './parts.js';
 import { PART_CONCURRENCY } from '../rules/parts.js';
 
 /**
@@ -160,6 +160,8 @@ interface Run {
   held: Map<LocalFile, number>;
   /** Set once the service refused parts (the field, or the endpoint): every file goes as one PUT. */
   noParts: boolean;
+  /** The parts of every file run in one pool, read into one set of buffers (made at the first file sent as parts). */
+  parts?: { pool: Pool; buffers: PartBuffers };
   keyRejected: boolean;
   /** The scope the key lacks, when that is why it was refused. */
   missingScope?: string;
@@ -865,11 +867,15 @@ interface Sent {
 function multipartContext(run: Run): MultipartContext | undefined {
   const { api } = run.deps;
   if (run.noParts || !api.parts || !api.abortUpload) return undefined;
+  const partConcurrency = run.deps.partConcurrency ?? PART_CONCURRENCY.default;
+  run.parts ??= { pool: createPool(partConcurrency, run.signal), buffers: createPartBuffers() };
   return {
     api: { parts: api.parts, abortUpload: api.abortUpload },
     dispatcher: api.dispatcher,
     journal: run.deps.journal,
-    partConcurrency: run.deps.partConcurrency ?? PART_CONCURRENCY.default,
+    partConcurrency,
+    partPool: run.parts.pool,
+    partBuffers: run.parts.buffers,
     policy: run.deps.policy,
     sleep: run.deps.sleep,
     now: run.deps.now,

@@ -13,7 +13,8 @@ import type { ContentType } from '../rules/rules.js';
 import { escapeName } from '../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
-import { type SentPart, sendParts } from './parts.js';
+import { type PartBuffers, type SentPart, sendParts } from './parts.js';
+import type { Pool } from './pool.js';
 import type { LocalFile } from './put.js';
 
 /** Below this a file is one part anyway: presign is not asked for parts (S3's smallest part). */
@@ -25,8 +26,10 @@ export interface MultipartContext {
   api: PartsApi;
   dispatcher: Dispatcher;
   journal: Journal;
-  /** Parts of one file sent at once (PART_CONCURRENCY.default unless --part-concurrency). */
+  /** Parts sent at once in the whole run (PART_CONCURRENCY.default unless --part-concurrency): its pool and buffers. */
   partConcurrency: number;
+  partPool: Pool;
+  partBuffers: PartBuffers;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => Date;
@@ -155,6 +158,8 @@ export async function sendAll(
       api: ctx.api,
       dispatcher: ctx.dispatcher,
       concurrency: ctx.partConcurrency,
+      pool: ctx.partPool,
+      buffers: ctx.partBuffers,
       policy: ctx.policy,
       sleep: ctx.sleep,
       now: ctx.now,

@@ -11,7 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { FileChangedError, type LocalFile, isExpired, redactUrl } from './put.js';
-import { createPool } from './pool.js';
+import { type Pool, createPool } from './pool.js';
 
 /** At most this many part URLs per request (the service's batch). */
 const URL_BATCH = 100;
@@ -37,6 +37,33 @@ export interface SendPartsOptions {
   onPart?: (part: SentPart & { bytes: number }) => void;
   /** Bytes just handed to the connection (every try counts: a part sent again sends them again). */
   onBytes?: (bytes: number) => void;
+  /**
+   * The pool the parts run in, and the buffers they are read into: shared by every file of a run,
+   * so that `concurrency` bounds the parts in flight (and the memory) of the whole run. Without
+   * them, this call has its own of `concurrency`.
+   */
+  pool?: Pool;
+  buffers?: PartBuffers;
+}
+
+/** Part-sized buffers taken and given back: never more than the parts in flight at once. */
+export interface PartBuffers {
+  take(bytes: number): Buffer;
+  give(buffer: Buffer): void;
+}
+
+/** A free list of buffers; one given back is reused for any part up to its size. */
+export function createPartBuffers(): PartBuffers {
+  const spare: Buffer[] = [];
+  return {
+    take(bytes) {
+      const i = spare.findIndex((b) => b.length >= bytes);
+      return i >= 0 ? spare.splice(i, 1)[0]! : Buffer.allocUnsafe(bytes);
+    },
+    give(buffer) {
+      spare.push(buffer);
+    },
+  };
 }
 
 /** The part's buffer is handed to the connection in slices this big, each counted as it goes. */
@@ -51,7 +78,8 @@ export async function sendParts(
 ): Promise<SentPart[]> {
   const etags = new Map((o.done ?? []).map((p) => [p.partNumber, p.etag]));
   const missing = Array.from({ length: plan.partCount }, (_, i) => i + 1).filter((n) => !etags.has(n));
-  const pool = createPool(o.concurrency, o.signal);
+  const pool = o.pool ?? createPool(o.concurrency, o.signal);
+  const buffers = o.buffers ?? createPartBuffers();
   const urls = new Map<number, { url: string; headers: Record<string, string> }>();
   const sign = async (numbers: number[]) => {
     const answer = await o.api.parts({ key, partNumbers: numbers }, { signal: o.signal });
@@ -59,17 +87,18 @@ export async function sendParts(
   };
   // One buffer per part in flight, reused by the next part: memory is part size × concurrency,
   // without a fresh part-sized allocation per part waiting for the garbage collector.
-  const spare: Buffer[] = [];
   const tasks: Promise<void>[] = [];
   for (let i = 0; i < missing.length; i += URL_BATCH) {
     await sign(missing.slice(i, i + URL_BATCH));
     for (const n of missing.slice(i, i + URL_BATCH)) {
       tasks.push(
         pool.run(async () => {
+          // Queued behind other files' parts in a shared pool: this file may have stopped meanwhile.
+          o.signal?.throwIfAborted();
           const start = (n - 1) * plan.partSize;
           const end = Math.min(file.size, start + plan.partSize);
           let stale = false;
-          const buffer = spare.pop() ?? Buffer.allocUnsafe(Math.min(plan.partSize, file.size));
+          const buffer = buffers.take(Math.min(plan.partSize, file.size));
           const etag = await withRetry(
             async () => {
               if (stale) await sign([n]);
@@ -90,7 +119,7 @@ export async function sendParts(
             },
           );
           // Stored: the service has every byte, so no write of the buffer is pending any more.
-          spare.push(buffer);
+          buffers.give(buffer);
           etags.set(n, etag);
           o.onPart?.({ partNumber: n, etag, bytes: end - start });
         }),

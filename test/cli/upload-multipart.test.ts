@@ -219,6 +219,24 @@ describe.skipIf(onS3)('a large file as parts, interrupted and run again', () => 
   });
 });
 
+describe.skipIf(onS3)('parts of several files', () => {
+  it('share --part-concurrency: two large files at once never have more parts in flight than it says', async () => {
+    const a = await uniqueVideo('shared-a.mp4', 3 * PART);
+    const b = await uniqueVideo('shared-b.mp4', 3 * PART - 11);
+    slow.resetCount();
+    // The API straight to the server: the proxy sees the storage PUTs only.
+    const args = ['upload', '--json', '--concurrency', '2', '--part-concurrency', '2', 'shared-a.mp4', 'shared-b.mp4'];
+    const r = await cli(args, { env: remote(server.url) });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const done = summaryOf(r);
+    expect(done.created).toBe(2);
+    // Storage connections (each part PUT takes one while it is sent): two, not two per file.
+    expect(slow.peakConnections()).toBeLessThanOrEqual(2);
+    expect(sha256(await storedBytes(done.items[0]!.id!))).toBe(sha256(await readFile(a)));
+    expect(sha256(await storedBytes(done.items[1]!.id!))).toBe(sha256(await readFile(b)));
+  });
+});
+
 describe('--part-concurrency', () => {
   it.each(['0', '17', 'two', '-1', '2.5'])('refuses %s with what to type', async (value) => {
     const r = await cli(['upload', '--part-concurrency', value, 'x.mp4']);

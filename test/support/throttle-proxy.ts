@@ -9,6 +9,8 @@ export interface ThrottleProxy {
   url: string;
   /** Bytes the clients have sent through it (requests and bodies) since it started or was last reset. */
   received(): number;
+  /** Most client connections open at once since start or the last reset. */
+  peakConnections(): number;
   resetCount(): void;
   close(): Promise<void>;
 }
@@ -19,10 +21,14 @@ export async function startThrottleProxy(
 ): Promise<ThrottleProxy> {
   const sockets = new Set<Socket>();
   let received = 0;
+  let open = 0;
+  let peak = 0;
   const server: Server = createServer((client) => {
     const { hostname, port } = new URL(typeof target === 'string' ? target : target());
     const upstream = createConnection({ host: hostname, port: Number(port) });
     sockets.add(client).add(upstream);
+    peak = Math.max(peak, ++open);
+    client.once('close', () => open--);
     upstream.pipe(client);
     client.on('data', (chunk: Buffer) => {
       // Hold the client back for as long as this chunk takes on the slow link.
@@ -46,8 +52,10 @@ export async function startThrottleProxy(
   return {
     url: `http://127.0.0.1:${own}`,
     received: () => received,
+    peakConnections: () => peak,
     resetCount: () => {
       received = 0;
+      peak = open;
     },
     close: () =>
       new Promise<void>((resolve) => {
