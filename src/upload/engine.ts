@@ -76,7 +76,14 @@ import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
-import { type MultipartContext, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
+import {
+  MULTIPART_MIN_BYTES,
+  type MultipartContext,
+  abortQuietly,
+  resumable,
+  sendAll,
+  startParts,
+} from './multipart.js';
 import { type PartBuffers, type SentPart, createPartBuffers } from './parts.js';
 import { PART_CONCURRENCY } from '../rules/parts.js';
 
@@ -554,7 +561,10 @@ function transfer(
       const checksum = await checksumOf(run, file, sha256);
       const ctx = multipartContext(run);
       // An earlier run's parts, if the file is unchanged and the service still has the upload.
-      const earlier = ctx ? await resumable(file, ref, item.type, checksum.sha256, ctx, signal) : undefined;
+      const earlier =
+        ctx && file.size >= MULTIPART_MIN_BYTES
+          ? await resumable(file, ref, item.type, checksum.sha256, ctx, signal)
+          : undefined;
       if (earlier && ctx) {
         const parts = await sendAll(file, ref, earlier, ctx, signal).catch((err: unknown) => {
           throw new StepError('put', err);
