@@ -6,7 +6,9 @@
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
 // (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
 // BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export; BENCH_WRITE=1 writes bench/results.md
+// BENCH_MULTIPART_SIZE (bytes of the multipart file, 1 GiB; e.g. 268435456 for a quick check),
+// BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
 // bench/tmp by scripts/test-on-node.sh: 1–2 minutes each, to compile better-sqlite3).
@@ -19,6 +21,7 @@ import { benchBulk } from './bulk.js';
 import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
+import { type MultipartResult, benchMultipart, renderMultipart } from './multipart.js';
 import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, run, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
@@ -35,6 +38,7 @@ const SCENARIOS = [
   'browse',
   'download',
   'export',
+  'multipart',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -100,6 +104,7 @@ async function main(): Promise<void> {
   let browse: BrowseResult | undefined;
   let download: DownloadResult | undefined;
   let exported: ExportResult | undefined;
+  let multipart: MultipartResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -214,6 +219,17 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('multipart')) {
+      log('multipart (its own two servers and a capping proxy)…');
+      multipart = await benchMultipart({
+        dir: join(work, 'multipart'),
+        bytes: envNumber('BENCH_MULTIPART_SIZE', 1024 ** 3),
+        runs,
+        capMBps: envNumber('BENCH_CAP_MBPS', 20),
+        partConcurrency: envNumber('BENCH_PART_CONCURRENCY', 6),
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -234,7 +250,8 @@ async function main(): Promise<void> {
     (scale ? `\n${renderScale(scale).join('\n')}` : '') +
     (instances ? `\n${renderInstances(instances).join('\n')}` : '') +
     (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
-    (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '');
+    (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '') +
+    (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);

@@ -77,9 +77,9 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** `contentlib serve --data-dir DIR` in its own process, until stop(). */
-export async function serve(dataDir: string, home: string): Promise<Served> {
-  const child: ChildProcess = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir], {
+/** `contentlib serve --data-dir DIR` (and `args`, e.g. --public-url) in its own process, until stop(). */
+export async function serve(dataDir: string, home: string, args: readonly string[] = []): Promise<Served> {
+  const child: ChildProcess = spawn('node', [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
     env: cliEnv({ CONTENTLIB_HOME: home }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

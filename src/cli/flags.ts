@@ -1,6 +1,7 @@
 // What the command definitions in program.ts need before any command module is loaded: flag
 // parsers, and words of the help that come from the rules. Light on purpose: `--help` loads it.
 import { THUMBNAIL_RULE, TYPE_RULES, formatBytes } from '../rules/rules.js';
+import { PART_CONCURRENCY } from '../rules/parts.js';
 import { UsageError } from './errors.js';
 
 /** A repeatable flag's values, in order. */
@@ -42,6 +43,24 @@ export function parseConcurrency(value: string): number {
     throw new UsageError(
       `--concurrency ${value} is not a whole number from 1 to ${MAX_CONCURRENCY}.`,
       `For example: --concurrency ${DEFAULT_CONCURRENCY}`,
+    );
+  }
+  return n;
+}
+
+/**
+ * `upload --part-concurrency`: parts of large files sent at once (in all), when the service offers
+ * a multipart upload (src/upload/multipart.ts). Memory for parts is at most part size × this.
+ */
+export const DEFAULT_PART_CONCURRENCY = PART_CONCURRENCY.default;
+export const MAX_PART_CONCURRENCY = PART_CONCURRENCY.max;
+
+export function parsePartConcurrency(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > MAX_PART_CONCURRENCY) {
+    throw new UsageError(
+      `--part-concurrency ${value} is not a whole number from 1 to ${MAX_PART_CONCURRENCY}.`,
+      `For example: --part-concurrency ${DEFAULT_PART_CONCURRENCY} (parts of large files sent at once)`,
     );
   }
   return n;

@@ -14,6 +14,8 @@ import {
   UPLOAD_RULES_HELP,
   collect,
   parseConcurrency,
+  parsePartConcurrency,
+  DEFAULT_PART_CONCURRENCY,
   parseCount,
   parseDuration,
   parsePort,
@@ -139,6 +141,11 @@ function defineUpload(program: Command, ctx: CliContext): void {
     .option('--thumbnail <image>', 'thumbnail image for a single video')
     .addOption(
       new Option('--concurrency <n>', 'files sent at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
+    )
+    .addOption(
+      new Option('--part-concurrency <n>', 'parts of large files sent at once, in all (when the service offers parts)')
+        .default(DEFAULT_PART_CONCURRENCY)
+        .argParser(parsePartConcurrency),
     )
     .option('--dry-run', 'check everything and print the plan, with what the library has already; send nothing')
     .option('--force', 'upload again what was uploaded before (journal) or the library already holds')

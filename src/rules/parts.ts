@@ -14,6 +14,13 @@ export const PART_LIMITS = {
   preferredPartBytes: 8 * MIB,
 } as const;
 
+/**
+ * Parts of one file a client sends at once: a few, as @uppy/aws-s3 (6) and the aws CLI (10) do;
+ * `upload --part-concurrency` sets it. The parts of every file of a run share them, so memory for
+ * parts is at most part size × this.
+ */
+export const PART_CONCURRENCY = { default: 6, max: 16 } as const;
+
 export interface PartPlan {
   partSize: number;
   partCount: number;

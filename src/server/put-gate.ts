@@ -114,9 +114,17 @@ export function pacedBody(raw: IncomingMessage, limits: PutLimits, now: () => nu
   // (the disk refused the bytes, an answer went out), a late error must not go unheard and end
   // the process.
   body.on('error', () => undefined);
-  raw.once('close', () => {
-    if (!raw.complete) body.destroy(new Error('the body ended before its Content-Length (connection lost)'));
-  });
+  // Not `raw.complete`: a client that sent every byte and then went away (a part PUT aborted by
+  // Ctrl-C) leaves the bytes the disk had not taken yet in the request's buffer, and a destroyed
+  // request never emits 'end' for them: the body would wait forever, and with it the request and
+  // the server's close. What counts is whether the body got them all ('end' was emitted).
+  const lost = () => {
+    if (!raw.readableEnded) body.destroy(new Error('the body ended before its Content-Length (connection lost)'));
+  };
+  // A client gone while the route was still checking the upload has closed already: its
+  // 'close' will not come again.
+  if (raw.destroyed) lost();
+  else raw.once('close', lost);
   raw.pipe(body);
   return body;
 }

@@ -71,11 +71,21 @@ import { fileKeyOf, metadataHash } from './journal.js';
 import type { Pool, Slots } from './pool.js';
 import { createPool, createSlots } from './pool.js';
 import { goneItems } from './item-check.js';
-import { FileChangedError } from './put.js';
+import { FileChangedError, type LocalFile } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
+import {
+  MULTIPART_MIN_BYTES,
+  type MultipartContext,
+  abortQuietly,
+  resumable,
+  sendAll,
+  startParts,
+} from './multipart.js';
+import { type PartBuffers, type SentPart, createPartBuffers } from './parts.js';
+import { PART_CONCURRENCY } from '../rules/parts.js';
 
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
@@ -84,10 +94,12 @@ import { libraryVerdict } from './library-match.js';
  */
 export const WINDOW_PER_TRANSFER = 4;
 
+/** `parts` and `abortUpload` (the multipart extension) are optional: without them every file goes as one PUT. */
 export type EngineApi = Pick<
   ApiClient,
   'dispatcher' | 'presign' | 'complete' | 'check' | 'patch' | 'get' | 'list' | 'remove'
->;
+> &
+  Partial<Pick<ApiClient, 'parts' | 'abortUpload'>>;
 
 /** A planned item (src/upload/plan.ts PlannedItem fits). */
 export interface EngineItem {
@@ -119,6 +131,8 @@ export interface EngineDeps extends TransferDeps {
   reportSkippedFiles?: boolean;
   /** Ctrl-C. */
   signal: AbortSignal;
+  /** Parts of one file sent at once when the service offers a multipart upload (./multipart.ts). */
+  partConcurrency?: number;
   /** Tests: how a file is hashed (./hash.ts by default). */
   hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
 }
@@ -149,6 +163,12 @@ interface Run {
   signal: AbortSignal;
   pool: Pool;
   bytesSent: number;
+  /** Per file sent as parts and not yet completed: the bytes of its parts the service holds. */
+  held: Map<LocalFile, number>;
+  /** Set once the service refused parts (the field, or the endpoint): every file goes as one PUT. */
+  noParts: boolean;
+  /** The parts of every file run in one pool, read into one set of buffers (made at the first file sent as parts). */
+  parts?: { pool: Pool; buffers: PartBuffers };
   keyRejected: boolean;
   /** The scope the key lacks, when that is why it was refused. */
   missingScope?: string;
@@ -172,6 +192,8 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     signal: stop.signal,
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
+    held: new Map(),
+    noParts: !deps.api.parts || !deps.api.abortUpload,
     keyRejected: false,
     rejectKey(err) {
       run.keyRejected = true;
@@ -203,6 +225,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
       ...(run.keyRejected ? { keyRejected: true as const } : {}),
       ...(run.missingScope !== undefined ? { missingScope: run.missingScope } : {}),
       bytesSent: run.bytesSent,
+      ...bytesKept(run),
       ms: Math.round(clock() - started),
     };
   } finally {
@@ -473,7 +496,7 @@ async function sendFile(
     const resumed = resumableKey(run, item, file);
     // A changed byte refused at PUT is sent again at once, before this file's turn to complete.
     const sent = resumed
-      ? { ok: true as const, value: resumed }
+      ? { ok: true as const, value: { key: resumed, ...journalParts(run, file, resumed) } }
       : await settle(onceAgainIfChanged(run, file, ref, () => transfer(run, item, file, ref, sha256, signal)));
     await previous;
     // The refusal itself is reported; what the stop cut short is not a failure of its own.
@@ -490,8 +513,9 @@ async function sendFile(
       // since), or refused the bytes that reached it: send the file afresh from disk, once.
       if (changed) sendingAgain(run, file, ref);
       run.deps.journal.dropPending(file);
-      const key = await transfer(run, item, file, ref, sha256, signal);
-      res = await completeFile(run, item, file, ref, key, state.itemId);
+      await forgetParts(run, file);
+      const again = await transfer(run, item, file, ref, sha256, signal);
+      res = await completeFile(run, item, file, ref, again, state.itemId);
     }
     state.itemId = res.contentItemId;
     state.completed++;
@@ -512,6 +536,8 @@ function resumableKey(run: Run, item: EngineItem, file: SendableFile): string | 
   if (run.deps.force) return undefined;
   const known = run.deps.journal.lookup(file);
   if (!known || known.state === 'completed') return undefined;
+  // Parts still to send: the transfer continues them (./multipart.ts), after the file is hashed.
+  if (known.state === 'presigned' && run.deps.journal.multipart(file.path)?.key === known.key) return undefined;
   if (known.type === item.type) return known.key;
   run.deps.journal.dropPending(file); // presigned as another type: of no use now
   return undefined;
@@ -528,17 +554,40 @@ function transfer(
   ref: FileRef,
   sha256: string | undefined,
   signal: AbortSignal,
-): Promise<string> {
+): Promise<Sent> {
   const { journal } = run.deps;
   return run.pool.run(async () => {
     try {
+      const checksum = await checksumOf(run, file, sha256);
+      const ctx = multipartContext(run);
+      // An earlier run's parts, if the file is unchanged and the service still has the upload.
+      const earlier =
+        ctx && file.size >= MULTIPART_MIN_BYTES
+          ? await resumable(file, ref, item.type, checksum.sha256, ctx, signal)
+          : undefined;
+      if (earlier && ctx) {
+        const parts = await sendAll(file, ref, earlier, ctx, signal).catch((err: unknown) => {
+          throw new StepError('put', err);
+        });
+        journal.recordPut(file, earlier.key);
+        return { key: earlier.key, parts };
+      }
       const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
         onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
         onBytes: (n) => (run.bytesSent += n),
-        checksum: await checksumOf(run, file, sha256),
+        checksum,
+        ...(ctx
+          ? {
+              multipart: {
+                asks: () => !run.noParts,
+                refused: () => (run.noParts = true),
+                send: (p) => startParts(file, ref, item.type, checksum.sha256, p, ctx, signal),
+              },
+            }
+          : {}),
       });
       journal.recordPut(file, presigned.key);
-      return presigned.key;
+      return { key: presigned.key, ...(presigned.parts ? { parts: presigned.parts } : {}) };
     } catch (err) {
       // Judged at once, not when this file's turn to complete comes: a 401 starts no other transfer.
       judge(run, err, signal);
@@ -553,11 +602,12 @@ async function completeFile(
   item: EngineItem,
   file: SendableFile,
   ref: FileRef,
-  key: string,
+  { key, parts }: Sent,
   contentItemId: string | undefined,
 ): Promise<CompleteResponse> {
   const body: CompleteRequest = {
     key,
+    ...(parts ? { parts } : {}),
     ...wireFile(file, item.type),
     ...(file.durationSeconds !== undefined && item.type !== 'carousel'
       ? { durationSeconds: file.durationSeconds }
@@ -574,6 +624,10 @@ async function completeFile(
       type: item.type,
       sortOrder: res.file?.sortOrder,
     });
+    if (parts) {
+      run.deps.journal.dropMultipart(key);
+      run.held.delete(file);
+    }
   } catch (err) {
     throw new StepError('complete', err);
   }
@@ -809,6 +863,60 @@ async function finishItem(
       ...(verdict === 'key-rejected' ? { keyRejected: true as const } : {}),
     };
   }
+}
+
+// ---- Multipart --------------------------------------------------------------------------------
+
+/** A stored upload ready for complete: its key, and its parts' ETags when it was sent as parts. */
+interface Sent {
+  key: string;
+  parts?: SentPart[];
+}
+
+/** What the multipart transfer needs of the run; undefined when the service cannot take parts. */
+function multipartContext(run: Run): MultipartContext | undefined {
+  const { api } = run.deps;
+  if (run.noParts || !api.parts || !api.abortUpload) return undefined;
+  const partConcurrency = run.deps.partConcurrency ?? PART_CONCURRENCY.default;
+  run.parts ??= { pool: createPool(partConcurrency, run.signal), buffers: createPartBuffers() };
+  return {
+    api: { parts: api.parts, abortUpload: api.abortUpload },
+    dispatcher: api.dispatcher,
+    journal: run.deps.journal,
+    partConcurrency,
+    partPool: run.parts.pool,
+    partBuffers: run.parts.buffers,
+    policy: run.deps.policy,
+    sleep: run.deps.sleep,
+    now: run.deps.now,
+    emit: run.emit,
+    onBytes: (n) => (run.bytesSent += n),
+    onHeld: (file, bytes) => run.held.set(file, bytes),
+  };
+}
+
+/** The parts an earlier run sent of `key` (all of them: its PUTs were done), for complete. */
+function journalParts(run: Run, file: SendableFile, key: string): { parts?: SentPart[] } {
+  const rec = run.deps.journal.multipart(file.path);
+  if (rec?.key !== key) return {};
+  return { parts: rec.parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })) };
+}
+
+/** The file is sent afresh: its multipart upload, if any, is forgotten and closed. */
+async function forgetParts(run: Run, file: SendableFile): Promise<void> {
+  const rec = run.deps.journal.multipart(file.path);
+  if (!rec) return;
+  run.deps.journal.dropMultipart(rec.key);
+  run.held.delete(file);
+  const { abortUpload } = run.deps.api;
+  if (abortUpload) await abortQuietly({ abortUpload }, rec.key);
+}
+
+/** The bytes of parts the service holds for files not completed: what the next run need not send. */
+function bytesKept(run: Run): { bytesKept?: number } {
+  let kept = 0;
+  for (const bytes of run.held.values()) kept += bytes;
+  return kept > 0 ? { bytesKept: kept } : {};
 }
 
 // ---- Small helpers --------------------------------------------------------------------------

@@ -99,6 +99,11 @@ export interface UploadSummary {
   /** The scope the key lacks, when that is why it was refused (e.g. content:write). */
   missingScope?: string;
   bytesSent: number;
+  /**
+   * Bytes of files sent as parts (a multipart upload) that the service holds but that are not
+   * part of an item yet: kept for the next run, which sends only the rest. Absent when none.
+   */
+  bytesKept?: number;
   ms: number;
   /** Files under the named folders the plan did not upload (reported before the upload). */
   skippedFiles?: number;

@@ -18,6 +18,12 @@
 // few changes, which costs at most a re-upload of those files, never a duplicate item (their keys
 // are completed again, or presigned anew and the old ones are swept by the server).
 //
+// A multipart upload (issue 28) also records its plan, the file's SHA-256 and each part as it is
+// stored (tables `multipart` and `parts`), so a re-run after Ctrl-C or kill -9 sends only the
+// missing parts. They are found by path, so that a file changed since is recognised and its old
+// upload aborted. The tables are additive: a journal of version 2 gains them on open, and an older
+// contentlib reading it never looks at them.
+//
 // One process at a time per library: the upload command holds journal-lock.ts's lock while the
 // journal is open. Journals of version 1 (one JSON document) are imported on first open
 // (./journal-migrate.ts).
@@ -57,6 +63,21 @@ export interface JournalRecord {
 /** A completed file: part of `itemId`. */
 export type JournalFileEntry = JournalRecord & { state: 'completed'; itemId: string };
 
+/** An unfinished multipart upload of the file at `path`: its plan and the parts stored so far. */
+export interface MultipartRecord {
+  key: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** The file's SHA-256 when it was started (undefined when the service refused checksums). */
+  sha256?: string;
+  type: ContentType;
+  partSize: number;
+  partCount: number;
+  /** The parts stored, in part order. */
+  parts: Array<{ partNumber: number; etag: string; size: number }>;
+}
+
 export interface JournalItemEntry {
   /** Hash of the metadata last applied by PATCH; a re-run with other metadata applies it again. */
   metadataHash?: string;
@@ -82,6 +103,14 @@ export interface Journal {
   recordFile(file: FileIdentity, entry: { itemId: string; key: string; type: ContentType; sortOrder?: number }): void;
   /** Forgets the file's unfinished key (the server no longer knows it): the next try presigns anew. */
   dropPending(file: FileIdentity): void;
+  /** The unfinished multipart upload of the file at this path, whatever its size and mtime now. */
+  multipart(path: string): MultipartRecord | undefined;
+  /** A multipart upload was started for the file (any earlier one of its path is forgotten). */
+  recordMultipart(file: FileIdentity, entry: Omit<MultipartRecord, 'path' | 'size' | 'mtimeMs' | 'parts'>): void;
+  /** One part of `key` is stored (a part sent again replaces its ETag). */
+  recordPart(key: string, part: { partNumber: number; etag: string; size: number }): void;
+  /** Forgets a multipart upload and its parts (completed, aborted, or unknown to the service). */
+  dropMultipart(key: string): void;
   item(itemId: string): JournalItemEntry | undefined;
   recordItem(itemId: string, entry: Omit<JournalItemEntry, 'updatedAt'>): void;
   /** Drops an item and its files (it was deleted, or is gone from the library). */
@@ -129,6 +158,25 @@ CREATE TABLE IF NOT EXISTS files (
   PRIMARY KEY (path, size, mtime_ms)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_by_item ON files (item_id) WHERE item_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS multipart (
+  key TEXT PRIMARY KEY,
+  path TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  sha256 TEXT,
+  type TEXT NOT NULL,
+  part_size INTEGER NOT NULL,
+  part_count INTEGER NOT NULL,
+  updated_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS multipart_by_path ON multipart (path);
+CREATE TABLE IF NOT EXISTS parts (
+  key TEXT NOT NULL,
+  part_number INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (key, part_number)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS items (
   item_id TEXT PRIMARY KEY,
   metadata_hash TEXT,
@@ -147,6 +195,17 @@ interface FileRow {
   item_id: string | null;
   sort_order: number | null;
   updated_at: string;
+}
+
+interface MultipartRow {
+  key: string;
+  path: string;
+  size: number;
+  mtime_ms: number;
+  sha256: string | null;
+  type: ContentType;
+  part_size: number;
+  part_count: number;
 }
 
 interface ItemRow {
@@ -266,6 +325,23 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
          thumbnail = coalesce(@thumbnail, thumbnail),
          updated_at = @at`,
     ),
+    multipart: db.prepare<[string], MultipartRow>(
+      'SELECT * FROM multipart WHERE path = ? ORDER BY updated_at DESC LIMIT 1',
+    ),
+    parts: db.prepare<[string], { partNumber: number; etag: string; size: number }>(
+      'SELECT part_number AS partNumber, etag, size FROM parts WHERE key = ? ORDER BY part_number',
+    ),
+    multipartKeysOf: db.prepare<[string], string>('SELECT key FROM multipart WHERE path = ?').pluck(),
+    insertMultipart: db.prepare(
+      `INSERT INTO multipart (key, path, size, mtime_ms, sha256, type, part_size, part_count, updated_at)
+       VALUES (@key, @path, @size, @mtimeMs, @sha256, @type, @partSize, @partCount, @at)`,
+    ),
+    part: db.prepare(
+      `INSERT INTO parts (key, part_number, etag, size) VALUES (@key, @partNumber, @etag, @size)
+       ON CONFLICT (key, part_number) DO UPDATE SET etag = @etag, size = @size`,
+    ),
+    dropMultipart: db.prepare<[string]>('DELETE FROM multipart WHERE key = ?'),
+    dropParts: db.prepare<[string]>('DELETE FROM parts WHERE key = ?'),
     forgetFiles: db.prepare<[string]>('DELETE FROM files WHERE item_id = ?'),
     forgetItem: db.prepare<[string]>('DELETE FROM items WHERE item_id = ?'),
   };
@@ -275,6 +351,14 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
     return row ? recordOf(row) : undefined;
   };
   const identity = (f: FileIdentity) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs });
+  const dropMultipart = db.transaction((key: string) => {
+    q.dropParts.run(key);
+    q.dropMultipart.run(key);
+  });
+  const startMultipart = db.transaction((row: Record<string, unknown> & { path: string }) => {
+    for (const old of q.multipartKeysOf.all(row.path)) dropMultipart(old);
+    q.insertMultipart.run(row);
+  });
   const forget = db.transaction((itemId: string) => {
     q.forgetFiles.run(itemId);
     q.forgetItem.run(itemId);
@@ -303,6 +387,38 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
     },
     dropPending(file) {
       q.dropPending.run(file.path, file.size, file.mtimeMs);
+    },
+    multipart(path) {
+      const row = q.multipart.get(path);
+      if (!row) return undefined;
+      return {
+        key: row.key,
+        path: row.path,
+        size: row.size,
+        mtimeMs: row.mtime_ms,
+        ...(row.sha256 === null ? {} : { sha256: row.sha256 }),
+        type: row.type,
+        partSize: row.part_size,
+        partCount: row.part_count,
+        parts: q.parts.all(row.key),
+      };
+    },
+    recordMultipart(file, entry) {
+      startMultipart({
+        ...identity(file),
+        key: entry.key,
+        sha256: entry.sha256 ?? null,
+        type: entry.type,
+        partSize: entry.partSize,
+        partCount: entry.partCount,
+        at: at(),
+      });
+    },
+    recordPart(key, part) {
+      q.part.run({ key, ...part });
+    },
+    dropMultipart(key) {
+      dropMultipart(key);
     },
     item(itemId) {
       const row = q.item.get(itemId);

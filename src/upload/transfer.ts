@@ -10,6 +10,8 @@ import type { PresignRequest, PresignResponse } from '../api/schemas.js';
 import { CONTROL_CHARACTERS } from '../api/schemas.js';
 import type { ContentType } from '../rules/rules.js';
 import { type EmitFn, type FileRef, StepError } from './events.js';
+import type { SentPart } from './parts.js';
+import { MULTIPART_MIN_BYTES, NoPartsEndpointError } from './multipart.js';
 import { presignAndPut } from './put.js';
 
 /** A file to send, as the plan describes it (src/upload/decide.ts PlannedFile fits). */
@@ -72,13 +74,32 @@ export interface TransferHooks {
    * 400 to the field (it has no such extension): presign is then sent again without it.
    */
   checksum?: { sha256: string | undefined; declares(): boolean; refused(): void };
+  /**
+   * Multipart (an extension, docs/api.md): presign asks for parts while `asks()`; `refused()` is
+   * told when the service answers 400 to the field (presign is then sent again without it). When
+   * the answer offers parts, `send` sends them (./multipart.ts) instead of the single PUT; it
+   * rejects with NoPartsEndpointError when the service cannot take parts after all.
+   */
+  multipart?: {
+    asks(): boolean;
+    refused(): void;
+    send(presigned: PresignResponse & { multipart: { partSize: number; partCount: number } }): Promise<SentPart[]>;
+  };
+}
+
+/** What was sent: the presign whose upload succeeded, and the parts' ETags when it went as parts. */
+export type Transferred = PresignResponse & { parts?: SentPart[] };
+
+/** A 400 naming `field`: a service that keeps to the spec's presign and refuses unknown fields. */
+function refusesField(err: unknown, field: string): boolean {
+  if (!(err instanceof ApiError) || err.status !== 400) return false;
+  const named = (d: unknown) => typeof d === 'object' && d !== null && JSON.stringify(d).includes(field);
+  return err.message.includes(field) || err.details.some(named);
 }
 
 /** A 400 naming the sha256 field: a service that keeps to the spec's presign and refuses unknown fields. */
 export function refusesChecksumField(err: unknown): boolean {
-  if (!(err instanceof ApiError) || err.status !== 400) return false;
-  const named = (d: unknown) => typeof d === 'object' && d !== null && JSON.stringify(d).includes('sha256');
-  return err.message.includes('sha256') || err.details.some(named);
+  return refusesField(err, 'sha256');
 }
 
 /**
@@ -93,11 +114,13 @@ export async function transferFile(
   emit: EmitFn,
   signal: AbortSignal,
   hooks: TransferHooks = {},
-): Promise<PresignResponse> {
+): Promise<Transferred> {
   const plain: PresignRequest = 'thumbnail' in as ? { ...wireFile(file), thumbnail: true } : wireFile(file, as.type);
-  const declared = () => {
+  // Parts only for media of more than one part's size; a thumbnail is never sent in parts.
+  const parts = 'thumbnail' in as || file.size < MULTIPART_MIN_BYTES ? undefined : hooks.multipart;
+  const declared = (): PresignRequest => {
     const sha256 = hooks.checksum?.declares() ? hooks.checksum.sha256 : undefined;
-    return sha256 ? { ...plain, sha256 } : plain;
+    return { ...plain, ...(sha256 ? { sha256 } : {}), ...(parts?.asks() ? { multipart: true } : {}) };
   };
   const clock = deps.clock ?? (() => performance.now());
   const interval = deps.progressIntervalMs ?? 100;
@@ -118,10 +141,21 @@ export async function transferFile(
   const presign = async () => {
     step = 'presign';
     const body = declared();
-    const presigned = await deps.api.presign(body, options).catch((err: unknown) => {
+    const presigned = await deps.api.presign(body, options).catch(async (err: unknown) => {
+      // A strict spec service refuses an extension's field: drop it, remember, and ask again.
+      if ('multipart' in body && refusesField(err, 'multipart')) {
+        parts?.refused();
+        const { multipart: _, ...without } = body;
+        return deps.api.presign(without, options).catch((again: unknown) => {
+          if (!('sha256' in without) || !refusesChecksumField(again)) throw again;
+          hooks.checksum?.refused();
+          return deps.api.presign(plain, options);
+        });
+      }
       if (!('sha256' in body) || !refusesChecksumField(err)) throw err;
       hooks.checksum?.refused();
-      return deps.api.presign(plain, options);
+      const { sha256: _, ...without } = body;
+      return deps.api.presign(without, options);
     });
     hooks.onPresigned?.(presigned);
     step = 'put';
@@ -143,6 +177,22 @@ export async function transferFile(
     }
   };
   try {
+    // Offered parts: they go instead of the single PUT (whose URL the answer carries too, for a
+    // service that offers parts but then cannot take them).
+    let offered: PresignResponse | undefined;
+    if (parts?.asks()) {
+      offered = await presign();
+      const plan = offered.multipart;
+      if (plan) {
+        try {
+          return { ...offered, parts: await parts.send({ ...offered, multipart: plan }) };
+        } catch (err) {
+          if (!(err instanceof NoPartsEndpointError)) throw err;
+          parts.refused();
+          begun = true; // `started` was said as the parts began; the single PUT goes on from there
+        }
+      }
+    }
     const presigned = await presignAndPut(file, file.contentType, {
       dispatcher: deps.api.dispatcher,
       now: deps.now,
@@ -150,7 +200,12 @@ export async function transferFile(
       policy: deps.policy,
       random: deps.random,
       signal,
-      presign,
+      // The answer in hand is used first: a fresh one only for an expired URL.
+      presign: () => {
+        const first = offered;
+        offered = undefined;
+        return first ? Promise.resolve(first) : presign();
+      },
       onSent,
       onRetry: ({ attempt, delayMs, reason }) =>
         emit({ type: 'retrying', step: 'put', file: ref, attempt, delayMs, reason }),

@@ -38,6 +38,7 @@ const summary = (items: SummaryLine['items']): SummaryLine => ({
   leftOut: 0,
   missingScope: null,
   bytesSent: 1024,
+  bytesKept: 0,
   ms: 1200,
   items,
 });

@@ -166,6 +166,36 @@ describe('progress listeners', () => {
     expect(lines).toContain('Not created: v/big.mp4');
   });
 
+  it('says what a large file keeps for the next run: after Ctrl-C, after a failure, and nothing when none', () => {
+    const big = {
+      index: 1,
+      type: 'longform' as const,
+      source: 'v/big.mp4',
+      filesCompleted: 0,
+      filesSkipped: 0,
+      filesTotal: 1,
+    };
+    const cut = summaryLines({
+      ...summary,
+      interrupted: true,
+      bytesKept: 640 * 1024 * 1024,
+      items: [{ ...big, status: 'interrupted' }],
+    });
+    expect(cut).toContain(
+      'Kept for the next run: 640 MB of large files already stored as parts; the next run sends only the rest.',
+    );
+    expect(cut.at(-1)).toBe('Run the same command again to upload the rest; nothing is uploaded twice.');
+    const failed = summaryLines({
+      ...summary,
+      bytesKept: 8 * 1024 * 1024,
+      items: [{ ...big, status: 'failed', message: 'big.mp4: PUT failed: connection reset' }],
+    });
+    expect(failed).toContain(
+      '8 MB of parts already stored are kept for the next run: running the same command again sends only the rest.',
+    );
+    expect(summaryLines({ ...summary, interrupted: true }).join('\n')).not.toContain('Kept for the next run');
+  });
+
   it('a failed single file is named once, a carousel by its folder then the image', () => {
     const failed = (source: string, message: string) => ({
       index: 0,

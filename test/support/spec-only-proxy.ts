@@ -3,7 +3,11 @@
 // on unchanged and answers every other /api path with a bare 404, as a service without
 // contentlib's extensions would. With options it passes everything through except what is chosen:
 // POST /api/v1/upload/check answered 404 not_found (no such endpoint), and a presign carrying
-// `sha256` refused as a strict spec service refuses an unknown field (400 invalid_request).
+// `sha256` refused as a strict spec service refuses an unknown field (400 invalid_request), and
+// the multipart endpoints answered 404 (`parts: 'missing'`).
+// A presign's `multipart` (issue 28) is dropped on the way unless `multipart: 'kept'` (a lenient
+// spec service ignores what it does not know, so its answer never offers parts), or refused as
+// `sha256` is with `multipart: 'refused'`.
 // It records the presign bodies it saw and the requests it refused.
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import { listenLocal } from './listen.js';
@@ -33,6 +37,10 @@ export interface SpecOnlyProxy {
 export interface SpecOnlyOptions {
   check: 'missing' | 'kept';
   sha256: 'refused' | 'kept';
+  /** Default 'ignored': the field is removed before the request reaches the server. */
+  multipart?: 'refused' | 'ignored' | 'kept';
+  /** 'missing': POST /api/v1/upload/parts and /abort answered 404, whatever presign offered. */
+  parts?: 'missing' | 'kept';
 }
 
 function answer(res: ServerResponse, status: number, body: unknown): void {
@@ -58,6 +66,11 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
       if (isCheck) checks++;
       return answer(res, 404, { error: { code: 'not_found', message: 'Not Found' } });
     }
+    const isParts = req.method === 'POST' && /^\/api\/v1\/upload\/(parts|abort)$/.test(path);
+    if (isParts && o?.parts === 'missing') {
+      refused.push(`${req.method} ${path}`);
+      return answer(res, 404, { error: { code: 'not_found', message: 'no such endpoint', details: [] } });
+    }
     if (isCheck && o?.check === 'missing') {
       checks++;
       refused.push(`${req.method} ${path}`);
@@ -65,7 +78,7 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
     }
     if (req.method === 'POST' && path === '/api/v1/upload/presign') {
       const json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-      presigns.push(json);
+      presigns.push({ ...json });
       if ('sha256' in json && o?.sha256 === 'refused')
         return answer(res, 400, {
           error: {
@@ -74,9 +87,27 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
             details: [{ path: '', message: 'Unrecognized key: "sha256"' }],
           },
         });
+      const multipart = o?.multipart ?? 'ignored';
+      if ('multipart' in json && multipart === 'refused')
+        return answer(res, 400, {
+          error: {
+            code: 'invalid_request',
+            message: 'the presign request is invalid: Unrecognized key: "multipart"',
+            details: [{ path: '', message: 'Unrecognized key: "multipart"' }],
+          },
+        });
+      if ('multipart' in json && multipart === 'ignored') {
+        delete json.multipart;
+        return forward(req, res, Buffer.from(JSON.stringify(json)));
+      }
     }
+    forward(req, res, body);
+  };
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const { 'transfer-encoding': _, ...rest } = req.headers;
+    const headers = { ...rest, 'content-length': String(body.length) };
     const out = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (upstreamRes) => {
         res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
         upstreamRes.pipe(res);

@@ -28,6 +28,41 @@ function completed(j: Journal, f: FileIdentity) {
 }
 
 describe('journal', () => {
+  it('records a multipart upload and its parts, found by path whatever the file is now', async () => {
+    const j = await openJournal(dir, 't1');
+    expect(j.multipart(file.path)).toBeUndefined();
+    j.recordMultipart(file, { key: 'k1', type: 'longform', partSize: 8, partCount: 2, sha256: 'ab'.repeat(32) });
+    j.recordPart('k1', { partNumber: 2, etag: '"e2"', size: 2 });
+    j.recordPart('k1', { partNumber: 1, etag: '"old"', size: 8 });
+    // A part sent again replaces its ETag.
+    j.recordPart('k1', { partNumber: 1, etag: '"e1"', size: 8 });
+    j.close();
+    const again = await openJournal(dir, 't1');
+    expect(again.multipart(file.path)).toEqual({
+      key: 'k1',
+      ...file,
+      sha256: 'ab'.repeat(32),
+      type: 'longform',
+      partSize: 8,
+      partCount: 2,
+      parts: [
+        { partNumber: 1, etag: '"e1"', size: 8 },
+        { partNumber: 2, etag: '"e2"', size: 2 },
+      ],
+    });
+    // A new upload of the same path replaces the old one and its parts.
+    again.recordMultipart({ ...file, size: 11 }, { key: 'k2', type: 'longform', partSize: 8, partCount: 2 });
+    expect(again.multipart(file.path)).toMatchObject({ key: 'k2', size: 11, parts: [] });
+    expect(again.multipart(file.path)?.sha256).toBeUndefined();
+    again.recordPart('k2', { partNumber: 1, etag: '"x"', size: 8 });
+    again.dropMultipart('k2');
+    expect(again.multipart(file.path)).toBeUndefined();
+    // Its parts went with it: a later upload under the same key starts with none.
+    again.recordMultipart(file, { key: 'k2', type: 'longform', partSize: 8, partCount: 2 });
+    expect(again.multipart(file.path)?.parts).toEqual([]);
+    again.close();
+  });
+
   it('remembers completed files across openings, keyed by path, size and mtime', async () => {
     const j = await openJournal(dir, 't1');
     await j.recordFile(file, { itemId: 'i1', key: 'u/f/a.mp4', type: 'shortform' });

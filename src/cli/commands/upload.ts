@@ -48,6 +48,8 @@ export interface UploadFlags {
   manifest?: string;
   thumbnail?: string;
   concurrency: number;
+  /** Parts of one large file sent at once (a multipart upload); the engine's default when unset. */
+  partConcurrency?: number;
   dryRun?: boolean;
   force?: boolean;
   strict?: boolean;
@@ -261,6 +263,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
         api,
         journal,
         concurrency: o.concurrency,
+        ...(o.partConcurrency !== undefined ? { partConcurrency: o.partConcurrency } : {}),
         force: Boolean(o.force),
         // Listed one by one only where someone reads them one by one: NDJSON, or a log with --verbose.
         reportSkippedFiles: Boolean(sel) || Boolean(o.verbose),

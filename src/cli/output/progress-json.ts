@@ -53,6 +53,7 @@ export function summaryObject(summary: UploadSummary, target: TargetInfo | null 
     leftOut: summary.leftOut ?? 0,
     missingScope: summary.missingScope ?? null,
     bytesSent: summary.bytesSent,
+    bytesKept: summary.bytesKept ?? 0,
     ms: Math.round(summary.ms),
     items: summary.items.map(summaryItem),
   };

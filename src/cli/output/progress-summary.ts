@@ -88,12 +88,16 @@ export function summaryLines(summary: UploadSummary): string[] {
       `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${escapeText(withoutEcho(o.source, o.message ?? 'unknown error'))}`,
     );
   if (bad.length > MAX_LISTED) lines.push(more(bad.length - MAX_LISTED));
-  if (summary.interrupted) lines.push(...interruptedLines(items));
+  if (summary.interrupted) lines.push(...interruptedLines(items, summary.bytesKept ?? 0));
+  else if (summary.bytesKept)
+    lines.push(
+      `${formatBytes(summary.bytesKept)} of parts already stored are kept for the next run: running the same command again sends only the rest.`,
+    );
   return lines;
 }
 
 /** After Ctrl-C: what exists now and what does not, so nobody has to guess. */
-function interruptedLines(items: ItemOutcome[]): string[] {
+function interruptedLines(items: ItemOutcome[], bytesKept: number): string[] {
   const made = items.filter((o) => o.itemId && o.status !== 'skipped');
   const notMade = items.filter((o) => !o.itemId && o.status !== 'failed');
   const lines = ['Interrupted.'];
@@ -109,6 +113,10 @@ function interruptedLines(items: ItemOutcome[]): string[] {
   const unfinished = items.filter((o) => o.status === 'interrupted' && o.message);
   for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${escapeText(o.message ?? '')}`);
   if (unfinished.length > MAX_LISTED) lines.push(`  ${more(unfinished.length - MAX_LISTED)}`);
+  if (bytesKept > 0)
+    lines.push(
+      `Kept for the next run: ${formatBytes(bytesKept)} of large files already stored as parts; the next run sends only the rest.`,
+    );
   lines.push('Run the same command again to upload the rest; nothing is uploaded twice.');
   return lines;
 }

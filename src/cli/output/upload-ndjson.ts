@@ -148,6 +148,8 @@ export const SummarySchema = z.strictObject({
   leftOut: z.number().int(),
   missingScope: z.string().nullable(),
   bytesSent: z.number().int(),
+  /** Bytes of large files stored as parts but not yet part of an item: kept for the next run (0 when none). */
+  bytesKept: z.number().int(),
   ms: z.number().int(),
   items: z.array(SummaryItemSchema),
 });
