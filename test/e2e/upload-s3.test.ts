@@ -2,6 +2,7 @@
 // `contentlib serve --db postgres://… --storage s3://…`, and no media byte passes through
 // serve: the CLI reaches serve, and serve and the CLI reach s3rver, through counting TCP
 // proxies. The items, their files and their GET URLs are then checked byte for byte.
+import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,46 @@ describe('contentlib upload against serve on PostgreSQL + S3', () => {
     const keys = await s3.listKeys('media', 'library/');
     expect(keys).toHaveLength(5);
     expect(keys.filter((k) => k.startsWith('library/staging/'))).toEqual([]);
+    expect(instance.stderr()).not.toMatch(/internal error/);
+  });
+
+  it('sends a large file as parts straight to the store, joined there and checked like any file', async () => {
+    const { instance, key, s3, storeProxy: s3Proxy } = served;
+    // 40 MiB: five 8 MiB parts, the last one short (the disk store's tests cover the rest).
+    const big = Buffer.concat([
+      await readFile(join(ROOT, 'fixtures/video/clip-2s.mov')),
+      box('free', Buffer.alloc(40 * 1024 * 1024 - 8)),
+    ]);
+    await mkdir(join(dir, 'large'), { recursive: true });
+    await writeFile(join(dir, 'large', 'keynote.mov'), big);
+    const before = { store: s3Proxy.bytesIn(), serve: serveProxy.bytesIn(), events: s3.createdEvents().length };
+    const env = childEnv({
+      CONTENTLIB_HOME: join(dir, 'cli-home'),
+      CONTENTLIB_BASE_URL: serveProxy.url,
+      CONTENTLIB_API_KEY: key,
+    });
+    const r = await execa('node', [BIN, 'upload', join(dir, 'large', 'keynote.mov'), '--json'], {
+      env,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const summary = JSON.parse(String(r.stdout).trim().split('\n').at(-1)!) as { created: number; items: Item[] };
+    expect(summary.created).toBe(1);
+
+    // The bytes went to the store, as parts joined by the store (s3rver's event for a completed
+    // multipart upload), then copied to the item's key; serve saw JSON only.
+    expect(s3Proxy.bytesIn() - before.store).toBeGreaterThan(big.length);
+    expect(serveProxy.bytesIn() - before.serve).toBeLessThan(big.length / 50);
+    expect(s3.createdEvents().slice(before.events)).toContain('ObjectCreated:Post');
+    expect(s3.createdEvents().slice(before.events)).not.toContain('ObjectCreated:Put');
+
+    const listed = await call<{ items: Item[] }>('GET', `${instance.url}/api/v1/content?search=keynote`, { key });
+    const item = listed.body.items.find((i) => i.title === 'keynote')!;
+    expect(item).toMatchObject({ fileSize: big.length, sha256: createHash('sha256').update(big).digest('hex') });
+    expect((await bytesOf(item.fileUrl)).equals(big)).toBe(true);
+    // Nothing left behind: no staging object, no open multipart upload in the bucket.
+    expect((await s3.listKeys('media', 'library/staging/')).length).toBe(0);
     expect(instance.stderr()).not.toMatch(/internal error/);
   });
 });

@@ -26,6 +26,11 @@ export interface TestS3 {
   createBucket(name: string): Promise<void>;
   /** Every object key in a bucket (tests check that nothing is left behind). */
   listKeys(bucket: string, prefix?: string): Promise<string[]>;
+  /**
+   * How each object so far was made, in order, as s3rver's S3 events name it: `ObjectCreated:Put`
+   * (one PUT), `ObjectCreated:Post` (a multipart upload's parts joined), `ObjectCreated:Copy`.
+   */
+  createdEvents(): string[];
   stop(): Promise<void>;
 }
 
@@ -34,6 +39,10 @@ export async function startS3(): Promise<TestS3> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false });
   // Before s3rver's own routes (Koa composes its middleware when the server starts listening).
   (server as unknown as { middleware: unknown[] }).middleware.unshift(multipartGaps(server));
+  const created: string[] = [];
+  (server as unknown as NodeJS.EventEmitter).on('event', (e: { Records?: Array<{ eventName?: string }> }) => {
+    for (const r of e.Records ?? []) if (r.eventName) created.push(r.eventName);
+  });
   const address = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${address.port}`;
   const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -64,6 +73,7 @@ export async function startS3(): Promise<TestS3> {
       } while (token);
       return keys;
     },
+    createdEvents: () => [...created],
     async stop() {
       client.destroy();
       await server.close();
