@@ -330,8 +330,9 @@ export function createDiskParts(
       const outcome = await partLock(`${fileId}/${partNumber}`, () =>
         store(fileId, partNumber, offset, body, expectedBytes, stillOpen),
       );
-      // Hashed while the part is still in the page cache; a failure only leaves more for complete.
-      if (outcome !== 'closed') void advance(fileId).catch(() => rolling.delete(fileId));
+      // Hashed while the part is still in the page cache (before the PUT is answered, so a client
+      // that completes right after finds it done); a failure only leaves more for complete.
+      if (outcome !== 'closed') await advance(fileId).catch(() => rolling.delete(fileId));
       return outcome;
     },
     async listParts(stagingKey, uploadId) {
