@@ -44,6 +44,8 @@ export interface DiskParts extends MultipartStore {
     expectedBytes: number,
     stillOpen: () => Promise<boolean>,
   ): Promise<{ etag: string } | 'closed'>;
+  /** Resolves once the hashing of the parts stored so far (and any complete) of the upload is done. */
+  idle(fileId: string): Promise<void>;
 }
 
 function fileIdOf(stagingKey: string, uploadId: string): string {
@@ -330,11 +332,12 @@ export function createDiskParts(
       const outcome = await partLock(`${fileId}/${partNumber}`, () =>
         store(fileId, partNumber, offset, body, expectedBytes, stillOpen),
       );
-      // Hashed while the part is still in the page cache (before the PUT is answered, so a client
-      // that completes right after finds it done); a failure only leaves more for complete.
-      if (outcome !== 'closed') await advance(fileId).catch(() => rolling.delete(fileId));
+      // Hashed while the part is still in the page cache, after the PUT is answered (the client's
+      // connection goes on to its next part; complete waits for it); a failure only leaves more for complete.
+      if (outcome !== 'closed') void advance(fileId).catch(() => rolling.delete(fileId));
       return outcome;
     },
+    idle: (fileId) => uploadLock(fileId, async () => undefined),
     async listParts(stagingKey, uploadId) {
       const found = await markers(fileIdOf(stagingKey, uploadId));
       return [...found]
