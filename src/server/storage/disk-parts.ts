@@ -16,7 +16,19 @@
 // for the first), and no part write while a complete runs. The upload id is the file id.
 import { type Hash, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { type FileHandle, mkdir, open, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  stat,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -212,6 +224,27 @@ export function createDiskParts(
     }
   }
 
+  /**
+   * Removes part `n`'s marker, durably when there was one: after a crash, an old marker must not
+   * come back to vouch for bytes that were being written again.
+   */
+  async function unmark(fileId: string, n: number): Promise<void> {
+    const removed = await unlink(markerOf(fileId, n)).then(
+      () => true,
+      (err: unknown) => {
+        if (errnoOf(err) === 'ENOENT') return false;
+        throw err;
+      },
+    );
+    if (!removed) return;
+    const dir = await open(dirOf(fileId), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  }
+
   /** Writes the part's bytes and then its marker; the part's lock is held. */
   async function store(
     fileId: string,
@@ -227,7 +260,7 @@ export function createDiskParts(
     inFlight.add(n);
     try {
       invalidate(fileId, n);
-      await rm(markerOf(fileId, n), { force: true });
+      await unmark(fileId, n);
       const handle = await open(dataOf(fileId), 'r+').catch((err: unknown) => {
         if (errnoOf(err) === 'ENOENT') return null;
         throw err;
