@@ -9,13 +9,14 @@
 //
 // The joined file's SHA-256 is computed as parts land, in memory: once parts 1..k are stored in
 // this process they are read back (still in the page cache) into a hash per open upload, so
-// complete reads only what that rolling hash has not covered. A rewrite of a
-// hashed part, a restart or a gap that never closes just leaves more for complete to read.
+// complete reads only what that rolling hash has not covered. A rewrite of a hashed part, a
+// restart or a gap that never closes just leaves more for complete to read.
 //
-// In this process, one write per (upload, part) at a time (a second PUT of the same part waits
-// for the first), and no part write while a complete runs. The upload id is the file id.
+// In this process: one write per (upload, part) at a time (a second PUT of the same part waits
+// for the first); a complete while a part is being written is refused as changed (S3's
+// InvalidPart), and a part PUT arriving during a complete waits for it (then finds the upload
+// closed, or open again after a refusal). The upload id is the file id.
 import { type Hash, createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import {
   type FileHandle,
   mkdir,
@@ -30,7 +31,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { keyLocks } from '../key-lock.js';
 import { sign } from '../signing.js';
