@@ -231,9 +231,12 @@ export function registerPartsStorage(app: FastifyInstance, s: Services, parts: D
         );
       reply.raw.once('close', () => place.release());
       try {
-        const outcome = await parts.receive(fileId, partNumber, pacedBody(request.raw, putLimits), size, stillOpen);
+        const { start } = partRange(plan!, upload!.fileSize, partNumber);
+        const body = pacedBody(request.raw, putLimits);
+        const outcome = await parts.receive(fileId, partNumber, start, body, size, stillOpen);
         if (outcome === 'closed')
           return reject(reply, storageError('upload_closed', 'this upload is closed; presign again'));
+        return reply.code(200).header('ETag', `"${outcome.etag}"`).send();
       } catch (err) {
         if (err instanceof LengthMismatchError)
           return reject(reply, storageError('content_length_mismatch', `${err.message}; the part was not kept`));
@@ -253,13 +256,6 @@ export function registerPartsStorage(app: FastifyInstance, s: Services, parts: D
           );
         throw err;
       }
-      const stored = (await parts.listParts(stagingKeyOf(fileId), fileId).catch(() => [])).find(
-        (p) => p.partNumber === partNumber,
-      );
-      return reply
-        .code(200)
-        .header('ETag', `"${stored?.etag ?? ''}"`)
-        .send();
     });
   });
 }

@@ -1,24 +1,42 @@
 // The disk store's multipart uploads (issue 28, docs/api.md "Multipart uploads"), the same
-// MultipartStore as S3's (interface.ts): each part PUT lands in `parts/<fileId>/<partNumber>`
-// (written to a temp file, then renamed, so a part is whole or absent), and complete joins them,
-// in part order, into the upload's staging object — hashing the bytes as they pass, so the
-// joined file's SHA-256 costs no second read. From there the file is checked like a single PUT's.
-// The upload id is the file id: one staging object, one set of parts.
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+// MultipartStore as S3's (interface.ts). Every part PUT writes its bytes at its offset into ONE
+// data file of the upload, `parts/<fileId>/data`, so complete copies nothing: it renames that
+// file to the staging object. A part counts as stored only once its marker `parts/<fileId>/<n>`
+// exists (its range and ETag, written after the bytes are fsynced, via temp + rename); the marker
+// is removed before the part's bytes are written again, so a marker never vouches for bytes in
+// flux and a part is whole or absent. The data file lives apart from the staging path because
+// the upload's single-PUT URL stays valid and writes that path itself.
+//
+// The joined file's SHA-256 is computed as parts land, in memory: once parts 1..k are stored in
+// this process they are read back (still in the page cache) into a hash per open upload, so
+// complete reads only what that rolling hash has not covered. A rewrite of a hashed part, a
+// restart or a gap that never closes just leaves more for complete to read.
+//
+// In this process: one write per (upload, part) at a time (a second PUT of the same part waits
+// for the first); a complete while a part is being written is refused as changed (S3's
+// InvalidPart), and a part PUT arriving during a complete waits for it (then finds the upload
+// closed, or open again after a refusal). The upload id is the file id.
+import { type Hash, createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  stat,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { keyLocks } from '../key-lock.js';
 import { sign } from '../signing.js';
 import { LengthMismatchError } from './disk.js';
-import {
-  type MultipartStore,
-  ObjectStateError,
-  type StoredPart,
-  fileIdOfStagingKey,
-  stagingKeyOf,
-} from './interface.js';
+import { type MultipartStore, ObjectStateError, fileIdOfStagingKey, stagingKeyOf } from './interface.js';
 
 /** The one Content-Type a part PUT carries (signed): a part is bytes, not a file. */
 export const PART_CONTENT_TYPE = 'application/octet-stream';
@@ -27,14 +45,20 @@ export const PART_CONTENT_TYPE = 'application/octet-stream';
 export const partKey = (fileId: string, partNumber: number) => `parts/${fileId}/${partNumber}`;
 
 export interface DiskParts extends MultipartStore {
-  /** Streams one part to disk; `stillOpen` (the upload is open) decides whether it is kept. */
+  /**
+   * Streams one part into the upload's data file at `offset` (where the recorded plan puts it);
+   * `stillOpen` (the upload is open) decides whether it is kept. Returns the stored part's ETag.
+   */
   receive(
     fileId: string,
     partNumber: number,
+    offset: number,
     body: Readable,
     expectedBytes: number,
     stillOpen: () => Promise<boolean>,
-  ): Promise<'stored' | 'closed'>;
+  ): Promise<{ etag: string } | 'closed'>;
+  /** Resolves once the hashing of the parts stored so far (and any complete) of the upload is done. */
+  idle(fileId: string): Promise<void>;
 }
 
 function fileIdOf(stagingKey: string, uploadId: string): string {
@@ -43,8 +67,65 @@ function fileIdOf(stagingKey: string, uploadId: string): string {
   return fileId;
 }
 
+function errnoOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | null)?.code;
+}
+
 /** Made when an upload is opened, its times set by the server's clock (listUploads' `initiated`). */
 const OPENED = '.opened';
+/** The upload's bytes, every part at its offset. */
+const DATA = 'data';
+const READ_CHUNK = 4 * 1024 * 1024;
+
+/** A marker's content: where the part's bytes are in the data file, and its ETag. */
+interface Marker {
+  offset: number;
+  size: number;
+  etag: string;
+}
+
+/** The SHA-256 of parts 1..next-1 (bytes 0..covered), and the ETags those parts had when read. */
+interface Rolling {
+  hash: Hash;
+  next: number;
+  covered: number;
+  etags: string[];
+}
+
+/**
+ * A Writable that writes at `offset + written` of an open file, refusing any byte past `limit`
+ * (a body must never spill into the next part), fsyncing before it finishes.
+ */
+function rangeSink(handle: FileHandle, offset: number, limit: number): Writable & { written: () => number } {
+  let written = 0;
+  const sink = new Writable({
+    highWaterMark: 1024 * 1024,
+    writev(chunks, cb) {
+      const buffers = chunks.map((c) => c.chunk as Buffer);
+      const length = buffers.reduce((n, b) => n + b.length, 0);
+      if (written + length > limit) return cb(new LengthMismatchError(limit, written + length));
+      const at = offset + written;
+      written += length;
+      handle.writev(buffers, at).then(() => cb(), cb);
+    },
+    final(cb) {
+      handle.datasync().then(() => cb(), cb);
+    },
+  });
+  return Object.assign(sink, { written: () => written });
+}
+
+/** Reads bytes start..start+length of `handle` into `hash`. */
+async function hashRange(handle: FileHandle, hash: Hash, start: number, length: number): Promise<void> {
+  const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, length)));
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, length - done), start + done);
+    if (bytesRead === 0) throw new Error(`the data file ends at ${start + done}, before ${start + length}`);
+    hash.update(buf.subarray(0, bytesRead));
+    done += bytesRead;
+  }
+}
 
 /** `pathOf` is the disk store's: where the staging object the parts are joined into lives. */
 export function createDiskParts(
@@ -56,41 +137,199 @@ export function createDiskParts(
 ): DiskParts {
   const root = join(dataDir, 'parts');
   const dirOf = (fileId: string) => join(root, fileId);
-  const tempOf = (fileId: string) => join(dirOf(fileId), `.${randomUUID()}.tmp`);
+  const dataOf = (fileId: string) => join(dirOf(fileId), DATA);
+  const markerOf = (fileId: string, n: number) => join(dirOf(fileId), String(n));
+  const partLock = keyLocks();
+  /** Per upload: hashing and complete, one at a time. */
+  const uploadLock = keyLocks();
+  /** Per upload: the part numbers being written now (their markers are gone). */
+  const writing = new Map<string, Set<number>>();
+  /** Per upload: a complete running, which part writes wait for. */
+  const completing = new Map<string, Promise<unknown>>();
+  const rolling = new Map<string, Rolling>();
 
-  async function list(fileId: string): Promise<StoredPart[]> {
-    const names = await readdir(dirOf(fileId)).catch(() => null);
-    if (!names) throw new ObjectStateError('missing', `parts/${fileId}`);
-    const parts: StoredPart[] = [];
-    for (const name of names.filter((n) => /^[1-9]\d{0,4}$/.test(n))) {
-      const info = await stat(join(dirOf(fileId), name), { bigint: true }).catch(() => null);
-      if (!info) continue;
-      parts.push({
-        partNumber: Number(name),
-        size: Number(info.size),
-        etag: `${info.ino.toString(16)}-${info.mtimeNs.toString(16)}`,
-      });
+  async function readMarker(fileId: string, n: number): Promise<Marker | null> {
+    const text = await readFile(markerOf(fileId, n), 'utf8').catch((err: unknown) => {
+      if (errnoOf(err) === 'ENOENT') return null;
+      throw err;
+    });
+    if (text === null) return null;
+    try {
+      const m = JSON.parse(text) as Partial<Marker>;
+      if (typeof m.offset === 'number' && typeof m.size === 'number' && typeof m.etag === 'string')
+        return { offset: m.offset, size: m.size, etag: m.etag };
+    } catch {
+      // Not a marker of ours (a part written by an older server): not stored.
     }
-    return parts.sort((a, b) => a.partNumber - b.partNumber);
+    return null;
   }
 
-  /** Joins the parts into a temp file beside the target, hashing as they pass; renamed into place. */
-  async function join_(fileId: string, partNumbers: number[], target: string): Promise<string> {
-    const temp = `${target}.${randomUUID()}.assembling`;
-    const hash = createHash('sha256');
-    try {
-      const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true });
-      for (const n of partNumbers) {
-        const part = createReadStream(join(dirOf(fileId), String(n)));
-        part.on('data', (chunk) => hash.update(chunk));
-        await pipeline(part, out, { end: false });
+  async function markers(fileId: string): Promise<Map<number, Marker>> {
+    const names = await readdir(dirOf(fileId)).catch(() => null);
+    if (!names) throw new ObjectStateError('missing', `parts/${fileId}`);
+    const found = new Map<number, Marker>();
+    for (const name of names.filter((n) => /^[1-9]\d{0,4}$/.test(n))) {
+      const marker = await readMarker(fileId, Number(name));
+      if (marker) found.set(Number(name), marker);
+    }
+    return found;
+  }
+
+  const writingOf = (fileId: string) => writing.get(fileId) ?? writing.set(fileId, new Set()).get(fileId)!;
+
+  /**
+   * Extends the upload's rolling hash over the parts stored next in order. A part is taken only if
+   * its marker is the same before and after its bytes are read and no write of it began meanwhile.
+   */
+  async function advance(fileId: string): Promise<void> {
+    await uploadLock(fileId, async () => {
+      const known = rolling.get(fileId);
+      const state = known ?? { hash: createHash('sha256'), next: 1, covered: 0, etags: [] };
+      let handle: FileHandle | null = null;
+      try {
+        for (;;) {
+          const n = state.next;
+          const marker = await readMarker(fileId, n);
+          if (!marker || marker.offset !== state.covered || writing.get(fileId)?.has(n)) return;
+          handle ??= await open(dataOf(fileId), 'r');
+          const hash = state.hash.copy();
+          await hashRange(handle, hash, marker.offset, marker.size);
+          if (writing.get(fileId)?.has(n) || (await readMarker(fileId, n))?.etag !== marker.etag) return;
+          // Forgotten meanwhile (an earlier part is being written again): start over another time.
+          if (rolling.get(fileId) !== state && (known || state.next > 1)) return;
+          rolling.set(fileId, state);
+          state.hash = hash;
+          state.etags.push(marker.etag);
+          state.covered += marker.size;
+          state.next = n + 1;
+        }
+      } finally {
+        await handle?.close();
       }
-      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-      await rename(temp, target);
-      return hash.digest('hex');
+    });
+  }
+
+  /** Forgets what the rolling hash covers from part `n` on (its bytes are being written again). */
+  function invalidate(fileId: string, n: number): void {
+    const state = rolling.get(fileId);
+    if (state && n < state.next) rolling.delete(fileId);
+  }
+
+  async function writeMarker(fileId: string, n: number, marker: Marker): Promise<void> {
+    const temp = join(dirOf(fileId), `.${randomUUID()}.tmp`);
+    try {
+      await writeFile(temp, JSON.stringify(marker), { mode: 0o600, flag: 'wx', flush: true });
+      await rename(temp, markerOf(fileId, n));
     } finally {
       await rm(temp, { force: true });
     }
+  }
+
+  /**
+   * Removes part `n`'s marker, durably when there was one: after a crash, an old marker must not
+   * come back to vouch for bytes that were being written again.
+   */
+  async function unmark(fileId: string, n: number): Promise<void> {
+    const removed = await unlink(markerOf(fileId, n)).then(
+      () => true,
+      (err: unknown) => {
+        if (errnoOf(err) === 'ENOENT') return false;
+        throw err;
+      },
+    );
+    if (!removed) return;
+    const dir = await open(dirOf(fileId), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  }
+
+  /** Writes the part's bytes and then its marker; the part's lock is held. */
+  async function store(
+    fileId: string,
+    n: number,
+    offset: number,
+    body: Readable,
+    expectedBytes: number,
+    stillOpen: () => Promise<boolean>,
+  ): Promise<{ etag: string } | 'closed'> {
+    // A complete running: wait for it (then the upload is usually closed).
+    while (completing.has(fileId)) await completing.get(fileId)!.catch(() => undefined);
+    const inFlight = writingOf(fileId);
+    inFlight.add(n);
+    try {
+      invalidate(fileId, n);
+      await unmark(fileId, n);
+      const handle = await open(dataOf(fileId), 'r+').catch((err: unknown) => {
+        if (errnoOf(err) === 'ENOENT') return null;
+        throw err;
+      });
+      // Aborted (its folder removed): the upload takes no more parts.
+      if (!handle) return 'closed';
+      try {
+        const sink = rangeSink(handle, offset, expectedBytes);
+        await pipeline(body, sink);
+        if (sink.written() !== expectedBytes) throw new LengthMismatchError(expectedBytes, sink.written());
+      } finally {
+        await handle.close();
+      }
+      if (!(await stillOpen())) return 'closed';
+      const etag = randomBytes(16).toString('hex');
+      try {
+        await writeMarker(fileId, n, { offset, size: expectedBytes, etag });
+      } catch (err) {
+        // Aborted while the part arrived: its folder is gone, and the part with it.
+        if (errnoOf(err) === 'ENOENT') return 'closed';
+        throw err;
+      }
+      return { etag };
+    } finally {
+      inFlight.delete(n);
+      if (inFlight.size === 0) writing.delete(fileId);
+    }
+  }
+
+  /** The SHA-256 of bytes 0..total of the data file, starting from the rolling hash when it still holds. */
+  async function finishHash(fileId: string, ordered: Marker[], total: number): Promise<string> {
+    const state = rolling.get(fileId);
+    const holds = state && state.etags.every((etag, i) => ordered[i]?.etag === etag);
+    const hash = holds ? state.hash : createHash('sha256');
+    const from = holds ? state.covered : 0;
+    const handle = await open(dataOf(fileId), 'r');
+    try {
+      await hashRange(handle, hash, from, total - from);
+      // Bytes past the last part (never written by a valid plan) are cut off.
+      if ((await handle.stat()).size > total) await handle.truncate(total);
+    } finally {
+      await handle.close();
+    }
+    return hash.digest('hex');
+  }
+
+  async function join_(fileId: string, parts: readonly { partNumber: number; etag: string }[], target: string) {
+    const stored = await markers(fileId);
+    const ordered: Marker[] = [];
+    let total = 0;
+    for (const p of [...parts].sort((a, b) => a.partNumber - b.partNumber)) {
+      const marker = stored.get(p.partNumber);
+      // Sent again (or gone) since the caller listed it: as S3's InvalidPart.
+      if (marker?.etag !== p.etag.replace(/"/g, ''))
+        throw new ObjectStateError('changed', partKey(fileId, p.partNumber));
+      if (marker.offset !== total)
+        throw new Error(`part ${p.partNumber} of ${fileId} is not where the parts before it end`);
+      ordered.push(marker);
+      total += marker.size;
+    }
+    const sha256 = await finishHash(fileId, ordered, total).catch((err: unknown) => {
+      // Renamed by a complete that did not get to remove the folder: nothing left to join here.
+      throw errnoOf(err) === 'ENOENT' ? new ObjectStateError('missing', `parts/${fileId}`) : err;
+    });
+    await rename(dataOf(fileId), target);
+    rolling.delete(fileId);
+    await rm(dirOf(fileId), { recursive: true, force: true });
+    return sha256;
   }
 
   return {
@@ -98,6 +337,8 @@ export function createDiskParts(
       const fileId = fileIdOfStagingKey(stagingKey);
       if (!fileId) throw new Error(`not a staging key: ${stagingKey}`);
       await mkdir(dirOf(fileId), { recursive: true, mode: 0o700 });
+      // Grown by the part writes (sparse until every part landed).
+      await writeFile(dataOf(fileId), '', { mode: 0o600, flag: 'a' });
       const opened = join(dirOf(fileId), OPENED);
       await writeFile(opened, '', { mode: 0o600 });
       await utimes(opened, now(), now());
@@ -119,53 +360,54 @@ export function createDiskParts(
         headers: { 'Content-Type': PART_CONTENT_TYPE, 'Content-Length': String(size) },
       };
     },
-    async receive(fileId, partNumber, body, expectedBytes, stillOpen) {
+    async receive(fileId, partNumber, offset, body, expectedBytes, stillOpen) {
       // An upload aborted (its folder removed) takes no more parts.
       if (!(await stat(dirOf(fileId)).catch(() => null))) return 'closed';
-      const temp = tempOf(fileId);
-      try {
-        const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true });
-        await pipeline(body, out);
-        if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
-        if (!(await stillOpen())) return 'closed';
-        try {
-          await rename(temp, join(dirOf(fileId), String(partNumber)));
-        } catch (err) {
-          // Aborted while the part arrived: its folder is gone, and the part with it.
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'closed';
-          throw err;
-        }
-        return 'stored';
-      } finally {
-        await rm(temp, { force: true });
-      }
+      const outcome = await partLock(`${fileId}/${partNumber}`, () =>
+        store(fileId, partNumber, offset, body, expectedBytes, stillOpen),
+      );
+      // Hashed while the part is still in the page cache, after the PUT is answered (the client's
+      // connection goes on to its next part; complete waits for it); a failure only leaves more for complete.
+      if (outcome !== 'closed') void advance(fileId).catch(() => rolling.delete(fileId));
+      return outcome;
     },
-    listParts: async (stagingKey, uploadId) => list(fileIdOf(stagingKey, uploadId)),
+    idle: (fileId) => uploadLock(fileId, async () => undefined),
+    async listParts(stagingKey, uploadId) {
+      const found = await markers(fileIdOf(stagingKey, uploadId));
+      return [...found]
+        .map(([partNumber, m]) => ({ partNumber, size: m.size, etag: m.etag }))
+        .sort((a, b) => a.partNumber - b.partNumber);
+    },
     async complete(stagingKey, uploadId, parts) {
       const fileId = fileIdOf(stagingKey, uploadId);
-      const stored = new Map((await list(fileId)).map((p) => [p.partNumber, p]));
-      for (const p of parts) {
-        // Sent again (or gone) since the caller listed it: as S3's InvalidPart.
-        if (stored.get(p.partNumber)?.etag !== p.etag.replace(/"/g, ''))
-          throw new ObjectStateError('changed', partKey(fileId, p.partNumber));
+      // A part being written now is not the one named (its marker is gone): as S3's InvalidPart.
+      const inFlight = [...(writing.get(fileId) ?? [])];
+      if (inFlight.length > 0) throw new ObjectStateError('changed', partKey(fileId, inFlight[0]!));
+      const run = uploadLock(fileId, () => join_(fileId, parts, pathOf(stagingKey)));
+      completing.set(fileId, run);
+      try {
+        return { sha256: await run };
+      } finally {
+        if (completing.get(fileId) === run) completing.delete(fileId);
       }
-      const numbers = parts.map((p) => p.partNumber).sort((a, b) => a - b);
-      const sha256 = await join_(fileId, numbers, pathOf(stagingKey));
-      await rm(dirOf(fileId), { recursive: true, force: true });
-      return { sha256 };
     },
     async abort(stagingKey, uploadId) {
-      await rm(dirOf(fileIdOf(stagingKey, uploadId)), { recursive: true, force: true });
+      const fileId = fileIdOf(stagingKey, uploadId);
+      // After any hashing under way, so no rolling hash outlives the upload.
+      await uploadLock(fileId, async () => {
+        rolling.delete(fileId);
+        await rm(dirOf(fileId), { recursive: true, force: true });
+      });
     },
     async listUploads() {
       const ids = (await readdir(root).catch(() => [] as string[])).filter((id) => fileIdOfStagingKey(`staging/${id}`));
-      const open = [];
+      const open_ = [];
       for (const id of ids) {
         // Parts written later change the folder's times, not the marker's; none: opened before markers.
         const info = await stat(join(dirOf(id), OPENED)).catch(() => null);
-        open.push({ stagingKey: stagingKeyOf(id), uploadId: id, initiated: info?.mtime ?? new Date(0) });
+        open_.push({ stagingKey: stagingKeyOf(id), uploadId: id, initiated: info?.mtime ?? new Date(0) });
       }
-      return open;
+      return open_;
     },
   };
 }

@@ -95,7 +95,7 @@ export interface MultipartStore {
   listParts(stagingKey: string, uploadId: string): Promise<StoredPart[]>;
   /**
    * Joins the parts, in order, into the staging object and closes the multipart upload. The
-   * disk store hashes the bytes as it joins them and returns their SHA-256 (hex); S3 does not.
+   * disk store hashes the parts as they land and returns the joined SHA-256 (hex); S3 does not.
    * ObjectStateError('changed') when a part is not the one named (sent again meanwhile),
    * 'missing' when the upload is not open.
    */

@@ -1,0 +1,237 @@
+// What only the disk store's multipart uploads do (disk-parts.ts): parts written at their offsets
+// into one data file, a marker per stored part, one write per part at a time, the SHA-256 rolled
+// as parts land. The store is driven directly, as the part PUT route does.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LengthMismatchError, createDiskStorage } from '../../src/server/storage/disk.js';
+import { type DiskParts, createDiskParts } from '../../src/server/storage/disk-parts.js';
+import { isObjectState, stagingKeyOf } from '../../src/server/storage/interface.js';
+
+const SIZE = 1000;
+const ok = async () => true;
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let dataDir: string;
+let parts: DiskParts;
+let stagingPath: (key: string) => string;
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'contentlib-parts-'));
+  const storage = createDiskStorage({ dataDir, secret: Buffer.alloc(32, 1), publicUrl: () => 'http://127.0.0.1:1' });
+  stagingPath = storage.pathOf;
+  parts = createDiskParts(dataDir, Buffer.alloc(32, 1), () => 'http://127.0.0.1:1', storage.pathOf);
+});
+afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+async function open_(): Promise<{ key: string; id: string }> {
+  const key = stagingKeyOf(crypto.randomUUID());
+  return { key, id: await parts.create(key, 'video/mp4') };
+}
+
+/** Sends part `n` (SIZE bytes each but the last) whole; returns its ETag. */
+async function put(id: string, n: number, bytes: Buffer): Promise<string> {
+  const stored = await parts.receive(id, n, (n - 1) * SIZE, Readable.from([bytes]), bytes.length, ok);
+  if (stored === 'closed') throw new Error(`part ${n} refused as closed`);
+  return stored.etag;
+}
+
+/** A part whose body the test feeds by hand: `receive` runs until `end()`. */
+function slowPart(id: string, n: number, size: number) {
+  const body = new PassThrough();
+  const settled = { done: false };
+  const result = parts.receive(id, n, (n - 1) * SIZE, body, size, ok).finally(() => (settled.done = true));
+  return { body, settled, result };
+}
+
+/** Lets the event loop run (file operations included) a few times. */
+async function spin(times = 20): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+const numbered = async (key: string, id: string) =>
+  (await parts.listParts(key, id)).map((p) => ({ partNumber: p.partNumber, etag: p.etag }));
+
+describe('disk multipart parts', () => {
+  it('joins parts sent out of order, one retried, to their exact bytes and SHA-256, without a copy', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE), randomBytes(SIZE), randomBytes(123)];
+    await put(id, 3, want[2]!);
+    await put(id, 1, randomBytes(SIZE)); // replaced below
+    await put(id, 4, want[3]!);
+    await put(id, 1, want[0]!);
+    await put(id, 2, want[1]!);
+    const listed = await parts.listParts(key, id);
+    expect(listed.map((p) => [p.partNumber, p.size])).toEqual([
+      [1, SIZE],
+      [2, SIZE],
+      [3, SIZE],
+      [4, 123],
+    ]);
+    const { sha256 } = await parts.complete(key, id, listed);
+    const whole = Buffer.concat(want);
+    expect(sha256).toBe(sha(whole));
+    expect((await readFile(stagingPath(key))).equals(whole)).toBe(true);
+    expect(await readdir(join(dataDir, 'parts'))).toEqual([]);
+  });
+
+  it('a part being written again has no marker until its bytes are whole; then a new ETag', async () => {
+    const { key, id } = await open_();
+    const old = await put(id, 1, randomBytes(SIZE));
+    await put(id, 2, Buffer.from('end'));
+    const again = slowPart(id, 1, SIZE);
+    const fresh = randomBytes(SIZE);
+    again.body.write(fresh.subarray(0, 400));
+    await spin();
+    // The old marker is gone: the half-written part is neither listed nor joinable.
+    expect((await parts.listParts(key, id)).map((p) => p.partNumber)).toEqual([2]);
+    const err = await parts
+      .complete(key, id, [
+        { partNumber: 1, etag: old },
+        { partNumber: 2, etag: 'x' },
+      ])
+      .catch((e: unknown) => e);
+    expect(isObjectState(err, 'changed')).toBe(true);
+    again.body.end(fresh.subarray(400));
+    const stored = await again.result;
+    expect(stored).not.toBe('closed');
+    const etag = (stored as { etag: string }).etag;
+    expect(etag).not.toBe(old);
+    const listed = await numbered(key, id);
+    expect(listed[0]).toEqual({ partNumber: 1, etag });
+    const { sha256 } = await parts.complete(key, id, listed);
+    expect(sha256).toBe(sha(Buffer.concat([fresh, Buffer.from('end')])));
+  });
+
+  it('a second PUT of the same part waits for the first; the later one is the stored part', async () => {
+    const { key, id } = await open_();
+    const first = slowPart(id, 1, SIZE);
+    const a = randomBytes(SIZE);
+    const b = randomBytes(SIZE);
+    first.body.write(a.subarray(0, 500));
+    await spin();
+    const second = parts.receive(id, 1, 0, Readable.from([b]), SIZE, ok);
+    let secondDone = false;
+    void second.finally(() => (secondDone = true));
+    await spin();
+    // The second cannot start while the first holds the part: it would write the same bytes.
+    expect(secondDone).toBe(false);
+    first.body.end(a.subarray(500));
+    const [x, y] = await Promise.all([first.result, second]);
+    expect(x).not.toBe('closed');
+    expect(y).not.toBe('closed');
+    expect((x as { etag: string }).etag).not.toBe((y as { etag: string }).etag);
+    const listed = await numbered(key, id);
+    expect(listed).toEqual([{ partNumber: 1, etag: (y as { etag: string }).etag }]);
+    expect((await parts.complete(key, id, listed)).sha256).toBe(sha(b));
+    expect((await readFile(stagingPath(key))).equals(b)).toBe(true);
+  });
+
+  it('a complete while a part is being written is refused as changed; once written, it joins', async () => {
+    const { key, id } = await open_();
+    const etag = await put(id, 1, Buffer.from('abc'));
+    const again = slowPart(id, 1, 3);
+    again.body.write('x');
+    await spin();
+    const err = await parts.complete(key, id, [{ partNumber: 1, etag }]).catch((e: unknown) => e);
+    expect(isObjectState(err, 'changed')).toBe(true);
+    again.body.end('yz');
+    await again.result;
+    expect((await parts.complete(key, id, await numbered(key, id))).sha256).toBe(sha(Buffer.from('xyz')));
+  });
+
+  it('a part PUT arriving while complete joins waits for it, then finds the upload closed', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE)];
+    await put(id, 1, want[0]!);
+    await put(id, 2, want[1]!);
+    const listed = await numbered(key, id);
+    const joining = parts.complete(key, id, listed);
+    const late = await parts.receive(id, 1, 0, Readable.from([randomBytes(SIZE)]), SIZE, ok);
+    expect(late).toBe('closed');
+    expect((await joining).sha256).toBe(sha(Buffer.concat(want)));
+    expect((await readFile(stagingPath(key))).equals(Buffer.concat(want))).toBe(true);
+  });
+
+  it('a part that fails mid-body or arrives short leaves no marker; a retry stores it', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE)];
+    await put(id, 1, want[0]!);
+    const broken = slowPart(id, 2, SIZE);
+    broken.body.write(want[1]!.subarray(0, 300));
+    await spin();
+    broken.body.destroy(new Error('connection lost'));
+    await expect(broken.result).rejects.toThrow('connection lost');
+    const short = await parts
+      .receive(id, 2, SIZE, Readable.from([want[1]!.subarray(0, 10)]), SIZE, ok)
+      .catch((e: unknown) => e);
+    expect(short).toBeInstanceOf(LengthMismatchError);
+    expect((await parts.listParts(key, id)).map((p) => p.partNumber)).toEqual([1]);
+    await put(id, 2, want[1]!);
+    // A body longer than its part never spills into the next part.
+    const long = await parts
+      .receive(id, 1, 0, Readable.from([randomBytes(SIZE + 1)]), SIZE, ok)
+      .catch((e: unknown) => e);
+    expect(long).toBeInstanceOf(LengthMismatchError);
+    expect((await parts.listParts(key, id)).map((p) => p.partNumber)).toEqual([2]);
+    await put(id, 1, want[0]!);
+    const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+    expect(sha256).toBe(sha(Buffer.concat(want)));
+    expect((await readFile(stagingPath(key))).equals(Buffer.concat(want))).toBe(true);
+  });
+
+  it('an upload closed or aborted meanwhile keeps no part, and takes no more', async () => {
+    const { key, id } = await open_();
+    expect(await parts.receive(id, 1, 0, Readable.from([Buffer.from('a')]), 1, async () => false)).toBe('closed');
+    expect(await parts.listParts(key, id)).toEqual([]);
+    const slow = slowPart(id, 1, 2);
+    slow.body.write('a');
+    await spin();
+    await parts.abort(key, id);
+    slow.body.end('b');
+    expect(await slow.result).toBe('closed');
+    expect(await parts.receive(id, 2, SIZE, Readable.from([Buffer.from('c')]), 1, ok)).toBe('closed');
+    expect(await readdir(join(dataDir, 'parts'))).toEqual([]);
+  });
+
+  it('the SHA-256 rolled as parts land is dropped when a hashed part is written again', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE), randomBytes(50)];
+    await put(id, 1, randomBytes(SIZE));
+    await put(id, 2, want[1]!);
+    await put(id, 3, want[2]!);
+    await parts.idle(id);
+    // Parts 1..3 are hashed by now; part 1 sent again must not keep its old bytes in the hash.
+    await put(id, 1, want[0]!);
+    const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+    expect(sha256).toBe(sha(Buffer.concat(want)));
+  });
+
+  it('complete reads only what the rolling hash has not covered (the hashed range is not read again)', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE)];
+    await put(id, 1, want[0]!);
+    await parts.idle(id);
+    // Changed behind the store's back: a complete that hashed the file again would see it.
+    const data = await open(join(dataDir, 'parts', id, 'data'), 'r+');
+    await data.write(Buffer.alloc(10), 0, 10, 0);
+    await data.close();
+    await put(id, 2, want[1]!);
+    const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+    expect(sha256).toBe(sha(Buffer.concat(want)));
+    expect(sha256).not.toBe(sha(await readFile(stagingPath(key))));
+  });
+
+  it('a restart (no rolling hash) hashes the whole data file at complete', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(7)];
+    await put(id, 1, want[0]!);
+    await put(id, 2, want[1]!);
+    const restarted = createDiskParts(dataDir, Buffer.alloc(32, 1), () => 'http://127.0.0.1:1', stagingPath);
+    const listed = await restarted.listParts(key, id);
+    expect((await restarted.complete(key, id, listed)).sha256).toBe(sha(Buffer.concat(want)));
+  });
+});
