@@ -84,7 +84,7 @@ import {
   sendAll,
   startParts,
 } from './multipart.js';
-import { type PartBuffers, type SentPart, createPartBuffers } from './parts.js';
+import type { SentPart } from './parts.js';
 import { PART_CONCURRENCY } from '../rules/parts.js';
 
 /**
@@ -167,8 +167,8 @@ interface Run {
   held: Map<LocalFile, number>;
   /** Set once the service refused parts (the field, or the endpoint): every file goes as one PUT. */
   noParts: boolean;
-  /** The parts of every file run in one pool, read into one set of buffers (made at the first file sent as parts). */
-  parts?: { pool: Pool; buffers: PartBuffers };
+  /** The parts of every file run in one pool (made at the first file sent as parts). */
+  parts?: { pool: Pool };
   keyRejected: boolean;
   /** The scope the key lacks, when that is why it was refused. */
   missingScope?: string;
@@ -878,14 +878,13 @@ function multipartContext(run: Run): MultipartContext | undefined {
   const { api } = run.deps;
   if (run.noParts || !api.parts || !api.abortUpload) return undefined;
   const partConcurrency = run.deps.partConcurrency ?? PART_CONCURRENCY.default;
-  run.parts ??= { pool: createPool(partConcurrency, run.signal), buffers: createPartBuffers() };
+  run.parts ??= { pool: createPool(partConcurrency, run.signal) };
   return {
     api: { parts: api.parts, abortUpload: api.abortUpload },
     dispatcher: api.dispatcher,
     journal: run.deps.journal,
     partConcurrency,
     partPool: run.parts.pool,
-    partBuffers: run.parts.buffers,
     policy: run.deps.policy,
     sleep: run.deps.sleep,
     now: run.deps.now,

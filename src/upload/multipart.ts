@@ -13,7 +13,7 @@ import type { ContentType } from '../rules/rules.js';
 import { escapeName } from '../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
-import { type PartBuffers, type SentPart, sendParts } from './parts.js';
+import { type SentPart, sendParts } from './parts.js';
 import type { Pool } from './pool.js';
 import type { LocalFile } from './put.js';
 
@@ -26,10 +26,9 @@ export interface MultipartContext {
   api: PartsApi;
   dispatcher: Dispatcher;
   journal: Journal;
-  /** Parts sent at once in the whole run (PART_CONCURRENCY.default unless --part-concurrency): its pool and buffers. */
+  /** Parts sent at once in the whole run (PART_CONCURRENCY.default unless --part-concurrency), and their pool. */
   partConcurrency: number;
   partPool: Pool;
-  partBuffers: PartBuffers;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => Date;
@@ -159,7 +158,6 @@ export async function sendAll(
       dispatcher: ctx.dispatcher,
       concurrency: ctx.partConcurrency,
       pool: ctx.partPool,
-      buffers: ctx.partBuffers,
       policy: ctx.policy,
       sleep: ctx.sleep,
       now: ctx.now,

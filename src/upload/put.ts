@@ -163,8 +163,8 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
 export const READ_RING = 3;
 
 /**
- * The file's bytes, `file.size` of them, as slices of a few reused buffers, each read while the
- * one before is being sent.
+ * The file's bytes (all of them, or the `range` [start, end) of one part), as slices of a few
+ * reused buffers of at most `maxSliceBytes`, each read while the one before is being sent.
  *
  * Why reuse: a read stream allocates a fresh 2 MiB buffer per read, and those wait for the
  * garbage collector; across a 1 GiB file that was ~35 MB of the peak RSS (bench/results.md).
@@ -172,21 +172,27 @@ export const READ_RING = 3;
  * the next slice only once the socket has taken the previous one (it awaits 'drain' whenever a
  * write is buffered). test/upload/put.test.ts checks the stored bytes against the file's.
  */
-export async function* fileSlices(handle: FileHandle, file: LocalFile): AsyncGenerator<Buffer> {
-  const sliceBytes = Math.max(1, Math.min(READ_SLICE_BYTES, file.size));
+export async function* fileSlices(
+  handle: FileHandle,
+  file: LocalFile,
+  range: { start: number; end: number } = { start: 0, end: file.size },
+  maxSliceBytes = READ_SLICE_BYTES,
+): AsyncGenerator<Buffer> {
+  const { start, end } = range;
+  const sliceBytes = Math.max(1, Math.min(maxSliceBytes, end - start));
   const ring: Buffer[] = [];
   const bufferAt = (i: number): Buffer => (ring[i % READ_RING] ??= Buffer.allocUnsafe(sliceBytes));
   const readInto = (buf: Buffer, at: number): Promise<number> =>
-    handle.read(buf, 0, Math.min(buf.length, file.size - at), at).then((r) => r.bytesRead);
-  let pos = 0;
+    handle.read(buf, 0, Math.min(buf.length, end - at), at).then((r) => r.bytesRead);
+  let pos = start;
   let k = 0;
-  let pending: Promise<number> | null = file.size > 0 ? readInto(bufferAt(0), 0) : null;
+  let pending: Promise<number> | null = end > start ? readInto(bufferAt(0), start) : null;
   while (pending) {
     const buf = bufferAt(k);
     const n = await pending;
     if (n === 0) throw new FileChangedError(file.path, `it ended after ${pos} of ${file.size} bytes while sending`);
     pos += n;
-    pending = pos < file.size ? readInto(bufferAt(k + 1), pos) : null;
+    pending = pos < end ? readInto(bufferAt(k + 1), pos) : null;
     // Awaited on the next pull; if the consumer stops first, its failure must not go unhandled.
     pending?.catch(() => {});
     k++;
