@@ -76,10 +76,15 @@ export async function sendParts(
           o.signal?.throwIfAborted();
           const start = (n - 1) * plan.partSize;
           const end = Math.min(file.size, start + plan.partSize);
-          let stale = false;
+          // Every retry takes a freshly signed URL (one small request): a store that refuses a
+          // part before reading its body (an expired URL) closes the connection, and that
+          // refusal often reaches us as a reset while sending, not as its answer — retrying the
+          // same URL would only be refused again.
+          let tried = false;
           const etag = await withRetry(
             async () => {
-              if (stale) await sign([n]);
+              if (tried) await sign([n]);
+              tried = true;
               return putPart(file, { start, end }, urls.get(n)!, o);
             },
             {
@@ -88,10 +93,7 @@ export async function sendParts(
               ...(o.signal ? { signal: o.signal } : {}),
               classify: (err) => {
                 if (err instanceof FileChangedError) return { retry: false };
-                if (isExpired(err)) {
-                  stale = true;
-                  return { retry: true, afterMs: 0 };
-                }
+                if (isExpired(err)) return { retry: true, afterMs: 0 };
                 return classifyForRetry(err);
               },
             },
