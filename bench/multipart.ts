@@ -10,9 +10,9 @@
 //   command again: the bytes the proxy received from the re-run (target: ≤ 45 % of the file).
 // Two `contentlib serve` processes: one whose storage URLs name the capping proxy, one plain.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { journalParts } from '../test/support/journal-parts.js';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { startSpecOnlyProxy } from '../test/support/spec-only-proxy.js';
 import { type Target, complete, presign, remove } from './lib/api.js';
@@ -81,22 +81,6 @@ async function curlOnce(t: Target, file: string, bytes: number) {
   const done = await complete(t, { key: p.key, ...body });
   await remove(t, done.contentItemId);
   return { wallMs: r.wallMs };
-}
-
-/** Parts recorded in the journals under `home`. */
-async function journalParts(home: string): Promise<number> {
-  const dir = join(home, 'state', 'journals');
-  let n = 0;
-  for (const name of (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.db'))) {
-    const db = new Database(join(dir, name), { readonly: true, fileMustExist: true });
-    try {
-      if (db.prepare("SELECT name FROM sqlite_master WHERE name = 'parts'").get())
-        n += (db.prepare('SELECT count(*) AS n FROM parts').get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  }
-  return n;
 }
 
 /** Runs the upload and SIGINTs it once `parts` parts are stored; resolves when it has exited. */

@@ -4,15 +4,15 @@
 // file, and there is one item. Runs `contentlib serve` whose storage URLs name the proxy.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { open, readFile, readdir, mkdtemp, rm } from 'node:fs/promises';
+import { open, readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { createApiKey } from '../../src/server/admin.js';
+import { journalParts } from '../support/journal-parts.js';
 import { sparseVideo } from '../support/library.js';
 import { libraryItems } from '../support/library-items.js';
 import { BIN, ROOT } from '../support/paths.js';
@@ -57,22 +57,6 @@ async function bigVideo(name: string): Promise<string> {
     await handle.close();
   }
   return path;
-}
-
-/** Parts recorded in the journals under `home` (the CLI writes each as it is stored). */
-async function journalParts(home: string): Promise<number> {
-  const journals = join(home, 'state', 'journals');
-  let n = 0;
-  for (const name of (await readdir(journals).catch(() => [] as string[])).filter((f) => f.endsWith('.db'))) {
-    const db = new Database(join(journals, name), { readonly: true, fileMustExist: true });
-    try {
-      if (db.prepare("SELECT name FROM sqlite_master WHERE name = 'parts'").get())
-        n += (db.prepare('SELECT count(*) AS n FROM parts').get() as { n: number }).n;
-    } finally {
-      db.close();
-    }
-  }
-  return n;
 }
 
 /** Runs the upload and sends `signal` once half the parts are stored; resolves with its exit. */
