@@ -5,7 +5,7 @@
 // curl's plus `openssl dgst -sha256`'s of the same file, the same work done by the fastest tools.
 import { join } from 'node:path';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
-import { type Target, complete, presign, remove } from './lib/api.js';
+import { type Target, complete, curlPut, presign, remove } from './lib/api.js';
 import { BIN, cliEnv, run } from './lib/proc.js';
 import { mbPerSecond, median } from './lib/stats.js';
 
@@ -48,23 +48,7 @@ async function curlOnce(
     fileSize: bytes,
     type: 'longform',
   });
-  const r = await run(
-    'curl',
-    [
-      '-sS',
-      '--fail-with-body',
-      '-T',
-      file,
-      '-H',
-      'Content-Type: video/mp4',
-      '-o',
-      '/dev/null',
-      '-w',
-      '%{time_total}',
-      p.presignedUrl,
-    ],
-    { rssFile: join(tmp, 'curl-time.txt') },
-  );
+  const r = await curlPut(p.presignedUrl, file, { writeOut: '%{time_total}', rssFile: join(tmp, 'curl-time.txt') });
   const done = await complete(t, {
     key: p.key,
     fileName: 'bench-curl.mp4',

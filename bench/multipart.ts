@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { journalParts } from '../test/support/journal-parts.js';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { startSpecOnlyProxy } from '../test/support/spec-only-proxy.js';
-import { type Target, complete, presign, remove } from './lib/api.js';
+import { type Target, complete, curlPut, presign, remove } from './lib/api.js';
 import { startCapProxy } from './lib/cap-proxy.js';
 import { BIN, cliEnv, createKey, run, serve } from './lib/proc.js';
 import { median } from './lib/stats.js';
@@ -67,17 +67,7 @@ async function upload(t: Target, file: string, home: string, extra: string[] = [
 async function curlOnce(t: Target, file: string, bytes: number) {
   const body = { fileName: 'bench-curl.mp4', contentType: 'video/mp4', fileSize: bytes, type: 'longform' };
   const p = await presign(t, body);
-  const r = await run('curl', [
-    '-sS',
-    '--fail-with-body',
-    '-T',
-    file,
-    '-H',
-    'Content-Type: video/mp4',
-    '-o',
-    '/dev/null',
-    p.presignedUrl,
-  ]);
+  const r = await curlPut(p.presignedUrl, file);
   const done = await complete(t, { key: p.key, ...body });
   await remove(t, done.contentItemId);
   return { wallMs: r.wallMs };

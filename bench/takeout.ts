@@ -5,7 +5,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
-import { type Target, complete, presign } from './lib/api.js';
+import { type Target, complete, curlPut, presign } from './lib/api.js';
 import { BIN, cliEnv, run } from './lib/proc.js';
 import { fixed, median } from './lib/stats.js';
 import { seed } from './listing.js';
@@ -41,17 +41,7 @@ async function fileUrl(t: Target, id: string): Promise<string> {
 /** One longform of `bytes` in the library, sent with curl -T (its bytes are a sparse file). */
 async function seedLarge(t: Target, file: string, bytes: number): Promise<string> {
   const p = await presign(t, { fileName: 'takeout.mp4', contentType: 'video/mp4', fileSize: bytes, type: 'longform' });
-  await run('curl', [
-    '-sS',
-    '--fail-with-body',
-    '-T',
-    file,
-    '-H',
-    'Content-Type: video/mp4',
-    '-o',
-    '/dev/null',
-    p.presignedUrl,
-  ]);
+  await curlPut(p.presignedUrl, file);
   const done = await complete(t, {
     key: p.key,
     fileName: 'takeout.mp4',

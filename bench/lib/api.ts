@@ -1,4 +1,6 @@
-// The few raw API calls the references need (what a script author would do with fetch).
+// The few raw API calls the references need (what a script author would do with fetch), and
+// the reference PUT itself: curl -T of a presigned URL.
+import { type RunOptions, type RunResult, run } from './proc.js';
 
 export interface Target {
   url: string;
@@ -50,4 +52,11 @@ export async function put(url: string, body: Buffer, contentType: string): Promi
   const res = await fetch(url, { method: 'PUT', headers: { 'content-type': contentType }, body });
   if (!res.ok) throw new Error(`PUT answered ${res.status}: ${await res.text()}`);
   await res.arrayBuffer();
+}
+
+/** `curl -T FILE` to a presigned URL, a video's bytes as a script would send them; `writeOut` is curl's -w. */
+export function curlPut(url: string, file: string, o: RunOptions & { writeOut?: string } = {}): Promise<RunResult> {
+  const { writeOut, ...runOptions } = o;
+  const args = ['-sS', '--fail-with-body', '-T', file, '-H', 'Content-Type: video/mp4', '-o', '/dev/null'];
+  return run('curl', [...args, ...(writeOut ? ['-w', writeOut] : []), url], runOptions);
 }
