@@ -5,9 +5,9 @@
 // network device does, and what a checksum declared at presign must catch. The length is kept, so
 // only the bytes' SHA-256 can tell. Signed URLs name the store's address, so the server is started
 // with its public URL (disk) or its S3 endpoint (s3rver) set to the proxy's.
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { forward, passThrough } from './http-forward.js';
 import { listenLocal } from './listen.js';
 
 export interface FlipProxy {
@@ -42,34 +42,17 @@ export async function startFlipProxy(upstream: () => string, o: { at: number; co
   let flipped = 0;
   let puts = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const target = new URL(upstream());
-    const out = request({
-      host: target.hostname,
-      port: target.port,
-      method: req.method,
-      path: req.url,
-      headers: req.headers,
-    });
-    const answered = new Promise<IncomingMessage>((resolve, reject) => {
-      out.on('response', resolve);
-      out.on('error', reject);
-    });
-    let body: Transform = new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
+    let body = passThrough;
     const query = new URL(req.url ?? '/', 'http://proxy.invalid').searchParams;
     if (req.method === 'PUT' && (query.has('signature') || query.has('X-Amz-Signature'))) {
       puts++;
       if (left > 0) {
         left--;
         flipped++;
-        body = flipAt(o.at);
+        body = () => flipAt(o.at);
       }
     }
-    const sent = pipeline(req, body, out);
-    sent.catch(() => {}); // awaited below
-    const answer = await answered;
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    await pipeline(answer, res);
-    await sent;
+    await forward(req, res, upstream(), body);
   };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => req.socket?.destroy());

@@ -4,9 +4,9 @@
 // cut short, the client a reset. Signed URLs name the server's public URL, so the server is
 // started with its public URL set to the proxy's, and the proxy reads its target per request.
 // (This replaces the server's own test-only `--fault-drop-put-after` flag.)
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { forward, passThrough } from './http-forward.js';
 import { listenLocal } from './listen.js';
 
 export interface PutFaults {
@@ -61,35 +61,14 @@ export async function startPutDroppingProxy(
   o: { afterBytes: number; count: number },
 ): Promise<PutDroppingProxy> {
   const faults = putFaults(o.afterBytes, o.count);
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const target = new URL(upstream());
-    const out = request({
-      host: target.hostname,
-      port: target.port,
-      method: req.method,
-      path: req.url,
-      headers: req.headers,
+  const handle = (req: IncomingMessage, res: ServerResponse) =>
+    forward(req, res, upstream(), (out) => {
+      if (req.method !== 'PUT' || !faults.armed()) return passThrough();
+      return faults.wrap(() => {
+        out.destroy();
+        req.socket?.destroy();
+      });
     });
-    const answered = new Promise<IncomingMessage>((resolve, reject) => {
-      out.on('response', resolve);
-      out.on('error', reject);
-      out.on('close', () => reject(new Error('the connection to the server closed without an answer')));
-    });
-    const drop = () => {
-      out.destroy();
-      req.socket?.destroy();
-    };
-    const passThrough = new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
-    const body = req.method === 'PUT' && faults.armed() ? faults.wrap(drop) : passThrough;
-    // The body goes on while the answer comes back: a server may answer before it has read it all.
-    const sent = pipeline(req, body, out);
-    // Awaited below once answered; a dropped body fails `answered` first, and only that is reported.
-    sent.catch(() => undefined);
-    const answer = await answered;
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    await pipeline(answer, res);
-    await sent;
-  };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
