@@ -3,6 +3,17 @@
 // CommonJS (bin/package.json), as is everything it loads: a process that loads no ES module
 // never starts Node's ES module loader, which cost every command ~10 ms (bench/notes.md).
 'use strict';
+
+// Node 22, 24 and 26 are supported (package.json's engines). An older Node would fail somewhere
+// deep (better-sqlite3's binary crashes on Node 20): say what to install instead, and nothing else.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  process.stderr.write(
+    `contentlib needs Node.js 22, 24 or 26; this is Node.js ${process.versions.node}.\n` +
+      'Install a supported Node.js (https://nodejs.org/en/download, or nvm install 24), then run contentlib again.\n',
+  );
+  process.exit(1);
+}
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 

@@ -38,7 +38,7 @@ const VENDORED = {
 const common = {
   bundle: true,
   platform: 'node',
-  target: 'node20.18',
+  target: 'node22.12',
   external,
   sourcemap: true,
   minifyWhitespace: true,

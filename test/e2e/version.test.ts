@@ -21,3 +21,22 @@ describe('--version', () => {
     },
   );
 });
+
+describe('an unsupported Node', () => {
+  it('is told which Node to install, before anything else runs', async () => {
+    const home = await tempHome();
+    try {
+      // Node 20 itself is not a supported line (nor installed for the tests): the launcher reads
+      // process.versions.node, so a preload that reports 20.18.0 stands for it.
+      const r = await cli(home.dir, ['ls'], {
+        env: { NODE_OPTIONS: `--require ${ROOT}/test/support/pretend-node-20.cjs` },
+      });
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^contentlib needs Node\.js 22, 24 or 26; this is Node\.js 20\.18\.0\./);
+      expect(r.stderr).toMatch(/Install a supported Node\.js/);
+    } finally {
+      await home.remove();
+    }
+  });
+});
