@@ -11,7 +11,7 @@
 // BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
-// bench/tmp by scripts/test-on-node.sh: 1–2 minutes each, to compile better-sqlite3).
+// bench/tmp by scripts/test-on-node.sh: about 20 s each).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';

@@ -5,11 +5,11 @@
 'use strict';
 
 // Node 22, 24 and 26 are supported (package.json's engines). An older Node would fail somewhere
-// deep (better-sqlite3's binary crashes on Node 20): say what to install instead, and nothing else.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 22) {
+// deep (node:sqlite's transactions need Node 22.16): say what to install instead, and nothing else.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 16)) {
   process.stderr.write(
-    `contentlib needs Node.js 22, 24 or 26; this is Node.js ${process.versions.node}.\n` +
+    `contentlib needs Node.js 22 (22.16 or later), 24 or 26; this is Node.js ${process.versions.node}.\n` +
       'Install a supported Node.js (https://nodejs.org/en/download, or nvm install 24), then run contentlib again.\n',
   );
   process.exit(1);

@@ -13,7 +13,7 @@ import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 // The published package installs only its `dependencies`, so those are what the bundle may
-// leave to node_modules (better-sqlite3: a native addon; jq-wasm, for --jq: its 1.3 MB of
+// leave to node_modules (jq-wasm, for --jq: its 1.3 MB of
 // Emscripten output finds its own WebAssembly file); every other package it uses is a
 // devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));

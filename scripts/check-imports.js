@@ -10,16 +10,17 @@ const SRC = join(ROOT, 'src');
 
 /** Each top-level folder of src/ and the folders it may import from (besides its own). */
 const LAYERS = {
-  cli: ['config', 'upload', 'download', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text'],
+  cli: ['config', 'upload', 'download', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text', 'sqlite'],
   config: ['api', 'rules', 'fs'],
-  upload: ['api', 'media', 'rules', 'fs', 'text'],
+  upload: ['api', 'media', 'rules', 'fs', 'text', 'sqlite'],
   download: ['upload', 'api', 'rules', 'fs', 'text'],
-  server: ['api', 'media', 'rules', 'fs', 'text'],
+  server: ['api', 'media', 'rules', 'fs', 'text', 'sqlite'],
   browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],
   media: ['rules', 'text'],
   rules: [],
   fs: [],
+  sqlite: [],
   text: [],
   types: [],
   // The launcher bin/contentlib.js runs first; it loads the CLI bundle and imports nothing of src/.

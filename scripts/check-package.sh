@@ -68,8 +68,8 @@ if [ -n "${1:-}" ]; then export PATH="$1/bin:$PATH" npm_config_nodedir="$1"; fi
 tgz="$work/$tarball" work="$work/node-$(node --version)"
 mkdir -p "$work"
 echo "== npm i -g into an empty prefix, Node $(node --version)"
-# No dependency needs an install script (better-sqlite3 ships its binaries), so npm 11 asks
-# nothing to be allowed; a compiled addon would show as a build/ folder.
+# No dependency has native code or an install script (SQLite is Node's own node:sqlite), so npm
+# runs nothing and needs no compiler; a compiled addon would show as a build/ folder.
 started=$(date +%s)
 npm i -g "$tgz" --prefix "$work/prefix" --no-audit --no-fund --loglevel=error
 installed="$work/prefix/lib/node_modules/contentlib"

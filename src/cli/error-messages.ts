@@ -15,6 +15,7 @@ import { SCOPE_ALLOWS, isScope } from '../api/scopes.js';
 import { describeRefusal, freshUrlMayHelp } from '../api/storage-refusal.js';
 import { ConfigError } from '../config/errors.js';
 import { MismatchError } from '../download/errors.js';
+import { errorCode } from '../sqlite/codes.js';
 import { AuthError, CliError, EXIT, type ExitCode } from './errors.js';
 
 /** Why a folder cannot be used, in words, for the file-system errors a person can fix. */
@@ -43,8 +44,8 @@ export function dataDirError(
   const e = err as { code?: unknown; syscall?: unknown } | null;
   // listen's EACCES (a port below 1024) is about the port, not the folder: describeError's job.
   if (e?.syscall === 'listen') return undefined;
-  const code = e?.code;
-  const why = typeof code === 'string' ? FOLDER_PROBLEMS[code] : undefined;
+  const code = errorCode(err);
+  const why = code === undefined ? undefined : FOLDER_PROBLEMS[code];
   if (!why) return undefined;
   if (use === 'data-dir') {
     return new CliError(`Cannot use ${dataDir} as the data folder: ${why} (${code}).`, {

@@ -7,8 +7,8 @@
 // a handful of reads (a fragmented one, about one read per fragment) and the same code can read
 // object storage by ranged GETs.
 //
-// Written by hand rather than taken from `music-metadata` or `file-type`: their current
-// versions need Node 22 and we support Node 20; a box walk is all we need.
+// Written by hand rather than taken from `music-metadata` or `file-type`: a box walk is all we
+// need, and it reads through a ByteSource (files and ranged GETs alike), which they do not.
 import { type Box, children, latin1 } from './boxes.js';
 import { type ByteSource, readAhead, withFileSource } from './byte-source.js';
 import { MediaError } from './errors.js';

@@ -1,8 +1,8 @@
-// The embedded server's database: better-sqlite3 in WAL mode (so `contentlib keys` can write
+// The embedded server's database: SQLite (node:sqlite, src/sqlite/database.ts) in WAL mode (so `contentlib keys` can write
 // while a server on the same data dir runs), with numbered migrations recorded in `migrations`.
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../sqlite/database.js';
 import { SCOPES } from '../api/scopes.js';
 import { makeDirSync } from '../fs/make-dir.js';
 import { SQLITE, firstMigrations, multipartMigration } from './repo/schema.js';
@@ -10,7 +10,7 @@ import { SQLITE, firstMigrations, multipartMigration } from './repo/schema.js';
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
 
-export type Db = Database.Database;
+export type Db = Database;
 
 /**
  * Each entry runs once, in order, inside a transaction; never edit one that has shipped. The first

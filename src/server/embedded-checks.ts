@@ -55,7 +55,7 @@ export function sqliteItemsByType(db: Db): () => Promise<Record<string, number>>
 }
 
 /**
- * better-sqlite3 is one connection, used synchronously on the main thread: nothing can hold it
+ * node:sqlite is one connection, used synchronously on the main thread: nothing can hold it
  * while metrics are read, and nobody ever waits for it. The figures say exactly that.
  */
 export function sqlitePool(): PoolUse {

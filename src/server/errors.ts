@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { API_ERRORS, type ApiErrorCode, STORAGE_ERRORS, type StorageErrorCode } from '../api/error-codes.js';
 import type { ErrorBody } from '../api/schemas.js';
 import type { Violation } from '../rules/rules.js';
+import { errorCode } from '../sqlite/codes.js';
 import { REQUEST_ID_HEADER, requestIdDetail } from './ops/request-id.js';
 import { type DependencyPart, RETRY_AFTER_SECONDS, UnavailableError } from './unavailable.js';
 
@@ -60,7 +61,7 @@ export function violationError(v: Violation): HttpError {
 
 /** ENOSPC and friends: the data dir's disk (or its quota) is full, for files or the database. */
 export function isDiskFull(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = errorCode(err);
   return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
 }
 

@@ -3,6 +3,7 @@
 // boundary of the Repo and the Storage (guardRepo, guardStorage wrap every call), and become one
 // typed UnavailableError, which src/server/errors.ts answers as `503 unavailable` with
 // Retry-After. Everything else passes through untouched, so a bug is still a 500.
+import { errorCode } from '../sqlite/codes.js';
 
 /** The parts a request depends on, as /readyz names them. */
 export type DependencyPart = 'database' | 'storage';
@@ -90,8 +91,8 @@ function fieldOf(err: unknown, name: string): unknown {
 function codesOf(err: unknown): string[] {
   const codes: string[] = [];
   for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
-    const code = fieldOf(e, 'code');
-    if (typeof code === 'string') codes.push(code);
+    const code = errorCode(e);
+    if (code !== undefined) codes.push(code);
     e = fieldOf(e, 'cause');
   }
   return codes;

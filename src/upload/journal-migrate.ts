@@ -4,7 +4,7 @@
 // at; never read again). Importing is idempotent: a crash between the commit and the rename
 // imports the same entries again on the next open, and what the database already has wins.
 import { readFile, rename } from 'node:fs/promises';
-import type Database from 'better-sqlite3';
+import type { Database } from '../sqlite/database.js';
 import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
 
@@ -36,11 +36,7 @@ const V1JournalSchema = z.object({
  * Imports `jsonPath` into `db` when it exists. Returns a warning when it could not be read (it is
  * then moved aside, as an unreadable journal always was), else undefined.
  */
-export async function migrateJsonJournal(
-  jsonPath: string,
-  db: Database.Database,
-  now: () => Date,
-): Promise<string | undefined> {
+export async function migrateJsonJournal(jsonPath: string, db: Database, now: () => Date): Promise<string | undefined> {
   let text: string;
   try {
     text = await readFile(jsonPath, 'utf8');
@@ -64,7 +60,7 @@ export async function migrateJsonJournal(
   return undefined;
 }
 
-function importV1(db: Database.Database, data: z.infer<typeof V1JournalSchema>): void {
+function importV1(db: Database, data: z.infer<typeof V1JournalSchema>): void {
   const file = db.prepare(
     `INSERT OR IGNORE INTO files (path, size, mtime_ms, state, key, type, item_id, sort_order, updated_at)
      VALUES (@path, @size, @mtimeMs, 'completed', @key, @type, @itemId, @sortOrder, @completedAt)`,

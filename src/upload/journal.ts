@@ -1,7 +1,7 @@
 // The upload journal: what earlier runs already uploaded to a library, so that running the same
 // command again creates nothing twice and a half-done carousel is finished into the same item.
 //
-// One SQLite database per target library in the state directory (better-sqlite3, WAL). A file is
+// One SQLite database per target library in the state directory (node:sqlite, WAL). A file is
 // known by its absolute path, size and modification time: edit the file and it counts as new.
 // The target is a hash of the base URL (or the embedded data directory) and the API key's
 // identity — never the key itself.
@@ -30,7 +30,8 @@
 import { createHash } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, plucked, typed } from '../sqlite/database.js';
+import { errorCode } from '../sqlite/codes.js';
 import type { ContentType } from '../rules/rules.js';
 import { makeDir } from '../fs/make-dir.js';
 import { migrateJsonJournal } from './journal-migrate.js';
@@ -243,7 +244,7 @@ export async function openJournal(
 }
 
 /** Opens (or creates) the database; an unreadable one is put aside and a new one started. */
-async function openDatabase(path: string, now: () => Date): Promise<{ db: Database.Database; warning?: string }> {
+async function openDatabase(path: string, now: () => Date): Promise<{ db: Database; warning?: string }> {
   try {
     return { db: prepareDatabase(path) };
   } catch (err) {
@@ -260,7 +261,7 @@ async function openDatabase(path: string, now: () => Date): Promise<{ db: Databa
   };
 }
 
-function prepareDatabase(path: string): Database.Database {
+function prepareDatabase(path: string): Database {
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');
@@ -284,20 +285,19 @@ function prepareDatabase(path: string): Database.Database {
 }
 
 function isCorrupt(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
+  const code = errorCode(err);
   return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT';
 }
 
-function journalOn(db: Database.Database, path: string, warning: string | undefined, now: () => Date): Journal {
+function journalOn(db: Database, path: string, warning: string | undefined, now: () => Date): Journal {
   const q = {
-    lookup: db.prepare<[string, number, number], FileRow>(
+    lookup: typed<[string, number, number], FileRow>(
+      db,
       'SELECT * FROM files WHERE path = ? AND size = ? AND mtime_ms = ?',
     ),
-    completedItem: db
-      .prepare<[string, number, number], string>(
-        "SELECT item_id FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state = 'completed'",
-      )
-      .pluck(),
+    completedItem: plucked<[string, number, number], string>(
+      db.prepare("SELECT item_id FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state = 'completed'"),
+    ),
     presigned: db.prepare(
       `INSERT INTO files (path, size, mtime_ms, state, key, type, item_id, sort_order, updated_at)
        VALUES (@path, @size, @mtimeMs, 'presigned', @key, @type, NULL, NULL, @at)
@@ -314,10 +314,11 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
        ON CONFLICT (path, size, mtime_ms) DO UPDATE SET
          state = 'completed', key = @key, type = @type, item_id = @itemId, sort_order = @sortOrder, updated_at = @at`,
     ),
-    dropPending: db.prepare<[string, number, number]>(
+    dropPending: typed<[string, number, number]>(
+      db,
       "DELETE FROM files WHERE path = ? AND size = ? AND mtime_ms = ? AND state <> 'completed'",
     ),
-    item: db.prepare<[string], ItemRow>('SELECT metadata_hash, thumbnail, updated_at FROM items WHERE item_id = ?'),
+    item: typed<[string], ItemRow>(db, 'SELECT metadata_hash, thumbnail, updated_at FROM items WHERE item_id = ?'),
     recordItem: db.prepare(
       `INSERT INTO items (item_id, metadata_hash, thumbnail, updated_at) VALUES (@itemId, @metadataHash, @thumbnail, @at)
        ON CONFLICT (item_id) DO UPDATE SET
@@ -325,13 +326,15 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
          thumbnail = coalesce(@thumbnail, thumbnail),
          updated_at = @at`,
     ),
-    multipart: db.prepare<[string], MultipartRow>(
+    multipart: typed<[string], MultipartRow>(
+      db,
       'SELECT * FROM multipart WHERE path = ? ORDER BY updated_at DESC LIMIT 1',
     ),
-    parts: db.prepare<[string], { partNumber: number; etag: string; size: number }>(
+    parts: typed<[string], { partNumber: number; etag: string; size: number }>(
+      db,
       'SELECT part_number AS partNumber, etag, size FROM parts WHERE key = ? ORDER BY part_number',
     ),
-    multipartKeysOf: db.prepare<[string], string>('SELECT key FROM multipart WHERE path = ?').pluck(),
+    multipartKeysOf: plucked<[string], string>(db.prepare('SELECT key FROM multipart WHERE path = ?')),
     insertMultipart: db.prepare(
       `INSERT INTO multipart (key, path, size, mtime_ms, sha256, type, part_size, part_count, updated_at)
        VALUES (@key, @path, @size, @mtimeMs, @sha256, @type, @partSize, @partCount, @at)`,
@@ -340,10 +343,10 @@ function journalOn(db: Database.Database, path: string, warning: string | undefi
       `INSERT INTO parts (key, part_number, etag, size) VALUES (@key, @partNumber, @etag, @size)
        ON CONFLICT (key, part_number) DO UPDATE SET etag = @etag, size = @size`,
     ),
-    dropMultipart: db.prepare<[string]>('DELETE FROM multipart WHERE key = ?'),
-    dropParts: db.prepare<[string]>('DELETE FROM parts WHERE key = ?'),
-    forgetFiles: db.prepare<[string]>('DELETE FROM files WHERE item_id = ?'),
-    forgetItem: db.prepare<[string]>('DELETE FROM items WHERE item_id = ?'),
+    dropMultipart: typed<[string]>(db, 'DELETE FROM multipart WHERE key = ?'),
+    dropParts: typed<[string]>(db, 'DELETE FROM parts WHERE key = ?'),
+    forgetFiles: typed<[string]>(db, 'DELETE FROM files WHERE item_id = ?'),
+    forgetItem: typed<[string]>(db, 'DELETE FROM items WHERE item_id = ?'),
   };
   const at = () => now().toISOString();
   const lookup = (f: FileIdentity) => {

@@ -1,6 +1,6 @@
 // Short ids (src/cli/item-id.ts): what counts as an id, and show/edit/rm with a unique prefix, an
 // ambiguous one and one that matches nothing, in-process against a real server on 127.0.0.1.
-import Database from 'better-sqlite3';
+import { Database } from '../../src/sqlite/database.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

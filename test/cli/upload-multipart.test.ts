@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { open, readFile, readdir, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/sqlite/database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
@@ -88,7 +88,7 @@ async function journalParts(): Promise<Array<{ key: string; part_number: number 
   const dbs = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.db'));
   const rows: Array<{ key: string; part_number: number }> = [];
   for (const name of dbs) {
-    const db = new Database(join(dir, name), { readonly: true, fileMustExist: true });
+    const db = new Database(join(dir, name), { readOnly: true });
     try {
       const has = db.prepare("SELECT name FROM sqlite_master WHERE name = 'parts'").get();
       if (has) rows.push(...(db.prepare('SELECT key, part_number FROM parts').all() as typeof rows));

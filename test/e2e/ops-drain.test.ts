@@ -5,7 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/sqlite/database.js';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Served, serveWithKey } from '../support/ops.js';
@@ -87,7 +87,7 @@ describe('drain on SIGTERM', () => {
     expect(await exit).toBe(0);
     await put.agent.destroy();
 
-    const db = new Database(join(s.dataDir, 'contentlib.db'), { readonly: true });
+    const db = new Database(join(s.dataDir, 'contentlib.db'), { readOnly: true });
     const row = db.prepare('SELECT stored_at FROM uploads WHERE key = ?').get(put.key) as { stored_at: string | null };
     db.close();
     expect(row.stored_at).not.toBeNull();

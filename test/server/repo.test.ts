@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/sqlite/database.js';
 import pg from 'pg';
 import { SCOPES } from '../../src/api/scopes.js';
 import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/db.js';

@@ -2,7 +2,7 @@
 // status (we want to see every answer), the documented error body, and database checks.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/sqlite/database.js';
 import { Agent, request } from 'undici';
 import { API_ERRORS, STORAGE_ERRORS } from '../../src/api/error-codes.js';
 import { databasePath } from '../../src/server/db.js';
@@ -88,7 +88,7 @@ export function errorBodyProblem(a: Answer, table: 'api' | 'storage'): string | 
 
 /** `PRAGMA integrity_check` of the data dir's database, read-only beside a running server. */
 export function integrityCheck(dataDir: string): string {
-  const db = new Database(databasePath(dataDir), { readonly: true });
+  const db = new Database(databasePath(dataDir), { readOnly: true });
   try {
     return (db.pragma('integrity_check', { simple: true }) as string) ?? 'no answer';
   } finally {
@@ -98,7 +98,7 @@ export function integrityCheck(dataDir: string): string {
 
 /** Rows of the data dir's database, read-only. */
 export function query<T>(dataDir: string, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(databasePath(dataDir), { readonly: true });
+  const db = new Database(databasePath(dataDir), { readOnly: true });
   try {
     return db.prepare(sql).all(...params) as T[];
   } finally {

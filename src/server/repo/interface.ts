@@ -1,4 +1,4 @@
-// The metadata store behind `serve`, as one async interface: better-sqlite3 for the embedded
+// The metadata store behind `serve`, as one async interface: SQLite (node:sqlite) for the embedded
 // default (sqlite.ts) and PostgreSQL for many instances on one database (pg/repo.ts). Every
 // operation that must be atomic across instances is one method here, run in one transaction by
 // each implementation (row locks on PostgreSQL, the write lock on SQLite), so routes never hold

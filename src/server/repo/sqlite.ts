@@ -1,4 +1,4 @@
-// The embedded default's Repo: the synchronous better-sqlite3 repositories behind the async
+// The embedded default's Repo: the synchronous SQLite (node:sqlite) repositories behind the async
 // interface, each multi-statement operation in one IMMEDIATE transaction (the write lock), exactly
 // as the routes ran them before. One process owns a data dir's server, so no row locks are needed.
 import { type Db, databasePath } from '../db.js';

@@ -2,7 +2,7 @@
 // is a generator that asks for named steps and never touches a database itself; each database
 // answers the steps inside its own transaction, SQLite synchronously under its write lock
 // (`runSteps`), PostgreSQL with row locks over one connection (`runStepsAsync`). A generator,
-// because better-sqlite3's transactions cannot span an await while PostgreSQL's must.
+// because SQLite's synchronous transactions (node:sqlite) cannot span an await while PostgreSQL's must.
 //
 // Steps are an interface of plain functions (`S`); a decision over steps `S` may `yield*` a
 // decision over any interface S extends (the completion runs the carousel's replace that way).

@@ -126,8 +126,8 @@ export interface S3Storage extends Storage {
 }
 
 export function createS3Storage(o: S3StorageOptions): S3Storage {
-  // The SDK warns on every start under Node 20 that future releases need Node 22; the versions
-  // this package allows run on 20, and `serve`'s stderr is for the operator's problems.
+  // The SDK warns on every start under a Node it plans to drop; `serve`'s stderr is for the
+  // operator's problems, and the Node lines we support are tested (.ci/run).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client(s3ClientConfig(o));
   const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUTS.storageMs;
