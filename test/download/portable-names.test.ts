@@ -18,6 +18,7 @@ import { type TestServer, mp4, serverWithKey, uploadItem } from '../support/serv
 /** What Windows refuses in a name (Microsoft's "Naming Files, Paths, and Namespaces"); Linux and macOS take all of it. */
 function windowsRefuses(name: string): boolean {
   return (
+    // eslint-disable-next-line no-control-regex -- control characters are among what Windows refuses
     /[<>:"/\\|?*\u0000-\u001f]/.test(name) ||
     /[. ]$/.test(name) ||
     /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(name)
