@@ -21,7 +21,7 @@ import type { Writable } from 'node:stream';
 import type { ContentItem } from '../api/schemas.js';
 import { EXPORT_MANIFEST } from '../upload/manifest.js';
 import { carouselSidecarNames, videoSidecarName } from '../upload/plan-metadata.js';
-import { confine } from '../fs/confine.js';
+import { OutsideFolderError, confine } from '../fs/confine.js';
 import { hashFile } from './fetch.js';
 import { LOG_NAME, type ExportFilters, type ExportState, type FileRecord, type ItemRecord } from './export-log.js';
 import { isPartName } from './names.js';
@@ -150,7 +150,14 @@ export async function removeOwn(
   dir: string,
   f: { path: string; size: number; sha256: string },
 ): Promise<'removed' | 'left' | 'gone'> {
-  const abs = await confine(dir, f.path);
+  let abs: string;
+  try {
+    abs = await confine(dir, f.path);
+  } catch (err) {
+    // Its log line was checked when it was read (export-log.ts): the disk changed since. Left alone.
+    if (err instanceof OutsideFolderError) return 'left';
+    throw err;
+  }
   const st = await lstat(abs).catch(() => undefined);
   if (st === undefined) return 'gone';
   if (!st.isFile() || st.size !== f.size) return 'left';
