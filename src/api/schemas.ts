@@ -144,12 +144,16 @@ export type PatchRequest = z.infer<typeof PatchRequestSchema>;
  */
 export type ItemMetadata = Omit<PatchRequest, 'thumbnailKey'>;
 
-/** Query strings arrive as text: a whole number written in decimal digits, nothing else. */
+/**
+ * Query strings arrive as text: a whole number written in decimal digits, nothing else, up to
+ * Number.MAX_SAFE_INTEGER (any offset the spec allows; past the end is an empty page).
+ */
 const queryInt = (name: string) =>
   z
     .string()
-    .regex(/^\d{1,9}$/, `${name} must be a whole number`)
-    .transform(Number);
+    .regex(/^\d{1,20}$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine(Number.isSafeInteger, `${name} must be a whole number at most ${Number.MAX_SAFE_INTEGER}`);
 
 export const ListQuerySchema = z.strictObject({
   status: StatusSchema.optional(),

@@ -79,10 +79,30 @@ function tracer(ctx: CliContext, globals: GlobalOptions): ((line: string) => voi
  * remote. Every retry loop of the run (the API client's, the storage PUTs') shares the watch, so
  * one restart of the service makes one line however many requests and PUTs wait for it.
  */
-let sayWaiting: ((line: string) => void) | undefined;
+let sayWaiting: ((error: unknown, line: string) => void) | undefined;
 const outageWatch = createOutageWatch(({ error, forMs }) =>
-  sayWaiting?.(`${outageReason(error)}. Retrying for up to ${Math.ceil(forMs / 1000)} s (--retry-for to change).`),
+  sayWaiting?.(
+    error,
+    `${outageReason(error)}. Retrying for up to ${Math.ceil(forMs / 1000)} s (--retry-for to change).`,
+  ),
 );
+
+/**
+ * What the waiting line names: the address that failed, which is not always the service's. A
+ * storage PUT goes to the object store, and a store that is down must not read as the API being
+ * down while the API answers. Only the origin: a signed URL's path and query stay out of it.
+ */
+export function waitingFor(baseUrl: string, error: unknown): string {
+  const url = error instanceof Error && 'url' in error && typeof error.url === 'string' ? error.url : undefined;
+  let failed: string | undefined;
+  try {
+    failed = url ? new URL(url).origin : undefined;
+  } catch {
+    failed = undefined;
+  }
+  if (failed === undefined || failed === new URL(baseUrl).origin) return baseUrl;
+  return `${failed} (the object store)`;
+}
 
 /**
  * The retry policy. CONTENTLIB_RETRY_FOR (or --retry-for, which sets it) is how long an outage
@@ -162,7 +182,7 @@ export async function openApi(
 
   if (resolved.kind === 'remote') {
     const client = createApiClient({ baseUrl: resolved.baseUrl, apiKey: resolved.apiKey, ...common });
-    sayWaiting = (line) => ctx.io.stderr.write(`Waiting for ${resolved.baseUrl}: ${line}\n`);
+    sayWaiting = (error, line) => ctx.io.stderr.write(`Waiting for ${waitingFor(resolved.baseUrl, error)}: ${line}\n`);
     ctx.onClose(() => client.close());
     const info: TargetInfo = {
       kind: 'remote',

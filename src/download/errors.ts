@@ -20,3 +20,21 @@ export class MismatchError extends Error {
     this.path = o.path;
   }
 }
+
+/**
+ * A line of an export folder's log (manifest.jsonl) names a path outside the folder: `..`, an
+ * absolute path, or a symbolic link that leads out. The run stops before anything is read,
+ * written or deleted for that line (src/fs/confine.ts judges the path).
+ */
+export class ExportLogError extends Error {
+  readonly log: string;
+  readonly line: number;
+  constructor(o: { log: string; line: number; what: string }) {
+    super(
+      `${o.log} line ${o.line}: ${o.what}; nothing was read, written or deleted for it — remove that line or put the path right`,
+    );
+    this.name = 'ExportLogError';
+    this.log = o.log;
+    this.line = o.line;
+  }
+}

@@ -15,13 +15,14 @@
 // types and thumbnails in the manifest. Signed URLs are never written.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { readdir, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, readdir, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ContentItem } from '../api/schemas.js';
 import { EXPORT_MANIFEST } from '../upload/manifest.js';
 import { carouselSidecarNames, videoSidecarName } from '../upload/plan-metadata.js';
-import { sizeOnDisk } from './fetch.js';
+import { OutsideFolderError, confine } from '../fs/confine.js';
+import { hashFile } from './fetch.js';
 import { LOG_NAME, type ExportFilters, type ExportState, type FileRecord, type ItemRecord } from './export-log.js';
 import { isPartName } from './names.js';
 
@@ -89,7 +90,7 @@ function put(stream: Writable, text: string): Promise<void> {
 export async function writeUploadManifest(
   dir: string,
   newestFirst: readonly string[],
-  state: Pick<ExportState, 'record'>,
+  state: Pick<ExportState, 'recordText'>,
 ): Promise<{ count: number; folders: Set<string> }> {
   const path = join(dir, EXPORT_MANIFEST);
   const temp = `${path}.${process.pid}.tmp`;
@@ -103,7 +104,7 @@ export async function writeUploadManifest(
   try {
     await put(out, '{\n  "items": [');
     for (let i = newestFirst.length - 1; i >= 0; i--) {
-      const record = await state.record(newestFirst[i]!);
+      const record = await state.recordText(newestFirst[i]!);
       if (record === undefined) continue;
       await put(out, `${count === 0 ? '' : ','}\n    ${JSON.stringify(manifestEntry(record))}`);
       folders.add(record.folder.split('/')[0]!);
@@ -128,12 +129,39 @@ export async function writeAtomic(path: string, text: string): Promise<void> {
   await rename(temp, path);
 }
 
-/** Removes a file the export wrote, if it is still what was written (same size); true when removed. */
-export async function removeOwn(dir: string, f: { path: string; size: number }): Promise<'removed' | 'left' | 'gone'> {
-  const abs = join(dir, f.path);
-  const size = await sizeOnDisk(abs);
-  if (size === undefined) return 'gone';
-  if (size !== f.size) return 'left';
+/**
+ * The size of a plain file the export may have written at `path`; undefined when nothing is
+ * there, or something else is (a folder, or a symbolic link, which the export never writes,
+ * never reads through and never deletes through).
+ */
+export async function ownSize(path: string): Promise<number | undefined> {
+  return lstat(path).then(
+    (s) => (s.isFile() ? s.size : undefined),
+    () => undefined,
+  );
+}
+
+/**
+ * Removes a file the export wrote, if it is still what was written: a plain file (never a
+ * symbolic link), inside the folder, with the recorded size and SHA-256. 'left' when something
+ * else is there.
+ */
+export async function removeOwn(
+  dir: string,
+  f: { path: string; size: number; sha256: string },
+): Promise<'removed' | 'left' | 'gone'> {
+  let abs: string;
+  try {
+    abs = await confine(dir, f.path);
+  } catch (err) {
+    // Its log line was checked when it was read (export-log.ts): the disk changed since. Left alone.
+    if (err instanceof OutsideFolderError) return 'left';
+    throw err;
+  }
+  const st = await lstat(abs).catch(() => undefined);
+  if (st === undefined) return 'gone';
+  if (!st.isFile() || st.size !== f.size) return 'left';
+  if ((await hashFile(abs)).sha256 !== f.sha256) return 'left';
   await unlink(abs);
   return 'removed';
 }
@@ -152,6 +180,8 @@ export async function removeItemFiles(dir: string, r: ItemRecord): Promise<{ rem
     else if (outcome === 'left') left.push(f.path);
   }
   const folder = join(dir, r.folder);
+  // A folder that is a link is not the export's: nothing in it is touched.
+  if (!(await lstat(folder).catch(() => undefined))?.isDirectory()) return { removed, left };
   const rest = await readdir(folder).catch(() => [] as string[]);
   for (const name of rest) {
     if (isPartName(name)) await unlink(join(folder, name)).catch(() => {});

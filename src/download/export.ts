@@ -29,6 +29,7 @@ import type { DownloadEvent, EmitFn, FileRef, ItemChange } from './events.js';
 import {
   fileRecord,
   matchesFilters,
+  ownSize,
   removeItemFiles,
   removeOwn,
   sha256Of,
@@ -47,7 +48,9 @@ import {
   openLog,
   readExportState,
 } from './export-log.js';
-import { type FetchDeps, fetchToFile, hashFile, sizeOnDisk } from './fetch.js';
+import { type FetchDeps, fetchToFile, hashFile } from './fetch.js';
+import { ExportLogError } from './errors.js';
+import { confine } from '../fs/confine.js';
 import { type ItemFile, mediaFiles, sourceOfUrl, thumbnailFile } from './item-files.js';
 import { partName, safeName } from './names.js';
 
@@ -263,6 +266,8 @@ async function exportItem(run: Run, listed: ContentItem): Promise<void> {
     }
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) return run.stop(err);
+    // A log line that leads outside the folder stops the run: it names the line.
+    if (err instanceof ExportLogError) return run.stop(err);
     if (run.signal.aborted) return;
     run.summary.failed++;
     const message = err instanceof Error ? err.message : String(err);
@@ -286,6 +291,8 @@ async function placeItem(run: Run, listed: ContentItem): Promise<{ change: ItemC
       ? await run.deps.api.get(listed.id, { signal: run.signal })
       : { item: listed, files: [] };
   const folder = prev?.folder ?? safeName(item.id);
+  // A new item's folder may be in the way already: a link out of the export folder is refused.
+  if (!prev) await confine(run.o.dir, folder);
   const wanted = [...mediaFiles(item, files), ...[thumbnailFile(item)].filter((f) => f !== undefined)];
   // Every file settles before the item is judged: none is left running behind a failed one.
   const settled = await Promise.allSettled(wanted.map((f) => placeFile(run, item, folder, f, prev)));
@@ -305,7 +312,7 @@ async function placeItem(run: Run, listed: ContentItem): Promise<{ change: ItemC
   if (
     prev?.sidecar.path !== sidecar ||
     prev.sidecar.sha256 !== sidecarRecord.sha256 ||
-    (await sizeOnDisk(join(run.o.dir, sidecar))) !== sidecarRecord.size
+    (await ownSize(join(run.o.dir, sidecar))) !== sidecarRecord.size
   )
     await writeAtomic(join(run.o.dir, sidecar), finalText);
   const record: ItemRecord = {
@@ -342,7 +349,7 @@ async function isUnchanged(run: Run, item: ContentItem, prev: ItemRecord, text: 
   const thumb = item.thumbnailUrl ? sourceOfUrl(item.thumbnailUrl) : undefined;
   if (thumb !== prev.thumbnail?.source) return false;
   for (const f of [...prev.files, ...(prev.thumbnail ? [prev.thumbnail] : []), prev.sidecar])
-    if ((await sizeOnDisk(join(run.o.dir, f.path))) !== f.size) return false;
+    if ((await ownSize(join(run.o.dir, f.path))) !== f.size) return false;
   return true;
 }
 
@@ -357,7 +364,7 @@ async function placeFile(
   const path = posix.join(folder, f.name);
   const abs = join(run.o.dir, path);
   const recorded = [...(prev?.files ?? []), ...(prev?.thumbnail ? [prev.thumbnail] : [])].find((r) => r.path === path);
-  const onDisk = await sizeOnDisk(abs);
+  const onDisk = await ownSize(abs);
   const sameInLibrary =
     recorded !== undefined &&
     recorded.source === f.source &&

@@ -14,6 +14,7 @@
 //   the part file is removed.
 // - The signed URL is never printed or written anywhere: messages name it without its query.
 import { createHash, type Hash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
@@ -91,7 +92,9 @@ interface Sink {
 
 /** Fetches `file` into `dest` through the part file `part`; resolves once it is checked and renamed. */
 export async function fetchToFile(file: RemoteFile, dest: string, part: string, deps: FetchDeps): Promise<Fetched> {
-  const handle = await open(part, 'a+');
+  // 'a+' that never follows a symbolic link: a link planted at the part's name would have the
+  // bytes appended wherever it leads (ELOOP instead).
+  const handle = await open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW);
   let result: Fetched;
   try {
     result = await fetchInto(file, await fileSink(handle, file.size, wantsHash(file, deps)), deps, dest);

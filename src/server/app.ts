@@ -5,6 +5,7 @@ import { BRAND_HEADER } from '../api/headers.js';
 import { authenticate } from './auth.js';
 import { type AppDeps, type Services, createServices } from './context.js';
 import { HttpError, apiError, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { registerEdgeText } from './edge-text.js';
 import { installJsonParser } from './json-body.js';
 import type { Check, Unavailable } from './ops/health.js';
 import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
@@ -114,6 +115,8 @@ export function buildApp(
     // The API speaks JSON only: any other body type is a 415, not a string handed to validation.
     api.removeContentTypeParser('text/plain');
     installJsonParser(api);
+    // NUL and what is not UTF-8, in the path, the query or the body: 400 before any query.
+    registerEdgeText(api);
     registerApiHeaders(api);
     api.addHook('onRequest', async (request, reply) => {
       try {

@@ -185,7 +185,6 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     const onSweepError = (err: unknown) => {
       if (!isUnavailable(err)) onInternalError(err);
     };
-    const stopSweeper = startSweeper(services, onSweepError, undefined, metrics);
     const host = opts.host ?? '127.0.0.1';
     let address: string;
     let metricsUrl: string | undefined;
@@ -200,9 +199,11 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       }
     } catch (err) {
       await app.close();
-      await stopSweeper();
       throw err;
     }
+    // Only a server that listens sweeps: one that cannot (its port taken, by another instance
+    // perhaps) must change nothing, not free that instance's open uploads on its way out.
+    const stopSweeper = startSweeper(services, onSweepError, undefined, metrics);
     publicUrl ||= address;
     if (metricsUrl) app.log.info({ metricsUrl }, 'metrics served');
     let closing: Promise<void> | null = null;

@@ -33,6 +33,8 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /** Methods whose requests carry no body: one that says Content-Type anyway is not refused for it. */
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 
@@ -40,8 +42,20 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 export function installJsonParser(scope: FastifyInstance): void {
   const parse = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
+  scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      // Bytes that are not UTF-8 are refused, not turned into U+FFFD and stored (src/server/edge-text.ts).
+      text = typeof body === 'string' ? body : UTF8.decode(body);
+    } catch {
+      done(
+        apiError('invalid_request', 'the JSON body is not valid UTF-8; send it encoded as UTF-8', [
+          { path: '', message: 'is not valid UTF-8' },
+        ]),
+        undefined,
+      );
+      return;
+    }
     // Many HTTP clients send Content-Type: application/json on every request; a DELETE with
     // it and no body is still a DELETE (on a full disk, the only way to free space).
     if (text === '' && BODYLESS.has(request.method)) {

@@ -55,6 +55,11 @@ export interface PlanOptions {
   metadata?: ItemMetadata;
   /** --manifest FILE (relative to cwd). */
   manifest?: string;
+  /**
+   * The manifest is an export folder's `contentlib.json` (`upload DIR`): every path it names,
+   * and every sidecar read beside them, must stay inside its folder (src/fs/confine.ts).
+   */
+  manifestConfined?: boolean;
   /** --thumbnail IMG: only with exactly one video item. */
   thumbnail?: string;
   /** --strict: a skipped media file (HEIC, GIF, a hidden video, a link outside…) is a problem. */

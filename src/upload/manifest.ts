@@ -13,10 +13,11 @@
 // one on disk, and an item may carry `"original"` (ignored: what `contentlib export` records of
 // the item it came from). A folder that holds `contentlib.json` (what export writes) is read as
 // its manifest by `contentlib upload FOLDER` (plan.ts).
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { ContentTypeSchema } from '../api/schemas.js';
+import { OutsideFolderError, confine } from '../fs/confine.js';
 import { TYPE_RULES } from '../rules/rules.js';
 import type { ItemMetadata } from '../api/schemas.js';
 import { clean, describeIssues, metadataFields } from './plan-metadata.js';
@@ -61,6 +62,8 @@ export interface ResolvedManifestItem {
   metadata: ItemMetadata;
   /** "release.json item 2": how problems name the item. */
   label: string;
+  /** Each absolute path (files, thumbnail) → the path as the manifest wrote it. */
+  written?: Map<string, string>;
 }
 
 export type ManifestResult = { items: ResolvedManifestItem[]; problems: [] } | { items: []; problems: PlanProblem[] };
@@ -70,8 +73,13 @@ function failed(shown: string, actual: string, message: string, hint: string): M
   return { items: [], problems: [{ file: shown, rule: 'manifest', actual, message, hint }] };
 }
 
-/** Reads, parses and resolves the manifest at `path` (absolute); `shown` names it in problems. */
-export async function loadManifest(path: string, shown: string): Promise<ManifestResult> {
+/**
+ * Reads, parses and resolves the manifest at `path` (absolute); `shown` names it in problems.
+ * `confined` (an export folder's manifest, which anyone may have edited): every file and
+ * thumbnail must be inside the manifest's folder, symbolic links resolved; a path that leads
+ * out is a problem and no item is read.
+ */
+export async function loadManifest(path: string, shown: string, confined = false): Promise<ManifestResult> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -85,7 +93,32 @@ export async function loadManifest(path: string, shown: string): Promise<Manifes
       'check its permissions',
     );
   }
-  return parseManifest(text, path, shown);
+  const parsed = parseManifest(text, path, shown);
+  return confined && parsed.problems.length === 0 ? confineItems(parsed.items, dirname(path), shown) : parsed;
+}
+
+/** The manifest's items when every path stays in `base`; else one problem per path that leaves, and no item. */
+async function confineItems(items: ResolvedManifestItem[], base: string, shown: string): Promise<ManifestResult> {
+  const problems: PlanProblem[] = [];
+  const real = await realpath(base);
+  for (const item of items) {
+    for (const abs of [...item.files, ...(item.thumbnail ? [item.thumbnail] : [])]) {
+      const rel = item.written?.get(abs) ?? abs;
+      try {
+        await confine(base, rel, real);
+      } catch (err) {
+        if (!(err instanceof OutsideFolderError)) throw err;
+        problems.push({
+          file: item.label,
+          rule: 'manifest',
+          actual: rel,
+          message: `${err.message}: an export folder's manifest names only files inside its folder`,
+          hint: `put the file inside ${shown.replace(/[/\\]?contentlib\.json$/, '') || 'the folder'} and name it there, or upload it by naming it on the command line`,
+        });
+      }
+    }
+  }
+  return problems.length > 0 ? { items: [], problems } : { items, problems: [] };
 }
 
 /** Whether `folder` holds an export's manifest: a `contentlib.json` listing items (a carousel's sidecar of that name does not). */
@@ -127,13 +160,20 @@ function parseManifest(text: string, path: string, shown: string): ManifestResul
 function resolveItem(item: ManifestItem, base: string, label: string): ResolvedManifestItem {
   const { files, type, to, thumbnail, original: _reference, ...metadata } = item;
   const fileNames = files.map((f) => (typeof f === 'string' ? undefined : f.fileName));
+  const written = new Map<string, string>();
+  const place = (rel: string) => {
+    const abs = resolve(base, rel);
+    written.set(abs, rel);
+    return abs;
+  };
   return {
-    files: files.map((f) => resolve(base, typeof f === 'string' ? f : f.path)),
+    files: files.map((f) => place(typeof f === 'string' ? f : f.path)),
     ...(fileNames.some((n) => n !== undefined) ? { fileNames } : {}),
     ...(type ? { type } : {}),
     ...(to ? { to } : {}),
-    ...(thumbnail ? { thumbnail: resolve(base, thumbnail) } : {}),
+    ...(thumbnail ? { thumbnail: place(thumbnail) } : {}),
     metadata: clean(metadata),
     label,
+    written,
   };
 }

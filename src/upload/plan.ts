@@ -40,5 +40,5 @@ async function exportFolder(inputs: string[], options: PlanOptions, cwd: string)
   const [only, ...rest] = inputs;
   if (options.manifest !== undefined || only === undefined || rest.length > 0) return undefined;
   const found = await exportManifestIn(resolve(cwd, only));
-  return found ? { ...options, manifest: join(only, EXPORT_MANIFEST) } : undefined;
+  return found ? { ...options, manifest: join(only, EXPORT_MANIFEST), manifestConfined: true } : undefined;
 }

@@ -2,7 +2,8 @@
 // --manifest) → the files found, each inspected (size, real format, duration), every sidecar
 // that could give them metadata, and the thumbnail images. Nothing is decided here; decide.ts
 // turns a Scanned into the plan, and plan.ts runs one after the other.
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
+import { OutsideFolderError, confine } from '../fs/confine.js';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspectFile, inspectFileSync, probeDuration, type InspectedFile } from '../media/inspect.js';
@@ -51,6 +52,8 @@ export interface Scanned {
 /** What scanning reads of the options. */
 export interface ScanOptions {
   manifest?: string;
+  /** The manifest is an export folder's: its paths and their sidecars stay inside its folder. */
+  manifestConfined?: boolean;
   thumbnail?: string;
 }
 
@@ -60,8 +63,11 @@ const INSPECT_CONCURRENCY = 8;
 export async function scan(inputs: readonly string[], options: ScanOptions, cwd: string): Promise<Scanned> {
   const scanned: Scanned = { cwd, files: [], problems: [], skipped: [], sidecars: {} };
   let listed: Expanded['listed'] | undefined;
+  let confinedTo: string | undefined;
   if (options.manifest) {
-    const loaded = await loadManifest(resolve(cwd, options.manifest), options.manifest);
+    const manifestPath = resolve(cwd, options.manifest);
+    const loaded = await loadManifest(manifestPath, options.manifest, options.manifestConfined);
+    if (options.manifestConfined) confinedTo = dirname(manifestPath);
     scanned.problems.push(...loaded.problems);
     scanned.manifest = [];
     for (const item of loaded.items) {
@@ -93,7 +99,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     listed = expanded.listed;
   }
   const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : scanned.files;
-  scanned.sidecars = await readSidecars(all, cwd, listed);
+  scanned.sidecars = await readSidecars(all, cwd, listed, confinedTo);
   return scanned;
 }
 
@@ -149,6 +155,17 @@ async function inParallel(count: number, task: (k: number) => Promise<void>): Pr
   await Promise.all(Array.from({ length: Math.min(INSPECT_CONCURRENCY, count) }, worker));
 }
 
+/** Why `path` (absolute, under `root` by its text) is not inside `root` on the disk; undefined when it is. */
+async function leavesFolder(root: string, path: string): Promise<string | undefined> {
+  try {
+    await confine(root, relative(root, path));
+    return undefined;
+  } catch (err) {
+    if (err instanceof OutsideFolderError) return err.reason;
+    throw err;
+  }
+}
+
 /**
  * The sidecars that exist: `<video>.json` beside each video, `carousel.json` and `<folder>.json`
  * in each folder. In a folder that was walked, only the .json files seen there are read; others
@@ -158,6 +175,7 @@ async function readSidecars(
   files: readonly ScannedFile[],
   cwd: string,
   listed: Expanded['listed'] | undefined,
+  confinedTo?: string,
 ): Promise<Record<string, Sidecar>> {
   const paths = new Set<string>();
   const folders = new Set<string>();
@@ -175,7 +193,21 @@ async function readSidecars(
   await inParallel(candidates.length, async (k) => {
     const path = candidates[k]!;
     const shown = shownPath(path, cwd);
-    const result = await readSidecar(path, shown);
+    // In an export folder a sidecar that is a link out of it is not read: its text would become metadata.
+    const outside = confinedTo ? await leavesFolder(confinedTo, path) : undefined;
+    const result: Awaited<ReturnType<typeof readSidecar>> = outside
+      ? {
+          found: true,
+          problem: {
+            file: shown,
+            rule: 'sidecar',
+            actual: 'outside',
+            message: `the sidecar ${outside}: an export folder's sidecars stay inside it`,
+            hint: 'replace the link with the file itself',
+            path,
+          },
+        }
+      : await readSidecar(path, shown);
     if (result.found)
       found[k] = [
         path,

@@ -73,6 +73,20 @@ describe('list', () => {
     expect(beyond.body).toMatchObject({ items: [], hasMore: false, offset: 500 });
   });
 
+  it('any offset up to Number.MAX_SAFE_INTEGER is a page (empty past the end); one more is 400', async () => {
+    for (const offset of [1_000_000_000, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const r = await q(`?offset=${offset}`);
+      expect(r.status, String(offset)).toBe(200);
+      expect(r.body).toMatchObject({ items: [], hasMore: false, offset });
+    }
+    expect((await q('?offset=0000000001')).body.offset).toBe(1);
+    for (const bad of [`?offset=${Number.MAX_SAFE_INTEGER + 1}`, '?offset=99999999999999999999999', '?offset=1e3']) {
+      const r = await q(bad);
+      expect(r.status, bad).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_request');
+    }
+  });
+
   it('filters by type and status; bad filter values are 400', async () => {
     const videos = await q('?type=shortform&limit=100');
     expect(videos.body.items.length).toBeGreaterThan(0);

@@ -15,6 +15,62 @@ const errorOf = (r: { body: unknown }) =>
 /** The field a 400 names (its first detail's path). */
 const fieldOf = (r: { body: unknown }) => errorOf(r).details[0]?.path;
 
+describe('NUL and what is not UTF-8, at the edge, the same on both databases', () => {
+  let s: TestServer;
+  let key: string;
+  let id: string;
+  beforeAll(async () => {
+    ({ s, key } = await serverWithKey());
+    id = (await uploadItem(s, key, image())).item.id;
+  });
+  afterAll(async () => s.dispose());
+
+  // PostgreSQL refused these with "invalid byte sequence for encoding UTF8: 0x00" (a 500) where
+  // SQLite answered 400 or 404 (issue 36): now both refuse them before any query.
+  it.each([
+    ['DELETE', '/api/v1/keys/%00', undefined, 'id'],
+    ['DELETE', '/api/v1/keys/abc%00def', undefined, 'id'],
+    ['GET', '/api/v1/content/%00', undefined, 'id'],
+    // A path whose escapes are not UTF-8 is refused by the router, before a route (and its
+    // parameter names) is known: the 400 names the URL.
+    ['GET', '/api/v1/content/abc%FFdef', undefined, 'url'],
+    ['PATCH', '/api/v1/content/%C0%AF', { title: 'x' }, 'url'],
+    ['DELETE', '/api/v1/content/ID/files/%00', undefined, 'fileId'],
+    ['GET', '/api/v1/content?status=%00', undefined, 'status'],
+    ['GET', '/api/v1/content?search=%FF', undefined, 'search'],
+    ['GET', '/api/v1/content?%00=1', undefined, 'query'],
+    ['GET', '/api/v1/audit?item=a%00b', undefined, 'item'],
+    ['POST', '/api/v1/upload/abort', { key: 'a\u0000b' }, 'key'],
+    ['POST', '/api/v1/upload/parts', { key: 'a\u0000b' }, 'key'],
+    ['POST', '/api/v1/upload/complete', { key: 'a\u0000b', fileName: 'a.jpg' }, 'key'],
+    ['POST', '/api/v1/upload/check', { sha256: ['\ud800'] }, 'sha256.0'],
+    ['PATCH', '/api/v1/content/ID', { platformSettings: { 'a\u0000': 1 } }, 'platformSettings.a\u0000'],
+  ] as const)('%s %s → 400', async (method, path, json, field) => {
+    const r = await call(method, `${s.url}${path.replace('ID', id)}`, { key, ...(json ? { json } : {}) });
+    expect(r.status, r.text).toBe(400);
+    expect(errorOf(r).code).toBe('invalid_request');
+    expect(fieldOf(r)).toBe(field);
+  });
+
+  it('a JSON body whose bytes are not UTF-8: 400, nothing stored', async () => {
+    const body = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, {
+      key,
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(r.status).toBe(400);
+    expect(errorOf(r).message).toContain('not valid UTF-8');
+    const item = (await call('GET', `${s.url}/api/v1/content/${id}`, { key })).body as { item: { title: string } };
+    expect(item.item.title).not.toContain('caf');
+  });
+
+  it('UTF-8 that is well formed passes the edge: é, 日本, 🎉 in a search', async () => {
+    const r = await call('GET', `${s.url}/api/v1/content?search=${encodeURIComponent('é日本🎉')}`, { key });
+    expect(r.status).toBe(200);
+  });
+});
+
 describe('text is checked the same on every backend', () => {
   let s: TestServer;
   let key: string;

@@ -14,7 +14,7 @@ import { MismatchError } from '../../download/errors.js';
 import type { EmitFn, FileRef } from '../../download/events.js';
 import { type Fetched, fetchToFile, fetchToStream, sizeOnDisk } from '../../download/fetch.js';
 import { type ItemFile, downloadFolder, mediaFiles } from '../../download/item-files.js';
-import { partName } from '../../download/names.js';
+import { foldName, numbered, partName } from '../../download/names.js';
 import { makeDir } from '../../fs/make-dir.js';
 import type { ContentType } from '../../rules/rules.js';
 import { formatBytes } from '../../rules/rules.js';
@@ -164,6 +164,7 @@ function planFiles(
     );
   }
   const seen = new Map<string, string>();
+  const folded = new Set<string>();
   for (const p of planned) {
     if (p.dest === '-') continue;
     const other = seen.get(p.dest);
@@ -173,6 +174,15 @@ function planFiles(
         'Download them into separate folders, one command each with -o DIR.',
       );
     seen.set(p.dest, p.item.id);
+    // Names that differ only in case are one file on Windows and macOS: the later one is
+    // numbered, `Clip (2).mp4` (the rule of src/download/names.ts, portableNames).
+    let dest = p.dest;
+    for (let n = 2; folded.has(foldName(dest)); n++) dest = numbered(p.dest, n);
+    folded.add(foldName(dest));
+    if (dest !== p.dest) {
+      p.dest = dest;
+      Object.assign(p.result, { path: dest, shown: shownOf(dest, cwd) });
+    }
   }
   return planned;
 }

@@ -16,6 +16,26 @@ const types = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * A connection that can never end the process with an unheard 'error'. node-postgres emits
+ * 'error' on a Client whose connection the server ends (57P01 at a fast shutdown, 57P02/57P03,
+ * a reset): its rule is that the pool handles it while the client is idle and the code that
+ * checked it out while it is checked out. A listener held by every Client from its constructor
+ * on covers both, and the moments in between (connected but not yet pooled, released but not yet
+ * idle, the migration's connection). The failure itself still reaches whoever waits on the
+ * connection (the statement's promise rejects) and is judged by src/server/unavailable.ts.
+ */
+export class SafeClient extends pg.Client {
+  /** The last error the connection reported (for a log line or a test; nothing waits on it). */
+  lastError: Error | undefined;
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', (err: Error) => {
+      this.lastError = err;
+    });
+  }
+}
+
 export function createPool(o: {
   connectionString?: string;
   max?: number;
@@ -26,6 +46,7 @@ export function createPool(o: {
     max: o.max ?? 10,
     types,
     application_name: 'contentlib',
+    Client: SafeClient,
     // No call waits on a stopped, frozen or unreachable database for longer than the bound.
     ...poolTimeouts(o.timeouts),
   });
