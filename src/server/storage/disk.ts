@@ -141,9 +141,10 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
   for (const dir of [objects, staging, tmp]) makeDirSync(dir);
   const receiving = new Set<string>();
   const withLock = keyLocks();
-  // The SHA-256 of each object received in this process, by key, for the version (etag) it was
-  // computed of: complete verifies with it instead of reading the file back. A restart forgets
-  // them all (complete then reads), a new PUT or a promote replaces an entry, a delete drops it.
+  // The SHA-256 of each staging object received in this process, by key, for the version (etag)
+  // it was computed of: complete verifies with it instead of reading the file back. A restart
+  // forgets them all (complete then reads), a new PUT replaces an entry, a promote or a delete
+  // drops it.
   const arrived = new Map<string, { etag: string; sha256: string }>();
 
   function pathOf(key: string): string {
@@ -202,11 +203,9 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
       if (etag !== undefined && head.etag !== etag) throw new ObjectStateError('changed', stagingKey);
       await makeDir(dirname(to));
       await rename(from, to);
-      // A rename keeps the inode and mtime: the same version, now under the final key.
-      const hashed = arrived.get(stagingKey);
+      // Promoted once checked: its digest has served (kept, it would be held for as long as the
+      // server runs, one per stored file).
       arrived.delete(stagingKey);
-      if (hashed && hashed.etag === head.etag) arrived.set(finalKey, hashed);
-      else arrived.delete(finalKey);
     });
   }
 
