@@ -56,6 +56,13 @@ const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'(\.[^']+)'|import\(
  */
 const SELF_CONTAINED = ['server/ops'];
 
+/**
+ * Folders whose modules import none of each other, but for the helpers named: a route is
+ * registered by the app and imports no other route; what two routes share lives outside
+ * routes/ (src/server/complete-upload.ts, src/server/multipart.ts), their small helpers in common.ts.
+ */
+const APART = { 'server/routes': ['common.ts'] };
+
 const graph = new Map();
 for (const file of files(SRC)) {
   const text = readFileSync(file, 'utf8');
@@ -87,6 +94,9 @@ for (const [file, deps] of graph) {
     const own = SELF_CONTAINED.find((f) => relative(SRC, file).startsWith(`${f}/`));
     if (own && to === layer && !relative(SRC, dep).startsWith(`${own}/`))
       problems.push(`${name(file)}: src/${own}/ imports nothing else of src/${layer}/ (imports ${name(dep)})`);
+    const apart = Object.keys(APART).find((f) => dirname(relative(SRC, file)) === f);
+    if (apart && dirname(relative(SRC, dep)) === apart && !APART[apart].includes(relative(join(SRC, apart), dep)))
+      problems.push(`${name(file)}: a module of src/${apart}/ imports no other (imports ${name(dep)})`);
     if (to === layer) continue;
     if (!allowed.includes(to))
       problems.push(`${name(file)}: src/${layer}/ may not import from src/${to}/ (imports ${name(dep)})`);

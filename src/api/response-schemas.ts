@@ -123,6 +123,25 @@ export const KeyInfoSchema = z.looseObject({
 });
 export type KeyInfo = z.infer<typeof KeyInfoSchema>;
 
+/**
+ * A key as the API shows it, from any record that has these fields (the server's row, an
+ * answer): exactly them, in this order; never its secret or hash, nor its user or brand ids.
+ */
+export function keyInfoOf(
+  k: Pick<KeyInfo, 'id' | 'name' | 'prefix' | 'scopes' | 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'revokedAt'>,
+): KeyInfo {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+  };
+}
+
 export const KeyCreateResponseSchema = z.looseObject({ key: KeyInfoSchema, secret: z.string() });
 export type KeyCreateResponse = z.infer<typeof KeyCreateResponseSchema>;
 

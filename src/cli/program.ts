@@ -329,7 +329,9 @@ function defineDownload(program: Command, ctx: CliContext): void {
     .option('-O, --output-file <file>', 'write the one file of a video item to this path; - writes it to stdout')
     .option('--skip-existing', 'keep files that are already there (with the library’s size)')
     .option('--clobber', 'replace files that are already there')
-    .addOption(new Option('--concurrency <n>', 'files fetched at once').default(4).argParser(parseConcurrency))
+    .addOption(
+      new Option('--concurrency <n>', 'files fetched at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
+    )
     .addHelpText(
       'after',
       `
@@ -360,7 +362,9 @@ function defineExport(program: Command, ctx: CliContext): void {
     .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
     .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
     .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
-    .addOption(new Option('--concurrency <n>', 'files fetched at once').default(4).argParser(parseConcurrency))
+    .addOption(
+      new Option('--concurrency <n>', 'files fetched at once').default(DEFAULT_CONCURRENCY).argParser(parseConcurrency),
+    )
     .option('--verify', 'compare the folder with the library instead (exit 1 on any difference)')
     .addHelpText(
       'after',

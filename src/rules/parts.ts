@@ -1,7 +1,9 @@
 // How a large file is cut into parts for a multipart upload (issue 28): S3's limits, which the
 // disk store follows too so that a client sees one behaviour. The part size starts at a
 // preferred size and doubles until the file fits in the store's part count; it is never below
-// the store's minimum (every part but the last must be at least that big on S3).
+// the store's minimum (every part but the last must be at least that big on S3). Every part's
+// geometry is decided here, for the server (the offer at presign, a part's signed length, the
+// join) and the client (when to ask, what to send, which stored parts are whole) alike.
 
 const MIB = 1024 * 1024;
 
@@ -21,6 +23,26 @@ export const PART_LIMITS = {
  */
 export const PART_CONCURRENCY = { default: 6, max: 16 } as const;
 
+/**
+ * When a file goes in parts. A client asks presign for parts from `askFromBytes` (below it a file
+ * is one part anyway; the service decides); this server offers them only above
+ * `offerAboveBytes`: a smaller file is sent faster as one PUT.
+ */
+export const MULTIPART_THRESHOLDS = {
+  askFromBytes: PART_LIMITS.minPartBytes,
+  offerAboveBytes: 16 * MIB,
+} as const;
+
+/** Whether a client asks presign for parts for a file of `fileSize` bytes. */
+export function asksForParts(fileSize: number): boolean {
+  return fileSize >= MULTIPART_THRESHOLDS.askFromBytes;
+}
+
+/** Whether the server offers parts for a file of `fileSize` bytes (when presign asks for them). */
+export function offersParts(fileSize: number): boolean {
+  return fileSize > MULTIPART_THRESHOLDS.offerAboveBytes;
+}
+
 export interface PartPlan {
   partSize: number;
   partCount: number;
@@ -39,6 +61,11 @@ export function planParts(fileSize: number, limits: typeof PART_LIMITS = PART_LI
     partSize = Math.min(partSize * 2, limits.maxPartBytes);
   if (Math.ceil(fileSize / partSize) > limits.maxParts)
     throw new Error(`${fileSize} bytes do not fit in ${limits.maxParts} parts`);
+  return partsOf(fileSize, partSize);
+}
+
+/** The plan of a file of `fileSize` bytes cut in parts of `partSize` (the last one shorter). */
+export function partsOf(fileSize: number, partSize: number): PartPlan {
   return { partSize, partCount: Math.ceil(fileSize / partSize) };
 }
 
@@ -48,4 +75,11 @@ export function partRange(plan: PartPlan, fileSize: number, partNumber: number):
     throw new Error(`part ${partNumber} is not one of parts 1–${plan.partCount}`);
   const start = (partNumber - 1) * plan.partSize;
   return { start, end: Math.min(fileSize, start + plan.partSize) };
+}
+
+/** The exact size of part `partNumber` of a file of `fileSize` bytes, or null when the plan has no such part. */
+export function partBytes(plan: PartPlan, fileSize: number, partNumber: number): number | null {
+  if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > plan.partCount) return null;
+  const { start, end } = partRange(plan, fileSize, partNumber);
+  return end - start;
 }

@@ -19,7 +19,7 @@ import { registerAudit } from './routes/audit.js';
 import { registerCarousel } from './routes/carousel.js';
 import { registerCheck } from './routes/check.js';
 import { registerComplete } from './routes/complete.js';
-import { registerPartsApi, registerPartsStorage } from './routes/multipart.js';
+import { registerPartsApi } from './routes/multipart.js';
 import { registerContent } from './routes/content.js';
 import { registerKeys } from './routes/keys.js';
 import { registerPresign } from './routes/presign.js';
@@ -100,14 +100,13 @@ export function buildApp(
   // Connections beyond this are dropped as they come, leaving descriptors for the database,
   // files being received and logs: a flood of connections cannot make them fail with EMFILE.
   if (Number.isFinite(fileLimit)) app.server.maxConnections = Math.max(16, fileLimit - FD_RESERVE / 2);
-  if (deps.disk) {
+  if (deps.disk && deps.receiver) {
     const gate = createPutGate({
       limits: { ...DEFAULT_PUT_LIMITS, ...deps.putLimits },
       fileLimit,
       connections: countConnections(app.server),
     });
-    registerStorage(app, services, deps.disk, gate);
-    if (deps.parts) registerPartsStorage(app, services, deps.parts, gate);
+    registerStorage(app, services, deps.disk, deps.receiver, gate);
   }
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;

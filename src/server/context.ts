@@ -8,14 +8,22 @@ import type { DiskParts } from './storage/disk-parts.js';
 import type { MultipartStore } from './storage/interface.js';
 import type { Storage } from './storage/interface.js';
 
+/** The disk store's ways in for a PUT's body: the one receiver's (routes/storage.ts) dependency. */
+export interface DiskReceiver {
+  /** A single PUT's body into its staging object (DiskStorage.receive). */
+  object: DiskStorage['receive'];
+  /** One part's body into its upload's data file (DiskParts.receive, an extension). */
+  part: DiskParts['receive'];
+}
+
 export interface AppDeps {
   /** Metadata: SQLite (embedded) or PostgreSQL (many instances). */
   repo: Repo;
   storage: Storage;
   /** Set when this server is itself the object store: it receives PUTs and serves GETs (/storage). */
   disk?: DiskStorage;
-  /** Set with `disk`: where its part PUTs land (an extension, src/server/routes/multipart.ts). */
-  parts?: DiskParts;
+  /** Set with `disk`: where its PUTs' bodies land, single and part, behind the outage guard (routes/storage.ts). */
+  receiver?: DiskReceiver;
   /** The store's multipart uploads, when it has them (Storage.multipart; on disk `parts`), guarded. */
   multipart?: MultipartStore;
   /** Disk space held back so that a DELETE still works on a full disk. */

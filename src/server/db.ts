@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Database } from '../sqlite/database.js';
 import { SCOPES } from '../api/scopes.js';
 import { makeDirSync } from '../fs/make-dir.js';
-import { SQLITE, firstMigrations, multipartMigration } from './repo/schema.js';
+import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from './repo/schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -25,20 +25,7 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
    ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
    UPDATE api_keys SET scopes = '${ALL_SCOPES}';
-   CREATE TABLE audit_log (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     at TEXT NOT NULL,
-     brand_id TEXT NOT NULL,
-     action TEXT NOT NULL,
-     item_id TEXT,
-     key_id TEXT,
-     key_name TEXT,
-     request_id TEXT,
-     details TEXT NOT NULL DEFAULT '{}'
-   );
-   CREATE INDEX audit_brand ON audit_log(brand_id, id);
-   CREATE INDEX audit_item ON audit_log(item_id, id);
-   CREATE INDEX audit_at ON audit_log(at);`,
+   ${auditLogTable(SQLITE)}`,
   // Content identity: the SHA-256 declared at presign, and each stored file's verified one (the
   // main file, each carousel image, the thumbnail). NULL on rows made before: the sweeper fills
   // them in from the stored objects (src/server/checksum-backfill.ts).

@@ -59,7 +59,7 @@ export interface StartServerOptions {
   s3?: { endpoint?: string; region?: string; credentials?: { accessKeyId: string; secretAccessKey: string } };
   /** Milliseconds a connection may stay silent before it is closed. */
   idleTimeoutMs?: number;
-  /** Test only: every storage PUT fails with this errno code (e.g. ENOSPC), as on a full disk. */
+  /** Test only: every storage PUT, single or part, fails with this errno code (e.g. ENOSPC), as on a full disk. */
   writeError?: string;
   onInternalError?: (err: unknown, requestId?: string) => void;
   /** serve: logs (pino); without it the server writes nothing (the CLI's embedded library). */
@@ -122,7 +122,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       ? guard(rawDisk, {
           part: 'storage',
           outages,
-          passThrough: ['presignPut', 'presignGet', 'receive', 'pathOf'],
+          passThrough: ['presignPut', 'presignGet', 'receive', 'pathOf', 'hashedOnArrival'],
           // File system calls have no time limit of their own (a hung network disk).
           deadlineMs: timeouts.storageMs,
         })
@@ -131,11 +131,19 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       disk ?? guard(rawStorage, { part: 'storage', outages, passThrough: ['presignPut', 'presignGet'] });
     // Multipart uploads (issue 28): the disk store's parts live beside its objects; S3's are its own.
     // No deadline: joining a gigabyte's parts on disk takes as long as it takes.
-    const parts = rawDisk ? createDiskParts(opts.dataDir, secret, () => publicUrl, rawDisk.pathOf, now) : undefined;
+    const parts = rawDisk
+      ? createDiskParts(opts.dataDir, secret, () => publicUrl, rawDisk.pathOf, now, { writeError: opts.writeError })
+      : undefined;
     const rawMultipart = parts ?? rawStorage.multipart;
     const multipart = rawMultipart
       ? guard(rawMultipart, { part: 'storage', outages, passThrough: ['presignPart'] })
       : undefined;
+    // The PUT bodies (single and part): no deadline (a gigabyte takes as long as its client takes),
+    // and only errors that mean the disk is down become 503s; a body's own faults pass through.
+    const receiver =
+      rawDisk && parts
+        ? guard({ object: rawDisk.receive, part: parts.receive }, { part: 'storage', outages })
+        : undefined;
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -148,7 +156,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       {
         repo,
         storage,
-        ...(disk && parts ? { disk, parts } : {}),
+        ...(disk && receiver ? { disk, receiver } : {}),
         ...(multipart ? { multipart } : {}),
         // The reserve is for SQLite's log on a full disk; PostgreSQL keeps no file in the data dir.
         ...(opts.databaseUrl === undefined ? { reserve: createReserve(opts.dataDir) } : {}),

@@ -65,7 +65,7 @@ export async function sha256OfObject(o: StoredObject, signal?: AbortSignal): Pro
 }
 
 /**
- * A file joined from a multipart upload's parts (routes/multipart.ts): no store verified its
+ * A file joined from a multipart upload's parts (./multipart.ts): no store verified its
  * bytes against the declared SHA-256 as they arrived, so its checksum is never taken on the
  * store's word. `sha256` is what the disk store computed as it joined version `etag`.
  */
@@ -76,21 +76,22 @@ export interface JoinedFile {
 
 /**
  * The object's SHA-256, known for sure, or the 400 `bad_digest` to answer when it is not the
- * `declared` one (the caller removes the object). A store that refuses a body whose checksum
- * differs (the disk store) holds only bytes of the declared checksum — unless the object was
- * joined from parts (`joined`): then the hash computed while joining that version is used; a
- * checksum the store reports for the object (S3's, verified when it was PUT) is compared;
- * otherwise the object is read and hashed here, so nothing is promoted with an unknown or wrong
- * checksum.
+ * `declared` one (the caller removes the object). Of that very version (its etag), in this
+ * order: the hash computed while its parts were joined (`joined`); the hash the store computed
+ * as its bytes arrived (the disk store, in this process: `Storage.hashedOnArrival`); the
+ * checksum the store reports for it (S3's, verified when it was PUT); otherwise — after a
+ * restart, or on a store that verifies no checksum — the object is read and hashed here. So
+ * nothing is promoted with an unknown or wrong checksum, and a file is read back only when
+ * nothing vouches for it.
  */
 export async function verifiedSha256(
   o: StoredObject,
   declared: string | null,
   joined: JoinedFile | null = null,
 ): Promise<{ sha256: string } | { problem: HttpError }> {
-  if (declared && o.storage.verifiesSha256 && !joined) return { sha256: declared };
   const computed = joined?.sha256 && joined.etag === o.head.etag ? joined.sha256 : undefined;
-  const sha256 = computed ?? o.head.sha256 ?? (await sha256OfObject(o));
+  const sha256 =
+    computed ?? o.storage.hashedOnArrival?.(o.key, o.head.etag) ?? o.head.sha256 ?? (await sha256OfObject(o));
   if (!declared || sha256 === declared) return { sha256 };
   return {
     problem: apiError(

@@ -76,16 +76,9 @@ import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
-import {
-  MULTIPART_MIN_BYTES,
-  type MultipartContext,
-  abortQuietly,
-  resumable,
-  sendAll,
-  startParts,
-} from './multipart.js';
+import { type MultipartContext, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
 import type { SentPart } from './parts.js';
-import { PART_CONCURRENCY } from '../rules/parts.js';
+import { PART_CONCURRENCY, asksForParts } from '../rules/parts.js';
 
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
@@ -562,7 +555,7 @@ function transfer(
       const ctx = multipartContext(run);
       // An earlier run's parts, if the file is unchanged and the service still has the upload.
       const earlier =
-        ctx && file.size >= MULTIPART_MIN_BYTES
+        ctx && asksForParts(file.size)
           ? await resumable(file, ref, item.type, checksum.sha256, ctx, signal)
           : undefined;
       if (earlier && ctx) {

@@ -9,6 +9,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import type { PresignResponse } from '../api/schemas.js';
+import { type PartPlan, partBytes } from '../rules/parts.js';
 import type { ContentType } from '../rules/rules.js';
 import { escapeName } from '../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
@@ -16,9 +17,6 @@ import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
 import type { Pool } from './pool.js';
 import type { LocalFile } from './put.js';
-
-/** Below this a file is one part anyway: presign is not asked for parts (S3's smallest part). */
-export const MULTIPART_MIN_BYTES = 5 * 1024 * 1024;
 
 export type PartsApi = Pick<ApiClient, 'parts' | 'abortUpload'>;
 
@@ -42,7 +40,7 @@ export interface MultipartContext {
 /** An upload to continue: its key, plan and the parts the service holds. */
 export interface Resumable {
   key: string;
-  plan: { partSize: number; partCount: number };
+  plan: PartPlan;
   done: Array<SentPart & { size: number }>;
 }
 
@@ -104,7 +102,7 @@ export async function resumable(
     await abortQuietly(ctx.api, rec.key);
     return undefined;
   }
-  const plan = { partSize: rec.partSize, partCount: rec.partCount };
+  const plan: PartPlan = { partSize: rec.partSize, partCount: rec.partCount };
   // The service's list is the truth: a part the journal lacks was stored as its answer was lost;
   // one the service lacks is sent again. A part of the wrong size is sent again too.
   const done = answer.uploaded.filter((p) => p.size === partBytes(plan, file.size, p.partNumber));
@@ -186,9 +184,4 @@ export async function sendAll(
 /** Closes an upload no longer wanted; a service without the endpoint (404) or any failure leaves it to the sweeper. */
 export async function abortQuietly(api: Pick<PartsApi, 'abortUpload'>, key: string): Promise<void> {
   await api.abortUpload({ key }).catch(() => {});
-}
-
-function partBytes(plan: { partSize: number; partCount: number }, size: number, n: number): number {
-  if (n < 1 || n > plan.partCount) return -1;
-  return Math.min(size, n * plan.partSize) - (n - 1) * plan.partSize;
 }

@@ -10,6 +10,7 @@ import { request } from '../api/undici.js';
 import type { ApiClient } from '../api/client.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
+import { type PartPlan, partRange } from '../rules/parts.js';
 import { FileChangedError, type LocalFile, fileSlices, isExpired, redactUrl } from './put.js';
 import { type Pool, createPool } from './pool.js';
 
@@ -55,7 +56,7 @@ const PART_SLICE_BYTES = 1024 * 1024;
 export async function sendParts(
   file: LocalFile,
   key: string,
-  plan: { partSize: number; partCount: number },
+  plan: PartPlan,
   o: SendPartsOptions,
 ): Promise<SentPart[]> {
   const etags = new Map((o.done ?? []).map((p) => [p.partNumber, p.etag]));
@@ -74,8 +75,7 @@ export async function sendParts(
         pool.run(async () => {
           // Queued behind other files' parts in a shared pool: this file may have stopped meanwhile.
           o.signal?.throwIfAborted();
-          const start = (n - 1) * plan.partSize;
-          const end = Math.min(file.size, start + plan.partSize);
+          const { start, end } = partRange(plan, file.size, n);
           // Every retry takes a freshly signed URL (one small request): a store that refuses a
           // part before reading its body (an expired URL) closes the connection, and that
           // refusal often reaches us as a reset while sending, not as its answer — retrying the

@@ -8,10 +8,11 @@ import type { CallOptions } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { PresignRequest, PresignResponse } from '../api/schemas.js';
 import { CONTROL_CHARACTERS } from '../api/schemas.js';
+import { asksForParts } from '../rules/parts.js';
 import type { ContentType } from '../rules/rules.js';
 import { type EmitFn, type FileRef, StepError } from './events.js';
 import type { SentPart } from './parts.js';
-import { MULTIPART_MIN_BYTES, NoPartsEndpointError } from './multipart.js';
+import { NoPartsEndpointError } from './multipart.js';
 import { presignAndPut } from './put.js';
 
 /** A file to send, as the plan describes it (src/upload/decide.ts PlannedFile fits). */
@@ -117,7 +118,7 @@ export async function transferFile(
 ): Promise<Transferred> {
   const plain: PresignRequest = 'thumbnail' in as ? { ...wireFile(file), thumbnail: true } : wireFile(file, as.type);
   // Parts only for media of more than one part's size; a thumbnail is never sent in parts.
-  const parts = 'thumbnail' in as || file.size < MULTIPART_MIN_BYTES ? undefined : hooks.multipart;
+  const parts = 'thumbnail' in as || !asksForParts(file.size) ? undefined : hooks.multipart;
   const declared = (): PresignRequest => {
     const sha256 = hooks.checksum?.declares() ? hooks.checksum.sha256 : undefined;
     return { ...plain, ...(sha256 ? { sha256 } : {}), ...(parts?.asks() ? { multipart: true } : {}) };

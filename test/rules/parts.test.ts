@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { PART_LIMITS, partRange, planParts } from '../../src/rules/parts.js';
+import {
+  MULTIPART_THRESHOLDS,
+  PART_LIMITS,
+  asksForParts,
+  offersParts,
+  partBytes,
+  partRange,
+  partsOf,
+  planParts,
+} from '../../src/rules/parts.js';
 
 const MIB = 1024 * 1024;
 
@@ -43,5 +52,30 @@ describe('partRange', () => {
     const plan = planParts(20 * MIB);
     expect(() => partRange(plan, 20 * MIB, 0)).toThrow(/not one of parts 1–3/);
     expect(() => partRange(plan, 20 * MIB, 4)).toThrow(/not one of parts 1–3/);
+  });
+});
+
+describe('partBytes and partsOf', () => {
+  it('give each part’s exact size under a recorded plan, null outside it', () => {
+    const plan = partsOf(20 * MIB + 5, 8 * MIB);
+    expect(plan).toEqual({ partSize: 8 * MIB, partCount: 3 });
+    expect([1, 2, 3].map((n) => partBytes(plan, 20 * MIB + 5, n))).toEqual([8 * MIB, 8 * MIB, 4 * MIB + 5]);
+    for (const n of [0, 4, 1.5]) expect(partBytes(plan, 20 * MIB + 5, n)).toBeNull();
+  });
+});
+
+describe('when a file goes in parts', () => {
+  it.each([
+    [5 * MIB - 1, false, false],
+    [5 * MIB, true, false],
+    [16 * MIB, true, false],
+    [16 * MIB + 1, true, true],
+  ])('%d bytes: the client asks %s, this server offers %s', (size, asks, offers) => {
+    expect(asksForParts(size)).toBe(asks);
+    expect(offersParts(size)).toBe(offers);
+  });
+
+  it('is asked for from S3’s smallest part: below it a file is one part anyway', () => {
+    expect(MULTIPART_THRESHOLDS.askFromBytes).toBe(PART_LIMITS.minPartBytes);
   });
 });

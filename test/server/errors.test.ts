@@ -10,6 +10,7 @@ import { buildApp } from '../../src/server/app.js';
 import { openDatabase } from '../../src/server/db.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
 import { createDiskStorage } from '../../src/server/storage/disk.js';
+import { createDiskParts } from '../../src/server/storage/disk-parts.js';
 import * as srv from '../support/server.js';
 import type { TestServer } from '../support/server.js';
 
@@ -182,6 +183,10 @@ describe('unexpected failures', () => {
       repo: createSqliteRepo(db, { dataDir }),
       storage: broken,
       disk: storage,
+      receiver: {
+        object: storage.receive,
+        part: createDiskParts(dataDir, Buffer.alloc(32, 7), () => base, storage.pathOf).receive,
+      },
       secret: Buffer.alloc(32, 7),
       now: () => new Date(),
       quotaBytes: 1e9,

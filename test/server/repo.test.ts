@@ -13,8 +13,13 @@ import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/db.js';
 import { hashKey } from '../../src/server/repo/keys.js';
 import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
 import type { CompleteInput, NewUpload, Repo } from '../../src/server/repo/interface.js';
-import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
-import { createSqliteRepo } from '../../src/server/repo/sqlite.js';
+import type { RepoSteps } from '../../src/server/repo/decisions.js';
+import { ownKey } from '../../src/server/repo/interface.js';
+import { deleteItem, updateItem } from '../../src/server/repo/item-changes.js';
+import { createPool, transactions } from '../../src/server/repo/pg/query.js';
+import { createPostgresRepo, pgSteps } from '../../src/server/repo/pg/repo.js';
+import { createSqliteRepo, sqliteSteps } from '../../src/server/repo/sqlite.js';
+import { type Decision, runSteps, runStepsAsync } from '../../src/server/repo/steps.js';
 import { reservationLimits } from '../../src/server/limits.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
 
@@ -336,19 +341,78 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     if (done.kind !== 'done') throw new Error(done.kind);
     const t1 = await stored(repo, upload(caller, { thumbnail: true }));
     const t2 = await stored(repo, upload(caller, { thumbnail: true }));
-    expect(
-      await repo.updateItem(caller.brandId, done.item.id, { title: 'New', thumbnailKey: t1.key }, AT, ACTOR),
-    ).toEqual([]);
-    expect(
-      await repo.updateItem(caller.brandId, done.item.id, { thumbnailKey: t2.key, hashtags: ['#a'] }, AT, ACTOR),
-    ).toEqual([t1.key]);
-    expect(await repo.getItem(caller.brandId, done.item.id)).toMatchObject({
-      title: 'New',
-      hashtags: ['#a'],
-      thumbnailKey: t2.key,
-    });
+    const first = await repo.updateItem(
+      caller.brandId,
+      done.item.id,
+      { title: 'New', thumbnailKey: t1.key },
+      AT,
+      ACTOR,
+    );
+    expect(first).toMatchObject({ item: { title: 'New', thumbnailKey: t1.key }, discarded: [] });
+    const second = await repo.updateItem(
+      caller.brandId,
+      done.item.id,
+      { thumbnailKey: t2.key, hashtags: ['#a'] },
+      AT,
+      ACTOR,
+    );
+    expect(second!.discarded).toEqual([t1.key]);
+    // The answer is the row as the transaction left it.
+    expect(await repo.getItem(caller.brandId, done.item.id)).toEqual(second!.item);
+    expect(second!.item).toMatchObject({ title: 'New', hashtags: ['#a'], thumbnailKey: t2.key });
     expect(await repo.pendingDeletions()).toEqual([t1.key]);
     expect(await repo.updateItem(caller.brandId, randomUUID(), { title: 'x' }, AT, ACTOR)).toBeNull();
+  });
+
+  it('update: values equal to the stored ones change nothing; only what differs is written and recorded', async () => {
+    const { repo, caller } = await withCaller();
+    const u = await stored(repo, upload(caller));
+    const done = await repo.complete(completion(u, { title: 'Same' }));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    const later = '2026-01-05T00:00:00.000Z';
+    const t = await stored(repo, upload(caller, { thumbnail: true }));
+    await repo.updateItem(
+      caller.brandId,
+      done.item.id,
+      { hashtags: ['#a'], platformSettings: { youtube: { visibility: 'private', tags: ['x'] } }, thumbnailKey: t.key },
+      AT,
+      ACTOR,
+    );
+    const before = (await repo.getItem(caller.brandId, done.item.id))!;
+    const entries = async () => (await repo.listAudit(caller.brandId, { itemId: done.item.id, limit: 50 })).entries;
+    const count = (await entries()).length;
+    const same = await repo.updateItem(
+      caller.brandId,
+      done.item.id,
+      {
+        title: 'Same',
+        description: '',
+        status: 'draft',
+        hashtags: ['#a'],
+        // The same settings in another key order are the same settings.
+        platformSettings: { youtube: { tags: ['x'], visibility: 'private' } },
+        thumbnailKey: t.key,
+      },
+      later,
+      ACTOR,
+    );
+    expect(same).toEqual({ item: before, discarded: [] });
+    expect(await repo.getItem(caller.brandId, done.item.id)).toEqual(before);
+    expect(await entries()).toHaveLength(count);
+    // One field of three differs: it alone is written and recorded.
+    const one = await repo.updateItem(
+      caller.brandId,
+      done.item.id,
+      { title: 'Same', status: 'scheduled', hashtags: ['#a'] },
+      later,
+      ACTOR,
+    );
+    expect(one!.item).toMatchObject({ status: 'scheduled', updatedAt: later });
+    const [latest] = await entries();
+    expect(latest).toMatchObject({
+      action: 'item.updated',
+      details: { fields: ['status'], changes: { status: { from: 'draft', to: 'scheduled' } } },
+    });
   });
 
   it('delete: every object of the item goes to the outbox once; a second delete finds nothing', async () => {
@@ -546,5 +610,97 @@ describe('PostgreSQL migrations', () => {
     const made = await repos[0]!.createKey('acme', new Date(AT));
     expect(await repos[3]!.authenticate(made.key)).not.toBeNull();
     await Promise.all(repos.map((r) => r.close()));
+  });
+});
+
+/** The steps asked for, by name, on their way to the database's own steps. */
+function recording<S extends object>(steps: S, asked: string[]): S {
+  return new Proxy(steps, {
+    get(target, name) {
+      const fn: unknown = Reflect.get(target, name);
+      if (typeof fn !== 'function') return fn;
+      return (...args: unknown[]) => {
+        asked.push(String(name));
+        return (fn as (...a: unknown[]) => unknown)(...args);
+      };
+    },
+  });
+}
+
+/** Each database's Repo and a way to run one decision over its real steps, recording the steps asked for. */
+const deciders: Array<
+  [string, () => Promise<{ repo: Repo; decide: <R>(d: Decision<RepoSteps, R>, asked: string[]) => Promise<R> }>]
+> = [
+  [
+    'sqlite',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'contentlib-decide-'));
+      const db = openDatabase(dir);
+      const repo = createSqliteRepo(db, { dataDir: dir });
+      cleanups.push(async () => {
+        await repo.close();
+        await rm(dir, { recursive: true, force: true });
+      });
+      const steps = sqliteSteps(db);
+      return {
+        repo,
+        decide: async (d, asked) => db.transaction(() => runSteps(recording(steps, asked), d)).immediate(),
+      };
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const url = await postgres.createDatabase('decide');
+      const repo = await createPostgresRepo({ connectionString: url, max: 2 });
+      const pool = createPool({ connectionString: url, max: 2 });
+      cleanups.push(async () => {
+        await repo.close();
+        await pool.end();
+      });
+      const transaction = transactions(pool);
+      return { repo, decide: (d, asked) => transaction((q) => runStepsAsync(recording(pgSteps(q), asked), d)) };
+    },
+  ],
+];
+
+describe.each(deciders)("another brand's item on %s", (_name, open) => {
+  it('is refused by the decision itself: it asks for the locked row and nothing more', async () => {
+    const { repo, decide } = await open();
+    const owner = (await repo.authenticate((await repo.createKey('owner', new Date(AT))).key))!;
+    const stranger = (await repo.authenticate((await repo.createKey('stranger', new Date(AT))).key))!;
+    const u = upload(owner);
+    await repo.reserveUpload(u, reservationLimits(1e9), NOW_MS);
+    await repo.markStored(u.key, AT);
+    const done = await repo.complete(completion(u, { title: 'Mine' }));
+    if (done.kind !== 'done') throw new Error(done.kind);
+    const theirs = { brandId: stranger.brandId, itemId: done.item.id, at: AT, actor: ACTOR };
+
+    const asked: string[] = [];
+    expect(
+      await decide(updateItem({ ...theirs, changes: { title: 'Taken', status: 'published' } }, ownKey), asked),
+    ).toBe(null);
+    expect(asked).toEqual(['lockItem']);
+    const deleteAsked: string[] = [];
+    expect(await decide(deleteItem(theirs, ownKey), deleteAsked)).toBeNull();
+    expect(deleteAsked).toEqual(['lockItem']);
+
+    // Through the Repo too: nothing changed, nothing recorded, in either brand.
+    expect(await repo.updateItem(stranger.brandId, done.item.id, { title: 'Taken' }, AT, ACTOR)).toBeNull();
+    expect(await repo.deleteItem(stranger.brandId, done.item.id, AT, ACTOR)).toBeNull();
+    expect(await repo.getItem(owner.brandId, done.item.id)).toEqual(done.item);
+    const actions = async (brandId: string) =>
+      (await repo.listAudit(brandId, { limit: 50 })).entries.map((e) => e.action);
+    expect(await actions(owner.brandId)).toEqual(['item.created', 'key.created']);
+    expect(await actions(stranger.brandId)).toEqual(['key.created']);
+
+    // The owner's own update goes through the same decision and asks for its writes.
+    const mine: string[] = [];
+    const changed = await decide(
+      updateItem({ ...theirs, brandId: owner.brandId, changes: { title: 'Still mine' } }, ownKey),
+      mine,
+    );
+    expect(changed!.item.title).toBe('Still mine');
+    expect(mine).toEqual(['lockItem', 'writeItem', 'audit', 'readItem']);
   });
 });

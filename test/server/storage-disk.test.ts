@@ -20,11 +20,11 @@ async function diskSetup() {
   return {
     dataDir,
     storage,
-    // The part PUT's route (routes/multipart.ts) hands the body to `receive`; the ETag is the stored part's.
+    // The part PUT's route (src/server/routes/storage.ts) hands the body to `receive`; the ETag is the stored part's.
     multipart: {
       store: parts,
       async putPart(stagingKey: string, uploadId: string, partNumber: number, bytes: Buffer) {
-        // The contract's parts are 5 MiB each but the last (routes/multipart.ts passes the plan's offset).
+        // The contract's parts are 5 MiB each but the last (the part PUT's route passes the plan's offset).
         const offset = (partNumber - 1) * 5 * 1024 * 1024;
         const stored = await parts.receive(uploadId, partNumber, offset, Readable.from([bytes]), bytes.length, ok);
         if (stored === 'closed') throw new Error(`part ${partNumber} was refused as closed`);

@@ -6,7 +6,7 @@
 // alone on stdout (only its hash is kept); lists show a short prefix, never a key.
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import type { KeyInfo as WireKey } from '../../api/schemas.js';
+import { type KeyInfo as WireKey, keyInfoOf } from '../../api/schemas.js';
 import { type Scope, SCOPES, ROLES, ROLE_NAMES, parseScopeFlags } from '../../api/scopes.js';
 import { brandNameProblem, nameProblem } from '../../api/text-rules.js';
 import { type ConfigData, openConfig } from '../../config/store.js';
@@ -123,33 +123,15 @@ async function openPlace(ctx: CliContext, globals: GlobalOptions, flags: KeysFla
 
 // ---- the work -----------------------------------------------------------------------------
 
-function fromDatabase(k: KeyInfo): KeyView {
-  return {
-    id: k.id,
-    name: k.name,
-    brand: k.brand,
-    prefix: k.prefix,
-    scopes: k.scopes,
-    createdAt: k.createdAt,
-    expiresAt: k.expiresAt,
-    lastUsedAt: k.lastUsedAt,
-    revokedAt: k.revokedAt,
-  };
+/** The API's fields of a key (keyInfoOf, as the server presents it) with its brand after its name. */
+function keyView(k: Parameters<typeof keyInfoOf>[0], brand: string | null): KeyView {
+  const { id, name, ...rest } = keyInfoOf(k);
+  return { id, name, brand, ...rest };
 }
 
-function fromApi(k: WireKey): KeyView {
-  return {
-    id: k.id,
-    name: k.name,
-    brand: null,
-    prefix: k.prefix,
-    scopes: k.scopes,
-    createdAt: k.createdAt,
-    expiresAt: k.expiresAt,
-    lastUsedAt: k.lastUsedAt,
-    revokedAt: k.revokedAt,
-  };
-}
+const fromDatabase = (k: KeyInfo): KeyView => keyView(k, k.brand);
+
+const fromApi = (k: WireKey): KeyView => keyView(k, null);
 
 /**
  * Runs an admin call on a data folder or database; one that cannot be used is said in words.

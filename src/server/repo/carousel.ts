@@ -6,25 +6,22 @@
 // The replace is part of the completion (a new upload completed into a file's place, with every
 // check complete makes); its writes are `replaceImage` below.
 import type { ContentType } from '../../rules/rules.js';
-import type { Actor, AuditEvent } from './audit.js';
+import type { Actor } from './audit.js';
+import { type ItemSteps, discardUpload } from './item-changes.js';
 import type { FileRow, ItemRow } from './items.js';
 import type { ObjectKeysOf } from './uploads.js';
 import { type Decision, stepsOf } from './steps.js';
 
-/** The small operations a change of a carousel's images is made of, each inside its transaction. */
-export interface CarouselSteps {
-  /** Locks the caller's item (changes of one carousel, appends included, count one after another); null when gone. */
-  lockItem(brandId: string, id: string): ItemRow | null;
-  /** The carousel's image records by sortOrder. */
-  files(itemId: string): FileRow[];
+/**
+ * The small operations a change of a carousel's images is made of, each inside its transaction:
+ * an item's (./item-changes.ts; `lockItem` is what makes changes of one carousel, appends
+ * included, run one after another) and these.
+ */
+export interface CarouselSteps extends ItemSteps {
   dropFile(id: string): void;
   insertFile(file: FileRow): void;
   /** Numbers the images 0..n-1 in this order, makes the first the item's main file, moves updatedAt. */
   arrange(itemId: string, files: readonly FileRow[], at: string): void;
-  /** Drops the upload an image came from and queues its objects for deletion; their keys. */
-  discardImage(file: FileRow, at: string, objectKeysOf: ObjectKeysOf): string[];
-  audit(e: AuditEvent): void;
-  readItem(brandId: string, id: string): ItemRow | null;
 }
 
 /** Whose carousel, when, and who changes it (the audit entry). */
@@ -129,7 +126,7 @@ export function* removeImage(
     files.filter((f) => f.id !== target.id),
     c.at,
   );
-  const discarded = yield* step('discardImage', target, c.at, objectKeysOf);
+  const discarded = yield* discardUpload(target.fileKey, c.at, objectKeysOf);
   yield* step('audit', {
     brandId: c.brandId,
     action: 'item.image_removed',
@@ -163,6 +160,6 @@ export function* replaceImage(
     files.map((f) => (f.id === old.id ? file : f)),
     at,
   );
-  const discarded = yield* step('discardImage', old, at, objectKeysOf);
+  const discarded = yield* discardUpload(old.fileKey, at, objectKeysOf);
   return { file, discarded };
 }

@@ -10,7 +10,7 @@
 import { type CarouselSteps, replaceImage } from './carousel.js';
 import type { CompleteInput, CompleteResult } from './interface.js';
 import type { FileRow, NewItem } from './items.js';
-import { type AsyncSteps, type Decision, runSteps, runStepsAsync, stepsOf } from './steps.js';
+import { type Decision, stepsOf } from './steps.js';
 import { type ObjectKeysOf, ownKey } from './uploads.js';
 
 /** What a locked upload row says about an earlier complete of its key. */
@@ -33,9 +33,6 @@ export interface CompletionSteps extends CarouselSteps {
   markCompleted(key: string, at: string, itemId: string, fileRecordId: string | null): void;
   readFile(id: string): FileRow | null;
 }
-
-/** The same steps on a database that answers asynchronously. */
-export type AsyncCompletionSteps = AsyncSteps<CompletionSteps>;
 
 type Completion = Decision<CompletionSteps, CompleteResult>;
 
@@ -131,18 +128,4 @@ function* answer(brandId: string, itemId: string | null, fileId: string | null, 
   if (!item) return { kind: 'upload_gone' };
   const file = fileId ? yield* step('readFile', fileId) : null;
   return { kind: 'done', item, file, discarded };
-}
-
-/** Runs the completion over synchronous steps (call it inside the database's transaction). */
-export function runCompletion(steps: CompletionSteps, c: CompleteInput, objectKeysOf?: ObjectKeysOf): CompleteResult {
-  return runSteps(steps, completion(c, objectKeysOf));
-}
-
-/** Runs the completion over asynchronous steps (call it inside the database's transaction). */
-export function runCompletionAsync(
-  steps: AsyncCompletionSteps,
-  c: CompleteInput,
-  objectKeysOf?: ObjectKeysOf,
-): Promise<CompleteResult> {
-  return runStepsAsync(steps, completion(c, objectKeysOf));
 }

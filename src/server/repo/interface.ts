@@ -1,12 +1,13 @@
 // The metadata store behind `serve`, as one async interface: SQLite (node:sqlite) for the embedded
 // default (sqlite.ts) and PostgreSQL for many instances on one database (pg/repo.ts). Every
-// operation that must be atomic across instances is one method here, run in one transaction by
-// each implementation (row locks on PostgreSQL, the write lock on SQLite), so routes never hold
-// a transaction open across an await of their own.
+// operation that must be atomic across instances is one method here: a decision written once
+// (./decisions.ts) that each implementation runs in one transaction (row locks on PostgreSQL, the
+// write lock on SQLite), so routes never hold a transaction open across an await of their own.
 import type { ContentType } from '../../rules/rules.js';
 import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { CarouselChange, CarouselResult } from './carousel.js';
 import type { HeldFile, MissingChecksum } from './checksums.js';
+import type { ItemUpdate } from './item-changes.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
 import type { NewUpload, ObjectKeysOf, Upload } from './uploads.js';
@@ -139,8 +140,9 @@ export interface Repo {
   files(itemId: string): Promise<FileRow[]>;
   file(id: string): Promise<FileRow | null>;
   /**
-   * Applies changes; a new thumbnailKey is attached (and its upload closed) and the previous
-   * thumbnail's upload goes to the deletion outbox. Null when the item is gone; else the object
+   * Applies what really differs (./item-changes.ts `updateItem`); a new thumbnailKey is attached
+   * (and its upload closed) and the previous thumbnail's upload goes to the deletion outbox.
+   * Null when the item is gone or another brand's; else the item as it now is and the object
    * keys queued for deletion.
    */
   updateItem(
@@ -150,7 +152,7 @@ export interface Repo {
     at: string,
     actor: Actor,
     objectKeysOf?: ObjectKeysOf,
-  ): Promise<string[] | null>;
+  ): Promise<ItemUpdate>;
   /** Drops the item and its uploads, queueing every object for deletion; null when not found. Its audit entries stay. */
   deleteItem(
     brandId: string,

@@ -1,5 +1,6 @@
-// Content items and carousel file records. Every query takes the caller's brand: an item of
-// another brand is simply not found (null), exactly like a missing one.
+// Content items and carousel file records. Every read takes the caller's brand: an item of
+// another brand is simply not found (null), exactly like a missing one. Writes name the row by
+// its id: the decisions that make them (./item-changes.ts, ./carousel.ts) found it by brand first.
 import type { ContentType, Status } from '../../rules/rules.js';
 import type { Db } from '../db.js';
 
@@ -185,18 +186,19 @@ export function itemsRepository(db: Db) {
     return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
   }
 
-  function update(brandId: string, id: string, c: ItemChanges, at: string): void {
+  /** Sets the changed columns and updatedAt of the item with this id (the decision checked its brand). */
+  function update(id: string, c: ItemChanges, at: string): void {
     const sets: string[] = ['updated_at = ?'];
     const args: unknown[] = [at];
     for (const [column, value] of changedColumns(c)) {
       sets.push(`${column} = ?`);
       args.push(value);
     }
-    db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE id = ? AND brand_id = ?`).run(...args, id, brandId);
+    db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE id = ?`).run(...args, id);
   }
 
-  function remove(brandId: string, id: string): boolean {
-    return db.prepare('DELETE FROM items WHERE id = ? AND brand_id = ?').run(id, brandId).changes === 1;
+  function remove(id: string): void {
+    db.prepare('DELETE FROM items WHERE id = ?').run(id);
   }
 
   function files(itemId: string): FileRow[] {

@@ -4,7 +4,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { type Scope, scopesFromText, scopesToText } from '../../api/scopes.js';
 import type { Db } from '../db.js';
-import { type Actor, LOCAL_ADMIN, auditRepository } from './audit.js';
+import type { Actor } from './audit.js';
 
 export const KEY_PATTERN = /^cl_[A-Za-z0-9_-]{43}$/;
 
@@ -75,11 +75,20 @@ export function newKeySecret(): string {
   return `cl_${randomBytes(32).toString('base64url')}`;
 }
 
+/** A new key's row: its ids, the secret (its hash and prefix are stored, never itself), when, what it may do. */
+export interface NewKeyRow {
+  id: string;
+  userId: string;
+  key: string;
+  at: string;
+  o: KeyOptions;
+}
+
 /** The api_keys columns a new key sets, in the order of newKeyValues. */
 export const NEW_KEY_COLUMNS = 'id, user_id, key_hash, prefix, created_at, name, scopes, expires_at';
 
 /** A new api_keys row for `key` (a fresh id; the key's hash and prefix, never the key). */
-export function newKeyValues(k: { id: string; userId: string; key: string; at: string; o: KeyOptions }): unknown[] {
+export function newKeyValues(k: NewKeyRow): unknown[] {
   return [
     k.id,
     k.userId,
@@ -140,7 +149,6 @@ export function keyRevokedDetails(k: KeyRow): Record<string, unknown> {
 
 export function keysRepository(db: Db) {
   const byHash = db.prepare(`${KEY_BY_HASH} WHERE k.key_hash = ?`);
-  const audit = auditRepository(db);
 
   /** The stored key a presented one is, or null for a malformed or unknown key. */
   function authenticate(key: string): KeyRecord | null {
@@ -174,32 +182,17 @@ export function keysRepository(db: Db) {
     return id;
   }
 
-  /** A new key for a new user of the brand, and its audit entry, in one transaction. */
-  function create(brand: BrandRef, now: Date, o: KeyOptions = {}): NewKey {
-    const key = newKeySecret();
-    const at = now.toISOString();
-    const tx = db.transaction(() => {
-      const brandId = brandOf(brand, at);
-      if (!brandId) throw new Error('createKey: unknown brand id');
-      const userId = randomUUID();
-      db.prepare('INSERT INTO users (id, brand_id, created_at) VALUES (?, ?, ?)').run(userId, brandId, at);
-      const id = randomUUID();
-      const values = newKeyValues({ id, userId, key, at, o });
-      db.prepare(`INSERT INTO api_keys (${NEW_KEY_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(
-        ...values,
-      );
-      const made = row(id)!;
-      audit.write({
-        brandId,
-        action: 'key.created',
-        itemId: null,
-        at,
-        actor: o.by ?? LOCAL_ADMIN,
-        details: keyCreatedDetails(made),
-      });
-      return { ...made, key };
-    });
-    return tx.immediate();
+  function insertUser(id: string, brandId: string, at: string): void {
+    db.prepare('INSERT INTO users (id, brand_id, created_at) VALUES (?, ?, ?)').run(id, brandId, at);
+  }
+
+  function insertKey(k: NewKeyRow): void {
+    const values = newKeyValues(k);
+    db.prepare(`INSERT INTO api_keys (${NEW_KEY_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`).run(...values);
+  }
+
+  function markRevoked(id: string, at: string): void {
+    db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(at, id);
   }
 
   /** Every key (of one brand when given), oldest first. */
@@ -211,28 +204,6 @@ export function keysRepository(db: Db) {
     return rows.map(toKeyRow);
   }
 
-  /** Revokes an active key and records it, in one transaction (the brand's keys cannot change meanwhile). */
-  function revoke(id: string, now: Date, o: RevokeOptions = {}): RevokeOutcome {
-    const at = now.toISOString();
-    const tx = db.transaction((): RevokeOutcome => {
-      const target = row(id);
-      if (!target || target.revokedAt !== null) return 'not_found';
-      if (o.brandId !== undefined && target.brandId !== o.brandId) return 'not_found';
-      if (o.keepLastAdmin && isLastAdmin(target, list(target.brandId), at)) return 'last_admin';
-      db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(at, id);
-      audit.write({
-        brandId: target.brandId,
-        action: 'key.revoked',
-        itemId: null,
-        at,
-        actor: o.by ?? LOCAL_ADMIN,
-        details: keyRevokedDetails(target),
-      });
-      return 'revoked';
-    });
-    return tx.immediate();
-  }
-
-  return { authenticate, touch, create, list, revoke };
+  return { authenticate, touch, row, brandOf, insertUser, insertKey, markRevoked, list };
 }
 export type KeysRepository = ReturnType<typeof keysRepository>;

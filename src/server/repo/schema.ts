@@ -1,5 +1,6 @@
 // The first migrations, written once for both databases: the same tables and columns, each in
-// its database's types. SQLite runs them from src/server/db.ts, PostgreSQL from ./pg/migrations.ts,
+// its database's types, and the parts later migrations share (the audit log's table, the
+// multipart columns). SQLite runs them from src/server/db.ts, PostgreSQL from ./pg/migrations.ts,
 // and each appends its later migrations there. The texts are exactly those that shipped (a
 // migration that has run is never edited); PostgreSQL, shared by many instances, also has the
 // unique keys behind its row locks, the outbox's leases and the shared secrets.
@@ -12,6 +13,8 @@ export interface Dialect {
   /** A false-by-default flag. */
   flag: string;
   seconds: string;
+  /** An id the database numbers, in increasing order. */
+  autoId: string;
   postgres: boolean;
 }
 
@@ -20,6 +23,7 @@ export const SQLITE: Dialect = {
   bigint: 'INTEGER',
   flag: 'INTEGER NOT NULL DEFAULT 0',
   seconds: 'REAL',
+  autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
   postgres: false,
 };
 
@@ -28,6 +32,7 @@ export const POSTGRES: Dialect = {
   bigint: 'BIGINT',
   flag: 'BOOLEAN NOT NULL DEFAULT false',
   seconds: 'DOUBLE PRECISION',
+  autoId: 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
   postgres: true,
 };
 
@@ -133,4 +138,26 @@ export function firstMigrations(d: Dialect): string[] {
 export function multipartMigration(d: Dialect): string {
   return `ALTER TABLE uploads ADD COLUMN part_size ${d.bigint};
    ALTER TABLE uploads ADD COLUMN multipart_id TEXT;`;
+}
+
+/**
+ * The audit log's table and indexes, part of migration 3 on both databases (after each one's
+ * own ALTERs of api_keys). No foreign keys: its entries outlive their items and keys
+ * (docs/api.md, Audit log).
+ */
+export function auditLogTable(d: Dialect): string {
+  return `CREATE TABLE audit_log (
+     id ${d.autoId},
+     at TEXT NOT NULL,
+     brand_id TEXT NOT NULL,
+     action TEXT NOT NULL,
+     item_id TEXT,
+     key_id TEXT,
+     key_name TEXT,
+     request_id TEXT,
+     details TEXT NOT NULL DEFAULT '{}'
+   );
+   CREATE INDEX audit_brand ON audit_log(brand_id, id);
+   CREATE INDEX audit_item ON audit_log(item_id, id);
+   CREATE INDEX audit_at ON audit_log(at);`;
 }

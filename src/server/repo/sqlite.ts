@@ -1,20 +1,68 @@
 // The embedded default's Repo: the synchronous SQLite (node:sqlite) repositories behind the async
-// interface, each multi-statement operation in one IMMEDIATE transaction (the write lock), exactly
-// as the routes ran them before. One process owns a data dir's server, so no row locks are needed.
+// interface. Every change is a decision of ./decisions.ts run over this database's steps in one
+// IMMEDIATE transaction (the write lock). One process owns a data dir's server, so no row locks
+// are needed.
 import { type Db, databasePath } from '../db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../embedded-checks.js';
 import { loadSecret } from '../signing.js';
-import { auditRepository, patchDetails } from './audit.js';
+import { auditRepository } from './audit.js';
 import { checksumsRepository } from './checksums.js';
 import { deletionsRepository } from './deletions.js';
-import { type CarouselSteps, removeImage, reorder } from './carousel.js';
-import { type CompletionSteps, runCompletion } from './completion.js';
-import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
-import { runSteps } from './steps.js';
+import { removeImage, reorder } from './carousel.js';
+import { completion } from './completion.js';
+import type { RepoSteps } from './decisions.js';
+import { type Repo, ownKey } from './interface.js';
+import { deleteItem, updateItem } from './item-changes.js';
 import { itemsRepository } from './items.js';
+import { createKey, revokeKey } from './key-changes.js';
 import { keysRepository } from './keys.js';
-import { judgeReservation } from './reservations.js';
+import { type Decision, runSteps } from './steps.js';
+import { abandonUploads, abortUpload, reserveUpload } from './upload-changes.js';
 import { uploadsRepository } from './uploads.js';
+
+/**
+ * The steps of every decision (./decisions.ts) on this database. Run them inside an IMMEDIATE
+ * transaction: its write lock is the lock of every row, and of a brand's quota and keys.
+ */
+export function sqliteSteps(db: Db): RepoSteps {
+  const items = itemsRepository(db);
+  const uploads = uploadsRepository(db);
+  const keys = keysRepository(db);
+  const deletions = deletionsRepository(db);
+  const auditLog = auditRepository(db);
+  return {
+    lockItem: (brandId, id) => items.get(brandId, id),
+    readItem: (brandId, id) => items.get(brandId, id),
+    files: (itemId) => items.files(itemId),
+    writeItem: (id, changes, at) => items.update(id, changes, at),
+    removeItem: (id) => items.remove(id),
+    attachThumbnail: (key, itemId, at) => uploads.attachThumbnail(key, itemId, at),
+    removeUpload: (key) => uploads.remove(key),
+    removeUploadsOf: (itemId) => uploads.removeOfItem(itemId),
+    queueDeletions: (objects, at) => deletions.add(objects, at),
+    audit: auditLog.write,
+    dropFile: (id) => items.dropFile(id),
+    insertFile: (file) => items.insertFile(file),
+    arrange: (itemId, files, at) => items.arrange(itemId, files, at),
+    lockUpload: (key) => uploads.get(key),
+    createItem: (item) => items.create(item),
+    addFile: (file) => items.addFile(file),
+    markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
+    readFile: (id) => items.file(id),
+    lockQuota: () => undefined,
+    holdings: (brandId, keyId, nowMs, limits) => uploads.holdings(brandId, keyId, nowMs, limits),
+    insertUpload: (u) => uploads.insert(u),
+    removeOpenUpload: (key) => uploads.removeOpen(key),
+    removeAbandoned: (beforeMs) => uploads.removeAbandoned(beforeMs),
+    brandOf: (brand, at) => keys.brandOf(brand, at),
+    insertUser: (id, brandId, at) => keys.insertUser(id, brandId, at),
+    insertKey: (k) => keys.insertKey(k),
+    keyRow: (id) => keys.row(id),
+    lockBrand: () => undefined,
+    brandKeys: (brandId) => keys.list(brandId),
+    markRevoked: (id, at) => keys.markRevoked(id, at),
+  };
+}
 
 export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const items = itemsRepository(db);
@@ -22,145 +70,50 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const keys = keysRepository(db);
   const deletions = deletionsRepository(db);
   const checksums = checksumsRepository(db);
-  const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
   const auditLog = auditRepository(db);
-  /** Records an audit entry: call inside the transaction of the change it records. */
-  const audit = auditLog.write;
 
-  // Inside an IMMEDIATE transaction the write lock is the lock of every row.
-  const carouselSteps: CarouselSteps = {
-    lockItem: (brandId, id) => items.get(brandId, id),
-    files: (itemId) => items.files(itemId),
-    dropFile: (id) => items.dropFile(id),
-    insertFile: (file) => items.insertFile(file),
-    arrange: (itemId, files, at) => items.arrange(itemId, files, at),
-    discardImage: (file, at, objectKeysOf) => {
-      const upload = uploads.get(file.fileKey);
-      const objects = [...new Set([file.fileKey, ...(upload ? objectKeysOf(upload) : [])])];
-      uploads.remove(file.fileKey);
-      deletions.add(objects, at);
-      return objects;
-    },
-    audit,
-    readItem: (brandId, id) => items.get(brandId, id),
-  };
-  const completionSteps: CompletionSteps = {
-    ...carouselSteps,
-    lockUpload: (key) => uploads.get(key),
-    createItem: (item) => items.create(item),
-    addFile: (file) => items.addFile(file),
-    markCompleted: (key, at, itemId, fileRecordId) => uploads.markCompleted(key, at, itemId, fileRecordId),
-    readFile: (id) => items.file(id),
-  };
-
-  function updateItem(
-    brandId: string,
-    id: string,
-    changes: Parameters<Repo['updateItem']>[2],
-    at: string,
-    actor: Actor,
-    objectKeysOf: ObjectKeysOf,
-  ) {
-    const item = items.get(brandId, id);
-    if (!item) return null;
-    const old =
-      changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
-    items.update(brandId, id, changes, at);
-    const details = patchDetails(item, changes);
-    if (details) audit({ brandId, action: 'item.updated', itemId: id, at, actor, details });
-    if (changes.thumbnailKey !== undefined) {
-      uploads.attachThumbnail(changes.thumbnailKey, id, at);
-      const thumbnail = { thumbnailKey: changes.thumbnailKey, replaced: old };
-      audit({ brandId, action: 'item.thumbnail_set', itemId: id, at, actor, details: thumbnail });
-    }
-    if (!old) return [];
-    const oldUpload = uploads.get(old);
-    const keys = oldUpload ? objectKeysOf(oldUpload) : [old];
-    uploads.remove(old);
-    deletions.add(keys, at);
-    return keys;
-  }
-
-  function deleteItem(
-    brandId: string,
-    id: string,
-    at: string,
-    actor: Actor,
-    objectKeysOf: ObjectKeysOf,
-  ): string[] | null {
-    const item = items.get(brandId, id);
-    if (!item) return null;
-    // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-    const objects = new Set([item.fileKey, ...items.files(id).map((f) => f.fileKey)]);
-    for (const u of uploads.ofItem(id)) for (const k of objectKeysOf(u)) objects.add(k);
-    if (item.thumbnailKey) objects.add(item.thumbnailKey);
-    items.remove(brandId, id);
-    uploads.removeOfItem(id);
-    deletions.add([...objects], at);
-    audit({ brandId, action: 'item.deleted', itemId: id, at, actor, details: { type: item.type, title: item.title } });
-    return [...objects];
-  }
-
-  function abandonUploads(beforeMs: number, at: string, objectKeysOf: ObjectKeysOf): number {
-    const abandoned = uploads.abandoned(beforeMs);
-    for (const u of abandoned) uploads.remove(u.key);
-    deletions.add(
-      abandoned.flatMap((u) => objectKeysOf(u)),
-      at,
-    );
-    return abandoned.length;
-  }
+  const steps = sqliteSteps(db);
+  /** Runs a decision in one IMMEDIATE transaction. */
+  const decide = async <R>(decision: Decision<RepoSteps, R>): Promise<R> =>
+    db.transaction(() => runSteps(steps, decision)).immediate();
 
   return {
     kind: 'sqlite',
     authenticate: async (key) => keys.authenticate(key),
     touchKey: async (id, at, notAfter) => keys.touch(id, at, notAfter),
-    createKey: async (brand, now, ko) => keys.create(brand, now, ko),
+    createKey: (brand, now, ko = {}) => decide(createKey(brand, now, ko)),
     listKeys: async (brandId) => keys.list(brandId),
-    revokeKey: async (id, now, ro) => keys.revoke(id, now, ro),
+    revokeKey: (id, now, ro = {}) => decide(revokeKey(id, now, ro)),
     listAudit: async (brandId, f) => auditLog.page(brandId, f),
     itemAuthors: async (brandId, itemIds) => auditLog.authors(brandId, itemIds),
     pruneAudit: async (before) => auditLog.prune(before),
-    reserveUpload: async (u, limits, nowMs) =>
-      immediate(() => {
-        const refusal = judgeReservation(u, uploads.holdings(u.brandId, u.keyId, nowMs, limits), limits);
-        if (refusal) return { ok: false as const, refusal };
-        uploads.insert(u);
-        return { ok: true as const };
-      }),
+    reserveUpload: (u, limits, nowMs) => decide(reserveUpload(u, limits, nowMs)),
     getUpload: async (key) => uploads.get(key),
     getUploadByFileId: async (fileId) => uploads.getByFileId(fileId),
     openForPut: async (fileId, at) => uploads.openForPut(fileId, at),
     markStored: async (key, at) => uploads.markStored(key, at),
     markNotStored: async (key) => uploads.markNotStored(key),
     renewUpload: async (key, expiresAt) => uploads.renew(key, expiresAt),
-    abortUpload: async (key, at, keysOf = ownKey) =>
-      immediate(() => {
-        const open = uploads.getOpen(key);
-        if (!open) return null;
-        uploads.remove(key);
-        deletions.add(keysOf(open), at);
-        return open;
-      }),
-    complete: async (c, keysOf = ownKey) => immediate(() => runCompletion(completionSteps, c, keysOf)),
+    abortUpload: (key, at, keysOf = ownKey) => decide(abortUpload(key, at, keysOf)),
+    complete: (c, keysOf = ownKey) => decide(completion(c, keysOf)),
     getItem: async (brandId, id) => items.get(brandId, id),
     listItems: async (brandId, f) => items.list(brandId, f),
     files: async (itemId) => items.files(itemId),
     file: async (id) => items.file(id),
-    updateItem: async (brandId, id, changes, at, actor, keysOf = ownKey) =>
-      immediate(() => updateItem(brandId, id, changes, at, actor, keysOf)),
-    deleteItem: async (brandId, id, at, actor, keysOf = ownKey) =>
-      immediate(() => deleteItem(brandId, id, at, actor, keysOf)),
-    reorderImages: async (c) => immediate(() => runSteps(carouselSteps, reorder(c))),
-    removeImage: async (c, keysOf = ownKey) => immediate(() => runSteps(carouselSteps, removeImage(c, keysOf))),
+    updateItem: (brandId, itemId, changes, at, actor, keysOf = ownKey) =>
+      decide(updateItem({ brandId, itemId, changes, at, actor }, keysOf)),
+    deleteItem: (brandId, itemId, at, actor, keysOf = ownKey) =>
+      decide(deleteItem({ brandId, itemId, at, actor }, keysOf)),
+    reorderImages: (c) => decide(reorder(c)),
+    removeImage: (c, keysOf = ownKey) => decide(removeImage(c, keysOf)),
     heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
     missingChecksums: async (limit) => checksums.missing(limit),
     recordChecksum: async (m, sha256) => checksums.record(m, sha256),
     abandonedMultipart: async (beforeMs) => uploads.abandonedMultipart(beforeMs),
-    abandonUploads: async (beforeMs, at, keysOf = ownKey) => immediate(() => abandonUploads(beforeMs, at, keysOf)),
+    abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
       const now = Date.now();
       const free = deletions.all().filter((key) => (leases.get(key) ?? 0) <= now);

@@ -38,7 +38,13 @@ export interface Upload {
 export type NewUpload = Omit<Upload, 'storedAt' | 'completedAt' | 'itemId' | 'fileRecordId'> & { type: ContentType };
 
 /** The objects an upload may have: with staging → promote, its staging object and its final one. */
-export type ObjectKeysOf = (upload: { key: string; fileId: string }) => string[];
+export type ObjectKeysOf = (upload: UploadRef) => string[];
+
+/** An upload's key and file id: what its objects are named from. */
+export interface UploadRef {
+  key: string;
+  fileId: string;
+}
 
 /** Before staging: an upload's one object is its key. */
 export const ownKey: ObjectKeysOf = (u) => [u.key];
@@ -143,29 +149,32 @@ export function uploadsRepository(db: Db) {
     db.prepare('UPDATE uploads SET expires_at = MAX(expires_at, ?) WHERE key = ?').run(expiresAt, key);
   }
 
-  /** An open upload (not completed nor attached), or null. */
-  function getOpen(key: string): Upload | null {
-    return toUpload(
+  /** Removes the upload if it is still open (not completed nor attached); what it was, or null. */
+  function removeOpen(key: string): Upload | null {
+    const open = toUpload(
       db
         .prepare(`SELECT ${COLUMNS} FROM uploads WHERE key = ? AND completed_at IS NULL AND item_id IS NULL`)
         .get(key) as Record<string, unknown> | undefined,
     );
+    if (open) db.prepare('DELETE FROM uploads WHERE key = ?').run(key);
+    return open;
   }
 
-  function remove(key: string): void {
-    db.prepare('DELETE FROM uploads WHERE key = ?').run(key);
+  /** Removes the upload; what it was, or null when there was none. */
+  function remove(key: string): UploadRef | null {
+    const removed = db.prepare('SELECT key, file_id AS fileId FROM uploads WHERE key = ?').get(key) as
+      UploadRef | undefined;
+    if (removed) db.prepare('DELETE FROM uploads WHERE key = ?').run(key);
+    return removed ?? null;
   }
 
-  /** Every upload attached to the item: its main file, carousel images and thumbnail. */
-  function ofItem(itemId: string): Array<{ key: string; fileId: string }> {
-    return db.prepare('SELECT key, file_id AS fileId FROM uploads WHERE item_id = ?').all(itemId) as Array<{
-      key: string;
-      fileId: string;
-    }>;
-  }
-
-  function removeOfItem(itemId: string): void {
+  /** Removes every upload attached to the item (main file, carousel images, thumbnail) and returns them. */
+  function removeOfItem(itemId: string): UploadRef[] {
+    const attached = db
+      .prepare('SELECT key, file_id AS fileId FROM uploads WHERE item_id = ?')
+      .all(itemId) as UploadRef[];
     db.prepare('DELETE FROM uploads WHERE item_id = ?').run(itemId);
+    return attached;
   }
 
   /** The brand's and the key's holdings, for judging a reservation (./reservations.ts). */
@@ -173,16 +182,17 @@ export function uploadsRepository(db: Db) {
     return holdingsQuery.get(holdingsParams(brandId, keyId, nowMs, limits)) as Holdings;
   }
 
-  /** Uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`. */
-  function abandoned(beforeMs: number): Array<{ key: string; fileId: string }> {
-    return db
-      .prepare(
-        'SELECT key, file_id AS fileId FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < ?',
-      )
-      .all(beforeMs) as Array<{ key: string; fileId: string }>;
+  /** Removes the uploads never completed (nor attached as a thumbnail) whose URL expired before `beforeMs`; what they were. */
+  function removeAbandoned(beforeMs: number): UploadRef[] {
+    const where = 'completed_at IS NULL AND item_id IS NULL AND expires_at < ?';
+    const abandoned = db
+      .prepare(`SELECT key, file_id AS fileId FROM uploads WHERE ${where}`)
+      .all(beforeMs) as UploadRef[];
+    db.prepare(`DELETE FROM uploads WHERE ${where}`).run(beforeMs);
+    return abandoned;
   }
 
-  /** The multipart ones among `abandoned(beforeMs)`: their store uploads, for the sweeper to abort. */
+  /** The multipart ones among `removeAbandoned(beforeMs)`: their store uploads, for the sweeper to abort. */
   function abandonedMultipart(beforeMs: number): Array<{ fileId: string; multipartId: string }> {
     return db
       .prepare(
@@ -203,12 +213,11 @@ export function uploadsRepository(db: Db) {
     markCompleted,
     attachThumbnail,
     renew,
-    getOpen,
+    removeOpen,
     remove,
-    ofItem,
     removeOfItem,
     holdings,
-    abandoned,
+    removeAbandoned,
   };
 }
 export type UploadsRepository = ReturnType<typeof uploadsRepository>;

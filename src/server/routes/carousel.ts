@@ -1,7 +1,7 @@
 // A carousel's images after upload (an extension, docs/api.md, Carousel images): reorder them,
 // remove one, replace one. Each change is one transaction on the item's locked row
 // (src/server/repo/carousel.ts); a replace is the completion of a new upload into the image's
-// place, with every check complete makes (./complete.ts).
+// place, with every check complete makes (../complete-upload.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type CarouselResponse,
@@ -18,7 +18,7 @@ import type { CarouselChange, CarouselResult } from '../repo/carousel.js';
 import type { Caller, FileRow, ItemRow } from '../repo/interface.js';
 import { objectKeysOf } from '../storage/interface.js';
 import { callerOf, isUuid } from './common.js';
-import { completeUpload, imageGone } from './complete.js';
+import { completeUpload, imageGone } from '../complete-upload.js';
 
 type ItemRequest = FastifyRequest<{ Params: { id: string } }>;
 type ImageRequest = FastifyRequest<{ Params: { id: string; fileId: string } }>;

@@ -91,17 +91,15 @@ export function registerContent(app: FastifyInstance, s: Services): void {
 /**
  * Applies a PATCH in one transaction that re-reads the item: one deleted meanwhile is a 404,
  * never a 500. A new thumbnailKey (checked and promoted by then) is attached, which closes its
- * upload; the replaced thumbnail's objects are queued for deletion.
+ * upload; the replaced thumbnail's objects are queued for deletion. The answer is the item as
+ * the transaction left it.
  */
 async function patchItem(s: Services, caller: Caller, actor: Actor, item: ItemRow, changes: ItemChanges) {
   const at = s.deps.now().toISOString();
-  const replaced = await s.repo.updateItem(caller.brandId, item.id, changes, at, actor, objectKeysOf);
-  const gone = () => apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
-  if (!replaced) throw gone();
-  if (replaced.length > 0) await s.removeObjects(replaced);
-  const fresh = await s.repo.getItem(caller.brandId, item.id);
-  if (!fresh) throw gone();
-  return { item: await presentOne(s, caller.brandId, fresh, urlSigner(s)) } satisfies PatchResponse;
+  const updated = await s.repo.updateItem(caller.brandId, item.id, changes, at, actor, objectKeysOf);
+  if (!updated) throw apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
+  if (updated.discarded.length > 0) await s.removeObjects(updated.discarded);
+  return { item: await presentOne(s, caller.brandId, updated.item, urlSigner(s)) } satisfies PatchResponse;
 }
 
 /**

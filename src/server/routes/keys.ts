@@ -9,6 +9,7 @@ import {
   type KeyInfo,
   type KeyListResponse,
   type KeyRevokeResponse,
+  keyInfoOf,
 } from '../../api/schemas.js';
 import { missingScopes } from '../../api/scopes.js';
 import { actorOf } from '../auth.js';
@@ -18,18 +19,7 @@ import type { Caller, KeyRow } from '../repo/interface.js';
 import { callerOf } from './common.js';
 
 /** A key as the API shows it: never its secret or hash, nor its user or brand ids. */
-export function presentKey(k: KeyRow): KeyInfo {
-  return {
-    id: k.id,
-    name: k.name,
-    prefix: k.prefix,
-    scopes: k.scopes,
-    createdAt: k.createdAt,
-    expiresAt: k.expiresAt,
-    lastUsedAt: k.lastUsedAt,
-    revokedAt: k.revokedAt,
-  } satisfies KeyInfo;
-}
+export const presentKey = (k: KeyRow): KeyInfo => keyInfoOf(k);
 
 export function registerKeys(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/keys', async (request, reply) => {

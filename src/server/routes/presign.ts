@@ -18,7 +18,7 @@ import { buildKey, sanitizeFileName } from '../object-keys.js';
 import type { ReservationRefusal } from '../repo/reservations.js';
 import { stagingKeyOf } from '../storage/interface.js';
 import { callerOf } from './common.js';
-import { abortMultipart, multipartPlan, openMultipart } from './multipart.js';
+import { abortMultipart, multipartPlan, openMultipart } from '../multipart.js';
 
 export function registerPresign(app: FastifyInstance, s: Services): void {
   app.post('/api/v1/upload/presign', async (request) => {

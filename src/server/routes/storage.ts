@@ -1,6 +1,9 @@
 // The object storage side when this server is the store (disk): PUT {presignedUrl} (docs/api.md),
-// which writes an upload's staging object only, and the signed GET (and HEAD, and Range) of
-// fileUrl and thumbnailUrl.
+// which writes an upload's staging object only, the part PUT of a multipart upload
+// (/storage-parts/<fileId>/<n>, an extension), and the signed GET (and HEAD, and Range) of
+// fileUrl and thumbnailUrl. Both PUTs go through one receiver (`receive` below): one set of
+// refusals, one gate and pace (../put-gate.ts), one Retry-After, one error mapping, and the disk
+// reached through the outage guard (`DiskReceiver`, guarded in ../index.ts).
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,9 +13,13 @@ import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '.
 import { planFileAnswer } from '../file-answer.js';
 import { type PutGate, SlowBodyError, pacedBody } from '../put-gate.js';
 import { DEFAULT_PUT_LIMITS } from '../limits.js';
-import { RETRY_AFTER_SECONDS, asUnavailable } from '../unavailable.js';
+import { RETRY_AFTER_SECONDS } from '../unavailable.js';
 import { verify } from '../signing.js';
+import { partBytes, partRange } from '../../rules/parts.js';
+import type { DiskReceiver } from '../context.js';
+import { recordedPlan } from '../multipart.js';
 import { DigestMismatchError, type DiskStorage, LengthMismatchError } from '../storage/disk.js';
+import { PART_CONTENT_TYPE, partKey } from '../storage/disk-parts.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
 
 interface SignedRequest {
@@ -47,83 +54,87 @@ function reject(reply: FastifyReply, err: HttpError): FastifyReply {
 const CLOSED =
   'this upload is closed (already completed or attached, deleted, swept after expiry, or its API key was revoked or expired); nothing was stored — presign again';
 
-export function registerStorage(app: FastifyInstance, s: Services, disk: DiskStorage, gate: PutGate): void {
+/** A PUT whose checks passed: whose key sends it, and how its body is written. */
+interface Admitted {
+  keyId: string | null;
+  /** What a refused body leaves, for the messages: "nothing was stored", "the part was not kept". */
+  lost: string;
+  /**
+   * Writes the (paced) body; `stillOpen` says, once the bytes are on disk, whether they are kept.
+   * The ETag to answer, or 'closed' when the upload closed meanwhile.
+   */
+  write(body: Readable, stillOpen: () => Promise<boolean>): Promise<{ etag: string } | 'closed'>;
+}
+
+export function registerStorage(
+  app: FastifyInstance,
+  s: Services,
+  disk: DiskStorage,
+  receiver: DiskReceiver,
+  gate: PutGate,
+): void {
   const putLimits = { ...DEFAULT_PUT_LIMITS, ...s.deps.putLimits };
+
+  /**
+   * The one receiver of the disk store's PUTs, single and part: the same refusals, gate, pace,
+   * Retry-After and error mapping for both. `check` says whether the PUT may send its body.
+   */
+  async function receive(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    check: () => Promise<Admitted | HttpError>,
+  ): Promise<FastifyReply> {
+    if (request.headers.authorization !== undefined)
+      return reject(
+        reply,
+        storageError(
+          'invalid_argument',
+          'a presigned PUT must not carry an Authorization header (only one auth mechanism is allowed); drop the header',
+        ),
+      );
+    const admitted = await check();
+    if (admitted instanceof HttpError) return reject(reply, admitted);
+    // A place among the PUTs in flight, or 503 before a file is opened (put-gate.ts).
+    const place = gate.admit(admitted.keyId);
+    if ('kind' in place) return reject(reply, busy(place.kind));
+    reply.raw.once('close', () => place.release());
+    const socket = request.raw.socket;
+    // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
+    const gone = () => socket.destroyed;
+    let outcome: { etag: string } | 'closed';
+    try {
+      outcome = await admitted.write(pacedBody(request.raw, putLimits), async () => !parserRefused(socket));
+    } catch (err) {
+      const refusal = refusalOf(err, admitted.lost);
+      if (refusal) return reject(reply, refusal);
+      // The client went away mid-body: nothing was kept, and nobody is left to answer.
+      if (gone()) return reply.hijack();
+      // The disk failing (EIO, EMFILE…) came through the outage guard: 503 unavailable with
+      // Retry-After (src/server/errors.ts), not a 500. The rest of the body is not read: the
+      // connection closes after the answer, as with every refusal here.
+      reply.header('Connection', 'close');
+      throw err;
+    }
+    if (gone()) return reply.hijack();
+    // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
+    if (parserRefused(socket))
+      return reject(
+        reply,
+        storageError('content_length_mismatch', `the body ran past its Content-Length; ${admitted.lost}`),
+      );
+    if (outcome === 'closed') return reject(reply, storageError('upload_closed', CLOSED));
+    return reply.code(200).header('ETag', `"${outcome.etag}"`).send();
+  }
 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     // Any Content-Type (or none): leave the body in the socket for the handler to stream.
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-    scope.put('/storage/*', async (request, reply) => {
-      const check = await checkPut(s, request);
-      if (check instanceof HttpError) return reject(reply, check);
-      const { key, fileId, length } = check;
-      // A place among the PUTs in flight, or 503 before a file is opened (put-gate.ts).
-      const place = gate.admit(check.keyId);
-      if ('kind' in place) return reject(reply, busy(place.kind));
-      reply.raw.once('close', () => place.release());
-      const body: Readable = pacedBody(request.raw, putLimits);
-      // Not request.raw.destroyed: a request whose body was read to the end is destroyed too.
-      const gone = () => request.raw.socket.destroyed;
-      let outcome: 'stored' | 'closed';
-      try {
-        outcome = await disk.receive(
-          key,
-          body,
-          length,
-          async () => {
-            // Bytes after the body that the HTTP parser refused: the body ran past its Content-Length.
-            if (parserRefused(request.raw.socket) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString())))
-              return false;
-            await s.repo.markStored(check.uploadKey, s.deps.now().toISOString());
-            return true;
-          },
-          check.sha256,
-        );
-      } catch (err) {
-        if (err instanceof DigestMismatchError) {
-          return reject(
-            reply,
-            storageError(
-              'bad_digest',
-              `${err.message}: the bytes changed on the way; nothing was stored — send the file again`,
-            ),
-          );
-        }
-        if (err instanceof LengthMismatchError) {
-          return reject(
-            reply,
-            storageError(
-              'content_length_mismatch',
-              `${err.message}; nothing was stored — send exactly the signed number of bytes`,
-            ),
-          );
-        }
-        if (err instanceof SlowBodyError)
-          return reject(
-            reply,
-            storageError('request_timeout', `${err.message}; nothing was stored — send the file again`),
-          );
-        if (isDiskFull(err))
-          return reject(
-            reply,
-            storageError('insufficient_storage', 'the server has no disk space left; nothing was stored — try later'),
-          );
-        // The client went away mid-body: nothing was stored, and nobody is left to answer.
-        if (gone()) return reply.hijack();
-        // The disk failing (EIO, EMFILE…) is 503 unavailable, not a 500.
-        throw asUnavailable('storage', err);
-      }
-      if (gone()) return reply.hijack();
-      if (parserRefused(request.raw.socket))
-        return reject(
-          reply,
-          storageError('content_length_mismatch', 'the body ran past its Content-Length; nothing was stored'),
-        );
-      if (outcome === 'closed') return reject(reply, storageError('upload_closed', CLOSED));
-      return reply.code(200).header('ETag', `"${fileId}"`).send();
-    });
+    scope.put('/storage/*', (request, reply) => receive(request, reply, () => checkPut(s, request, receiver)));
+    scope.put('/storage-parts/:fileId/:partNumber', (request, reply) =>
+      receive(request, reply, () => checkPartPut(s, request, receiver)),
+    );
 
     // GET and HEAD of a file URL: one handler, so HEAD answers exactly the headers GET would.
     scope.route({
@@ -132,6 +143,18 @@ export function registerStorage(app: FastifyInstance, s: Services, disk: DiskSto
       handler: (request, reply) => getFile(s, disk, request, reply),
     });
   });
+}
+
+/** The answer to a body the disk refused (the client's doing, or a full disk); null for any other error. */
+function refusalOf(err: unknown, lost: string): HttpError | null {
+  if (err instanceof DigestMismatchError)
+    return storageError('bad_digest', `${err.message}: the bytes changed on the way; ${lost} — send the file again`);
+  if (err instanceof LengthMismatchError)
+    return storageError('content_length_mismatch', `${err.message}; ${lost} — send exactly the signed number of bytes`);
+  if (err instanceof SlowBodyError) return storageError('request_timeout', `${err.message}; ${lost} — send it again`);
+  if (isDiskFull(err))
+    return storageError('insufficient_storage', `the server has no disk space left; ${lost} — try later`);
+  return null;
 }
 
 /**
@@ -187,20 +210,8 @@ function busy(why: 'descriptors' | 'key'): HttpError {
   );
 }
 
-/** Everything the PUT must satisfy before a byte is read, in the order S3 checks it. */
-async function checkPut(
-  s: Services,
-  request: FastifyRequest,
-): Promise<
-  | { key: string; fileId: string; uploadKey: string; keyId: string | null; length: number; sha256: string | null }
-  | HttpError
-> {
-  if (request.headers.authorization !== undefined) {
-    return storageError(
-      'invalid_argument',
-      'a presigned PUT must not carry an Authorization header (only one auth mechanism is allowed); drop the header',
-    );
-  }
+/** Everything a single PUT must satisfy before a byte is read, in the order S3 checks it. */
+async function checkPut(s: Services, request: FastifyRequest, receiver: DiskReceiver): Promise<Admitted | HttpError> {
   const signed = parseStorageUrl(request.url);
   const fileId = signed ? fileIdOfStagingKey(signed.key) : null;
   const upload = fileId ? await s.repo.getUploadByFileId(fileId) : null;
@@ -245,12 +256,63 @@ async function checkPut(
       `Content-Length ${lengthHeader} differs from fileSize ${upload.fileSize} given at presign; send the whole file`,
     );
   }
+  const key = signed.key;
   return {
-    key: signed.key,
-    fileId,
-    uploadKey: upload.key,
     keyId: upload.keyId,
-    length: upload.fileSize,
-    sha256: upload.sha256,
+    lost: 'nothing was stored',
+    async write(body, bodyWhole) {
+      // Under the key's lock, once the bytes are on disk: still open? then stored.
+      const stillOpen = async () => {
+        if (!(await bodyWhole()) || !(await s.repo.openForPut(fileId, s.deps.now().toISOString()))) return false;
+        await s.repo.markStored(upload.key, s.deps.now().toISOString());
+        return true;
+      };
+      const stored = await receiver.object(key, body, upload.fileSize, stillOpen, upload.sha256);
+      return stored === 'closed' ? 'closed' : { etag: fileId };
+    },
+  };
+}
+
+/** Everything a part PUT must satisfy before a byte is read: the part URL's signature (its exact length), expiry, the open upload. */
+async function checkPartPut(
+  s: Services,
+  request: FastifyRequest,
+  receiver: DiskReceiver,
+): Promise<Admitted | HttpError> {
+  const { fileId, partNumber: n } = request.params as { fileId: string; partNumber: string };
+  const url = new URL(request.url, 'http://storage.invalid');
+  const expires = Number(url.searchParams.get('expires') ?? NaN);
+  const partNumber = /^[1-9]\d{0,4}$/.test(n) ? Number(n) : 0;
+  const upload = /^[0-9a-f-]{36}$/.test(fileId) ? await s.repo.getUploadByFileId(fileId) : null;
+  const plan = upload && recordedPlan(upload);
+  const size = (plan && partBytes(plan, upload.fileSize, partNumber)) ?? -1;
+  const valid =
+    size > 0 &&
+    Number.isSafeInteger(expires) &&
+    verify(
+      s.deps.secret,
+      { method: 'PUT', key: partKey(fileId, partNumber), expires, contentType: PART_CONTENT_TYPE, contentLength: size },
+      url.searchParams.get('signature') ?? '',
+    );
+  if (!upload || !plan || !valid)
+    return storageError(
+      'signature_mismatch',
+      'the part URL signature does not match; ask POST /api/v1/upload/parts for a fresh one',
+    );
+  if (expires * 1000 <= s.deps.now().getTime())
+    return storageError('expired', 'the part URL has expired; ask POST /api/v1/upload/parts for a fresh one');
+  const open = async () => (await s.repo.openForPut(fileId, s.deps.now().toISOString())) !== null;
+  if (!(await open())) return storageError('upload_closed', CLOSED);
+  if (Number(request.headers['content-length']) !== size)
+    return storageError(
+      'content_length_mismatch',
+      `part ${partNumber} is exactly ${size} bytes; send Content-Length: ${size}`,
+    );
+  const { start } = partRange(plan, upload.fileSize, partNumber);
+  return {
+    keyId: upload.keyId,
+    lost: 'the part was not kept',
+    write: async (body, bodyWhole) =>
+      receiver.part(fileId, partNumber, start, body, size, async () => (await bodyWhole()) && (await open())),
   };
 }

@@ -96,11 +96,20 @@ interface Rolling {
  * A Writable that writes at `offset + written` of an open file, refusing any byte past `limit`
  * (a body must never spill into the next part), fsyncing before it finishes.
  */
-function rangeSink(handle: FileHandle, offset: number, limit: number): Writable & { written: () => number } {
+function rangeSink(
+  handle: FileHandle,
+  offset: number,
+  limit: number,
+  writeError?: string,
+): Writable & { written: () => number } {
   let written = 0;
   const sink = new Writable({
     highWaterMark: 1024 * 1024,
     writev(chunks, cb) {
+      if (writeError)
+        return cb(
+          Object.assign(new Error(`${writeError}: fault injected, the disk refuses writes`), { code: writeError }),
+        );
       const buffers = chunks.map((c) => c.chunk as Buffer);
       const length = buffers.reduce((n, b) => n + b.length, 0);
       if (written + length > limit) return cb(new LengthMismatchError(limit, written + length));
@@ -127,13 +136,18 @@ async function hashRange(handle: FileHandle, hash: Hash, start: number, length: 
   }
 }
 
-/** `pathOf` is the disk store's: where the staging object the parts are joined into lives. */
+/**
+ * `pathOf` is the disk store's: where the staging object the parts are joined into lives.
+ * `writeError` (tests only): every part's write fails with this errno code, as the disk store's
+ * own option (disk.ts).
+ */
 export function createDiskParts(
   dataDir: string,
   secret: Buffer,
   publicUrl: () => string,
   pathOf: (key: string) => string,
   now: () => Date = () => new Date(),
+  o: { writeError?: string } = {},
 ): DiskParts {
   const root = join(dataDir, 'parts');
   const dirOf = (fileId: string) => join(root, fileId);
@@ -269,7 +283,7 @@ export function createDiskParts(
       // Aborted (its folder removed): the upload takes no more parts.
       if (!handle) return 'closed';
       try {
-        const sink = rangeSink(handle, offset, expectedBytes);
+        const sink = rangeSink(handle, offset, expectedBytes, o.writeError);
         await pipeline(body, sink);
         if (sink.written() !== expectedBytes) throw new LengthMismatchError(expectedBytes, sink.written());
       } finally {
@@ -336,12 +350,21 @@ export function createDiskParts(
     async create(stagingKey) {
       const fileId = fileIdOfStagingKey(stagingKey);
       if (!fileId) throw new Error(`not a staging key: ${stagingKey}`);
-      await mkdir(dirOf(fileId), { recursive: true, mode: 0o700 });
-      // Grown by the part writes (sparse until every part landed).
-      await writeFile(dataOf(fileId), '', { mode: 0o600, flag: 'a' });
-      const opened = join(dirOf(fileId), OPENED);
-      await writeFile(opened, '', { mode: 0o600 });
-      await utimes(opened, now(), now());
+      // Made under a name listUploads skips, then renamed into place whole: a sweep listing the
+      // uploads meanwhile never sees one without its opening time (which it would take for an
+      // old upload's, and abort it).
+      const making = join(root, `.${fileId}.${randomUUID()}`);
+      await mkdir(making, { recursive: true, mode: 0o700 });
+      try {
+        // Grown by the part writes (sparse until every part landed).
+        await writeFile(join(making, DATA), '', { mode: 0o600, flag: 'a' });
+        const opened = join(making, OPENED);
+        await writeFile(opened, '', { mode: 0o600 });
+        await utimes(opened, now(), now());
+        await rename(making, dirOf(fileId));
+      } finally {
+        await rm(making, { recursive: true, force: true });
+      }
       return fileId;
     },
     async presignPart({ stagingKey, uploadId, partNumber, size, expiresAt }) {

@@ -32,9 +32,9 @@ export interface DiskStorage extends Storage {
   /**
    * Streams a PUT body into the staging object `key`. Exactly `expectedBytes` must arrive
    * (LengthMismatchError otherwise) and, when `expectedSha256` is given, their SHA-256 must be
-   * that one (DigestMismatchError otherwise): the body is hashed as it passes. Once the body is on
-   * disk, `stillOpen` decides, under the key's lock, whether it becomes the staging object
-   * ('stored') or is thrown away ('closed').
+   * that one (DigestMismatchError otherwise): the body is hashed as it passes, and the digest is
+   * kept for `hashedOnArrival`. Once the body is on disk, `stillOpen` decides, under the key's
+   * lock, whether it becomes the staging object ('stored') or is thrown away ('closed').
    */
   receive(
     key: string,
@@ -141,6 +141,11 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
   for (const dir of [objects, staging, tmp]) makeDirSync(dir);
   const receiving = new Set<string>();
   const withLock = keyLocks();
+  // The SHA-256 of each staging object received in this process, by key, for the version (etag)
+  // it was computed of: complete verifies with it instead of reading the file back. A restart
+  // forgets them all (complete then reads), a new PUT replaces an entry, a promote or a delete
+  // drops it.
+  const arrived = new Map<string, { etag: string; sha256: string }>();
 
   function pathOf(key: string): string {
     if (key.startsWith(STAGING_PREFIX)) {
@@ -198,11 +203,15 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
       if (etag !== undefined && head.etag !== etag) throw new ObjectStateError('changed', stagingKey);
       await makeDir(dirname(to));
       await rename(from, to);
+      // Promoted once checked: its digest has served (kept, it would be held for as long as the
+      // server runs, one per stored file).
+      arrived.delete(stagingKey);
     });
   }
 
   async function remove(key: string): Promise<void> {
     await withLock(key, async () => {
+      arrived.delete(key);
       try {
         await unlink(pathOf(key));
       } catch (err) {
@@ -228,16 +237,20 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
       const sink = o.writeError ? failingSink(o.writeError) : out;
       if (o.writeError) out.destroy();
       const pumped = pump(body, sink);
-      // Hashed beside the pipe (after it is attached, so no chunk is missed): one pass over the bytes.
-      const hash = expectedSha256 ? createHash('sha256') : null;
-      if (hash) body.on('data', (chunk: Buffer) => hash.update(chunk));
+      // Hashed beside the pipe (after it is attached, so no chunk is missed): one pass over the
+      // bytes, whether a checksum was declared or not, so complete need not read them again.
+      const hash = createHash('sha256');
+      body.on('data', (chunk: Buffer) => hash.update(chunk));
       await pumped;
       if (out.bytesWritten !== expectedBytes) throw new LengthMismatchError(expectedBytes, out.bytesWritten);
-      const received = hash?.digest('hex');
-      if (expectedSha256 && received !== expectedSha256) throw new DigestMismatchError(expectedSha256, received!);
+      const received = hash.digest('hex');
+      if (expectedSha256 && received !== expectedSha256) throw new DigestMismatchError(expectedSha256, received);
       return await withLock(key, async () => {
         if (!(await stillOpen())) return 'closed';
         await rename(temp, target);
+        const landed = await headOf(target);
+        if (landed) arrived.set(key, { etag: landed.etag, sha256: received });
+        else arrived.delete(key);
         return 'stored';
       });
     } finally {
@@ -298,8 +311,10 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
   }
 
   return {
-    // receive() refuses a body whose SHA-256 is not the declared one.
-    verifiesSha256: true,
+    hashedOnArrival(key, etag) {
+      const hashed = arrived.get(key);
+      return hashed?.etag === etag ? hashed.sha256 : undefined;
+    },
     async presignPut(put) {
       const expires = Math.floor(put.expiresAt.getTime() / 1000);
       const url = signedUrl(o.publicUrl(), o.secret, {

@@ -117,11 +117,12 @@ export interface Storage {
    */
   readonly multipart?: MultipartStore;
   /**
-   * Whether a PUT presigned with a SHA-256 is refused by the store itself when its body differs,
-   * so that what it holds has the declared checksum (the disk store, which hashes while it
-   * receives). Otherwise the checksum is checked at complete (stored-file.ts).
+   * The SHA-256 the store computed of version `etag` of `key` as its bytes arrived, when it has
+   * it: the disk store hashes every PUT body it receives and keeps the digest in memory, so
+   * complete need not read the object back (stored-file.ts); undefined after a restart, for
+   * another version, and on S3 (whose verified checksum is `ObjectHead.sha256`).
    */
-  readonly verifiesSha256: boolean;
+  hashedOnArrival?(key: string, etag: string): string | undefined;
   presignPut(put: PutToPresign): Promise<PresignedPut>;
   presignGet(get: GetToPresign): Promise<string>;
   /** Size, type and version of an object, or null when there is none. */

@@ -280,9 +280,6 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
 
   return {
     multipart,
-    // Not every S3-compatible store checks x-amz-checksum-sha256 (s3rver does not): complete
-    // trusts a checksum the store reports for the object (head), and hashes the object otherwise.
-    verifiesSha256: false,
     presignPut,
     presignGet,
     head,

@@ -6,7 +6,7 @@
 // JSON fields stay TEXT too: jsonb would reorder an object's keys.
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
-import { POSTGRES, firstMigrations, multipartMigration } from '../schema.js';
+import { POSTGRES, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -19,20 +19,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   `ALTER TABLE api_keys ADD COLUMN name TEXT, ADD COLUMN scopes TEXT NOT NULL DEFAULT '',
      ADD COLUMN expires_at TEXT, ADD COLUMN last_used_at TEXT;
    UPDATE api_keys SET scopes = '${SCOPES.join(' ')}';
-   CREATE TABLE audit_log (
-     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-     at TEXT NOT NULL,
-     brand_id TEXT NOT NULL,
-     action TEXT NOT NULL,
-     item_id TEXT,
-     key_id TEXT,
-     key_name TEXT,
-     request_id TEXT,
-     details TEXT NOT NULL DEFAULT '{}'
-   );
-   CREATE INDEX audit_brand ON audit_log(brand_id, id);
-   CREATE INDEX audit_item ON audit_log(item_id, id);
-   CREATE INDEX audit_at ON audit_log(at);`,
+   ${auditLogTable(POSTGRES)}`,
   // Content identity (as on SQLite): the SHA-256 declared at presign and each stored file's
   // verified one; NULL on rows made before, filled in by the sweeper.
   `ALTER TABLE uploads ADD COLUMN sha256 TEXT;

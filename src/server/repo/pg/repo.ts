@@ -1,15 +1,19 @@
 // The Repo on PostgreSQL, for N `serve` instances sharing one database: the table repositories
-// (./items.ts, ./uploads.ts, ./keys.ts, ./deletions.ts) composed into the operations that must
-// be atomic, each in one transaction. What must hold across instances is taken from row locks:
+// (./items.ts, ./uploads.ts, ./keys.ts, ./deletions.ts) answer the steps of every change's
+// decision (../decisions.ts), each change run in one transaction. What must hold across
+// instances is taken from row locks:
 // the upload row (complete is idempotent per key), the carousel's item row (never more than the
 // maximum of images), the brand row (quota checked and reserved together); the unique keys on
 // items.file_key and carousel_files.file_key back them up. The deletion outbox is claimed with a
 // lease (./deletions.ts), so each object is deleted by one instance.
 import { randomBytes } from 'node:crypto';
-import { type CarouselSteps, removeImage, reorder } from '../carousel.js';
-import { type AsyncCompletionSteps, runCompletionAsync } from '../completion.js';
-import { patchDetails } from '../audit.js';
-import { type Actor, type ItemChanges, type ObjectKeysOf, type Repo, ownKey } from '../interface.js';
+import { removeImage, reorder } from '../carousel.js';
+import { completion } from '../completion.js';
+import type { AsyncRepoSteps, RepoSteps } from '../decisions.js';
+import { type Repo, ownKey } from '../interface.js';
+import { deleteItem, updateItem } from '../item-changes.js';
+import { createKey, revokeKey } from '../key-changes.js';
+import { abandonUploads, abortUpload, reserveUpload } from '../upload-changes.js';
 import { pgAudit } from './audit.js';
 import { pgChecksums } from './checksums.js';
 import { pgDeletions } from './deletions.js';
@@ -17,9 +21,8 @@ import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
 import { migratePostgres } from './migrations.js';
 import { type Query, createPool, transactions } from './query.js';
-import { type AsyncSteps, runStepsAsync } from '../steps.js';
+import { type Decision, runStepsAsync } from '../steps.js';
 import { pgUploads } from './uploads.js';
-import { judgeReservation } from '../reservations.js';
 import type { Timeouts } from '../../limits.js';
 
 export interface PostgresRepoOptions {
@@ -28,6 +31,45 @@ export interface PostgresRepoOptions {
   max?: number;
   /** Time limits on connecting and on each statement (default: DEFAULT_TIMEOUTS). */
   timeouts?: Pick<Timeouts, 'databaseMs'>;
+}
+
+/** The steps of every decision (../decisions.ts) on one transaction's connection, with row locks. */
+export function pgSteps(q: Query): AsyncRepoSteps {
+  const txItems = pgItems(q);
+  const txUploads = pgUploads(q);
+  const txKeys = pgKeys(q);
+  return {
+    lockItem: (brandId, id) => txItems.lock(brandId, id),
+    readItem: (brandId, id) => txItems.get(brandId, id),
+    files: (itemId) => txItems.files(itemId),
+    writeItem: (id, changes, at) => txItems.update(id, changes, at),
+    removeItem: (id) => txItems.remove(id),
+    attachThumbnail: (key, itemId, at) => txUploads.attachThumbnail(key, itemId, at),
+    removeUpload: (key) => txUploads.remove(key),
+    removeUploadsOf: (itemId) => txUploads.removeOfItem(itemId),
+    queueDeletions: (objects, at) => pgDeletions(q).add(objects, at),
+    audit: (e) => pgAudit(q).write(e),
+    dropFile: (id) => txItems.dropFile(id),
+    insertFile: (file) => txItems.insertFile(file),
+    arrange: (itemId, files, at) => txItems.arrange(itemId, files, at),
+    lockUpload: (key) => txUploads.lockForCompletion(key),
+    createItem: (item) => txItems.create(item),
+    addFile: (file) => txItems.addFile(file),
+    markCompleted: (key, at, itemId, fileRecordId) => txUploads.markCompleted(key, at, itemId, fileRecordId),
+    readFile: (id) => txItems.file(id),
+    lockQuota: (brandId) => txKeys.lockBrand(brandId),
+    holdings: (brandId, keyId, nowMs, limits) => txUploads.holdings(brandId, keyId, nowMs, limits),
+    insertUpload: (u) => txUploads.insert(u),
+    removeOpenUpload: (key) => txUploads.removeOpen(key),
+    removeAbandoned: (beforeMs) => txUploads.removeAbandoned(beforeMs),
+    brandOf: (brand, at) => txKeys.brandOf(brand, at),
+    insertUser: (id, brandId, at) => txKeys.insertUser(id, brandId, at),
+    insertKey: (k) => txKeys.insertKey(k),
+    keyRow: (id) => txKeys.row(id),
+    lockBrand: (brandId) => txKeys.lockBrand(brandId),
+    brandKeys: (brandId) => txKeys.list(brandId),
+    markRevoked: (id, at) => txKeys.markRevoked(id, at),
+  };
 }
 
 /** Connects (PG* environment variables fill what the URL leaves out), migrates, and returns the Repo. */
@@ -47,144 +89,50 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   const transaction = transactions(pool);
   const items = pgItems(query);
   const uploads = pgUploads(query);
-  const keys = pgKeys(query, transaction);
+  const keys = pgKeys(query);
   const deletions = pgDeletions(query);
   const audit = pgAudit(query);
 
-  /** A carousel's steps on one transaction's connection: the item's row locked. */
-  function carouselSteps(q: Query): AsyncSteps<CarouselSteps> {
-    const txItems = pgItems(q);
-    return {
-      lockItem: (brandId, id) => txItems.lock(brandId, id),
-      files: (itemId) => txItems.files(itemId),
-      dropFile: (id) => txItems.dropFile(id),
-      insertFile: (file) => txItems.insertFile(file),
-      arrange: (itemId, files, at) => txItems.arrange(itemId, files, at),
-      discardImage: async (file, at, objectKeysOf) => {
-        const removed = await pgUploads(q).remove(file.fileKey);
-        const objects = [...new Set([file.fileKey, ...(removed ? objectKeysOf(removed) : [])])];
-        await pgDeletions(q).add(objects, at);
-        return objects;
-      },
-      audit: (e) => pgAudit(q).write(e),
-      readItem: (brandId, id) => txItems.get(brandId, id),
-    };
-  }
   const checksums = pgChecksums(query);
 
-  /** The completion's steps on one transaction's connection: the upload's and the item's rows locked. */
-  function completionSteps(q: Query): AsyncCompletionSteps {
-    const txItems = pgItems(q);
-    const txUploads = pgUploads(q);
-    return {
-      ...carouselSteps(q),
-      lockUpload: (key) => txUploads.lockForCompletion(key),
-      createItem: (item) => txItems.create(item),
-      addFile: (file) => txItems.addFile(file),
-      markCompleted: (key, at, itemId, fileRecordId) => txUploads.markCompleted(key, at, itemId, fileRecordId),
-      readFile: (id) => txItems.file(id),
-    };
-  }
-
-  async function updateItem(
-    brandId: string,
-    id: string,
-    c: ItemChanges,
-    at: string,
-    actor: Actor,
-    objectKeysOf: ObjectKeysOf,
-  ) {
-    return transaction(async (q) => {
-      const txItems = pgItems(q);
-      const txUploads = pgUploads(q);
-      const txAudit = pgAudit(q);
-      const item = await txItems.lock(brandId, id);
-      if (!item) return null;
-      await txItems.update(id, c, at);
-      const details = patchDetails(item, c);
-      if (details) await txAudit.write({ brandId, action: 'item.updated', itemId: id, at, actor, details });
-      if (c.thumbnailKey === undefined) return [];
-      await txUploads.attachThumbnail(c.thumbnailKey, id, at);
-      const old = item.thumbnailKey !== c.thumbnailKey ? item.thumbnailKey : null;
-      const thumbnail = { thumbnailKey: c.thumbnailKey, replaced: old };
-      await txAudit.write({ brandId, action: 'item.thumbnail_set', itemId: id, at, actor, details: thumbnail });
-      if (!old) return [];
-      const removed = await txUploads.remove(old);
-      const objects = removed ? objectKeysOf(removed) : [old];
-      await pgDeletions(q).add(objects, at);
-      return objects;
-    });
-  }
-
-  async function deleteItem(brandId: string, id: string, at: string, actor: Actor, objectKeysOf: ObjectKeysOf) {
-    return transaction(async (q) => {
-      const txItems = pgItems(q);
-      const item = await txItems.lock(brandId, id);
-      if (!item) return null;
-      // Every object of the item: the main file, carousel images and the thumbnail are all uploads attached to it.
-      const files = await txItems.files(id);
-      await txItems.remove(id);
-      const attached = await pgUploads(q).removeOfItem(id);
-      const objects = new Set([item.fileKey, ...files.map((f) => f.fileKey), ...attached.flatMap(objectKeysOf)]);
-      if (item.thumbnailKey) objects.add(item.thumbnailKey);
-      await pgDeletions(q).add([...objects], at);
-      const details = { type: item.type, title: item.title };
-      await pgAudit(q).write({ brandId, action: 'item.deleted', itemId: id, at, actor, details });
-      return [...objects];
-    });
-  }
+  /** Runs a decision in one transaction. */
+  const decide = <R>(decision: Decision<RepoSteps, R>): Promise<R> =>
+    transaction((q) => runStepsAsync(pgSteps(q), decision));
 
   return {
     kind: 'postgres',
     authenticate: keys.authenticate,
     touchKey: keys.touch,
-    createKey: keys.create,
+    createKey: (brand, now, ko = {}) => decide(createKey(brand, now, ko)),
     listKeys: keys.list,
-    revokeKey: keys.revoke,
+    revokeKey: (id, now, ro = {}) => decide(revokeKey(id, now, ro)),
     listAudit: audit.page,
     itemAuthors: audit.authors,
     pruneAudit: audit.prune,
-    reserveUpload: (u, limits, nowMs) =>
-      transaction(async (q) => {
-        const txUploads = pgUploads(q);
-        await txUploads.lockQuota(u.brandId);
-        const refusal = judgeReservation(u, await txUploads.holdings(u.brandId, u.keyId, nowMs, limits), limits);
-        if (refusal) return { ok: false as const, refusal };
-        await txUploads.insert(u);
-        return { ok: true as const };
-      }),
+    reserveUpload: (u, limits, nowMs) => decide(reserveUpload(u, limits, nowMs)),
     getUpload: uploads.get,
     getUploadByFileId: uploads.getByFileId,
     openForPut: uploads.openForPut,
     markStored: uploads.markStored,
     markNotStored: uploads.markNotStored,
     renewUpload: uploads.renew,
-    abortUpload: (key, at, keysOf = ownKey) =>
-      transaction(async (q) => {
-        const open = await pgUploads(q).removeOpen(key);
-        if (open) await pgDeletions(q).add(keysOf(open), at);
-        return open;
-      }),
-    complete: (c, keysOf = ownKey) => transaction((q) => runCompletionAsync(completionSteps(q), c, keysOf)),
+    abortUpload: (key, at, keysOf = ownKey) => decide(abortUpload(key, at, keysOf)),
+    complete: (c, keysOf = ownKey) => decide(completion(c, keysOf)),
     getItem: items.get,
     listItems: items.list,
     files: items.files,
     file: items.file,
-    updateItem: (brandId, id, changes, at, actor, keysOf = ownKey) =>
-      updateItem(brandId, id, changes, at, actor, keysOf),
-    deleteItem: (brandId, id, at, actor, keysOf = ownKey) => deleteItem(brandId, id, at, actor, keysOf),
-    reorderImages: (c) => transaction((q) => runStepsAsync(carouselSteps(q), reorder(c))),
-    removeImage: (c, keysOf = ownKey) => transaction((q) => runStepsAsync(carouselSteps(q), removeImage(c, keysOf))),
+    updateItem: (brandId, itemId, changes, at, actor, keysOf = ownKey) =>
+      decide(updateItem({ brandId, itemId, changes, at, actor }, keysOf)),
+    deleteItem: (brandId, itemId, at, actor, keysOf = ownKey) =>
+      decide(deleteItem({ brandId, itemId, at, actor }, keysOf)),
+    reorderImages: (c) => decide(reorder(c)),
+    removeImage: (c, keysOf = ownKey) => decide(removeImage(c, keysOf)),
     heldFiles: checksums.held,
     missingChecksums: checksums.missing,
     recordChecksum: checksums.record,
     abandonedMultipart: uploads.abandonedMultipart,
-    abandonUploads: (beforeMs, at, keysOf = ownKey) =>
-      transaction(async (q) => {
-        const abandoned = await pgUploads(q).removeAbandoned(beforeMs);
-        await pgDeletions(q).add(abandoned.flatMap(keysOf), at);
-        return abandoned.length;
-      }),
+    abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: deletions.claim,
     deletionDone: deletions.done,
     deletionFailed: deletions.failed,

@@ -1,7 +1,7 @@
 // Uploads on PostgreSQL: the queries of ../uploads.ts in PostgreSQL's words, over a Query that is
 // the pool or one transaction's connection.
 import type { UploadCompletion } from '../completion.js';
-import { NEW_UPLOAD_COLUMNS, type NewUpload, type Upload, newUploadValues } from '../uploads.js';
+import { NEW_UPLOAD_COLUMNS, type NewUpload, type Upload, type UploadRef, newUploadValues } from '../uploads.js';
 import type { ReservationLimits } from '../../limits.js';
 import { type Holdings, holdingsParams, holdingsSql } from '../reservations.js';
 import type { Query } from './query.js';
@@ -11,9 +11,6 @@ const UPLOAD_COLUMNS = `key, file_id AS "fileId", brand_id AS "brandId", user_id
   created_at AS "createdAt", stored_at AS "storedAt", completed_at AS "completedAt", item_id AS "itemId",
   file_record_id AS "fileRecordId", key_id AS "keyId", sha256, part_size AS "partSize",
   multipart_id AS "multipartId"`;
-
-/** An upload's key and file id: what its objects are named from. */
-type UploadRef = { key: string; fileId: string };
 
 export function pgUploads(q: Query) {
   async function one(where: string, value: string): Promise<Upload | null> {
@@ -27,11 +24,6 @@ export function pgUploads(q: Query) {
       `INSERT INTO uploads (${NEW_UPLOAD_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`,
       values,
     );
-  }
-
-  /** Locks the brand's row until the transaction ends: two presigns of one brand cannot both fit the last bytes. */
-  async function lockQuota(brandId: string): Promise<void> {
-    await q('SELECT id FROM brands WHERE id = $1 FOR UPDATE', [brandId]);
   }
 
   /** The brand's and the key's holdings, for judging a reservation (../reservations.ts). */
@@ -121,7 +113,6 @@ export function pgUploads(q: Query) {
   return {
     abandonedMultipart,
     insert,
-    lockQuota,
     holdings,
     get: (key: string) => one('key = $1', key),
     /** The upload whose staging object is `staging/<fileId>`. */
