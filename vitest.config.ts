@@ -33,6 +33,8 @@ export default defineConfig({
             'test/server/checksum.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
+          // The run's S3 is up before a file's first test (its hooks have 30 s each).
+          setupFiles: ['test/support/s3-ready.ts'],
         },
       },
     ],

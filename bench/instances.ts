@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startPostgres } from '../test/support/postgres.js';
-import { startS3 } from '../test/support/s3rver.js';
+import { startS3 } from '../test/support/s3.js';
 import { startTcpProxy } from '../test/support/tcp-proxy.js';
 import { BIN, ROOT, cliEnv, run } from './lib/proc.js';
 import { MIB, fixed, median } from './lib/stats.js';

@@ -46,7 +46,7 @@ describe('contentlib upload when the store answers 403 SignatureDoesNotMatch', (
     expect(r.stderr).toContain('not retried');
     // One PUT, to the staging object the presign named: no retry loop, no second presign.
     expect(proxy.puts).toHaveLength(1);
-    expect(proxy.puts[0]).toMatch(/^\/media\/library\/staging\/[0-9a-f-]{36}$/);
+    expect(proxy.puts[0]).toMatch(new RegExp(`^/${s3.bucket('media')}/library/staging/[0-9a-f-]{36}$`));
 
     const listed = await call<{ items: Item[] }>('GET', `${instance.url}/api/v1/content?limit=100`, { key });
     expect(listed.status).toBe(200);
