@@ -2,18 +2,23 @@
 // `contentlib serve --db postgres://… --storage s3://…`, and no media byte passes through
 // serve: the CLI reaches serve, and serve and the CLI reach the store (RGW), through counting TCP
 // proxies. The items, their files and their GET URLs are then checked byte for byte.
-import { createHash } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journalParts } from '../support/journal-parts.js';
+import { sparseVideo } from '../support/library.js';
+import { libraryItems } from '../support/library-items.js';
 import { box } from '../support/mp4-boxes.js';
 import { BIN, ROOT } from '../support/paths.js';
 import { type ServedOnS3, serveOnS3 } from '../support/serve-on-s3.js';
 import { childEnv } from '../support/serve-process.js';
-import { type Item, call } from '../support/server.js';
+import { type Item, call, mp4 } from '../support/server.js';
 import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
+import { type ThrottleProxy, startThrottleProxy } from '../support/throttle-proxy.js';
 
 /** The fixtures are a few KiB, as small as the API's own requests: a trailing MP4 `free` box
  *  (skipped by every reader) makes each video 2 MiB, so the media dominate what is counted. */
@@ -152,4 +157,127 @@ describe('contentlib upload against serve on PostgreSQL + S3', () => {
     expect(await s3.openUploads('media')).toEqual([]);
     expect(instance.stderr()).not.toMatch(/internal error/);
   });
+});
+
+// A library's whole life on PostgreSQL + RGW, by the built CLI, the store reached through a link
+// that lets a client send 6 MiB/s per connection (so a large file can be stopped half-way).
+describe('a library on PostgreSQL + RGW, end to end with the built CLI', () => {
+  const MIB = 1024 * 1024;
+  /** 120 MiB: 15 parts of 8 MiB. */
+  const BIG = 120 * MIB;
+  const PARTS = 15;
+  let life: ServedOnS3<ThrottleProxy>;
+  let home: string;
+  let work: string;
+
+  beforeAll(async () => {
+    work = join(dir, 'life');
+    home = join(work, 'cli-home');
+    await mkdir(join(work, 'tree', 'beach'), { recursive: true });
+    await writeFile(join(work, 'tree', 'clip.mp4'), mp4(6));
+    for (const name of ['photo.jpg', 'photo.png', 'photo.webp'])
+      await copyFile(join(ROOT, 'fixtures/image', name), join(work, 'tree', 'beach', name));
+    const big = await sparseVideo(join(work, 'large', 'keynote.mp4'), BIG);
+    // Bytes of its own in every part, so no part is like another.
+    const handle = await open(big, 'r+');
+    try {
+      for (let at = 8 * MIB; at < BIG; at += 8 * MIB) await handle.write(randomBytes(4096), 0, 4096, at);
+    } finally {
+      await handle.close();
+    }
+    life = await serveOnS3(work, 'life', (endpoint) => startThrottleProxy(endpoint, 6 * MIB));
+  }, 180_000);
+
+  afterAll(async () => {
+    await life?.stop();
+  }, 60_000);
+
+  const env = () =>
+    childEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: life.instance.url, CONTENTLIB_API_KEY: life.key });
+  const run = (args: string[]) => execa('node', [BIN, ...args], { cwd: work, env: env(), extendEnv: false, reject: false });
+  const sha256Of = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+  const idOf = async (title: string) => (await libraryItems(life.instance.url, life.key)).find((i) => i.title === title)!.id;
+
+  it('uploads, resumes parts after Ctrl-C, shows, edits, reorders and replaces, downloads, exports, verifies and removes; nothing is left staged or open', async () => {
+    const { s3, storeProxy } = life;
+    // A 6 s clip and a carousel of 3.
+    const up = await run(['upload', join(work, 'tree')]);
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(up.stderr).toContain('2 items created');
+
+    // 120 MiB as parts, Ctrl-C once half of them are stored, then a re-run that sends the rest.
+    const path = join(work, 'large', 'keynote.mp4');
+    const child = spawn('node', [BIN, 'upload', '--part-concurrency', '2', path], {
+      cwd: work,
+      env: env(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 120_000;
+    while ((await journalParts(home)) < PARTS / 2) {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`half the parts were not stored in 120 s: ${stderr}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(130);
+    // The stopped run's last bytes may still be on their way through the link: count after them.
+    for (let last = -1; storeProxy.received() !== last; ) {
+      last = storeProxy.received();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    storeProxy.resetCount();
+    const again = await run(['upload', path]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(storeProxy.received()).toBeLessThanOrEqual(0.6 * BIG);
+
+    // show's file URL gives the file's bytes (SHA-256).
+    const keynote = await idOf('keynote');
+    const shown = await run(['show', keynote, '--json']);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const item = JSON.parse(shown.stdout) as { fileUrl: string; sha256: string; fileSize: number };
+    expect(item.fileSize).toBe(BIG);
+    const fetched = createHash('sha256')
+      .update(Buffer.from(await (await fetch(item.fileUrl)).arrayBuffer()))
+      .digest('hex');
+    expect(fetched).toBe(await sha256Of(path));
+    expect(item.sha256).toBe(fetched);
+
+    // A thumbnail for the clip; the carousel reordered, then one image replaced.
+    const clip = await idOf('clip');
+    const thumb = await run(['edit', clip, '--thumbnail', join(ROOT, 'fixtures/image/photo.jpg'), '--json']);
+    expect(thumb.exitCode, thumb.stderr).toBe(0);
+    const thumbnailUrl = (JSON.parse(thumb.stdout) as { thumbnailUrl: string }).thumbnailUrl;
+    expect((await bytesOf(thumbnailUrl)).equals(await readFile(join(ROOT, 'fixtures/image/photo.jpg')))).toBe(true);
+    const beach = (await libraryItems(life.instance.url, life.key)).find((i) => i.type === 'carousel')!.id;
+    const reordered = await run(['edit', beach, '--order', '3,1', '--jq', '.files[].fileName']);
+    expect(reordered.exitCode, reordered.stderr).toBe(0);
+    expect(reordered.stdout.trim().split('\n')).toEqual(['photo.webp', 'photo.jpg', 'photo.png']);
+    await copyFile(join(ROOT, 'fixtures/image/photo.png'), join(work, 'sunset.png'));
+    const replaced = await run(['edit', beach, '--replace-image', '2', join(work, 'sunset.png'), '--jq', '.files[].fileName']);
+    expect(replaced.exitCode, replaced.stderr).toBe(0);
+    expect(replaced.stdout.trim().split('\n')).toEqual(['photo.webp', 'sunset.png', 'photo.png']);
+
+    // download, then export and export --verify.
+    const down = await run(['download', clip, beach, '-o', join(work, 'out')]);
+    expect(down.exitCode, down.stderr).toBe(0);
+    const exported = await run(['export', join(work, 'export')]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const verified = await run(['export', join(work, 'export'), '--verify']);
+    expect(verified.exitCode, `${verified.stdout}\n${verified.stderr}`).toBe(0);
+
+    // rm: all three gone.
+    const removed = await run(['rm', '--yes', clip, beach, keynote]);
+    expect(removed.exitCode, removed.stderr).toBe(0);
+    expect(await libraryItems(life.instance.url, life.key)).toEqual([]);
+
+    // Nothing staged, no multipart upload open in the bucket.
+    expect(await s3.listKeys('media', 'library/staging/')).toEqual([]);
+    expect(await s3.openUploads('media')).toEqual([]);
+    expect(life.instance.stderr()).not.toMatch(/internal error/);
+  }, 300_000);
 });

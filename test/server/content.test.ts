@@ -38,7 +38,8 @@ describe('list', () => {
         i < names.length ? srv.image(names[i]) : i % 2 ? srv.image(`img ${i}.jpg`) : srv.video(`vid ${i}.mp4`, 10);
       ids.push((await srv.uploadItem(l, lk, f)).item.id);
     }
-  });
+    // 105 uploads, each several calls to the store on postgres-s3.
+  }, 120_000);
   afterAll(async () => l.dispose());
   const q = (query: string) => srv.call<ListBody>('GET', `${l.url}/api/v1/content${query}`, { key: lk });
 
