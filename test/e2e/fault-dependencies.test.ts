@@ -1,4 +1,4 @@
-// Three `contentlib serve` instances on one PostgreSQL and one s3rver while their dependencies
+// Three `contentlib serve` instances on one PostgreSQL and one S3 bucket (RGW) while their dependencies
 // fail under load: the database stopped and started again, the database frozen (SIGSTOP) and
 // thawed, the store cut off and back, the store frozen and back. Throughout, six clients list,
 // fetch, edit and complete uploads on all three instances. What must hold (docs/reliability.md):

@@ -1,7 +1,7 @@
 // The built CLI uploads one video to `contentlib serve --db postgres://… --storage s3://…`
 // whose store refuses the presigned PUT as AWS S3 refuses a tampered one: 403
-// SignatureDoesNotMatch (test/support/s3-refusing-proxy.ts answers for the store; s3rver checks
-// no signature). The upload must fail at once with a clear message: one PUT, no retry loop, no
+// SignatureDoesNotMatch (test/support/s3-refusing-proxy.ts answers with AWS's own document, which
+// RGW's differs from). The upload must fail at once with a clear message: one PUT, no retry loop, no
 // item.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

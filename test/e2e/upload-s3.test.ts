@@ -194,9 +194,14 @@ describe('a library on PostgreSQL + RGW, end to end with the built CLI', () => {
 
   const env = () =>
     childEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: life.instance.url, CONTENTLIB_API_KEY: life.key });
-  const run = (args: string[]) => execa('node', [BIN, ...args], { cwd: work, env: env(), extendEnv: false, reject: false });
-  const sha256Of = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
-  const idOf = async (title: string) => (await libraryItems(life.instance.url, life.key)).find((i) => i.title === title)!.id;
+  const run = (args: string[]) =>
+    execa('node', [BIN, ...args], { cwd: work, env: env(), extendEnv: false, reject: false });
+  const sha256Of = async (path: string) =>
+    createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex');
+  const idOf = async (title: string) =>
+    (await libraryItems(life.instance.url, life.key)).find((i) => i.title === title)!.id;
 
   it('uploads, resumes parts after Ctrl-C, shows, edits, reorders and replaces, downloads, exports, verifies and removes; nothing is left staged or open', async () => {
     const { s3, storeProxy } = life;
@@ -226,7 +231,7 @@ describe('a library on PostgreSQL + RGW, end to end with the built CLI', () => {
     child.kill('SIGINT');
     expect(await exited, stderr).toBe(130);
     // The stopped run's last bytes may still be on their way through the link: count after them.
-    for (let last = -1; storeProxy.received() !== last; ) {
+    for (let last = -1; storeProxy.received() !== last;) {
       last = storeProxy.received();
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -258,7 +263,15 @@ describe('a library on PostgreSQL + RGW, end to end with the built CLI', () => {
     expect(reordered.exitCode, reordered.stderr).toBe(0);
     expect(reordered.stdout.trim().split('\n')).toEqual(['photo.webp', 'photo.jpg', 'photo.png']);
     await copyFile(join(ROOT, 'fixtures/image/photo.png'), join(work, 'sunset.png'));
-    const replaced = await run(['edit', beach, '--replace-image', '2', join(work, 'sunset.png'), '--jq', '.files[].fileName']);
+    const replaced = await run([
+      'edit',
+      beach,
+      '--replace-image',
+      '2',
+      join(work, 'sunset.png'),
+      '--jq',
+      '.files[].fileName',
+    ]);
     expect(replaced.exitCode, replaced.stderr).toBe(0);
     expect(replaced.stdout.trim().split('\n')).toEqual(['photo.webp', 'sunset.png', 'photo.png']);
 

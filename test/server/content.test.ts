@@ -134,7 +134,7 @@ describe('get', () => {
   });
 
   // On S3 the store answers these GETs and checks their signature and expiry (against its own
-  // clock, which tests cannot move; s3rver checks no signature): test/server/s3-sigv4.test.ts.
+  // clock, which tests cannot move): test/server/storage-s3.test.ts, storage-s3-sigv4.test.ts.
   it.skipIf(onS3)('signed GET URLs expire after an hour and refuse tampering', async () => {
     const v = await srv.uploadItem(s, key, srv.image('g.jpg'));
     expect(

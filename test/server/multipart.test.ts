@@ -385,7 +385,8 @@ describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
       clock: 'real',
     });
     const open = async () =>
-      (await s3Client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket(BUCKET), Prefix: 'unlisted/' }))).Uploads ?? [];
+      (await s3Client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket(BUCKET), Prefix: 'unlisted/' })))
+        .Uploads ?? [];
     try {
       const k = await t.key('acme');
       const f = big('unlisted.mp4');

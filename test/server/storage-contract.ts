@@ -94,7 +94,11 @@ export function storageContract(name: string, setup: () => Promise<ContractSetup
     it(
       'promote takes the checked version however the store quotes ETags (RGW: a copy answers without quotes, HEAD with)',
       withStore(async ({ storage, stage }) => {
-        for (const quoting of [(e: string) => e, (e: string) => e.replace(/"/g, ''), (e: string) => `"${e.replace(/"/g, '')}"`]) {
+        for (const quoting of [
+          (e: string) => e,
+          (e: string) => e.replace(/"/g, ''),
+          (e: string) => `"${e.replace(/"/g, '')}"`,
+        ]) {
           const key = stagingKeyOf(ID());
           const final = `u/${ID()}/q.jpg`;
           const data = bytes(32, 0x71);

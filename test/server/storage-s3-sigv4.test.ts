@@ -1,7 +1,8 @@
 // The S3 presigned PUT, checked without trusting the SDK: the signature is recomputed here with
 // node:crypto following AWS's published Signature Version 4 algorithm (query-string
-// authentication), first on AWS's own documented example, then on our presigned URLs. s3rver does
-// not verify signatures, so this is what proves a store would refuse a PUT whose headers differ.
+// authentication), first on AWS's own documented example, then on our presigned URLs: proof, apart
+// from any one store, that a PUT whose headers differ cannot match (storage-s3.test.ts sees RGW
+// itself answer 403).
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createS3Storage, parseS3Url } from '../../src/server/storage/s3.js';

@@ -60,7 +60,7 @@ export function parseS3Url(text: string): S3Location | Error {
 
 export interface S3StorageOptions {
   location: S3Location;
-  /** Overrides AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (MinIO, R2, s3rver …). */
+  /** Overrides AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (MinIO, R2, Ceph RGW …). */
   endpoint?: string;
   region?: string;
   /** Path-style addressing (endpoint/bucket/key): what most self-hosted stores need. */
@@ -307,8 +307,9 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
 
   return {
     multipart,
-    // Not every S3-compatible store checks x-amz-checksum-sha256 (s3rver does not): complete
-    // trusts a checksum the store reports for the object (head), and hashes the object otherwise.
+    // Not every S3-compatible store checks x-amz-checksum-sha256 (Ceph RGW 16.2 stores the body
+    // whatever it is, and reports no checksum): complete trusts a checksum the store reports for
+    // the object (head: AWS, MinIO, which verify it at PUT), and hashes the object otherwise.
     verifiesSha256: false,
     presignPut,
     presignGet,
@@ -356,8 +357,7 @@ function s3Multipart(c: {
           }),
         );
         for (const p of page.Parts ?? [])
-          if (p.PartNumber)
-            parts.push({ partNumber: p.PartNumber, size: p.Size ?? 0, etag: bareEtag(p.ETag ?? '') });
+          if (p.PartNumber) parts.push({ partNumber: p.PartNumber, size: p.Size ?? 0, etag: bareEtag(p.ETag ?? '') });
         marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
       } while (marker);
     } catch (err) {
