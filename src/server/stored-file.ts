@@ -9,7 +9,7 @@ import { probeVideo } from '../media/probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../media/sniff.js';
 import { formatOfMime } from '../rules/rules.js';
 import { type HttpError, apiError } from './errors.js';
-import { type ObjectHead, type Storage, isObjectState, stagingKeyOf } from './storage/interface.js';
+import { type ObjectHead, type Storage, isObjectState, sameEtag, stagingKeyOf } from './storage/interface.js';
 import { sha256OfObject } from './storage/object-hash.js';
 
 export { HASH_RANGE_BYTES, sha256OfObject } from './storage/object-hash.js';
@@ -66,7 +66,7 @@ export async function verifiedSha256(
   joined: JoinedFile | null = null,
 ): Promise<{ sha256: string } | { problem: HttpError }> {
   if (declared && o.storage.verifiesSha256 && !joined) return { sha256: declared };
-  const computed = joined?.sha256 && joined.etag === o.head.etag ? joined.sha256 : undefined;
+  const computed = joined?.sha256 && joined.etag && sameEtag(joined.etag, o.head.etag) ? joined.sha256 : undefined;
   const sha256 = computed ?? o.head.sha256 ?? (await sha256OfObject(o));
   if (!declared || sha256 === declared) return { sha256 };
   return {

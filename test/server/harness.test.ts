@@ -1,7 +1,12 @@
 // The test harnesses themselves: a PostgreSQL started on a temp folder, and the run's S3 (Ceph's
 // RADOS Gateway, test/support/s3.ts), which checks signatures and keeps each test's buckets apart.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
+import { ROOT } from '../support/paths.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
 import { createS3Storage } from '../../src/server/storage/s3.js';
 import { type TestS3, startS3 } from '../support/s3.js';
@@ -27,6 +32,22 @@ describe('test harnesses', () => {
       expect(rows[0]?.db).toBe(new URL(a).pathname.slice(1));
     } finally {
       await client.end();
+    }
+  });
+
+  it('scripts/rgw.sh names the Debian package that is missing, installs nothing and starts nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'contentlib-rgw-missing-'));
+    try {
+      // No ceph tool on this PATH: the first one it needs is named with its package.
+      const r = await execa('/bin/bash', [join(ROOT, 'scripts', 'rgw.sh'), 'start', join(dir, 'cluster')], {
+        env: { PATH: dir },
+        reject: false,
+      });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain("ceph-mon is missing: install Debian's ceph-mon (apt-get install ceph-mon)");
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

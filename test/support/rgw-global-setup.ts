@@ -14,14 +14,20 @@ export default function setup(): (() => void) | undefined {
   if (process.env.CONTENTLIB_TEST_S3_ENDPOINT || process.env[RGW_DIR_ENV]) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'contentlib-rgw-'));
   process.env[RGW_DIR_ENV] = dir;
-  return () => {
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
     if (existsSync(join(dir, 'cluster'))) {
-      const stopped = spawnSync('bash', [join(ROOT, 'scripts', 'rgw.sh'), 'stop', join(dir, 'cluster')], {
+      const result = spawnSync('bash', [join(ROOT, 'scripts', 'rgw.sh'), 'stop', join(dir, 'cluster')], {
         stdio: 'inherit',
       });
-      if (stopped.status !== 0) console.error(`scripts/rgw.sh stop ${dir}/cluster failed`);
+      if (result.status !== 0) console.error(`scripts/rgw.sh stop ${dir}/cluster failed`);
     }
     rmSync(dir, { recursive: true, force: true });
     delete process.env[RGW_DIR_ENV];
   };
+  // A run that ends without its teardown (an error, Ctrl-C) must not leave the daemons behind.
+  process.once('exit', stop);
+  return stop;
 }

@@ -21,7 +21,7 @@ import type { Upload } from '../repo/uploads.js';
 import { verify } from '../signing.js';
 import { LengthMismatchError } from '../storage/disk.js';
 import { type DiskParts, PART_CONTENT_TYPE, partKey } from '../storage/disk-parts.js';
-import { isObjectState, objectKeysOf, stagingKeyOf } from '../storage/interface.js';
+import { isObjectState, objectKeysOf, sameEtag, stagingKeyOf } from '../storage/interface.js';
 import type { JoinedFile } from '../stored-file.js';
 import { callerOf } from './common.js';
 
@@ -321,8 +321,7 @@ export async function joinParts(
     const part = stored.get(n);
     const named = given.find((p) => p.partNumber === n);
     if (!part || part.size !== partSize(plan, upload.fileSize, n)) throw bad(`part ${n} was not uploaded whole`);
-    if (!named || named.etag.replace(/"/g, '') !== part.etag)
-      throw bad(`part ${n}'s ETag differs from the stored part's`);
+    if (!named || !sameEtag(named.etag, part.etag)) throw bad(`part ${n}'s ETag differs from the stored part's`);
   }
   const ordered = Array.from({ length: plan.partCount }, (_, i) => ({
     partNumber: i + 1,
