@@ -6,10 +6,11 @@
 // own (`bucket('media')` is its real name), and `stop()` empties and removes them, aborting any
 // multipart upload left open, so a shared endpoint is left as it was found.
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { ROOT } from './paths.js';
 import { IN_CI } from './needs.js';
@@ -39,7 +40,13 @@ export interface TestS3 extends S3Endpoint {
 /** The RGW of this run: its folder (set by rgw-global-setup.ts for every worker). */
 export const RGW_DIR_ENV = 'CONTENTLIB_TEST_RGW_DIR';
 
-const SCRIPT = join(ROOT, 'scripts', 'rgw.sh');
+/** scripts/rgw.sh of the repository: above this file, also when the bench runs it compiled to bench/dist. */
+const SCRIPT = ((): string => {
+  for (let dir = ROOT; ; dir = dirname(dir)) {
+    const script = join(dir, 'scripts', 'rgw.sh');
+    if (existsSync(script) || dir === dirname(dir)) return script;
+  }
+})();
 
 /** How long a test waits for the run's RGW to come up (another worker may be starting it). */
 const START_WAIT_MS = 180_000;
