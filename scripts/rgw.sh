@@ -7,7 +7,8 @@
 #
 #   scripts/rgw.sh start DIR   starts it (about 15 s), prints the endpoint and keys as
 #                              shell variables and writes them to DIR/env
-#   scripts/rgw.sh stop DIR    stops every daemon it started under DIR and deletes DIR
+#   scripts/rgw.sh stop DIR    stops every daemon it started under DIR and deletes what it
+#                              wrote there (and DIR, when that leaves it empty)
 #
 # DIR/env holds CONTENTLIB_TEST_S3_ENDPOINT, CONTENTLIB_TEST_S3_ACCESS_KEY_ID and
 # CONTENTLIB_TEST_S3_SECRET_ACCESS_KEY: `set -a; . DIR/env; set +a` points the S3 tests at it
@@ -52,7 +53,10 @@ stop() {
     done
     kill -9 "$pid" 2>/dev/null || true
   done
-  rm -rf "$dir"
+  # Only what start made: DIR itself goes only when nothing else is left in it.
+  rm -rf "$dir/run" "$dir/log" "$dir/mon.a" "$dir/osd.0" "$dir/rgw" \
+    "$dir/ceph.conf" "$dir/keyring" "$dir/monmap" "$dir/env"
+  rmdir "$dir" 2>/dev/null || true
 }
 
 case $command in
