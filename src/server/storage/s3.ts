@@ -309,7 +309,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     multipart,
     // Not every S3-compatible store checks x-amz-checksum-sha256 (Ceph RGW 16.2 stores the body
     // whatever it is, and reports no checksum): complete trusts a checksum the store reports for
-    // the object (head: AWS, MinIO, which verify it at PUT), and hashes the object otherwise.
+    // the object (head: AWS, which verifies it at PUT), and hashes the object otherwise.
     verifiesSha256: false,
     presignPut,
     presignGet,
