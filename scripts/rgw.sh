@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A real S3 endpoint for the tests, and by hand: a single-host Ceph cluster (one monitor, one
-# OSD on memstore, pools of size 1, cephx off, no manager) with one RADOS Gateway on 127.0.0.1,
-# all of its data, sockets and logs under DIR. Debian's packages only (ceph-mon, ceph-osd,
-# radosgw, ceph-common); it installs nothing, and says which package is missing. Ceph's
-# src/vstart.sh is the reference for a single-host cluster; this keeps only what RGW needs.
+# OSD, pools of size 1, cephx off, no manager) with one RADOS Gateway on 127.0.0.1, all of its
+# data, sockets and logs under DIR. Debian's packages only (ceph-mon, ceph-osd, radosgw,
+# ceph-common); it installs nothing, and says which package is missing. Ceph's src/vstart.sh is
+# the reference for a single-host cluster; this keeps only what RGW needs.
 #
 #   scripts/rgw.sh start DIR   starts it (about 15 s), prints the endpoint and keys as
 #                              shell variables and writes them to DIR/env
@@ -12,7 +12,10 @@
 #
 # DIR/env holds CONTENTLIB_TEST_S3_ENDPOINT, CONTENTLIB_TEST_S3_ACCESS_KEY_ID and
 # CONTENTLIB_TEST_S3_SECRET_ACCESS_KEY: `set -a; . DIR/env; set +a` points the S3 tests at it
-# (test/support/s3-endpoint.ts). RGW_MEMSTORE_MB caps the bytes the OSD keeps (default 3072).
+# (test/support/s3.ts). The OSD keeps objects in BlueStore on a sparse file under DIR
+# (RGW_BLUESTORE_GB, default 20, of which the tests write a few hundred MB) with a 64 MiB cache,
+# so its memory stays bounded; RGW_OSD_STORE=memstore keeps them in memory instead (a second or
+# three faster to start, but memory grows with what is stored: RGW_MEMSTORE_MB caps it, 3072).
 set -euo pipefail
 
 usage() {
@@ -54,7 +57,7 @@ stop() {
     kill -9 "$pid" 2>/dev/null || true
   done
   # Only what start made: DIR itself goes only when nothing else is left in it.
-  rm -rf "$dir/run" "$dir/log" "$dir/mon.a" "$dir/osd.0" "$dir/rgw" \
+  rm -rf "$dir/run" "$dir/log" "$dir/mon.a" "$dir/osd.0" "$dir/osd.0.block" "$dir/rgw" \
     "$dir/ceph.conf" "$dir/keyring" "$dir/monmap" "$dir/env"
   rmdir "$dir" 2>/dev/null || true
 }
@@ -92,6 +95,30 @@ mon_port=$(free_port)
 rgw_port=$(free_port)
 fsid=$(python3 -c 'import uuid; print(uuid.uuid4())')
 conf=$dir/ceph.conf
+
+# Where the OSD keeps objects: memstore (in memory, the fastest start) or bluestore on a sparse
+# file under DIR (memory bounded by a small cache, whatever the tests store).
+case ${RGW_OSD_STORE:-bluestore} in
+memstore)
+  osd_store="osd objectstore = memstore
+memstore device bytes = $((${RGW_MEMSTORE_MB:-3072} * 1024 * 1024))"
+  ;;
+bluestore)
+  osd_store="osd objectstore = bluestore
+bluestore block path = $dir/osd.0.block
+bluestore block create = true
+bluestore block size = $((${RGW_BLUESTORE_GB:-20} * 1024 * 1024 * 1024))
+bluestore fsck on mkfs = false
+bluestore fsck on mount = false
+bluestore cache autotune = false
+bluestore cache size = 67108864
+osd memory target = 939524096"
+  ;;
+*)
+  echo "error: RGW_OSD_STORE is memstore or bluestore, not ${RGW_OSD_STORE}" >&2
+  exit 2
+  ;;
+esac
 
 cat >"$conf" <<EOF
 [global]
@@ -132,9 +159,7 @@ mon cluster log file = $dir/log/cluster.log
 
 [osd]
 osd data = $dir/osd.\$id
-osd objectstore = memstore
-memstore device bytes = $((${RGW_MEMSTORE_MB:-3072} * 1024 * 1024))
-osd memory target = 939524096
+$osd_store
 ; Small caches and few threads: a test machine has two cores and other work.
 osd op num shards = 1
 osd op num threads per shard = 1

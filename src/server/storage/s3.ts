@@ -236,8 +236,8 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
    * without the quotes its HEAD has; AWS gives the copy of a multipart-uploaded object an ETag of
    * its own. So the final object is HEADed (a key no URL can write): the same ETag as the checked
    * version (content-derived, quotes aside) proves it; otherwise its bytes, read and hashed, must
-   * have the checked SHA-256. Unproven, it is deleted and
-   * the staging object (maybe a late PUT's bytes, to be checked again) stays.
+   * have the checked SHA-256. Unproven, it is deleted, and the staging object (maybe a late PUT's
+   * bytes, to be checked again) stays.
    */
   async function promote(stagingKey: string, finalKey: string, checked?: CheckedVersion): Promise<void> {
     if (!stagingKey.startsWith(STAGING_PREFIX) || finalKey.startsWith(STAGING_PREFIX))
