@@ -58,7 +58,7 @@ stop() {
   done
   # Only what start made: DIR itself goes only when nothing else is left in it.
   rm -rf "$dir/run" "$dir/log" "$dir/mon.a" "$dir/osd.0" "$dir/osd.0.block" "$dir/rgw" \
-    "$dir/ceph.conf" "$dir/keyring" "$dir/monmap" "$dir/env"
+    "$dir/ceph.conf" "$dir/keyring" "$dir/monmap" "$dir/env" "$dir/env.new"
   rmdir "$dir" 2>/dev/null || true
 }
 
@@ -211,9 +211,11 @@ secret_key=$(python3 -c 'import secrets; print(secrets.token_hex(20))')
 radosgw-admin -c "$conf" -n client.rgw.test user create --uid contentlib --display-name contentlib \
   --access-key "$access_key" --secret "$secret_key" >/dev/null
 
-cat >"$dir/env" <<EOF
+# Written whole, then renamed: whoever waits for DIR/env never reads half of it.
+cat >"$dir/env.new" <<EOF
 CONTENTLIB_TEST_S3_ENDPOINT=$endpoint
 CONTENTLIB_TEST_S3_ACCESS_KEY_ID=$access_key
 CONTENTLIB_TEST_S3_SECRET_ACCESS_KEY=$secret_key
 EOF
+mv "$dir/env.new" "$dir/env"
 cat "$dir/env"

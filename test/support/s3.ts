@@ -115,7 +115,7 @@ export async function runRgw(dir: string): Promise<S3Endpoint> {
   }
 }
 
-/** Whether the Debian packages scripts/rgw.sh needs are installed (for a message, not a decision). */
+/** Whether Debian's radosgw is installed: without it, one clear message instead of the script's failure. */
 async function rgwInstalled(): Promise<boolean> {
   return stat('/usr/bin/radosgw').then(
     () => true,
