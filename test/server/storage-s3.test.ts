@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError, errorFromResponse } from '../../src/api/errors.js';
+import { createApiKey, revokeApiKey } from '../../src/server/admin.js';
 import { describeRefusal, refusalRetry } from '../../src/api/storage-refusal.js';
 import { ObjectStateError, stagingKeyOf } from '../../src/server/storage/interface.js';
 import { type S3Storage, createS3Storage } from '../../src/server/storage/s3.js';
@@ -218,6 +219,26 @@ describe('serve --storage on it', () => {
     // Nothing landed: complete finds no upload.
     const c = await complete(s, key, p.body.key, f, p.body.type);
     expect(c.status).toBe(400);
+    expect(await s3.listKeys('media', 'served/staging/')).toEqual([]);
+  });
+
+  // Last: it moves the server's clock three hours on.
+  it('revoking the key that presigned does not close its S3 URL (the store is not asked), but complete refuses and the sweeper removes the bytes', async () => {
+    const created = await createApiKey(s.dataDir, 'acme');
+    const f = image('revoked.jpg', 400);
+    const p = await presign(s, created.key, f);
+    expect(p.status).toBe(200);
+    expect(await revokeApiKey(s.dataDir, created.id)).toBe(true);
+    // On disk this PUT is 403 upload_closed (test/server/integrity.test.ts); RGW stores it.
+    expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+    const staged = `served/${stagingKeyOf(p.body.fileId)}`;
+    expect(await s3.listKeys('media', 'served/staging/')).toEqual([staged]);
+    const c = await complete(s, created.key, p.body.key, f, p.body.type);
+    expect(c.status).toBe(401);
+    expect((await call('GET', `${s.url}/api/v1/content`, { key })).text).not.toContain('revoked.jpg');
+    // An hour after the URL expired the upload is abandoned, and its staged bytes with it.
+    s.clock.advance(3 * 3600_000);
+    await s.sweep();
     expect(await s3.listKeys('media', 'served/staging/')).toEqual([]);
   });
 });
