@@ -7,14 +7,17 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Each file gets its own process: servers, env vars and temp dirs never leak between files.
     pool: 'forks',
-    // Most files spend their time waiting on child processes (the CLI, serve, PostgreSQL, s3rver)
+    // Most files spend their time waiting on child processes (the CLI, serve, PostgreSQL, RGW)
     // and sockets, not on the CPU: vitest's default (one file per core but one) ran them one at
     // a time on a 2-core CI machine. Three at once took the suite from 462 s to 334 s there.
     maxWorkers: Math.max(availableParallelism() - 1, 3),
+    // One RADOS Gateway (Ceph's S3) for the run, started when a test first needs S3
+    // (test/support/s3.ts), or the store CONTENTLIB_TEST_S3_ENDPOINT names.
+    globalSetup: ['test/support/rgw-global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
       // The default project runs the server conformance suite on SQLite + disk; this one runs it
-      // again, unchanged, on PostgreSQL + S3 (s3rver), skipping only the few tests of what our
+      // again, unchanged, on PostgreSQL + S3 (Ceph's RADOS Gateway), skipping only the few tests of what our
       // own disk store enforces itself (test/support/backend.ts).
       {
         extends: true,
@@ -30,6 +33,8 @@ export default defineConfig({
             'test/server/checksum.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
+          // The run's S3 is up before a file's first test (its hooks have 30 s each).
+          setupFiles: ['test/support/s3-ready.ts'],
         },
       },
     ],

@@ -1,14 +1,14 @@
 // Scale-out: BENCH_INSTANCES_FILES (200) copies of fixtures/video/clip-5s.mp4, uploaded by one
 // `contentlib upload DIR --force --json --concurrency 8` to one `serve` instance, then to three
 // instances behind a round-robin TCP balancer (test/support/tcp-proxy.ts), every instance on one
-// PostgreSQL and one s3rver bucket (started here the way the tests start them). Reports files/s
+// PostgreSQL and one S3 bucket on a RADOS Gateway (started here the way the tests start them). Reports files/s
 // for each, their ratio, and each setting's highest peak RSS of a `serve` process (VmHWM).
 // Fresh instances for each setting, so a peak belongs to its run.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startPostgres } from '../test/support/postgres.js';
-import { startS3 } from '../test/support/s3rver.js';
+import { startS3 } from '../test/support/s3.js';
 import { startTcpProxy } from '../test/support/tcp-proxy.js';
 import { BIN, ROOT, cliEnv, run } from './lib/proc.js';
 import { MIB, fixed, median } from './lib/stats.js';
@@ -97,7 +97,7 @@ export async function benchInstances(o: {
 
   const postgres = await startPostgres();
   const s3 = await startS3();
-  await s3.createBucket('bench');
+  const bucket = await s3.createBucket('bench');
   try {
     const setting = async (count: number): Promise<InstancesRun> => {
       const databaseUrl = await postgres.createDatabase(`bench_x${count}`);
@@ -107,7 +107,7 @@ export async function benchInstances(o: {
         env: cliEnv({ CONTENTLIB_HOME: home }),
       });
       const key = keys.stdout.trim();
-      const args = ['--db', databaseUrl, '--storage', `s3://bench/x${count}`, '--log-level', 'warn'];
+      const args = ['--db', databaseUrl, '--storage', `s3://${bucket}/x${count}`, '--log-level', 'warn'];
       const instances = await Promise.all(
         Array.from({ length: count }, (_, n) => startInstance(join(o.dir, `serve-${count}-${n}`), home, args, s3.env)),
       );
@@ -157,7 +157,7 @@ export function renderInstances(r: InstancesResult): string[] {
   const row = (x: InstancesRun) =>
     `| ${x.instances === 1 ? 'one instance' : `${x.instances} instances behind a round-robin TCP balancer`} | ${fixed(x.filesPerS, 1)} | ${fixed(x.wallMs / 1000, 2)} s | ${fixed(x.servePeakRssMiB, 0)} MiB |`;
   return [
-    `## Scale-out on PostgreSQL + S3 (s3rver): ${r.files} copies of fixtures/video/clip-5s.mp4, ${r.runs} runs, load average ${r.load} when it started`,
+    `## Scale-out on PostgreSQL + S3 (Ceph RGW): ${r.files} copies of fixtures/video/clip-5s.mp4, ${r.runs} runs, load average ${r.load} when it started`,
     '',
     `| \`contentlib upload DIR --force --concurrency ${CONCURRENCY}\` | files/s | wall time (median) | peak RSS of a \`serve\` |`,
     '|---|---|---|---|',

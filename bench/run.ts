@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       });
     }
     if (only.has('instances')) {
-      log('one instance vs three on PostgreSQL + s3rver…');
+      log('one instance vs three on PostgreSQL + S3 (RGW)…');
       instances = await benchInstances({
         dir: dirs.files,
         home: dirs.cliHome,

@@ -9,7 +9,7 @@ import { type PartPlan, offersParts, partBytes, partsOf, planParts } from '../ru
 import type { Services } from './context.js';
 import { apiError } from './errors.js';
 import type { Upload } from './repo/uploads.js';
-import { isObjectState, stagingKeyOf } from './storage/interface.js';
+import { isObjectState, sameEtag, stagingKeyOf } from './storage/interface.js';
 import type { JoinedFile } from './stored-file.js';
 
 /** The plan to offer at presign, or null for a single PUT (not asked, no store support, small file). */
@@ -113,8 +113,7 @@ export async function joinParts(
     const part = stored.get(n);
     const named = given.find((p) => p.partNumber === n);
     if (!part || part.size !== partBytes(plan, upload.fileSize, n)) throw bad(`part ${n} was not uploaded whole`);
-    if (!named || named.etag.replace(/"/g, '') !== part.etag)
-      throw bad(`part ${n}'s ETag differs from the stored part's`);
+    if (!named || !sameEtag(named.etag, part.etag)) throw bad(`part ${n}'s ETag differs from the stored part's`);
   }
   const ordered = Array.from({ length: plan.partCount }, (_, i) => ({
     partNumber: i + 1,

@@ -3,14 +3,16 @@
 // the declared type; for a video, that it has a video track and how long it is (media/probe.ts,
 // the same parser the CLI runs before an upload: moov before or after mdat, fragmented files);
 // and its SHA-256, which must be the one declared at presign.
-import { createHash } from 'node:crypto';
 import type { ByteSource } from '../media/byte-source.js';
 import { MediaError } from '../media/errors.js';
 import { probeVideo } from '../media/probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../media/sniff.js';
 import { formatOfMime } from '../rules/rules.js';
 import { type HttpError, apiError } from './errors.js';
-import { type ObjectHead, ObjectStateError, type Storage, isObjectState, stagingKeyOf } from './storage/interface.js';
+import { type ObjectHead, type Storage, isObjectState, sameEtag, stagingKeyOf } from './storage/interface.js';
+import { sha256OfObject } from './storage/object-hash.js';
+
+export { HASH_RANGE_BYTES, sha256OfObject } from './storage/object-hash.js';
 
 /** One version of one object, read by ranges. */
 export interface StoredObject {
@@ -39,31 +41,6 @@ export async function magicBytesProblem(o: StoredObject, contentType: string): P
   );
 }
 
-/** Bytes read at once when an object is hashed; the next range is fetched while one is hashed. */
-export const HASH_RANGE_BYTES = 8 * 1024 * 1024;
-
-/** The SHA-256 of one pinned version of an object, read by ranges (never whole in memory); `signal` stops between ranges. */
-export async function sha256OfObject(o: StoredObject, signal?: AbortSignal): Promise<string> {
-  const hash = createHash('sha256');
-  const read = (offset: number) =>
-    offset < o.head.size
-      ? o.storage.readRange(o.key, offset, Math.min(HASH_RANGE_BYTES, o.head.size - offset), o.head.etag)
-      : null;
-  let offset = 0;
-  let next = read(0);
-  while (next) {
-    const chunk = await next;
-    signal?.throwIfAborted();
-    // A shorter object than its head said: it changed under us (the pinned read would say so too).
-    if (chunk.length === 0) throw new ObjectStateError('changed', o.key);
-    offset += chunk.length;
-    next = read(offset);
-    next?.catch(() => {}); // awaited on the next turn; a failure must not go unhandled meanwhile
-    hash.update(chunk);
-  }
-  return hash.digest('hex');
-}
-
 /**
  * A file joined from a multipart upload's parts (./multipart.ts): no store verified its
  * bytes against the declared SHA-256 as they arrived, so its checksum is never taken on the
@@ -89,7 +66,7 @@ export async function verifiedSha256(
   declared: string | null,
   joined: JoinedFile | null = null,
 ): Promise<{ sha256: string } | { problem: HttpError }> {
-  const computed = joined?.sha256 && joined.etag === o.head.etag ? joined.sha256 : undefined;
+  const computed = joined?.sha256 && joined.etag && sameEtag(joined.etag, o.head.etag) ? joined.sha256 : undefined;
   const sha256 =
     computed ?? o.storage.hashedOnArrival?.(o.key, o.head.etag) ?? o.head.sha256 ?? (await sha256OfObject(o));
   if (!declared || sha256 === declared) return { sha256 };
@@ -122,12 +99,14 @@ export async function videoFacts(o: StoredObject): Promise<VideoFacts> {
 
 /**
  * An upload's bytes checked, then promoted to its final key; returns what `check` returns.
- * `check` reads the staging object (pinned by its etag: only that version is promoted, so a PUT
- * landing meanwhile makes the promote fail and the new bytes are checked instead), or the final
- * object an earlier try promoted without getting to commit; `undefined` when there is neither.
- * After three such changes in a row, `stillChanging()` is thrown.
+ * `check` reads the staging object (pinned by its etag), or the final object an earlier try
+ * promoted without getting to commit; `undefined` when there is neither. Only the version that
+ * was checked becomes final: the promote is given its etag and the SHA-256 `check` verified, and
+ * proves the final object is those bytes whatever the store does with a copy (storage/s3.ts), so a
+ * PUT landing meanwhile makes the promote fail and the new bytes are checked instead. After
+ * three such changes in a row, `stillChanging()` is thrown.
  */
-export async function checkThenPromote<T>(
+export async function checkThenPromote<T extends { sha256: string }>(
   storage: Storage,
   upload: { key: string; fileId: string },
   check: (object: StoredObject | undefined) => Promise<T>,
@@ -140,7 +119,8 @@ export async function checkThenPromote<T>(
     const head = stagedHead ?? (await storage.head(upload.key));
     try {
       const result = await check(head ? { storage, key, head } : undefined);
-      if (head && key === staging) await storage.promote(staging, upload.key, head.etag);
+      if (head && key === staging)
+        await storage.promote(staging, upload.key, { etag: head.etag, size: head.size, sha256: result.sha256 });
       return result;
     } catch (err) {
       // Written again (or completed by another instance) while being checked: look again.

@@ -1,4 +1,4 @@
-// A download from `contentlib serve` on PostgreSQL + S3 (s3rver) whose transfer the network cuts
+// A download from `contentlib serve` on PostgreSQL + S3 (RGW) whose transfer the network cuts
 // mid-body: the built CLI asks the store for the rest with Range and ends byte for byte. The
 // store is reached through a proxy that resets the first answer passing 256 KiB.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

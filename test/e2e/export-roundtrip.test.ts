@@ -1,7 +1,7 @@
 // The way out and back in, with the built CLI: a library made on the embedded default (videos
 // with sidecars, a longform, carousels, thumbnails on a video and on a carousel, statuses,
 // platform settings, edited titles) is exported, uploaded into `contentlib serve` on PostgreSQL
-// + S3 (s3rver), and exported again. The two libraries list the same items (apart from ids,
+// + S3 (RGW), and exported again. The two libraries list the same items (apart from ids,
 // timestamps and URLs), every file's bytes are equal, --verify finds nothing different on
 // either side, and uploading the export a second time creates nothing.
 import { createHash } from 'node:crypto';

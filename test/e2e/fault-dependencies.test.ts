@@ -1,4 +1,4 @@
-// Three `contentlib serve` instances on one PostgreSQL and one s3rver while their dependencies
+// Three `contentlib serve` instances on one PostgreSQL and one S3 bucket (RGW) while their dependencies
 // fail under load: the database stopped and started again, the database frozen (SIGSTOP) and
 // thawed, the store cut off and back, the store frozen and back. Throughout, six clients list,
 // fetch, edit and complete uploads on all three instances. What must hold (docs/reliability.md):
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OutageProxy, startOutageProxy } from '../support/outage-proxy.js';
 import { BIN } from '../support/paths.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
-import { type TestS3, startS3 } from '../support/s3rver.js';
+import { type TestS3, startS3 } from '../support/s3.js';
 import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
 import { type FileSpec, image, presign, put, uploadItem } from '../support/server.js';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   postgres = await startPostgres();
   const databaseUrl = await postgres.createDatabase('faults');
   s3 = await startS3();
-  await s3.createBucket('media');
+  const bucket = await s3.createBucket('media');
   store = await startOutageProxy(s3.endpoint);
   const home = join(dir, 'home');
   const created = await execa('node', [BIN, 'keys', 'create', '--brand', 'acme', '--db', databaseUrl], {
@@ -58,7 +58,7 @@ beforeAll(async () => {
         '--db',
         databaseUrl,
         '--storage',
-        's3://media/lib',
+        `s3://${bucket}/lib`,
         '--db-timeout',
         String(DB_TIMEOUT_S),
         '--storage-timeout',

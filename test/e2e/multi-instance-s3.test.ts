@@ -1,21 +1,21 @@
-// Three `contentlib serve --storage s3://…` processes on one PostgreSQL and one s3rver bucket
+// Three `contentlib serve --storage s3://…` processes on one PostgreSQL and one S3 (RGW) bucket
 // (the suite is test/support/multi-instance.ts). The instances reach the bucket through a
 // proxy that passes everything on and counts requests, so "each object deleted once" is
 // checked on the DELETE requests the store received, not only on what is left.
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { multiInstanceSuite } from '../support/multi-instance.js';
-import { startS3 } from '../support/s3rver.js';
+import { startS3 } from '../support/s3.js';
 
 const BUCKET = 'media';
 const PREFIX = 'lib';
 
-multiInstanceSuite('one s3rver bucket', async () => {
+multiInstanceSuite('one S3 bucket', async () => {
   const s3 = await startS3();
-  await s3.createBucket(BUCKET);
+  const bucket = await s3.createBucket(BUCKET);
   const proxy = await startFaultProxy(s3.endpoint, () => false);
   const keys = async () => s3.listKeys(BUCKET, `${PREFIX}/`);
   return {
-    args: ['--storage', `s3://${BUCKET}/${PREFIX}`],
+    args: ['--storage', `s3://${bucket}/${PREFIX}`],
     env: { ...s3.env, AWS_ENDPOINT_URL_S3: proxy.url },
     async objects() {
       const all = await keys();
@@ -23,12 +23,12 @@ multiInstanceSuite('one s3rver bucket', async () => {
       return { final: all.length - staging, staging };
     },
     // Straight to the store: no byte of a PUT passes through an instance.
-    putOrigin: () => `${proxy.url}/${BUCKET}/${PREFIX}/`,
+    putOrigin: () => `${proxy.url}/${bucket}/${PREFIX}/`,
     deletes(objectKey) {
       let n = 0;
       for (const [route, count] of proxy.stats.seen) {
         const [method, path] = route.split(' ', 2) as [string, string];
-        if (method === 'DELETE' && decodeURIComponent(path) === `/${BUCKET}/${PREFIX}/${objectKey}`) n += count;
+        if (method === 'DELETE' && decodeURIComponent(path) === `/${bucket}/${PREFIX}/${objectKey}`) n += count;
       }
       return n;
     },

@@ -1,4 +1,4 @@
-// The built binary's `serve --storage s3://…` against s3rver, and `--db postgres://…` against a
+// The built binary's `serve --storage s3://…` against the run's S3 (RGW), and `--db postgres://…` against a
 // real PostgreSQL: the AWS SDK and pg live in files of their own beside the CLI bundle
 // (scripts/build.js), required only when configured, so only a process run from dist/ shows that
 // they load there. An upload and an ls through each, end to end.
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempHome } from '../support/cli.js';
 import { FIXTURES } from '../support/paths.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
-import { type TestS3, startS3 } from '../support/s3rver.js';
+import { type TestS3, startS3 } from '../support/s3.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 
 let s3: TestS3;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await s3.createBucket('media');
   home = await tempHome();
   dataDir = await mkdtemp(join(tmpdir(), 'contentlib-s3-data-'));
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
@@ -50,7 +50,7 @@ async function uploadAndList(args: string[], keyArgs: string[], env: Record<stri
 
 describe('serve from dist/ with optional back ends', () => {
   it('stores objects in S3 (--storage s3://)', async () => {
-    await uploadAndList(['--storage', 's3://media/lib'], [], s3.env);
+    await uploadAndList(['--storage', `s3://${s3.bucket('media')}/lib`], [], s3.env);
     expect((await s3.listKeys('media', 'lib/')).length).toBeGreaterThan(0);
   }, 60_000);
 

@@ -1,5 +1,5 @@
 // The built CLI uploads a video to `contentlib serve --db postgres://… --storage s3://…` through a
-// link that flips one byte of the PUT body (test/support/flip-proxy.ts in front of s3rver, which
+// link that flips one byte of the PUT body (test/support/flip-proxy.ts in front of RGW, which
 // verifies no checksum: complete hashes the object itself there). The changed bytes are refused at
 // complete, nothing is promoted, and the CLI says so and sends the file again from disk, once;
 // changed twice, the file fails with a message that says what happened. (SQLite + disk:
@@ -53,7 +53,7 @@ async function items(): Promise<Item[]> {
   return listed.body.items;
 }
 
-describe('a byte flipped in flight on PostgreSQL + S3 (s3rver)', () => {
+describe('a byte flipped in flight on PostgreSQL + S3 (RGW)', () => {
   it('is refused at complete, nothing promoted; the CLI says so and sends the file again from disk once', async () => {
     const proxy = served.storeProxy;
     proxy.arm(1);

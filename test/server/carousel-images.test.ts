@@ -1,6 +1,6 @@
 // Conformance of the carousel-images extension (docs/api.md, Carousel images): reorder, remove
 // and replace a carousel's images after upload, against a real server on 127.0.0.1, on SQLite +
-// disk and (vitest's postgres-s3 project) on PostgreSQL + s3rver. What must hold after every
+// disk and (vitest's postgres-s3 project) on PostgreSQL + RGW. What must hold after every
 // change: sortOrder 0..n-1 without gaps, the first image as the item's main file, updatedAt
 // moved, createdAt and the id kept, the change in the audit log; and after a refusal, nothing
 // changed at all.

@@ -38,7 +38,8 @@ describe('list', () => {
         i < names.length ? srv.image(names[i]) : i % 2 ? srv.image(`img ${i}.jpg`) : srv.video(`vid ${i}.mp4`, 10);
       ids.push((await srv.uploadItem(l, lk, f)).item.id);
     }
-  });
+    // 105 uploads, each several calls to the store on postgres-s3.
+  }, 120_000);
   afterAll(async () => l.dispose());
   const q = (query: string) => srv.call<ListBody>('GET', `${l.url}/api/v1/content${query}`, { key: lk });
 
@@ -147,7 +148,7 @@ describe('get', () => {
   });
 
   // On S3 the store answers these GETs and checks their signature and expiry (against its own
-  // clock, which tests cannot move; s3rver checks no signature): test/server/s3-sigv4.test.ts.
+  // clock, which tests cannot move): test/server/storage-s3.test.ts, storage-s3-sigv4.test.ts.
   it.skipIf(onS3)('signed GET URLs expire after an hour and refuse tampering', async () => {
     const v = await srv.uploadItem(s, key, srv.image('g.jpg'));
     expect(

@@ -1,5 +1,5 @@
 // What a hostile or careless client can no longer do, on both backends (the vitest project
-// postgres-s3 runs this file again on PostgreSQL + s3rver): store text that a backend refuses
+// postgres-s3 runs this file again on PostgreSQL + RGW): store text that a backend refuses
 // with a 500 or a terminal obeys (NUL, controls, direction overrides, lone surrogates), hold a
 // brand's quota with presigns alone, fill the store with thumbnails, and what any client gets
 // on every answer: nosniff, no-store where signed URLs are returned, a DELETE that works

@@ -1,6 +1,5 @@
 // Multipart uploads (an extension, docs/api.md "Multipart uploads") on both stores: the disk
-// store's parts and S3's (s3rver, with test/support/s3rver.ts filling its ListParts,
-// AbortMultipartUpload and ListMultipartUploads gaps). Parts in any order, a part retried, the
+// store's parts and S3's (the run's RADOS Gateway, test/support/s3.ts). Parts in any order, a part retried, the
 // joined file checked like a single PUT's (its SHA-256 too) before promotion, re-presigned part
 // URLs, the sweeper aborting what is abandoned or unowned, the abort endpoint, and spec clients
 // that never see any of it.
@@ -12,7 +11,7 @@ import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } f
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
 import { listenLocal } from '../support/listen.js';
-import { type TestS3, startS3 } from '../support/s3rver.js';
+import { type TestS3, startS3 } from '../support/s3.js';
 import {
   type FileSpec,
   type TestServer,
@@ -43,11 +42,11 @@ beforeAll(async () => {
   await s3.createBucket(BUCKET);
   s3Client = new S3Client({
     endpoint: s3.endpoint,
-    region: 'us-east-1',
+    region: s3.region,
     forcePathStyle: true,
     credentials: s3.credentials,
   });
-});
+}, 200_000);
 afterAll(async () => {
   s3Client?.destroy();
   await s3?.stop();
@@ -84,12 +83,12 @@ const s3Store: Store & { start(prefix?: string): Promise<TestServer> } = {
   name: 's3',
   start: (prefix = 'library') =>
     startTestServer({
-      storageUrl: `s3://${BUCKET}/${prefix}`,
-      s3: { endpoint: s3.endpoint, region: 'us-east-1', credentials: s3.credentials },
+      storageUrl: `s3://${s3.bucket(BUCKET)}/${prefix}`,
+      s3: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
       clock: 'real',
     }),
   openUploads: async () => {
-    const res = await s3Client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'library/' }));
+    const res = await s3Client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket(BUCKET), Prefix: 'library/' }));
     return (res.Uploads ?? []).map((u) => u.Key!);
   },
   staging: async () => s3.listKeys(BUCKET, 'library/staging/'),
@@ -310,7 +309,7 @@ describe.skipIf(onS3)('multipart uploads in the bucket that no upload owns', () 
     try {
       const stray = await s3Client.send(
         new CreateMultipartUploadCommand({
-          Bucket: BUCKET,
+          Bucket: s3.bucket(BUCKET),
           Key: 'library/staging/00000000-0000-4000-8000-000000000000',
         }),
       );
@@ -338,7 +337,7 @@ describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
     );
     const t = await startTestServer({
       storageUrl: 's3://plain/library',
-      s3: { endpoint: store.url, region: 'us-east-1', credentials: s3.credentials },
+      s3: { endpoint: store.url, region: s3.region, credentials: s3.credentials },
       clock: 'real',
     });
     try {
@@ -360,7 +359,7 @@ describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
 
 describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
   it('the sweeper still aborts an abandoned upload’s parts, and reports the failed listing', async () => {
-    // In front of s3rver: ListMultipartUploads answers 405 (as plain s3rver does), the rest passes.
+    // In front of RGW: ListMultipartUploads answers 405 (as some S3-compatible stores do), the rest passes.
     const target = new URL(s3.endpoint);
     const store = await listenLocal(
       createServer((req, res) => {
@@ -381,12 +380,13 @@ describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
       }),
     );
     const t = await startTestServer({
-      storageUrl: `s3://${BUCKET}/unlisted`,
-      s3: { endpoint: store.url, region: 'us-east-1', credentials: s3.credentials },
+      storageUrl: `s3://${s3.bucket(BUCKET)}/unlisted`,
+      s3: { endpoint: store.url, region: s3.region, credentials: s3.credentials },
       clock: 'real',
     });
     const open = async () =>
-      (await s3Client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: 'unlisted/' }))).Uploads ?? [];
+      (await s3Client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket(BUCKET), Prefix: 'unlisted/' })))
+        .Uploads ?? [];
     try {
       const k = await t.key('acme');
       const f = big('unlisted.mp4');

@@ -1,9 +1,9 @@
-// The server with `--storage s3://bucket/prefix` (storageUrl) against s3rver: a PUT goes straight
+// The server with `--storage s3://bucket/prefix` (storageUrl) against the run's S3 (RGW): a PUT goes straight
 // to the store's staging key, complete checks the bytes there (HEAD size, ranged GETs for magic
 // bytes and the video's duration) and promotes them; DELETE and the sweeper clean the bucket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingKeyOf } from '../../src/server/storage/interface.js';
-import { type TestS3, startS3 } from '../support/s3rver.js';
+import { type TestS3, startS3 } from '../support/s3.js';
 import {
   type TestServer,
   call,
@@ -26,11 +26,11 @@ beforeAll(async () => {
   // The real clock: the store checks the presigned URLs' dates against its own.
   s = await startTestServer({
     clock: 'real',
-    storageUrl: 's3://media/lib',
-    s3: { endpoint: s3.endpoint, region: 'us-east-1', credentials: s3.credentials },
+    storageUrl: `s3://${s3.bucket('media')}/lib`,
+    s3: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
   });
   key = await s.key();
-}, 60_000);
+}, 200_000);
 
 afterAll(async () => {
   await s?.dispose();

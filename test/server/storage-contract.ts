@@ -1,6 +1,7 @@
 // What every Storage implementation must do (src/server/storage/interface.ts), as one suite that
-// each implementation's test file runs with its own set-up: disk (storage-disk.test.ts), s3rver
-// (storage-s3.test.ts) and, when configured, a real S3 bucket (storage-s3-real.test.ts).
+// each implementation's test file runs with its own set-up: disk (storage-disk.test.ts) and S3
+// (storage-s3.test.ts: Ceph's RADOS Gateway, also behind a proxy that answers copies of multipart
+// objects as AWS does, or the store CONTENTLIB_TEST_S3_ENDPOINT names).
 // `stage` puts bytes into a staging object the way that store receives a presigned PUT.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ export interface ContractSetup {
 const MIB = 1024 * 1024;
 
 const ID = () => crypto.randomUUID();
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const bytes = (n: number, fill = 0x61) => Buffer.alloc(n, fill);
 
 export function storageContract(name: string, setup: () => Promise<ContractSetup>): void {
@@ -67,7 +69,7 @@ export function storageContract(name: string, setup: () => Promise<ContractSetup
         const read = await storage.readRange(key, 0, 10, first.etag).catch((e: unknown) => e);
         expect(isObjectState(read, 'changed')).toBe(true);
         const final = `u/${ID()}/a.jpg`;
-        const moved = await storage.promote(key, final, first.etag).catch((e: unknown) => e);
+        const moved = await storage.promote(key, final, { etag: first.etag }).catch((e: unknown) => e);
         expect(isObjectState(moved, 'changed')).toBe(true);
         expect(await storage.head(final)).toBeNull();
       }),
@@ -80,12 +82,73 @@ export function storageContract(name: string, setup: () => Promise<ContractSetup
         const final = `u/${ID()}/b.jpg`;
         await stage(key, bytes(64, 0x63), 'image/jpeg');
         const head = (await storage.head(key))!;
-        await storage.promote(key, final, head.etag);
+        await storage.promote(key, final, { etag: head.etag, size: 64, sha256: sha256(bytes(64, 0x63)) });
         expect(await storage.head(key)).toBeNull();
         expect(Buffer.from(await storage.readRange(final, 0, 64)).equals(bytes(64, 0x63))).toBe(true);
         expect(await storage.listStaging()).not.toContain(key);
         const again = await storage.promote(key, final).catch((e: unknown) => e);
         expect(isObjectState(again, 'missing')).toBe(true);
+      }),
+    );
+
+    it(
+      'promote takes the checked version however the store quotes ETags (RGW: a copy answers without quotes, HEAD with)',
+      withStore(async ({ storage, stage }) => {
+        for (const quoting of [
+          (e: string) => e,
+          (e: string) => e.replace(/"/g, ''),
+          (e: string) => `"${e.replace(/"/g, '')}"`,
+        ]) {
+          const key = stagingKeyOf(ID());
+          const final = `u/${ID()}/q.jpg`;
+          const data = bytes(32, 0x71);
+          await stage(key, data, 'image/jpeg');
+          const head = (await storage.head(key))!;
+          await storage.promote(key, final, { etag: quoting(head.etag) });
+          expect(Buffer.from(await storage.readRange(final, 0, 32)).equals(data)).toBe(true);
+          expect(await storage.head(key)).toBeNull();
+        }
+      }),
+    );
+
+    it(
+      'a version written again between its check and the promote never becomes final, whether or not the store honours copy-source-if-match (RGW ignores it); the new version is left to be checked',
+      withStore(async ({ storage, stage }) => {
+        const key = stagingKeyOf(ID());
+        const final = `u/${ID()}/r.jpg`;
+        const checked = bytes(4096, 0x41);
+        const late = bytes(4096, 0x42);
+        await stage(key, checked, 'image/jpeg');
+        const head = (await storage.head(key))!;
+        await stage(key, late, 'image/jpeg');
+        const moved = await storage
+          .promote(key, final, { etag: head.etag, size: 4096, sha256: sha256(checked) })
+          .catch((e: unknown) => e);
+        expect(isObjectState(moved, 'changed')).toBe(true);
+        expect(await storage.head(final)).toBeNull();
+        // The late bytes stay in staging, where the next complete checks them; checked, they promote.
+        const now = (await storage.head(key))!;
+        expect(Buffer.from(await storage.readRange(key, 0, 8, now.etag)).equals(late.subarray(0, 8))).toBe(true);
+        await storage.promote(key, final, { etag: now.etag, size: 4096, sha256: sha256(late) });
+        expect(Buffer.from(await storage.readRange(final, 4090, 6)).equals(late.subarray(4090))).toBe(true);
+      }),
+    );
+
+    it(
+      'a multipart-uploaded object promotes, though the store may give its copy an ETag of its own (AWS does)',
+      withStore(async ({ storage, multipart: { store, putPart } }) => {
+        const key = stagingKeyOf(ID());
+        const whole = Buffer.concat([Buffer.alloc(5 * MIB, 0x35), Buffer.from('tail')]);
+        const id = await store.create(key, 'video/mp4');
+        await putPart(key, id, 1, whole.subarray(0, 5 * MIB));
+        await putPart(key, id, 2, whole.subarray(5 * MIB));
+        await store.complete(key, id, await store.listParts(key, id));
+        const head = (await storage.head(key))!;
+        const final = `u/${ID()}/m.mp4`;
+        await storage.promote(key, final, { etag: head.etag, size: head.size, sha256: sha256(whole) });
+        expect(await storage.head(key)).toBeNull();
+        expect((await storage.head(final))?.size).toBe(whole.length);
+        expect((await storage.readRange(final, 5 * MIB - 2, 6)).toString('latin1')).toBe('55tail');
       }),
     );
 

@@ -1,9 +1,11 @@
 // The S3 presigned PUT, checked without trusting the SDK: the signature is recomputed here with
 // node:crypto following AWS's published Signature Version 4 algorithm (query-string
-// authentication), first on AWS's own documented example, then on our presigned URLs. s3rver does
-// not verify signatures, so this is what proves a store would refuse a PUT whose headers differ.
+// authentication), first on AWS's own documented example, then on our presigned URLs: proof, apart
+// from any one store, that a PUT whose headers differ cannot match (storage-s3.test.ts sees RGW
+// itself answer 403).
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { bareEtag, sameEtag } from '../../src/server/storage/interface.js';
 import { createS3Storage, parseS3Url } from '../../src/server/storage/s3.js';
 
 const hmac = (key: Buffer | string, text: string) => createHmac('sha256', key).update(text, 'utf8').digest();
@@ -165,6 +167,19 @@ describe('S3 presigned PUT with a declared SHA-256', () => {
     );
     const { 'x-amz-checksum-sha256': _dropped, ...without } = sent;
     expect(sigv4Signature('PUT', u, without, credentials.secretAccessKey)).not.toBe(given);
+  });
+});
+
+describe('ETags, however a store writes them', () => {
+  it.each([
+    ['"abc"', 'abc', true], // RGW: HEAD quotes it, a copy's answer does not
+    ['"abc-3"', '"abc-3"', true],
+    ['W/"abc"', 'abc', true],
+    ['"abc"', '"abd"', false],
+    ['"abc-3"', 'abc', false], // a multipart ETag is not the MD5 of the same name
+  ])('%s and %s are the same version: %s', (a, b, same) => {
+    expect(sameEtag(a, b)).toBe(same);
+    expect(bareEtag(a)).not.toContain('"');
   });
 });
 

@@ -14,8 +14,8 @@ import type { FileSpec, TestServer } from '../support/server.js';
 // On S3 (vitest's postgres-s3 project) presigned PUTs and GETs go to the store, not to serve:
 // the tests of what our own disk store's route does itself (its refusals, temp files, fault
 // flag, a PUT in flight at shutdown) are skipped there with `it.skipIf(onS3)`. The store enforces
-// those; s3rver checks no signatures, so S3's side is covered by test/server/s3-sigv4.test.ts,
-// test/e2e/upload-s3-refusal.test.ts and the opt-in real-S3 test.
+// those: S3's side is covered by test/server/storage-s3.test.ts (RGW answers 403 itself),
+// storage-s3-sigv4.test.ts and test/e2e/upload-s3-refusal.test.ts.
 
 let s: TestServer;
 let key: string;

@@ -1,18 +1,18 @@
 // Which stores the server conformance suite (test/server/upload.test.ts, content.test.ts) runs
 // against. The default vitest project: SQLite in the data dir and objects on the server's own
-// disk. The "postgres-s3" project (CONTENTLIB_TEST_BACKEND=postgres-s3): a real PostgreSQL and an
-// s3rver, each started once for the test file on first use and stopped after it; every server
-// gets a fresh database and a fresh bucket of its own.
+// disk. The "postgres-s3" project (CONTENTLIB_TEST_BACKEND=postgres-s3): a real PostgreSQL,
+// started once for the test file on first use and stopped after it, and the run's S3 (Ceph's
+// RADOS Gateway, test/support/s3.ts); every server gets a fresh database and a fresh bucket.
 import { afterAll } from 'vitest';
 import type { StartServerOptions } from '../../src/server/index.js';
 import { type TestPostgres, startPostgres } from './postgres.js';
-import { type TestS3, startS3 } from './s3rver.js';
+import { type TestS3, startS3 } from './s3.js';
 
 export type Backend = 'sqlite' | 'postgres-s3';
 
 export const backend: Backend = process.env.CONTENTLIB_TEST_BACKEND === 'postgres-s3' ? 'postgres-s3' : 'sqlite';
 
-/** Objects in an S3 store (s3rver) rather than on the server's disk: `it.skipIf(onS3)` for disk-only tests. */
+/** Objects in an S3 store (RGW) rather than on the server's disk: `it.skipIf(onS3)` for disk-only tests. */
 export const onS3 = backend === 'postgres-s3';
 
 let postgres: Promise<TestPostgres> | null = null;
@@ -26,22 +26,21 @@ export async function testDatabaseUrl(): Promise<string | undefined> {
   return (await postgres).createDatabase('conformance');
 }
 
-/** startServer's storage options: a fresh bucket on s3rver, or nothing (the data dir). */
+/** startServer's storage options: a fresh bucket on the run's S3, or nothing (the data dir). */
 export async function testStorage(): Promise<Pick<StartServerOptions, 'storageUrl' | 's3'>> {
   if (!onS3) return {};
   s3 ??= startS3();
   const store = await s3;
-  const bucket = `conformance-${++buckets}`;
-  await store.createBucket(bucket);
+  const bucket = await store.createBucket(`conformance-${++buckets}`);
   return {
     storageUrl: `s3://${bucket}/library`,
-    s3: { endpoint: store.endpoint, region: 'us-east-1', credentials: store.credentials },
+    s3: { endpoint: store.endpoint, region: store.region, credentials: store.credentials },
   };
 }
 
 /**
  * Where a test server's fixed clock starts. On disk our own route checks URL expiries against
- * that clock, so any instant works: 2026-01-01. s3rver checks them against the real time, which
+ * that clock, so any instant works: 2026-01-01. A store checks them against the real time, which
  * tests cannot move, so on S3 the clock starts now (whole seconds, as URLs carry them).
  */
 export function fixedClockStart(): number {

@@ -1,10 +1,10 @@
 // A link that corrupts data: an HTTP proxy on 127.0.0.1 in front of a store (our server's disk
-// store, or s3rver) that passes every request through unchanged, except that the body of each of
+// store, or RGW) that passes every request through unchanged, except that the body of each of
 // the first `count` presigned PUTs (a client's upload: the server's own copies to the store are
 // PUTs too, and pass untouched) has one byte flipped (XOR 0xff) at offset `at` — what a faulty proxy or
 // network device does, and what a checksum declared at presign must catch. The length is kept, so
 // only the bytes' SHA-256 can tell. Signed URLs name the store's address, so the server is started
-// with its public URL (disk) or its S3 endpoint (s3rver) set to the proxy's.
+// with its public URL (disk) or its S3 endpoint (RGW) set to the proxy's.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { Transform } from 'node:stream';
 import { forward, passThrough } from './http-forward.js';

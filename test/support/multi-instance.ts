@@ -1,6 +1,6 @@
 // Three `contentlib serve` processes on one PostgreSQL and one store of objects, as behind a load
 // balancer. One suite, run by two test files (so the slow halves run in parallel): a shared files
-// folder (test/e2e/multi-instance.test.ts) and one s3rver bucket (multi-instance-s3.test.ts).
+// folder (test/e2e/multi-instance.test.ts) and one S3 (RGW) bucket (multi-instance-s3.test.ts).
 // A file presigned and PUT on one instance completes on the others into one item; racing
 // carousel additions stop at 10; racing deletions delete once; three sweepers drain one outbox;
 // kill -9 of one instance loses nothing committed; at the end nothing is left in the store.

@@ -1,9 +1,10 @@
-// An HTTP proxy on 127.0.0.1 in front of an S3 endpoint (s3rver) that answers every presigned
-// PUT itself, as AWS S3 answers one whose signature does not match: 403 with S3's XML
+// An HTTP proxy on 127.0.0.1 in front of an S3 endpoint (RGW) that answers every presigned
+// PUT itself, as AWS S3 answers one whose signature does not match: 403 with AWS's XML
 // `SignatureDoesNotMatch` document (its exact shape: Code, Message, AWSAccessKeyId,
-// StringToSign, SignatureProvided, the bytes, CanonicalRequest, RequestId, HostId). s3rver
-// checks no signature, and the store is third-party, so the test may answer for it. Every
-// other request (serve's HEADs, GETs, the bucket check) is passed on to the endpoint unchanged.
+// StringToSign, SignatureProvided, the bytes, CanonicalRequest, RequestId, HostId). RGW refuses
+// such a PUT itself (test/server/storage-s3.test.ts), but with a document of its own: this is
+// what RGW cannot give, AWS's words, and AWS is third-party, so the test may answer for it.
+// Every other request (serve's HEADs, GETs, the bucket check) is passed on unchanged.
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import { listenLocal } from './listen.js';
 

@@ -1,4 +1,5 @@
-// The Storage contract's set-up on an S3 endpoint (s3rver, or a real store for the opt-in test):
+// The Storage contract's set-up on an S3 endpoint (the run's RGW, a proxy in front of it, or the
+// store CONTENTLIB_TEST_S3_ENDPOINT names):
 // each run gets a prefix of its own under the given location, its objects are written the way
 // clients write them (a presigned PUT with the headers it names), and dispose deletes every
 // object left under that prefix, so a real bucket is left as it was found.

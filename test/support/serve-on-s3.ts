@@ -1,11 +1,11 @@
-// `contentlib serve --db postgres://… --storage s3://media/library` as a process, on a PostgreSQL
-// and an s3rver started for the test, with the store reached through a proxy the test chooses (to
+// `contentlib serve --db postgres://… --storage s3://<bucket>/library` as a process, on a PostgreSQL
+// started for the test and a bucket of its own on the run's S3 (RGW), with the store reached through a proxy the test chooses (to
 // count bytes, or to answer for the store), and an API key made by `contentlib keys create --db`.
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { BIN } from './paths.js';
 import { startPostgres } from './postgres.js';
-import { type TestS3, startS3 } from './s3rver.js';
+import { type TestS3, startS3 } from './s3.js';
 import { childEnv, type ServeProcess, startServe } from './serve-process.js';
 
 export interface ServedOnS3<Proxy> {
@@ -34,7 +34,7 @@ export async function serveOnS3<Proxy extends { url: string; close(): Promise<vo
     const databaseUrl = await postgres.createDatabase(database);
     const s3 = await startS3();
     stops.push(() => s3.stop());
-    await s3.createBucket('media');
+    const bucket = await s3.createBucket('media');
     const storeProxy = await proxyTo(s3.endpoint);
     stops.push(() => storeProxy.close());
     const home = join(dir, 'serve-home');
@@ -43,7 +43,7 @@ export async function serveOnS3<Proxy extends { url: string; close(): Promise<vo
       extendEnv: false,
     });
     const instance = await startServe(join(dir, 'serve-data'), home, {
-      args: ['--db', databaseUrl, '--storage', 's3://media/library'],
+      args: ['--db', databaseUrl, '--storage', `s3://${bucket}/library`],
       env: { ...s3.env, AWS_ENDPOINT_URL_S3: storeProxy.url },
     });
     stops.push(() => instance.stop());

@@ -142,7 +142,7 @@ async function checkThumbnailKey(s: Services, caller: Caller, item: ItemRow, key
  */
 async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<string> {
   const { storage } = s.deps;
-  return checkThenPromote(
+  const checked = await checkThenPromote(
     storage,
     upload,
     async (object) => {
@@ -161,11 +161,12 @@ async function checkAndPromoteThumbnail(s: Services, upload: Upload): Promise<st
       if ('problem' in digest) return refuse(digest.problem);
       const mismatch = await magicBytesProblem(object, upload.contentType);
       if (mismatch) return refuse(mismatch);
-      return digest.sha256;
+      return { sha256: digest.sha256 };
     },
     () =>
       apiError('invalid_upload', 'the thumbnail kept changing while it was being checked; let the PUT finish', [
         { path: 'thumbnailKey', message: 'still being written' },
       ]),
   );
+  return checked.sha256;
 }

@@ -15,7 +15,14 @@ import { Readable, Writable } from 'node:stream';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
 import { keyLocks } from '../key-lock.js';
 import { signedUrl } from '../signing.js';
-import { ObjectStateError, type Storage, fileIdOfStagingKey, STAGING_PREFIX } from './interface.js';
+import {
+  type CheckedVersion,
+  ObjectStateError,
+  type Storage,
+  fileIdOfStagingKey,
+  sameEtag,
+  STAGING_PREFIX,
+} from './interface.js';
 
 export interface DiskStorageOptions {
   dataDir: string;
@@ -177,7 +184,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     });
     try {
       if (etag !== undefined) {
-        if (etagOf(await handle.stat({ bigint: true })) !== etag) throw new ObjectStateError('changed', key);
+        if (!sameEtag(etagOf(await handle.stat({ bigint: true })), etag)) throw new ObjectStateError('changed', key);
       }
       const buf = Buffer.alloc(Math.max(0, length));
       let filled = 0;
@@ -192,7 +199,9 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     }
   }
 
-  async function promote(stagingKey: string, finalKey: string, etag?: string): Promise<void> {
+  // A rename under the staging key's lock moves exactly the version it names: no proof needed.
+  async function promote(stagingKey: string, finalKey: string, checked?: CheckedVersion): Promise<void> {
+    const etag = checked?.etag;
     if (!stagingKey.startsWith(STAGING_PREFIX) || finalKey.startsWith(STAGING_PREFIX))
       throw new Error(`promote goes from a staging key to a final key, not ${stagingKey} → ${finalKey}`);
     const from = pathOf(stagingKey);
@@ -200,7 +209,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     await withLock(stagingKey, async () => {
       const head = await headOf(from);
       if (!head) throw new ObjectStateError('missing', stagingKey);
-      if (etag !== undefined && head.etag !== etag) throw new ObjectStateError('changed', stagingKey);
+      if (etag !== undefined && !sameEtag(head.etag, etag)) throw new ObjectStateError('changed', stagingKey);
       await makeDir(dirname(to));
       await rename(from, to);
       // Promoted once checked: its digest has served (kept, it would be held for as long as the

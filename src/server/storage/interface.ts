@@ -57,6 +57,25 @@ export interface ObjectHead {
   sha256?: string;
 }
 
+/** An ETag without its quotes or a weak `W/` mark: stores differ in how they write one (RGW's copy answers without quotes, its HEAD with). */
+export function bareEtag(etag: string): string {
+  return etag.replace(/^W\//, '').replace(/"/g, '');
+}
+
+/** Whether two ETags name the same version, however each store quoted it. */
+export function sameEtag(a: string, b: string): boolean {
+  return bareEtag(a) === bareEtag(b);
+}
+
+/** The version of a staging object that was checked, as promote must prove it moved. */
+export interface CheckedVersion {
+  /** Its etag when it was read (head). */
+  etag: string;
+  size?: number;
+  /** Its SHA-256 (hex) as the check verified it: what proves a copy that got an etag of its own. */
+  sha256?: string;
+}
+
 /** One part a store holds for a multipart upload. */
 export interface StoredPart {
   partNumber: number;
@@ -135,11 +154,13 @@ export interface Storage {
   readRange(key: string, offset: number, length: number, etag?: string): Promise<Buffer>;
   /**
    * Moves a staging object to its final key, atomically as seen by readers of the final key
-   * (a rename on disk; copy then delete on object storage). With `etag`, only that version
-   * moves (ObjectStateError('changed') otherwise); a missing staging object is
-   * ObjectStateError('missing'). An existing final object is replaced.
+   * (a rename on disk; copy then delete on object storage). With `checked`, only that version
+   * moves, proven by the store's identity of the final object or by its bytes, never by the
+   * store's word that a conditional copy was honoured (ObjectStateError('changed') otherwise,
+   * and no final object is left); a missing staging object is ObjectStateError('missing'). An
+   * existing final object is replaced.
    */
-  promote(stagingKey: string, finalKey: string, etag?: string): Promise<void>;
+  promote(stagingKey: string, finalKey: string, checked?: CheckedVersion): Promise<void>;
   /** Removes an object; a missing one counts as removed. */
   delete(key: string): Promise<void>;
   /**

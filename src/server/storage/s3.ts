@@ -24,7 +24,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
+  type CheckedVersion,
   type MultipartStore,
+  bareEtag,
+  sameEtag,
   type ObjectHead,
   type OpenMultipart,
   ObjectStateError,
@@ -36,6 +39,7 @@ import {
 } from './interface.js';
 import { DEFAULT_TIMEOUTS } from '../limits.js';
 import { attachmentDisposition, fileNameOfKey } from './disposition.js';
+import { sha256OfObject } from './object-hash.js';
 
 export interface S3Location {
   bucket: string;
@@ -56,7 +60,7 @@ export function parseS3Url(text: string): S3Location | Error {
 
 export interface S3StorageOptions {
   location: S3Location;
-  /** Overrides AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (MinIO, R2, s3rver …). */
+  /** Overrides AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL (MinIO, R2, Ceph RGW …). */
   endpoint?: string;
   region?: string;
   /** Path-style addressing (endpoint/bucket/key): what most self-hosted stores need. */
@@ -100,6 +104,8 @@ export function sha256OfChecksum(checksum: string): string | undefined {
   const bytes = /^[A-Za-z0-9+/]{43}=$/.test(checksum) ? Buffer.from(checksum, 'base64') : null;
   return bytes?.length === 32 ? bytes.toString('hex') : undefined;
 }
+
+const quoted = (etag: string) => `"${bareEtag(etag)}"`;
 
 function statusOf(err: unknown): number | undefined {
   return err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
@@ -206,11 +212,10 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
           Bucket: bucket,
           Key: objectKey(key),
           Range: `bytes=${offset}-${offset + length - 1}`,
-          ...(etag ? { IfMatch: etag } : {}),
         }),
       );
-      // Stores that ignore If-Match still say which version they read.
-      if (etag && res.ETag && res.ETag !== etag) {
+      // No If-Match: the answer says which version it is, whether or not a store honours one.
+      if (etag && !(res.ETag && sameEtag(res.ETag, etag))) {
         res.Body?.transformToWebStream().cancel();
         throw new ObjectStateError('changed', key);
       }
@@ -225,32 +230,54 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     }
   }
 
-  async function promote(stagingKey: string, finalKey: string, etag?: string): Promise<void> {
+  /**
+   * Copy, then prove, then delete the staging object. The proof never rests on the store: RGW
+   * ignores x-amz-copy-source-if-match (Ceph trackers 40808, 53945) and answers a copy's ETag
+   * without the quotes its HEAD has; AWS gives the copy of a multipart-uploaded object an ETag of
+   * its own. So the final object is HEADed (a key no URL can write): the same ETag as the checked
+   * version (content-derived, quotes aside) proves it; otherwise its bytes, read and hashed, must
+   * have the checked SHA-256. Unproven, it is deleted, and the staging object (maybe a late PUT's
+   * bytes, to be checked again) stays.
+   */
+  async function promote(stagingKey: string, finalKey: string, checked?: CheckedVersion): Promise<void> {
     if (!stagingKey.startsWith(STAGING_PREFIX) || finalKey.startsWith(STAGING_PREFIX))
       throw new Error(`promote goes from a staging key to a final key, not ${stagingKey} → ${finalKey}`);
-    let copied: string | undefined;
     try {
-      const res = await send(
+      await send(
         new CopyObjectCommand({
           Bucket: bucket,
           Key: objectKey(finalKey),
           // The copy source is URL-encoded "bucket/key" (keys may hold spaces and unicode).
           CopySource: `${bucket}/${objectKey(stagingKey).split('/').map(encodeURIComponent).join('/')}`,
-          ...(etag ? { CopySourceIfMatch: etag } : {}),
+          // A store that honours it refuses a replaced version at once; the proof below does not rely on it.
+          ...(checked ? { CopySourceIfMatch: quoted(checked.etag) } : {}),
         }),
       );
-      copied = res.CopyObjectResult?.ETag;
     } catch (err) {
       if (isMissing(err)) throw new ObjectStateError('missing', stagingKey);
       if (statusOf(err) === 412) throw new ObjectStateError('changed', stagingKey);
       throw err;
     }
-    // Stores that ignore CopySourceIfMatch: the copy says what it copied; unchecked bytes never stay final.
-    if (etag && copied && copied !== etag) {
+    if (checked && !(await isCheckedVersion(finalKey, checked))) {
       await remove(finalKey);
       throw new ObjectStateError('changed', stagingKey);
     }
     await remove(stagingKey);
+  }
+
+  /** Whether the object at `key` is the checked version's bytes (promote's proof). */
+  async function isCheckedVersion(key: string, checked: CheckedVersion): Promise<boolean> {
+    const final = await head(key);
+    if (!final || (checked.size !== undefined && final.size !== checked.size)) return false;
+    if (sameEtag(final.etag, checked.etag)) return true;
+    // Not a checksum the store reports: one that does not verify it may echo what the PUT declared.
+    if (!checked.sha256) return false;
+    try {
+      return (await sha256OfObject({ storage: { readRange }, key, head: final })) === checked.sha256;
+    } catch (err) {
+      if (err instanceof ObjectStateError) return false;
+      throw err;
+    }
   }
 
   async function remove(key: string): Promise<void> {
@@ -326,8 +353,7 @@ function s3Multipart(c: {
           }),
         );
         for (const p of page.Parts ?? [])
-          if (p.PartNumber)
-            parts.push({ partNumber: p.PartNumber, size: p.Size ?? 0, etag: (p.ETag ?? '').replace(/"/g, '') });
+          if (p.PartNumber) parts.push({ partNumber: p.PartNumber, size: p.Size ?? 0, etag: bareEtag(p.ETag ?? '') });
         marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
       } while (marker);
     } catch (err) {
@@ -400,7 +426,7 @@ function s3Multipart(c: {
             MultipartUpload: {
               Parts: [...parts]
                 .sort((a, b) => a.partNumber - b.partNumber)
-                .map((p) => ({ PartNumber: p.partNumber, ETag: `"${p.etag.replace(/"/g, '')}"` })),
+                .map((p) => ({ PartNumber: p.partNumber, ETag: quoted(p.etag) })),
             },
           }),
         );
