@@ -149,6 +149,10 @@ function defineUpload(program: Command, ctx: CliContext): void {
     )
     .option('--dry-run', 'check everything and print the plan, with what the library has already; send nothing')
     .option('--force', 'upload again what was uploaded before (journal) or the library already holds')
+    .option(
+      '--update-metadata',
+      'for items already in the library: apply where the local metadata differs from it (default: only report it)',
+    )
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .option(
       '--skip-invalid',
@@ -162,6 +166,8 @@ ${UPLOAD_RULES_HELP} Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded, on any machine: what the library already
 holds (the same bytes, found by SHA-256) is not sent again, and a folder that gained photos
 appends them to its carousel; this machine's journal skips what it knows without reading it.
+An item already in the library is never changed: where the local metadata (flags, sidecars,
+manifest) differs from it, the upload says so, and --update-metadata applies those differences.
 Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
 as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 

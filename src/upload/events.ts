@@ -2,6 +2,7 @@
 // plain CI lines and the NDJSON stream are three listeners (src/cli/output/progress-*.ts), and
 // tests simply collect them.
 import type { ContentType } from '../rules/rules.js';
+import type { MetadataField } from './metadata-diff.js';
 
 /** One file as events name it: enough for a listener to print a line or draw a bar. */
 export interface FileRef {
@@ -87,6 +88,13 @@ export interface ItemOutcome {
   deletedItemId?: string;
   /** The files were added to an existing carousel (--to), not a new item. */
   appended?: true;
+  /**
+   * The item was in the library before this run and its metadata differs from the local one in
+   * these fields: reported, not applied (--update-metadata applies them).
+   */
+  differs?: MetadataField[];
+  /** --update-metadata: the fields of an item already in the library that this run changed. */
+  updated?: MetadataField[];
   /** The title the plan gave it (set by the command from the plan, for the summary). */
   title?: string;
 }

@@ -19,6 +19,8 @@ const item = (k: number, title: string | null = `Clip ${k}`): SummaryLine['items
   message: null,
   keyRejected: false,
   deletedItemId: null,
+  differs: [],
+  updated: [],
 });
 
 const summary = (items: SummaryLine['items']): SummaryLine => ({
@@ -35,6 +37,8 @@ const summary = (items: SummaryLine['items']): SummaryLine => ({
   problems: 0,
   skippedFiles: 0,
   inLibraryFiles: 0,
+  differing: 0,
+  updated: 0,
   leftOut: 0,
   missingScope: null,
   bytesSent: 1024,

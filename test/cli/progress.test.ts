@@ -196,6 +196,31 @@ describe('progress listeners', () => {
     expect(summaryLines({ ...summary, interrupted: true }).join('\n')).not.toContain('Kept for the next run');
   });
 
+  it('items already in the library: what differs is named (nothing changed), what --update-metadata applied too', () => {
+    const there = (id: string, o: object) => ({
+      index: 0,
+      type: 'shortform' as const,
+      source: `v/${id}.mp4`,
+      itemId: id,
+      status: 'skipped' as const,
+      filesCompleted: 0,
+      filesSkipped: 1,
+      filesInLibrary: 1,
+      filesTotal: 1,
+      ...o,
+    });
+    const lines = summaryLines({
+      ...summary,
+      items: [there('a', { differs: ['title', 'status'] }), there('b', { updated: ['hashtags'] }), there('c', {})],
+    });
+    expect(lines).toEqual([
+      'Nothing new to upload: 3 items (3 files) already in the library; --force uploads them again.',
+      'Updated: v/b.mp4 (b): hashtags',
+      'v/a.mp4 (a): differs from the library: title, status; --update-metadata applies them',
+      '1 item kept as the library has it: nothing was changed.',
+    ]);
+  });
+
   it('a failed single file is named once, a carousel by its folder then the image', () => {
     const failed = (source: string, message: string) => ({
       index: 0,
@@ -264,6 +289,8 @@ describe('heartbeat, ETA and the NDJSON names', () => {
       keyRejected: false,
       title: null,
       deletedItemId: null,
+      differs: [],
+      updated: [],
     });
     expect(summaryItem(summary.items[1]!)).toMatchObject({ id: null, outcome: 'failed' });
   });

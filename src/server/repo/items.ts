@@ -134,6 +134,42 @@ export function newItemRow(n: NewItem): { columns: string; values: unknown[] } {
   return { columns: row.map(([c]) => c).join(', '), values: row.map(([, v]) => v) };
 }
 
+/**
+ * What a change really changes of `old`: the fields whose new value equals the stored one are
+ * dropped (a PATCH re-sending what is there is no change: no update, no audit entry, no new
+ * updatedAt). Empty when nothing differs.
+ */
+export function effectiveChanges(old: ItemRow, c: ItemChanges): ItemChanges {
+  const out: ItemChanges = {};
+  if (c.title !== undefined && c.title !== old.title) out.title = c.title;
+  if (c.description !== undefined && c.description !== old.description) out.description = c.description;
+  if (c.status !== undefined && c.status !== old.status) out.status = c.status;
+  if (c.hashtags !== undefined && !sameJson(c.hashtags, old.hashtags)) out.hashtags = c.hashtags;
+  if (c.platformSettings !== undefined && !sameJson(c.platformSettings, old.platformSettings))
+    out.platformSettings = c.platformSettings;
+  if (c.thumbnailKey !== undefined && c.thumbnailKey !== old.thumbnailKey) {
+    out.thumbnailKey = c.thumbnailKey;
+    if (c.thumbnailSha256 !== undefined) out.thumbnailSha256 = c.thumbnailSha256;
+  }
+  return out;
+}
+
+/** Equal as JSON, object keys in any order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, canonical(o[k])]),
+  );
+}
+
 /** The columns a change sets and their stored values (JSON as text): one list for SQLite and PostgreSQL. */
 export function changedColumns(c: ItemChanges): Array<[column: string, value: unknown]> {
   const out: Array<[string, unknown]> = [];

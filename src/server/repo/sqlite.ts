@@ -11,7 +11,7 @@ import { type CarouselSteps, removeImage, reorder } from './carousel.js';
 import { type CompletionSteps, runCompletion } from './completion.js';
 import { type Actor, type ObjectKeysOf, type Repo, ownKey } from './interface.js';
 import { runSteps } from './steps.js';
-import { itemsRepository } from './items.js';
+import { effectiveChanges, itemsRepository } from './items.js';
 import { keysRepository } from './keys.js';
 import { judgeReservation } from './reservations.js';
 import { uploadsRepository } from './uploads.js';
@@ -59,13 +59,16 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   function updateItem(
     brandId: string,
     id: string,
-    changes: Parameters<Repo['updateItem']>[2],
+    asked: Parameters<Repo['updateItem']>[2],
     at: string,
     actor: Actor,
     objectKeysOf: ObjectKeysOf,
   ) {
     const item = items.get(brandId, id);
     if (!item) return null;
+    const changes = effectiveChanges(item, asked);
+    // Nothing differs: no update, no audit entry, updatedAt and updatedBy untouched.
+    if (Object.keys(changes).length === 0) return [];
     const old =
       changes.thumbnailKey !== undefined && item.thumbnailKey !== changes.thumbnailKey ? item.thumbnailKey : null;
     items.update(brandId, id, changes, at);

@@ -14,6 +14,7 @@ import { pgAudit } from './audit.js';
 import { pgChecksums } from './checksums.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
+import { effectiveChanges } from '../items.js';
 import { pgKeys } from './keys.js';
 import { migratePostgres } from './migrations.js';
 import { type Query, createPool, transactions } from './query.js';
@@ -89,7 +90,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   async function updateItem(
     brandId: string,
     id: string,
-    c: ItemChanges,
+    asked: ItemChanges,
     at: string,
     actor: Actor,
     objectKeysOf: ObjectKeysOf,
@@ -100,6 +101,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
       const txAudit = pgAudit(q);
       const item = await txItems.lock(brandId, id);
       if (!item) return null;
+      const c = effectiveChanges(item, asked);
+      // Nothing differs: no update, no audit entry, updatedAt and updatedBy untouched.
+      if (Object.keys(c).length === 0) return [];
       await txItems.update(id, c, at);
       const details = patchDetails(item, c);
       if (details) await txAudit.write({ brandId, action: 'item.updated', itemId: id, at, actor, details });
