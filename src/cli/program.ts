@@ -641,7 +641,8 @@ for the brand of the key you use (it needs keys:admin); with no remote, the embe
 The target is named on stderr first.
 
 Scopes: content:read (list, show), content:write (upload, edit), content:delete (rm),
-keys:admin (keys, log). Roles: reader, publisher (+write), editor (+delete), admin (all).
+audit:read (log), keys:admin (keys; log too). Roles: reader, publisher (+write),
+editor (+delete, +audit:read: support reads the history without managing keys), admin (all).
 
 Examples:
   contentlib keys create --name "CI publisher" --role publisher --expires 90d
@@ -720,7 +721,9 @@ Examples:
 function defineLog(program: Command, ctx: CliContext): void {
   program
     .command('log')
-    .description('who did what: the audit log of the brand (uploads, edits, deletions, keys); needs keys:admin')
+    .description(
+      'who did what: the audit log of the brand (uploads, edits, deletions, keys); needs audit:read (editor, admin)',
+    )
     .argument('[id]', 'only this item’s entries')
     .option('--key <id>', 'only what this key did (an id from contentlib keys list)')
     .option('--since <when>', 'only entries since then: 7d, 12h, 30m, or a date (2026-01-01)')

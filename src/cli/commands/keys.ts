@@ -388,7 +388,7 @@ export function scopesFromFlags(f: { scope?: string[]; role?: string }): Scope[]
   } catch (err) {
     throw new UsageError(
       `${(err as Error).message}.`,
-      `Roles: reader (content:read), publisher (+ content:write), editor (+ content:delete), admin (+ keys:admin). Example: --role publisher or --scope content:read,content:write`,
+      `Roles: reader (content:read), publisher (+ content:write), editor (+ content:delete, audit:read), admin (+ keys:admin). Example: --role publisher or --scope content:read,content:write`,
     );
   }
 }
