@@ -105,6 +105,36 @@ describe('progress listeners', () => {
     expect(io.out()).toBe('id-0\tcarousel\tskipped\tv/pics\n');
   });
 
+  it('plain: files the library holds are not announced as uploads; the plan line waits for the first file sent', async () => {
+    const file = (name: string): FileRef => ({ path: `/v/${name}`, name, size: 1000, item: 0, role: 'file' });
+    const found = (name: string) =>
+      ({
+        type: 'skipped',
+        file: file(name),
+        itemId: 'id-9',
+        reason: 'already in the library as shortform',
+        inLibrary: true,
+      }) as const;
+    const none = bufferIO();
+    const p = createPlainProgress(none, () => 0);
+    p.onEvent({ type: 'planned', items: 2, files: 2, bytes: 2000, alreadyDone: 0 });
+    p.onEvent(found('a.mp4'));
+    p.onEvent(found('b.mp4'));
+    await p.stop();
+    expect(none.err()).not.toContain('Uploading');
+    expect(none.err()).toContain('skipped  a.mp4: already in the library as shortform (id-9)');
+
+    const some = bufferIO();
+    const q = createPlainProgress(some, () => 0);
+    q.onEvent({ type: 'planned', items: 2, files: 2, bytes: 2000, alreadyDone: 1 });
+    q.onEvent(found('a.mp4'));
+    q.onEvent({ type: 'started', file: file('c.mp4') });
+    await q.stop();
+    const lines = some.err().trim().split('\n');
+    expect(lines[0]).toMatch(/^skipped  a\.mp4/);
+    expect(lines[1]).toBe('Uploading 1 file (1000 B) as 2 items; 1 already uploaded, 1 already in the library');
+  });
+
   it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
     const io = bufferIO();
     const p = createJsonProgress(io);

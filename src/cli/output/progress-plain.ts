@@ -21,9 +21,7 @@ function label(file: FileRef): string {
 export function plainLine(event: UploadEvent, startedAt: Map<string, number>, now: number): string | undefined {
   switch (event.type) {
     case 'planned':
-      // Nothing to send: the summary says so, once.
-      if (event.files === 0) return undefined;
-      return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
+      return uploadingLine(event);
     case 'started':
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
       return `start    ${escapeName(event.file.name)} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
@@ -55,6 +53,25 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
   }
 }
 
+/**
+ * `Uploading 3 files (9.2 MB) as 2 items; 1 already uploaded, 5 already in the library`: said
+ * when the first file starts, so that files the library turns out to hold (found as they are
+ * hashed, before they would be sent) are not announced as being uploaded; a run that sends
+ * nothing never says "Uploading" at all (the summary says "Nothing new to upload").
+ */
+export function uploadingLine(
+  planned: Extract<UploadEvent, { type: 'planned' }>,
+  inLibrary: { files: number; bytes: number } = { files: 0, bytes: 0 },
+): string | undefined {
+  const files = planned.files - inLibrary.files;
+  if (files <= 0) return undefined;
+  const done = [
+    planned.alreadyDone ? `${planned.alreadyDone} already uploaded` : '',
+    inLibrary.files ? `${inLibrary.files} already in the library` : '',
+  ].filter(Boolean);
+  return `Uploading ${files} file${files === 1 ? '' : 's'} (${formatBytes(planned.bytes - inLibrary.bytes)}) as ${planned.items} item${planned.items === 1 ? '' : 's'}${done.length ? `; ${done.join(', ')}` : ''}`;
+}
+
 /** A transfer in flight, as the heartbeat reports it. */
 export interface Running {
   file: FileRef;
@@ -78,6 +95,9 @@ export function createPlainProgress(
   const startedAt = new Map<string, number>();
   const running = new Map<string, Running>();
   let nothingNew = false;
+  // The plan's line waits for the first file that is really sent (uploadingLine).
+  let planned: Extract<UploadEvent, { type: 'planned' }> | undefined;
+  const inLibrary = { files: 0, bytes: 0 };
   const worthALine = retryLines();
   const say = (line: string) => {
     if (!io.stderr.destroyed) io.stderr.write(`${line}\n`);
@@ -96,7 +116,20 @@ export function createPlainProgress(
     onEvent(event) {
       track(event);
       // When every file was already uploaded, a line per file would say it again and again.
-      if (event.type === 'planned') nothingNew = event.files === 0;
+      if (event.type === 'planned') {
+        nothingNew = event.files === 0;
+        planned = event;
+        return;
+      }
+      if (event.type === 'skipped' && event.inLibrary) {
+        inLibrary.files++;
+        inLibrary.bytes += event.file.size;
+      }
+      if (event.type === 'started' && planned) {
+        const line = uploadingLine(planned, inLibrary);
+        planned = undefined;
+        if (line) say(line);
+      }
       if (event.type === 'skipped' && nothingNew) return;
       if (!worthALine(event)) return;
       const line = plainLine(event, startedAt, clock());
