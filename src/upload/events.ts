@@ -44,7 +44,11 @@ export function causeOf(err: unknown): unknown {
 
 export type UploadEvent =
   | { type: 'planned'; items: number; files: number; bytes: number; alreadyDone: number }
-  | { type: 'started'; file: FileRef }
+  /**
+   * The file's transfer starts. `resumedFrom`: the bytes of it an earlier run stored already (the
+   * parts of a multipart upload the service holds), which this run does not send again.
+   */
+  | { type: 'started'; file: FileRef; resumedFrom?: number }
   /** Bytes handed to the connection so far for this try (restarts at 0 when a PUT is retried). */
   | { type: 'progress'; file: FileRef; sent: number }
   /** The storage PUT answered 2xx: the bytes are stored, the item not yet created. */

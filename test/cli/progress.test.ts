@@ -135,6 +135,21 @@ describe('progress listeners', () => {
     expect(lines[1]).toBe('Uploading 1 file (1000 B) as 2 items; 1 already uploaded, 1 already in the library');
   });
 
+  it('plain: a resumed file says what was stored already, and its speed counts only the bytes sent now', async () => {
+    const io = bufferIO();
+    let t = 0;
+    const p = createPlainProgress(io, () => t);
+    const big: FileRef = { path: '/v/big.mp4', name: 'big.mp4', size: 400 * 1024 ** 2, item: 0, role: 'file' };
+    p.onEvent({ type: 'planned', items: 1, files: 1, bytes: big.size, alreadyDone: 0 });
+    p.onEvent({ type: 'started', file: big, resumedFrom: 300 * 1024 ** 2 });
+    t = 2000; // 100 MB in 2 s
+    p.onEvent({ type: 'completed', file: big, itemId: 'id-1', itemType: 'longform', created: true });
+    await p.stop();
+    const err = io.err();
+    expect(err).toContain('start    big.mp4 (400 MB; resuming: 300 MB already stored by an earlier run)');
+    expect(err).toMatch(/done {5}big\.mp4 → id-1, 400 MB in 2\.0 s, 50 MB\/s/);
+  });
+
   it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
     const io = bufferIO();
     const p = createJsonProgress(io);

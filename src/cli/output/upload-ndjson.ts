@@ -73,7 +73,12 @@ export const JournalSkippedEventSchema = z.strictObject({
 export const NoticeEventSchema = z.strictObject({ type: z.literal('notice'), message: z.string() });
 
 export const EngineEventSchemas = [
-  z.strictObject({ type: z.literal('started'), file: FileObjectSchema }),
+  z.strictObject({
+    type: z.literal('started'),
+    file: FileObjectSchema,
+    /** Bytes of the file an earlier run stored already (a resumed multipart upload): not sent again. */
+    resumedFrom: z.number().int().nonnegative().optional(),
+  }),
   z.strictObject({ type: z.literal('uploaded'), file: FileObjectSchema, ms: z.number() }),
   z.strictObject({
     type: z.literal('completed'),
