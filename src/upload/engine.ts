@@ -76,7 +76,13 @@ import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
-import { type MetadataField, fieldNames, metadataDifferences } from './metadata-diff.js';
+import {
+  type LibraryMetadata,
+  type MetadataField,
+  fieldNames,
+  libraryMetadata,
+  metadataDifferences,
+} from './metadata-diff.js';
 import {
   MULTIPART_MIN_BYTES,
   type MultipartContext,
@@ -176,6 +182,11 @@ interface Run {
   noParts: boolean;
   /** The parts of every file run in one pool (made at the first file sent as parts). */
   parts?: { pool: Pool };
+  /**
+   * Items the library held before this run, as the existence check read them: their metadata,
+   * compared with the local one when they are concluded (metadataToApply). Cleared as used.
+   */
+  library: Map<string, LibraryMetadata>;
   keyRejected: boolean;
   /** The scope the key lacks, when that is why it was refused. */
   missingScope?: string;
@@ -200,6 +211,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     held: new Map(),
+    library: new Map(),
     noParts: !deps.api.parts || !deps.api.abortUpload,
     keyRejected: false,
     rejectKey(err) {
@@ -262,7 +274,14 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
       if (!ids.has(itemId)) ids.set(itemId, refOf(f, index, 'file'));
     }),
   );
-  const gone = await goneItems(ids.keys(), deps.api, run.signal, (id) => retryEvent(run, 'check', ids.get(id)!));
+  const gone = await goneItems(
+    ids.keys(),
+    deps.api,
+    run.signal,
+    (id) => retryEvent(run, 'check', ids.get(id)!),
+    // What the library holds of them, to compare local metadata with at the end (no GET then).
+    (item) => run.library.set(item.id, libraryMetadata(item)),
+  );
   for (const id of gone) deps.journal.forgetItem(id);
   return plan.items.map((item, index) => priorOf(item, found[index], gone));
 }
@@ -862,12 +881,18 @@ async function metadataToApply(
   if (state.created || metadataPending(run, itemId)) return { body: { ...metadata } };
   const thumbDiffers = item.thumbnail !== undefined && !thumbnailAttached(run, item, itemId, state.identity);
   if (Object.keys(metadata).length === 0 && !thumbDiffers) return { body: {} };
-  const library = await run.deps.api
-    .get(itemId, { signal: run.signal, onRetry: retryEvent(run, 'check', refOf(item.files[0]!, index, 'file')) })
-    .catch((err: unknown) => {
-      throw new StepError('check', err);
-    });
-  const diff = metadataDifferences(metadata, library.item);
+  const known = run.library.get(itemId);
+  run.library.delete(itemId);
+  const library =
+    known ??
+    (
+      await run.deps.api
+        .get(itemId, { signal: run.signal, onRetry: retryEvent(run, 'check', refOf(item.files[0]!, index, 'file')) })
+        .catch((err: unknown) => {
+          throw new StepError('check', err);
+        })
+    ).item;
+  const diff = metadataDifferences(metadata, library);
   const names = fieldNames(diff, thumbDiffers);
   if (names.length === 0) return { body: {} };
   if (!run.deps.updateMetadata) return { body: {}, differs: names };

@@ -22,10 +22,7 @@ const FIELD_ORDER: readonly MetadataField[] = [
  * a PATCH would change. Values are compared as the service stores them (a title and hashtags
  * trimmed, platformSettings as JSON whatever the key order).
  */
-export function metadataDifferences(
-  local: ItemMetadata,
-  library: Pick<ContentItem, 'title' | 'description' | 'hashtags' | 'status' | 'platformSettings'>,
-): ItemMetadata {
+export function metadataDifferences(local: ItemMetadata, library: LibraryMetadata): ItemMetadata {
   const out: ItemMetadata = {};
   if (local.title !== undefined && local.title.trim() !== library.title) out.title = local.title;
   if (local.description !== undefined && local.description !== (library.description ?? '')) {
@@ -45,6 +42,14 @@ export function metadataDifferences(
     out.platformSettings = local.platformSettings;
   }
   return out;
+}
+
+/** What of an item the comparison reads: kept per item, so not the whole answer (its URLs…). */
+export type LibraryMetadata = Pick<ContentItem, 'title' | 'description' | 'hashtags' | 'status' | 'platformSettings'>;
+
+export function libraryMetadata(item: ContentItem): LibraryMetadata {
+  const { title, description, hashtags, status, platformSettings } = item;
+  return { title, description, hashtags, status, platformSettings };
 }
 
 /** The names of the fields set in `m` (and `thumbnail` when it differs too), in FIELD_ORDER. */
