@@ -851,6 +851,8 @@ function startThumbnail(
  * failed or was cut short): the next run applies it, as part of making the item.
  */
 const METADATA_PENDING = 'pending';
+/** The journal's mark for an item made with no metadata of its own (a thumbnail only): nothing pending. */
+const METADATA_NONE = 'none';
 
 /** The item was created by this run: until its metadata is applied, the journal says it is pending. */
 function itemCreated(run: Run, item: EngineItem, state: ItemState, itemId: string): void {
@@ -929,8 +931,11 @@ async function finishItem(
       body.thumbnailKey = t.key;
       thumbFileKey = t.fileKey;
     }
+    // Once applied, the item is made: the journal's pending mark goes (an item without metadata
+    // of its own, a thumbnail only, gets a mark that says so).
+    const appliedHash = hash ?? (made ? METADATA_NONE : undefined);
     if (Object.keys(body).length === 0) {
-      if (made && hash) deps.journal.recordItem(itemId, { metadataHash: hash });
+      if (made && appliedHash) deps.journal.recordItem(itemId, { metadataHash: appliedHash });
       return { ...outcome, status };
     }
     if (run.signal.aborted) return stopped(run, outcome, notApplied);
@@ -941,7 +946,7 @@ async function finishItem(
         throw new StepError('patch', err);
       });
     deps.journal.recordItem(itemId, {
-      ...(hash ? { metadataHash: hash } : {}),
+      ...(appliedHash ? { metadataHash: appliedHash } : {}),
       ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}),
     });
     return { ...outcome, status, ...(wanted.updated ? { updated: wanted.updated } : {}) };
