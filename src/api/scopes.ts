@@ -21,6 +21,11 @@ export const SCOPE_ALLOWS: Record<Scope, string> = {
  */
 export const IMPLIED: Readonly<Partial<Record<Scope, readonly Scope[]>>> = { 'keys:admin': ['audit:read'] };
 
+/** What a key holding `held` may do: its scopes and those they imply, in the table's order. */
+export function effectiveScopes(held: readonly Scope[]): Scope[] {
+  return normalizeScopes([...held, ...held.flatMap((s) => IMPLIED[s] ?? [])]);
+}
+
 /** Whether a key holding `held` may do what `needed` allows (itself, or implied by one it holds). */
 export function holds(held: readonly Scope[], needed: Scope): boolean {
   return held.includes(needed) || held.some((s) => IMPLIED[s]?.includes(needed));
