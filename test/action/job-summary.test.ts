@@ -73,6 +73,19 @@ describe('job summary', () => {
     expect(cell(title)).toBe(shown);
   });
 
+  it('items already in the library: what differs (not changed) and what update-metadata changed, in the outcome', () => {
+    const s = summary([
+      { ...item(1), outcome: 'skipped', differs: ['title', 'status'] },
+      { ...item(2), outcome: 'skipped', updated: ['hashtags'] },
+    ]);
+    const md = jobSummary(record({ summary: { ...s, created: 0, skipped: 2, differing: 1, updated: 1 } }));
+    expect(md).toContain('0 created, 2 already there, 1 updated, 1 differing from the library (not changed)');
+    expect(md).toContain(
+      '| skipped: differs from the library: title, status; not changed (update-metadata: true applies them) |',
+    );
+    expect(md).toContain('| skipped: updated: hashtags |');
+  });
+
   it('stays under 1 MiB with 20,000 items and 20,000 skipped files, saying how many rows it left out', () => {
     const items = Array.from({ length: 20_000 }, (_, k) =>
       item(k, `A long title for clip number ${k} ${'x'.repeat(40)}`),
@@ -118,6 +131,7 @@ describe('inputs', () => {
       'INPUT_BASE-URL': 'https://content.example.com',
       INPUT_API_KEY: 'cl_x',
       INPUT_STRICT: 'true',
+      INPUT_UPDATE_METADATA: 'true',
       INPUT_CONCURRENCY: '8',
       INPUT_FLAGS: `--skip-invalid --title "Launch day" --hashtags 'a, b'`,
     });
@@ -126,6 +140,7 @@ describe('inputs', () => {
       'upload',
       '--json',
       '--strict',
+      '--update-metadata',
       '--concurrency',
       '8',
       '--skip-invalid',
