@@ -8,7 +8,8 @@
 // BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
 // BENCH_MULTIPART_SIZE (bytes of the multipart file, 1 GiB; e.g. 268435456 for a quick check),
 // BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart; BENCH_WRITE=1 writes bench/results.md
+// BENCH_JQ_SIZES (100,1000,10000: the library sizes --jq is measured at),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart,jq; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
 // bench/tmp by scripts/test-on-node.sh: about 20 s each).
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { type BrowseResult, benchBrowse, renderBrowse } from './browse.js';
 import { benchBulk } from './bulk.js';
 import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
+import { type JqResult, benchJq, renderJq } from './jq.js';
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
 import { type MultipartResult, benchMultipart, renderMultipart } from './multipart.js';
@@ -39,6 +41,7 @@ const SCENARIOS = [
   'download',
   'export',
   'multipart',
+  'jq',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -48,6 +51,16 @@ function envNumber(name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not "${raw}"`);
   return n;
+}
+
+/** A comma-separated list of positive whole numbers, e.g. BENCH_JQ_SIZES=100,1000. */
+function envList(name: string, fallback: number[]): number[] {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (values.some((n) => !Number.isSafeInteger(n) || n < 1))
+    throw new Error(`${name} must be positive whole numbers separated by commas, not "${raw}"`);
+  return values;
 }
 
 function selected(): Set<Scenario> {
@@ -105,6 +118,7 @@ async function main(): Promise<void> {
   let download: DownloadResult | undefined;
   let exported: ExportResult | undefined;
   let multipart: MultipartResult | undefined;
+  let jq: JqResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -230,6 +244,15 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('jq')) {
+      log('--jq against the jq binary…');
+      jq = await benchJq(await target('bench-jq'), {
+        home: dirs.cliHome,
+        sizes: envList('BENCH_JQ_SIZES', [100, 1000, 10_000]),
+        runs,
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -251,7 +274,8 @@ async function main(): Promise<void> {
     (instances ? `\n${renderInstances(instances).join('\n')}` : '') +
     (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
     (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '') +
-    (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '');
+    (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '') +
+    (jq ? `\n${renderJq(jq).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);

@@ -13,8 +13,8 @@ import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 // The published package installs only its `dependencies`, so those are what the bundle may
-// leave to node_modules (jq-wasm, for --jq: its 1.3 MB of
-// Emscripten output finds its own WebAssembly file); every other package it uses is a
+// leave to node_modules (jq-web, for --jq: its Emscripten output finds its own WebAssembly
+// file beside it); every other package it uses is a
 // devDependency, bundled here. scripts/check-package.sh proves the installed result runs.
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 // Libraries used only when configured (a PostgreSQL database, an S3 store) are bundled too, but
@@ -135,7 +135,7 @@ await Promise.all([
   }),
 ]);
 
-// import() of a package left in node_modules (jq-wasm, an ES module) cannot stay either: it goes
+// import() of a package left in node_modules (none today: jq-web is required) cannot stay either: it goes
 // through __contentlibImport, which dist/launch/compile-cache.cjs defines with Node's own import().
 const cliFile = new URL('../dist/cli/main.cjs', import.meta.url);
 let text = await readFile(cliFile, 'utf8');

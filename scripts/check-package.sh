@@ -48,6 +48,8 @@ for (const f of readdirSync(join(dir, 'dist'), { recursive: true })) {
   for (const m of text.matchAll(/(?<![\w$.'"`])(?:from|import\(|require\()\s*"([^".$][^"]*)"/g)) imported.add(m[1]);
   // The launcher's import() for a package the cached bundle cannot import itself (src/launch).
   for (const m of text.matchAll(/__contentlibImport\("([^".$][^"]*)"\)/g)) imported.add(m[1]);
+  // A package required on first use through createRequire (jq-web, for --jq: src/cli/output/json.ts).
+  for (const m of text.matchAll(/createRequire\)?\([\w$.]*\)\("([^".$][^"]*)"\)/g)) imported.add(m[1]);
 }
 const pkgName = (s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/');
 // Optional native add-ons of bundled libraries, left out on purpose (scripts/build.js): pg's

@@ -12,6 +12,8 @@ export interface ActionInputs {
   apiKey: string;
   type?: string;
   strict: boolean;
+  /** update-metadata: items already in the library get the local metadata's differences (else they are only reported). */
+  updateMetadata: boolean;
   concurrency?: string;
   /** Extra flags for `contentlib upload`, split like a shell would split plain words and quotes. */
   flags: string[];
@@ -89,6 +91,7 @@ export function readInputs(env: Record<string, string | undefined>): ActionInput
     apiKey: input(env, 'api-key'),
     ...(input(env, 'type') ? { type: input(env, 'type') } : {}),
     strict: bool(env, 'strict'),
+    updateMetadata: bool(env, 'update-metadata'),
     ...(input(env, 'concurrency') ? { concurrency: input(env, 'concurrency') } : {}),
     flags: splitWords(input(env, 'flags')),
     ifNoFilesFound: policy,
@@ -103,6 +106,7 @@ export function uploadArgs(i: ActionInputs): string[] {
     ...(i.manifest ? ['--manifest', i.manifest] : []),
     ...(i.type ? ['--type', i.type] : []),
     ...(i.strict ? ['--strict'] : []),
+    ...(i.updateMetadata ? ['--update-metadata'] : []),
     ...(i.concurrency ? ['--concurrency', i.concurrency] : []),
     ...i.flags,
     // After `--`, a path that starts with a dash is still a path.

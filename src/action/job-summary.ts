@@ -42,12 +42,29 @@ function headline(r: RunRecord): string {
     `${s.created} created`,
     s.appended ? `${s.appended} appended to` : '',
     s.skipped ? `${s.skipped} already there` : '',
+    s.updated ? `${s.updated} updated` : '',
+    s.differing ? `${s.differing} differing from the library (not changed)` : '',
     s.partial ? `${s.partial} incomplete` : '',
     s.failed ? `${s.failed} failed` : '',
     s.leftOut ? `${s.leftOut} files left out` : '',
   ].filter(Boolean);
   const where = s.target?.kind === 'remote' ? ` to ${s.target.baseUrl}` : '';
   return `${parts.join(', ')}${where}; ${formatBytes(s.bytesSent)} sent in ${(s.ms / 1000).toFixed(1)} s${s.interrupted ? '; interrupted' : ''} (exit ${s.exitCode}).`;
+}
+
+/**
+ * What the run did to an item, and what of the local metadata differs from the library (not
+ * applied: the library's word wins) or was applied (update-metadata).
+ */
+function outcomeCell(i: SummaryLine['items'][number]): string {
+  const notes = [
+    i.updated.length > 0 ? `updated: ${i.updated.join(', ')}` : '',
+    i.differs.length > 0
+      ? `differs from the library: ${i.differs.join(', ')}; not changed (update-metadata: true applies them)`
+      : '',
+    i.message ? cell(i.message) : '',
+  ].filter(Boolean);
+  return `${i.outcome}${notes.length > 0 ? `: ${notes.join('; ')}` : ''}`;
 }
 
 function formatBytes(n: number): string {
@@ -77,8 +94,7 @@ export function jobSummary(r: RunRecord, limit = SUMMARY_LIMIT_BYTES): string {
     sections.push({
       head: ['| Title | Type | Id | Outcome |', '|---|---|---|---|'],
       rows: s.items.map(
-        (i) =>
-          `| ${cell(i.title ?? i.source)} | ${i.type} | ${i.id ? `\`${i.id}\`` : '—'} | ${i.outcome}${i.message ? `: ${cell(i.message)}` : ''} |`,
+        (i) => `| ${cell(i.title ?? i.source)} | ${i.type} | ${i.id ? `\`${i.id}\`` : '—'} | ${outcomeCell(i)} |`,
       ),
       what: 'items',
     });

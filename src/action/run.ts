@@ -162,12 +162,16 @@ async function finish(env: Record<string, string | undefined>, record: RunRecord
   const ids = (outcome: string) => (s?.items ?? []).filter((i) => i.outcome === outcome && i.id).map((i) => i.id!);
   const created = ids('created');
   const appended = ids('appended');
+  const touched = (field: 'updated' | 'differs') =>
+    (s?.items ?? []).filter((i) => i[field].length > 0 && i.id).map((i) => i.id!);
   if (env.GITHUB_OUTPUT) {
     await appendFile(
       env.GITHUB_OUTPUT,
       outputLine('item-ids', JSON.stringify([...created, ...appended])) +
         outputLine('created-ids', JSON.stringify(created)) +
         outputLine('appended-ids', JSON.stringify(appended)) +
+        outputLine('updated-ids', JSON.stringify(touched('updated'))) +
+        outputLine('differing-ids', JSON.stringify(touched('differs'))) +
         outputLine('summary', s ? JSON.stringify(s) : '') +
         outputLine('exit-code', String(record.exitCode)),
     );

@@ -30,3 +30,34 @@ export function orderedFields(fields: readonly string[], skip: ReadonlySet<strin
   const rest = fields.filter((k) => !ITEM_FIELD_ORDER.includes(k) && !skip.has(k)).sort();
   return [...ITEM_FIELD_ORDER.filter((k) => present.has(k) && !skip.has(k)), ...rest];
 }
+
+/**
+ * Every field of a content item: the keys of ContentItemSchema (./response-schemas.ts), which is
+ * typed against this list, so a field added to one and not the other does not compile. It is
+ * what `--json FIELDS` offers for ls, show and edit. A plain list, without zod: `--json FIELDS`
+ * is read before any command loads (src/cli/main.ts), where building schemas would cost every
+ * command's start-up.
+ */
+export const CONTENT_ITEM_FIELDS = [
+  'id',
+  'type',
+  'title',
+  'description',
+  'hashtags',
+  'status',
+  'fileUrl',
+  'thumbnailUrl',
+  'platformSettings',
+  'createdAt',
+  'updatedAt',
+  'createdBy',
+  'updatedBy',
+  'durationSeconds',
+  'fileSize',
+  'contentType',
+  'fileName',
+  'fileCount',
+  'sha256',
+  'thumbnailSha256',
+] as const;
+export type ContentItemField = (typeof CONTENT_ITEM_FIELDS)[number];

@@ -4,6 +4,7 @@
 // schema construction was ~9 % of the CPU of `ls` (bench/notes.md).
 import * as z from 'zod';
 import { CONTENT_TYPES, STATUSES } from '../rules/rules.js';
+import type { ContentItemField } from './item-fields.js';
 
 export const ContentTypeSchema = z.enum(CONTENT_TYPES);
 export const StatusSchema = z.enum(STATUSES);
@@ -30,7 +31,11 @@ export const ChangeAuthorSchema = z.looseObject({
 });
 export type ChangeAuthor = z.infer<typeof ChangeAuthorSchema>;
 
-export const ContentItemSchema = z.looseObject({
+/**
+ * The item's shape: exactly the fields CONTENT_ITEM_FIELDS names (`satisfies` refuses a missing
+ * one and an extra one), which is what `--json FIELDS` offers for ls, show and edit.
+ */
+const contentItemShape = {
   id: z.string(),
   type: ContentTypeSchema,
   title: z.string(),
@@ -53,7 +58,8 @@ export const ContentItemSchema = z.looseObject({
   thumbnailSha256: z.string().nullable().optional(),
   createdBy: ChangeAuthorSchema.nullable().optional(),
   updatedBy: ChangeAuthorSchema.nullable().optional(),
-});
+} satisfies Record<ContentItemField, z.ZodType>;
+export const ContentItemSchema = z.looseObject(contentItemShape);
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
 export const CarouselFileSchema = z.looseObject({

@@ -17,8 +17,17 @@ export interface RetryPolicy {
   watch?: OutageWatch;
 }
 
-/** Who hears of outages: every retry loop of a run shares one, so an outage is said once. */
+/**
+ * Who hears of outages: every retry loop of a run shares one, so an outage is said once, and is
+ * timed once: `--retry-for 5` bounds the wait of the whole run to about 5 s, not each request's
+ * (9 files meeting one outage, each timing it from its own first failure, waited 10 s).
+ */
 export interface OutageWatch {
+  /**
+   * When the outage a loop meets at `now` began: the first failure of any loop since a try last
+   * succeeded (`now` itself when this is the first).
+   */
+  begin(now: number): number;
   /** A retry loop rides out an outage caused by `error`, for `forMs` more at most. */
   waiting(w: { error: unknown; forMs: number }): void;
   /** A try succeeded: the service answers. */
@@ -32,7 +41,12 @@ export interface OutageWatch {
  */
 export function createOutageWatch(say: (w: { error: unknown; forMs: number }) => void): OutageWatch {
   let waiting = false;
+  let since: number | undefined;
   return {
+    begin(now) {
+      since ??= now;
+      return since;
+    },
     waiting(w) {
       if (waiting) return;
       waiting = true;
@@ -40,6 +54,7 @@ export function createOutageWatch(say: (w: { error: unknown; forMs: number }) =>
     },
     answered() {
       waiting = false;
+      since = undefined;
     },
   };
 }
@@ -120,10 +135,15 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, opts: Re
       const decision = opts.classify(err);
       if (!decision.retry) throw err;
       const t = now();
-      // An outage is timed from its first failure; any other failure ends it.
-      outageSince = decision.outage && rideOutMs > 0 ? (outageSince ?? t) : undefined;
+      // An outage is timed from its first failure (of any loop sharing the watch: the run's); any
+      // other failure ends it for this loop.
+      outageSince =
+        decision.outage && rideOutMs > 0 ? (opts.policy.watch?.begin(outageSince ?? t) ?? outageSince ?? t) : undefined;
       const left = outageSince === undefined ? 0 : outageSince + rideOutMs - t;
       const riding = left > 0;
+      // The outage has lasted the whole ride-out (the run's, when loops share a watch): give up
+      // now, not after this loop's own tries too.
+      if (outageSince !== undefined && !riding) throw err;
       if (!riding && attempt + 1 >= opts.policy.attempts) throw err;
       const policy = riding ? { ...opts.policy, capMs: Math.min(opts.policy.capMs, RIDE_OUT_CAP_MS) } : opts.policy;
       let delayMs = decision.afterMs ?? backoffDelay(attempt, policy, opts.random);

@@ -183,9 +183,7 @@ export const MAX_KEY_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 export const KeyCreateRequestSchema = z.strictObject({
   name: singleLine(nonBlank.max(100)).refine(hasVisible, VISIBLE_RULE).optional(),
-  scopes: z
-    .array(z.enum(SCOPES))
-    .min(1, 'give at least one scope: content:read, content:write, content:delete or keys:admin'),
+  scopes: z.array(z.enum(SCOPES)).min(1, `give at least one scope: ${SCOPES.join(', ')}`),
   expiresInSeconds: z.number().int().positive().max(MAX_KEY_LIFETIME_SECONDS).optional(),
 });
 export type KeyCreateRequest = z.infer<typeof KeyCreateRequestSchema>;

@@ -42,6 +42,17 @@ export function ignoreBrokenPipe(stream: Writable): void {
   });
 }
 
+/**
+ * Resolves once everything written to `stream` so far has been handed to the system. A pipe's
+ * writes can still be queued in the process when the last one returned: process.exit() drops
+ * them, and `ls --all --json | jq` then read a cut-off array now and then (bench/jq.ts found
+ * it). A write's callback runs after those before it; a reader that went away ends it too.
+ */
+export function flushed(stream: Writable): Promise<void> {
+  if (isClosed(stream)) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
 /** The stream's reader is gone (or it was closed): nothing more written to it will be read. */
 export function isClosed(stream: Writable): boolean {
   return stream.destroyed || Boolean(stream.errored) || stream.writableEnded;

@@ -73,17 +73,31 @@ export async function itemsWithPrefix(
   }
 }
 
+/**
+ * How every command says an item is not there: the id (or the short id) and the library in
+ * words, never the API's own message (which names its endpoints). Exit 5.
+ */
+export function notInLibrary(input: string, library: string): NotFoundError {
+  let prefix: string | undefined;
+  try {
+    const parsed = parseIdInput(input);
+    if (parsed.kind === 'prefix') prefix = parsed.prefix;
+  } catch {
+    // Not an id at all (a caller that did not check it): said as a whole id.
+  }
+  return new NotFoundError(
+    prefix === undefined ? `Item ${input} is not in ${library}.` : `No item id starts with ${prefix} in ${library}.`,
+    'Check the id with: contentlib ls',
+  );
+}
+
 /** The whole id `input` stands for: itself, or the one item whose id starts with it. */
 export async function resolveItemId(input: string, deps: ResolveDeps): Promise<string> {
   const parsed = parseIdInput(input);
   if (parsed.kind === 'id') return parsed.id;
   const matches = await itemsWithPrefix(parsed.prefix, deps);
   if (matches.length === 1) return matches[0]!.id;
-  if (matches.length === 0)
-    throw new NotFoundError(
-      `No item id starts with ${parsed.prefix} in ${deps.library}.`,
-      'Check the id with: contentlib ls',
-    );
+  if (matches.length === 0) throw notInLibrary(parsed.prefix, deps.library);
   const lines = matches.slice(0, SHOWN).map((i) => `  ${i.id}  ${i.type.padEnd(9)}  ${escapeName(i.title)}`);
   if (matches.length > SHOWN) lines.push(`  … and ${matches.length - SHOWN} more`);
   throw new UsageError(

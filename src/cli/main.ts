@@ -9,7 +9,7 @@ import { splitJsonFields } from './argv.js';
 import { describeError } from './error-messages.js';
 import { EXIT } from './errors.js';
 import { ALL_FIELDS } from './output/json.js';
-import { ignoreBrokenPipe, systemIO } from './io.js';
+import { flushed, ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
 import { escapeText } from '../text/escape-name.js';
 
@@ -141,5 +141,6 @@ export async function main(): Promise<void> {
   ignoreBrokenPipe(process.stdout);
   ignoreBrokenPipe(process.stderr);
   const code = await run(process.argv.slice(2), ctx, closers);
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
 }

@@ -69,18 +69,17 @@ function splitHashtags(text: string): string[] {
 }
 
 /**
- * A warning for each hashtag written with a space inside (`--hashtags "vlog, #daily life"`,
- * `--add-hashtag "daily life"`): a hashtag holds no space, so those words become separate tags,
- * and the person should hear so rather than find `daily` and `life` later. Spaces between tags
- * of a list without commas ("#summer #sale") are separators, not a slip.
+ * A warning for each hashtag written with a space inside (`--hashtags "daily life"`,
+ * `--hashtags "vlog, #daily life"`, `--add-hashtag "daily life"`): a hashtag holds no space, so
+ * those words become separate tags, and the person should hear so rather than find `daily` and
+ * `life` later, whether the value is one tag or a list. Only words that each carry their own #
+ * ("#summer #sale") say plainly that they are separate tags.
  */
 export function hashtagSpaceWarnings(flag: string, value: string): string[] {
-  const single = flag !== '--hashtags';
-  if (!single && !value.includes(',')) return [];
-  const parts = single ? [value] : value.split(',');
+  const parts = flag === '--hashtags' ? value.split(',') : [value];
   return parts
     .map((p) => p.trim())
-    .filter((p) => /\S\s+\S/.test(p))
+    .filter((p) => /\S\s+\S/.test(p) && !p.split(/\s+/).every((w) => w.startsWith('#')))
     .map((p) => {
       const tags = normalizeHashtags(splitHashtags(p));
       const joined = tags.join('_');

@@ -149,6 +149,10 @@ function defineUpload(program: Command, ctx: CliContext): void {
     )
     .option('--dry-run', 'check everything and print the plan, with what the library has already; send nothing')
     .option('--force', 'upload again what was uploaded before (journal) or the library already holds')
+    .option(
+      '--update-metadata',
+      'for items already in the library: apply where the local metadata differs from it (default: only report it)',
+    )
     .option('--strict', 'refuse the upload (exit 2) when a media file in a folder would be skipped (HEIC, GIF, …)')
     .option(
       '--skip-invalid',
@@ -162,6 +166,8 @@ ${UPLOAD_RULES_HELP} Every file is checked before a byte is sent.
 Re-running the same command skips what was uploaded, on any machine: what the library already
 holds (the same bytes, found by SHA-256) is not sent again, and a folder that gained photos
 appends them to its carousel; this machine's journal skips what it knows without reading it.
+An item already in the library is never changed: where the local metadata (flags, sidecars,
+manifest) differs from it, the upload says so, and --update-metadata applies those differences.
 Files in a folder that are not uploaded (HEIC, GIF, MKV, text, links leaving the folder) are listed
 as skipped, with what to convert them to; --strict refuses the upload for any skipped media file.
 
@@ -639,7 +645,8 @@ for the brand of the key you use (it needs keys:admin); with no remote, the embe
 The target is named on stderr first.
 
 Scopes: content:read (list, show), content:write (upload, edit), content:delete (rm),
-keys:admin (keys, log). Roles: reader, publisher (+write), editor (+delete), admin (all).
+audit:read (log), keys:admin (keys; log too). Roles: reader, publisher (+write),
+editor (+delete, +audit:read: support reads the history without managing keys), admin (all).
 
 Examples:
   contentlib keys create --name "CI publisher" --role publisher --expires 90d
@@ -718,7 +725,9 @@ Examples:
 function defineLog(program: Command, ctx: CliContext): void {
   program
     .command('log')
-    .description('who did what: the audit log of the brand (uploads, edits, deletions, keys); needs keys:admin')
+    .description(
+      'who did what: the audit log of the brand (uploads, edits, deletions, keys); needs audit:read (editor, admin)',
+    )
     .argument('[id]', 'only this item’s entries')
     .option('--key <id>', 'only what this key did (an id from contentlib keys list)')
     .option('--since <when>', 'only entries since then: 7d, 12h, 30m, or a date (2026-01-01)')

@@ -1,7 +1,7 @@
 // Which scope each API endpoint needs (docs/api.md, Scopes): one table, checked for every /api
 // request after its key is authenticated. A route the table does not name cannot be registered
 // (checkRouteHasScope), so no endpoint is ever left open to every key by omission.
-import { SCOPE_ALLOWS, type Scope } from '../api/scopes.js';
+import { SCOPE_ALLOWS, type Scope, holds } from '../api/scopes.js';
 import { apiError } from './errors.js';
 import type { Caller } from './repo/interface.js';
 
@@ -25,7 +25,8 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /api/v1/keys': 'keys:admin',
   'GET /api/v1/keys': 'keys:admin',
   'DELETE /api/v1/keys/:id': 'keys:admin',
-  'GET /api/v1/audit': 'keys:admin',
+  // Reading the log is its own scope (an editor's, or granted alone); keys:admin implies it.
+  'GET /api/v1/audit': 'audit:read',
 };
 
 function endpoint(method: string, url: string): string {
@@ -48,7 +49,7 @@ export function checkScope(caller: Caller, method: string, url: string | undefin
   if (url === undefined) return;
   const needed = ENDPOINT_SCOPES[endpoint(method === 'HEAD' ? 'GET' : method, url)];
   if (needed === undefined) throw new Error(`${method} ${url} has no scope in ENDPOINT_SCOPES`);
-  if (caller.scopes.includes(needed)) return;
+  if (holds(caller.scopes, needed)) return;
   throw apiError(
     'forbidden',
     `this API key lacks the scope ${needed} (to ${SCOPE_ALLOWS[needed]}), which ${method} ${url} needs; ask an admin of the brand for a key with it`,

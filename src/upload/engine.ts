@@ -76,6 +76,13 @@ import type { SendableFile, TransferDeps } from './transfer.js';
 import { reasonOf, transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
+import {
+  type LibraryMetadata,
+  type MetadataField,
+  fieldNames,
+  libraryMetadata,
+  metadataDifferences,
+} from './metadata-diff.js';
 import { type MultipartContext, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
 import type { SentPart } from './parts.js';
 import { PART_CONCURRENCY, asksForParts } from '../rules/parts.js';
@@ -116,6 +123,12 @@ export interface EngineDeps extends TransferDeps {
   concurrency: number;
   /** Upload again what the journal says is done. */
   force: boolean;
+  /**
+   * --update-metadata: an item that was in the library before this run gets the differences
+   * between the local metadata and its own applied. Without it such an item is never written to:
+   * the differences are only reported (./metadata-diff.ts).
+   */
+  updateMetadata?: boolean;
   /**
    * Emit a `skipped` event for each file an earlier run uploaded (NDJSON, --verbose). Off, the
    * `planned` event's `alreadyDone` and the summary's counts say it once: a re-run over 10,000
@@ -162,6 +175,11 @@ interface Run {
   noParts: boolean;
   /** The parts of every file run in one pool (made at the first file sent as parts). */
   parts?: { pool: Pool };
+  /**
+   * Items the library held before this run, as the existence check read them: their metadata,
+   * compared with the local one when they are concluded (metadataToApply). Cleared as used.
+   */
+  library: Map<string, LibraryMetadata>;
   keyRejected: boolean;
   /** The scope the key lacks, when that is why it was refused. */
   missingScope?: string;
@@ -186,6 +204,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     pool: createPool(deps.concurrency, stop.signal),
     bytesSent: 0,
     held: new Map(),
+    library: new Map(),
     noParts: !deps.api.parts || !deps.api.abortUpload,
     keyRejected: false,
     rejectKey(err) {
@@ -248,7 +267,14 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
       if (!ids.has(itemId)) ids.set(itemId, refOf(f, index, 'file'));
     }),
   );
-  const gone = await goneItems(ids.keys(), deps.api, run.signal, (id) => retryEvent(run, 'check', ids.get(id)!));
+  const gone = await goneItems(
+    ids.keys(),
+    deps.api,
+    run.signal,
+    (id) => retryEvent(run, 'check', ids.get(id)!),
+    // What the library holds of them, to compare local metadata with at the end (no GET then).
+    (item) => run.library.set(item.id, libraryMetadata(item)),
+  );
   for (const id of gone) deps.journal.forgetItem(id);
   return plan.items.map((item, index) => priorOf(item, found[index], gone));
 }
@@ -424,6 +450,8 @@ function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): It
 
 interface ItemState {
   itemId: string | undefined;
+  /** This run created the item (its first file's complete made it): its metadata is applied. */
+  created?: true;
   /** Each file's SHA-256 (declared at presign) and what the library holds. */
   identity: ItemIdentity;
   completed: number;
@@ -449,7 +477,11 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior, ident
       if (prior.done?.[i] && !prior.found?.[i])
         run.emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: prior.itemId!, reason: 'already uploaded' });
     });
-  const thumb = startThumbnail(run, item, index, prior.itemId, identity, state.ctl.signal);
+  // An item the library held before this run gets a thumbnail only when asked (--update-metadata).
+  const thumb =
+    prior.itemId === undefined || metadataPending(run, prior.itemId) || run.deps.updateMetadata
+      ? startThumbnail(run, item, index, prior.itemId, identity, state.ctl.signal)
+      : undefined;
 
   return {
     /** Takes a window slot for each file still to send, in order, and starts it. */
@@ -510,6 +542,7 @@ async function sendFile(
       const again = await transfer(run, item, file, ref, sha256, signal);
       res = await completeFile(run, item, file, ref, again, state.itemId);
     }
+    if (!state.itemId) itemCreated(run, item, state, res.contentItemId);
     state.itemId = res.contentItemId;
     state.completed++;
   } catch (err) {
@@ -672,7 +705,7 @@ async function concludeItem(
   }
   // A carousel the library held before this run is never deleted for a failed append.
   if (state.failure) return failedItem(run, item, outcome, state, count, !prior.inLibrary);
-  return finishItem(run, item, index, state.itemId!, thumb, outcome);
+  return finishItem(run, item, index, state, thumb, outcome);
 }
 
 function failedItem(
@@ -806,30 +839,98 @@ function startThumbnail(
   return p.then((presigned) => ({ key: presigned.key, fileKey: fileKeyOf(thumb), ref }));
 }
 
-/** One PATCH with the item's metadata and thumbnail key, unless the journal says it is applied. */
-async function finishItem(
+/**
+ * The journal's mark for an item this tool created whose metadata is not applied yet (its PATCH
+ * failed or was cut short): the next run applies it, as part of making the item.
+ */
+const METADATA_PENDING = 'pending';
+/** The journal's mark for an item made with no metadata of its own (a thumbnail only): nothing pending. */
+const METADATA_NONE = 'none';
+
+/** The item was created by this run: until its metadata is applied, the journal says it is pending. */
+function itemCreated(run: Run, item: EngineItem, state: ItemState, itemId: string): void {
+  state.created = true;
+  if (item.thumbnail || Object.keys(definedFields(item.metadata)).length > 0)
+    run.deps.journal.recordItem(itemId, { metadataHash: METADATA_PENDING });
+}
+
+/** This tool created the item in an earlier run and could not apply its metadata then. */
+function metadataPending(run: Run, itemId: string): boolean {
+  return !run.deps.force && run.deps.journal.item(itemId)?.metadataHash === METADATA_PENDING;
+}
+
+/**
+ * What the item gets of the local metadata. An item this run made (or an earlier run made and
+ * could not finish) gets all of it. One the library held before gets nothing: the library's
+ * word wins, and the differences are only reported, unless --update-metadata asks for exactly
+ * those to be applied. `differs` is what was not applied.
+ */
+async function metadataToApply(
   run: Run,
   item: EngineItem,
   index: number,
   itemId: string,
+  state: ItemState,
+): Promise<{ body: PatchRequest; differs?: MetadataField[]; updated?: MetadataField[] }> {
+  const metadata = definedFields(item.metadata);
+  if (state.created || metadataPending(run, itemId)) return { body: { ...metadata } };
+  const thumbDiffers = item.thumbnail !== undefined && !thumbnailAttached(run, item, itemId, state.identity);
+  if (Object.keys(metadata).length === 0 && !thumbDiffers) return { body: {} };
+  const known = run.library.get(itemId);
+  run.library.delete(itemId);
+  const library =
+    known ??
+    (
+      await run.deps.api
+        .get(itemId, { signal: run.signal, onRetry: retryEvent(run, 'check', refOf(item.files[0]!, index, 'file')) })
+        .catch((err: unknown) => {
+          throw new StepError('check', err);
+        })
+    ).item;
+  const diff = metadataDifferences(metadata, library);
+  const names = fieldNames(diff, thumbDiffers);
+  if (names.length === 0) return { body: {} };
+  if (!run.deps.updateMetadata) return { body: {}, differs: names };
+  // The thumbnail is sent (startThumbnail) only when it differs: the caller adds its key.
+  return { body: { ...diff }, updated: names };
+}
+
+/** Applies what the item gets of its metadata and thumbnail (one PATCH), or says what differs. */
+async function finishItem(
+  run: Run,
+  item: EngineItem,
+  index: number,
+  state: ItemState,
   thumb: ThumbnailUpload | undefined,
   outcome: ItemOutcome,
 ): Promise<ItemOutcome> {
   const { deps } = run;
+  const itemId = state.itemId!;
   const status: ItemOutcome['status'] = outcome.filesCompleted > 0 ? 'created' : 'skipped';
+  const made = state.created || metadataPending(run, itemId);
   const metadata = definedFields(item.metadata);
   const hash = Object.keys(metadata).length > 0 ? metadataHash(metadata) : undefined;
-  const applied = deps.journal.item(itemId);
-  const body: PatchRequest = hash && (deps.force || applied?.metadataHash !== hash) ? { ...metadata } : {};
   let thumbFileKey: string | undefined;
-  const notApplied = `${itemId} was created; its metadata was not applied: run the same command again to apply it`;
+  let body: PatchRequest = {};
+  const notApplied = made
+    ? `${itemId} was created; its metadata was not applied: run the same command again to apply it`
+    : `the metadata of ${itemId} was not updated: run the same command again to update it`;
   try {
+    const wanted = await metadataToApply(run, item, index, itemId, state);
+    body = wanted.body;
+    if (wanted.differs) return { ...outcome, status, differs: wanted.differs };
     if (thumb) {
       const t = await thumb;
       body.thumbnailKey = t.key;
       thumbFileKey = t.fileKey;
     }
-    if (Object.keys(body).length === 0) return { ...outcome, status };
+    // Once applied, the item is made: the journal's pending mark goes (an item without metadata
+    // of its own, a thumbnail only, gets a mark that says so).
+    const appliedHash = hash ?? (made ? METADATA_NONE : undefined);
+    if (Object.keys(body).length === 0) {
+      if (made && appliedHash) deps.journal.recordItem(itemId, { metadataHash: appliedHash });
+      return { ...outcome, status };
+    }
     if (run.signal.aborted) return stopped(run, outcome, notApplied);
     const first = item.files[0];
     await deps.api
@@ -838,16 +939,18 @@ async function finishItem(
         throw new StepError('patch', err);
       });
     deps.journal.recordItem(itemId, {
-      ...(hash ? { metadataHash: hash } : {}),
+      ...(appliedHash ? { metadataHash: appliedHash } : {}),
       ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}),
     });
-    return { ...outcome, status };
+    return { ...outcome, status, ...(wanted.updated ? { updated: wanted.updated } : {}) };
   } catch (err) {
     const verdict = judge(run, err, run.signal);
     if (verdict === 'cut-short') return stopped(run, outcome, notApplied);
     const { step, cause } = err instanceof StepError ? err : new StepError('patch', err);
     const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
-    const message = `${itemId} was created, but ${what} could not be applied: ${messageOf(cause)}. Run the same command again to apply it.`;
+    const message = made
+      ? `${itemId} was created, but ${what} could not be applied: ${messageOf(cause)}. Run the same command again to apply it.`
+      : `${itemId} is in the library, but ${step === 'check' ? 'its metadata could not be compared with the library' : `${what} could not be updated`}: ${messageOf(cause)}. Run the same command again.`;
     run.emit({ type: 'failed', item: index, message, step, ...codeOf(cause) });
     return {
       ...outcome,

@@ -2,6 +2,7 @@
 // plain CI lines and the NDJSON stream are three listeners (src/cli/output/progress-*.ts), and
 // tests simply collect them.
 import type { ContentType } from '../rules/rules.js';
+import type { MetadataField } from './metadata-diff.js';
 
 /** One file as events name it: enough for a listener to print a line or draw a bar. */
 export interface FileRef {
@@ -43,7 +44,11 @@ export function causeOf(err: unknown): unknown {
 
 export type UploadEvent =
   | { type: 'planned'; items: number; files: number; bytes: number; alreadyDone: number }
-  | { type: 'started'; file: FileRef }
+  /**
+   * The file's transfer starts. `resumedFrom`: the bytes of it an earlier run stored already (the
+   * parts of a multipart upload the service holds), which this run does not send again.
+   */
+  | { type: 'started'; file: FileRef; resumedFrom?: number }
   /** Bytes handed to the connection so far for this try (restarts at 0 when a PUT is retried). */
   | { type: 'progress'; file: FileRef; sent: number }
   /** The storage PUT answered 2xx: the bytes are stored, the item not yet created. */
@@ -87,6 +92,13 @@ export interface ItemOutcome {
   deletedItemId?: string;
   /** The files were added to an existing carousel (--to), not a new item. */
   appended?: true;
+  /**
+   * The item was in the library before this run and its metadata differs from the local one in
+   * these fields: reported, not applied (--update-metadata applies them).
+   */
+  differs?: MetadataField[];
+  /** --update-metadata: the fields of an item already in the library that this run changed. */
+  updated?: MetadataField[];
   /** The title the plan gave it (set by the command from the plan, for the summary). */
   title?: string;
 }

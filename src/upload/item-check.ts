@@ -12,6 +12,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { CallOptions } from '../api/client.js';
+import type { ContentItem } from '../api/schemas.js';
 import { LIST_LIMITS } from '../rules/rules.js';
 import { createPool } from './pool.js';
 
@@ -37,6 +38,8 @@ export async function goneItems(
   api: CheckApi,
   signal: AbortSignal,
   onRetry: (id: string) => CallOptions['onRetry'],
+  /** Each item of `ids` as the library answered it (a page or a GET): what it holds now. */
+  onSeen?: (item: ContentItem) => void,
 ): Promise<Set<string>> {
   const unseen = new Set(ids);
   const budget = listPageBudget(unseen.size);
@@ -44,7 +47,10 @@ export async function goneItems(
   for (let page = 0; page < budget && unseen.size > 0; page++) {
     const first = unseen.values().next().value!;
     const res = await api.list({ limit, offset: page * limit }, { signal, onRetry: onRetry(first) });
-    for (const item of res.items) unseen.delete(item.id);
+    for (const item of res.items) {
+      if (!unseen.delete(item.id)) continue;
+      onSeen?.(item);
+    }
     if (!res.hasMore) break;
   }
   const gone = new Set<string>();
@@ -53,7 +59,8 @@ export async function goneItems(
     [...unseen].map((id) =>
       pool.run(async () => {
         try {
-          await api.get(id, { signal, onRetry: onRetry(id) });
+          const got = await api.get(id, { signal, onRetry: onRetry(id) });
+          onSeen?.(got.item);
         } catch (err) {
           if (!(err instanceof ApiError && err.status === 404)) throw err;
           gone.add(id);

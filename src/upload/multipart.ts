@@ -146,7 +146,7 @@ export async function sendAll(
 ): Promise<SentPart[]> {
   const t0 = ctx.now().getTime();
   let held = upload.done.reduce((n, p) => n + p.size, 0);
-  ctx.emit({ type: 'started', file: ref });
+  ctx.emit({ type: 'started', file: ref, ...(held > 0 ? { resumedFrom: held } : {}) });
   ctx.emit({ type: 'progress', file: ref, sent: held });
   ctx.onHeld(file, held);
   let stored = 0;

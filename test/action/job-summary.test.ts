@@ -19,6 +19,8 @@ const item = (k: number, title: string | null = `Clip ${k}`): SummaryLine['items
   message: null,
   keyRejected: false,
   deletedItemId: null,
+  differs: [],
+  updated: [],
 });
 
 const summary = (items: SummaryLine['items']): SummaryLine => ({
@@ -35,6 +37,8 @@ const summary = (items: SummaryLine['items']): SummaryLine => ({
   problems: 0,
   skippedFiles: 0,
   inLibraryFiles: 0,
+  differing: 0,
+  updated: 0,
   leftOut: 0,
   missingScope: null,
   bytesSent: 1024,
@@ -67,6 +71,19 @@ describe('job summary', () => {
     ['*bold* _it_ `code` [link](x)', '\\*bold\\* \\_it\\_ \\`code\\` \\[link\\](x)'],
   ])('a title %j cannot break the page', (title, shown) => {
     expect(cell(title)).toBe(shown);
+  });
+
+  it('items already in the library: what differs (not changed) and what update-metadata changed, in the outcome', () => {
+    const s = summary([
+      { ...item(1), outcome: 'skipped', differs: ['title', 'status'] },
+      { ...item(2), outcome: 'skipped', updated: ['hashtags'] },
+    ]);
+    const md = jobSummary(record({ summary: { ...s, created: 0, skipped: 2, differing: 1, updated: 1 } }));
+    expect(md).toContain('0 created, 2 already there, 1 updated, 1 differing from the library (not changed)');
+    expect(md).toContain(
+      '| skipped: differs from the library: title, status; not changed (update-metadata: true applies them) |',
+    );
+    expect(md).toContain('| skipped: updated: hashtags |');
   });
 
   it('stays under 1 MiB with 20,000 items and 20,000 skipped files, saying how many rows it left out', () => {
@@ -114,6 +131,7 @@ describe('inputs', () => {
       'INPUT_BASE-URL': 'https://content.example.com',
       INPUT_API_KEY: 'cl_x',
       INPUT_STRICT: 'true',
+      INPUT_UPDATE_METADATA: 'true',
       INPUT_CONCURRENCY: '8',
       INPUT_FLAGS: `--skip-invalid --title "Launch day" --hashtags 'a, b'`,
     });
@@ -122,6 +140,7 @@ describe('inputs', () => {
       'upload',
       '--json',
       '--strict',
+      '--update-metadata',
       '--concurrency',
       '8',
       '--skip-invalid',

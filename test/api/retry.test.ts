@@ -6,7 +6,7 @@ import {
   UnexpectedResponseError,
   classifyForRetry,
 } from '../../src/api/errors.js';
-import { DEFAULT_RETRY, backoffDelay, parseRetryAfter, withRetry } from '../../src/api/retry.js';
+import { DEFAULT_RETRY, backoffDelay, createOutageWatch, parseRetryAfter, withRetry } from '../../src/api/retry.js';
 
 const noSleep = async () => {};
 
@@ -126,6 +126,29 @@ describe('riding out an outage', () => {
     expect(Math.min(...time.slept)).toBeGreaterThanOrEqual(100);
     expect(time.now()).toBe(60_000);
     expect(new Set(outages)).toEqual(new Set([60_000]));
+  });
+
+  it('loops sharing a watch share the outage: the run waits about rideOutMs in all, not each loop', async () => {
+    const time = fakeTime();
+    const watch = createOutageWatch(() => {});
+    const opts = {
+      policy: { ...DEFAULT_RETRY, rideOutMs: 5_000, watch },
+      ...time,
+      classify: outage,
+      random: () => 0.999,
+    };
+    const fail = async () => {
+      throw new Error('refused');
+    };
+    await expect(withRetry(fail, opts)).rejects.toThrow('refused');
+    expect(time.now()).toBe(5_000);
+    // A later request of the same run (the next file) meets the same outage: no wait of its own.
+    await expect(withRetry(fail, opts)).rejects.toThrow('refused');
+    expect(time.now()).toBe(5_000);
+    // Once the service answered, a new outage gets the whole ride-out again.
+    await withRetry(async () => 'ok', opts);
+    await expect(withRetry(fail, opts)).rejects.toThrow('refused');
+    expect(time.now()).toBe(10_000);
   });
 
   it('a service back after 15 s: the call succeeds', async () => {

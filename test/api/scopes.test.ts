@@ -1,6 +1,6 @@
 // Scopes and roles (src/api/scopes.ts): parsing --scope/--role, storing, and what a key lacks.
 import { describe, expect, it } from 'vitest';
-import { SCOPES, missingScopes, parseScopeFlags, scopesFromText, scopesToText } from '../../src/api/scopes.js';
+import { SCOPES, holds, missingScopes, parseScopeFlags, scopesFromText, scopesToText } from '../../src/api/scopes.js';
 
 describe('parseScopeFlags', () => {
   it.each([
@@ -10,7 +10,8 @@ describe('parseScopeFlags', () => {
     [['content:delete', 'content:read content:read'], undefined, ['content:read', 'content:delete']],
     [[], 'reader', ['content:read']],
     [[], 'publisher', ['content:read', 'content:write']],
-    [[], 'editor', ['content:read', 'content:write', 'content:delete']],
+    [[], 'editor', ['content:read', 'content:write', 'content:delete', 'audit:read']],
+    [['audit:read'], undefined, ['audit:read']],
     [[], 'admin', [...SCOPES]],
     [['keys:admin'], 'reader', ['content:read', 'keys:admin']],
   ] as const)('%j with role %s → %j', (values, role, expected) => {
@@ -40,5 +41,17 @@ describe('stored scopes', () => {
       'content:delete',
     ]);
     expect(missingScopes([...SCOPES], [...SCOPES])).toEqual([]);
+    // keys:admin brings audit:read: an admin key may grant it.
+    expect(missingScopes(['keys:admin'], ['audit:read', 'content:read'])).toEqual(['content:read']);
+  });
+
+  it.each([
+    [['audit:read'], 'audit:read', true],
+    [['keys:admin'], 'audit:read', true],
+    [['audit:read'], 'keys:admin', false],
+    [['content:read', 'content:write', 'content:delete'], 'audit:read', false],
+    [['content:write'], 'content:read', false],
+  ] as const)('holds(%j, %s) is %s', (held, needed, yes) => {
+    expect(holds(held, needed)).toBe(yes);
   });
 });

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
+import { ROLES } from '../../src/api/scopes.js';
 import { chooseKeysPlace, runKeysList } from '../../src/cli/commands/keys.js';
 import { runLog } from '../../src/cli/commands/log.js';
 import { EXIT, UsageError } from '../../src/cli/errors.js';
@@ -134,12 +135,27 @@ describe('keys over the API', () => {
       ['keys', 'create', '--role', 'reader'],
       ['keys', 'list'],
       ['keys', 'revoke', admin.id],
-      ['log'],
     ]) {
       const r = await cli.run(argv, { env: remote(reader.key) });
       expect([argv.join(' '), r.code]).toEqual([argv.join(' '), EXIT.auth]);
       expect(r.stderr).toContain('this command needs the scope keys:admin');
       expect(r.stderr).toContain('contentlib keys create --scope keys:admin');
+    }
+    const log = await cli.run(['log'], { env: remote(reader.key) });
+    expect(log.code).toBe(EXIT.auth);
+    expect(log.stderr).toContain('this command needs the scope audit:read');
+  });
+
+  it('support reads the history without managing keys: audit:read alone, or the editor role, runs log; keys create is refused', async () => {
+    const support = await s.makeKey('acme', { name: 'support', scopes: ['audit:read'] });
+    const editor = await s.makeKey('acme', { name: 'editor', scopes: [...ROLES.editor] });
+    for (const key of [support.key, editor.key]) {
+      const log = await cli.run(['log', '--json', 'action'], { env: remote(key) });
+      expect(log.code, log.stderr).toBe(EXIT.ok);
+      expect(JSON.parse(log.stdout)).toEqual(expect.arrayContaining([{ action: 'key.created' }]));
+      const create = await cli.run(['keys', 'create', '--role', 'reader'], { env: remote(key) });
+      expect(create.code).toBe(EXIT.auth);
+      expect(create.stderr).toContain('this command needs the scope keys:admin');
     }
   });
 

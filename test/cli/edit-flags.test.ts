@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/api/schemas.js';
 import { buildPatch, needsCurrent } from '../../src/cli/commands/edit-flags.js';
-import { applyPlatformSet, parseFlagValue, parsePlatformFlag } from '../../src/cli/metadata-flags.js';
+import {
+  applyPlatformSet,
+  hashtagSpaceWarnings,
+  parseFlagValue,
+  parsePlatformFlag,
+} from '../../src/cli/metadata-flags.js';
 import { UsageError } from '../../src/cli/errors.js';
 
 const current: ContentItem = {
@@ -143,5 +148,21 @@ describe('buildPatch', () => {
   it('refuses an edit with nothing to change', () => {
     expect(() => buildPatch({})).toThrow(/Nothing to change/);
     expect(() => buildPatch({ addHashtag: [] })).toThrow(/Nothing to change/);
+  });
+});
+
+describe('hashtags written with a space', () => {
+  it.each([
+    ['--hashtags', 'daily life', ['#daily and #life']],
+    ['--hashtags', 'vlog, #daily life', ['#daily and #life']],
+    ['--hashtags', 'summer time, beach day', ['#summer and #time', '#beach and #day']],
+    ['--add-hashtag', 'daily life', ['#daily and #life']],
+    ['--hashtags', '#summer #sale', []],
+    ['--hashtags', 'summer, sale', []],
+    ['--hashtags', 'summer', []],
+  ])('%s %j warns for %j', (flag, value, warned) => {
+    const warnings = hashtagSpaceWarnings(flag, value);
+    expect(warnings).toHaveLength(warned.length);
+    warned.forEach((w, i) => expect(warnings[i]).toContain(w));
   });
 });

@@ -10,7 +10,8 @@ import { ApiError } from '../../src/api/errors.js';
 import { EXIT, NotFoundError, UsageError } from '../../src/cli/errors.js';
 import { itemsWithPrefix, parseIdInput, resolveItemId } from '../../src/cli/item-id.js';
 import { databasePath } from '../../src/server/db.js';
-import { apiClient, seedShortform } from '../support/cli.js';
+import { apiClient, seedCarousel, seedShortform } from '../support/cli.js';
+import { FIXTURES } from '../support/paths.js';
 import { cli as runInProcess } from '../support/cli-in-process.js';
 import { type TestServer, startTestServer } from '../support/server.js';
 
@@ -55,6 +56,7 @@ describe('short ids against a real server', () => {
     first: 'abcdef01-0000-4000-8000-000000000001',
     second: 'abcdef02-0000-4000-8000-000000000002',
     other: '12345678-0000-4000-8000-000000000003',
+    carousel: 'c0ffee01-0000-4000-8000-000000000004',
   };
 
   beforeAll(async () => {
@@ -67,12 +69,17 @@ describe('short ids against a real server', () => {
       [await seedShortform(client, 'First'), ids.first],
       [await seedShortform(client, 'Second'), ids.second],
       [await seedShortform(client, 'Other'), ids.other],
+      [await seedCarousel(client, 'Album'), ids.carousel],
     ] as const;
     const db = new Database(databasePath(server.dataDir));
+    // A carousel's file rows refer to its id: the ids are swapped in place, the keys checked after.
+    db.pragma('foreign_keys = OFF');
     try {
       for (const [item, id] of made) {
         db.prepare('UPDATE items SET id = ? WHERE id = ?').run(id, item.id);
         db.prepare('UPDATE uploads SET item_id = ? WHERE item_id = ?').run(id, item.id);
+        db.prepare('UPDATE carousel_files SET item_id = ? WHERE item_id = ?').run(id, item.id);
+        db.prepare('UPDATE audit_log SET item_id = ? WHERE item_id = ?').run(id, item.id);
       }
     } finally {
       db.close();
@@ -98,6 +105,71 @@ describe('short ids against a real server', () => {
     const edited = await cli(['edit', 'ABCDEF02-00', '--title', 'Second, renamed', '--json', 'id,title']);
     expect(edited.exitCode, edited.stderr).toBe(0);
     expect(JSON.parse(edited.stdout)).toEqual({ id: ids.second, title: 'Second, renamed' });
+  });
+
+  it('every command that takes an id takes a short one: edit (every flag), download, log, rm, show', async () => {
+    const order = await cli(['edit', 'c0ffee01', '--order', '2,1', '--json', 'id']);
+    expect(order.exitCode, order.stderr).toBe(0);
+    expect(JSON.parse(order.stdout)).toEqual({ id: ids.carousel });
+    // A carousel keeps 2 images: the removal is refused for the item the short id named.
+    const remove = await cli(['edit', 'c0ffee01', '--remove-image', '1']);
+    expect(remove.stderr).toContain('The carousel has 2 images, and a carousel keeps at least 2');
+    const replace = await cli([
+      'edit',
+      'c0ffee01',
+      '--replace-image',
+      '1',
+      join(FIXTURES, 'image/photo.webp'),
+      '--dry-run',
+    ]);
+    expect(replace.exitCode, replace.stderr).toBe(0);
+    expect(replace.stderr).toContain('Dry run, nothing was changed');
+    const dir = join(home, 'downloads');
+    const got = await cli(['download', 'abcdef01', '-o', dir, '--json']);
+    expect(got.exitCode, got.stderr).toBe(0);
+    expect(got.stdout).toContain(ids.first);
+    const log = await cli(['log', 'c0ffee01', '--json', 'action,itemId']);
+    expect(log.exitCode, log.stderr).toBe(0);
+    expect(JSON.parse(log.stdout)).toContainEqual({ action: 'item.images_reordered', itemId: ids.carousel });
+  });
+
+  it.each([
+    ['show'],
+    ['show', '--web'],
+    ['edit', '--title', 'x'],
+    ['edit', '--order', '2,1'],
+    ['edit', '--remove-image', '1'],
+    ['download'],
+    ['log'],
+    ['rm', '--yes'],
+  ])('%s: malformed is exit 2, unknown exit 5, in one shape without API paths', async (command, ...flags) => {
+    const at = (id: string) => [command, id, ...flags];
+    const bad = await cli(at('nonsense'));
+    expect(bad.exitCode, bad.stderr).toBe(EXIT.usage);
+    expect(bad.stderr).toContain('"nonsense" is not an item id');
+    const none = await cli(at('abcdee'));
+    expect(none.exitCode, none.stderr).toBe(EXIT.notFound);
+    expect(none.stderr).toContain(`No item id starts with abcdee in ${server.url}`);
+    const gone = await cli(at('00000000-0000-4000-8000-00000000dead'));
+    if (command !== 'log') {
+      expect(gone.exitCode, gone.stderr).toBe(EXIT.notFound);
+      expect(gone.stderr).toMatch(/Item 00000000-0000-4000-8000-00000000dead is not in |That id is not in /);
+    }
+    for (const r of [bad, none, gone]) expect(r.stderr).not.toContain('/api/');
+  });
+
+  it('every field of the item is selectable, sha256 and fileSize included (ls and show)', async () => {
+    const shown = await cli(['show', 'abcdef01', '--json', 'sha256,fileSize,thumbnailSha256']);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual({
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      fileSize: expect.any(Number),
+      thumbnailSha256: null,
+    });
+    const listed = await cli(['ls', '--json', 'id,sha256']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    for (const row of JSON.parse(listed.stdout) as Array<Record<string, unknown>>)
+      expect(Object.keys(row)).toEqual(['id', 'sha256']);
   });
 
   it('an ambiguous prefix lists the candidates and changes nothing (exit 2)', async () => {

@@ -1,6 +1,7 @@
 // The output layer: relative times, aligned rows, plain rows, the streamed JSON array, show.
 import { describe, expect, it } from 'vitest';
-import type { ContentItem } from '../../src/api/schemas.js';
+import { ContentItemSchema, type ContentItem } from '../../src/api/schemas.js';
+import { ITEM_FIELDS, parseFields } from '../../src/cli/output/json.js';
 import { EMPTY_LIST, createItemListPrinter, plainRow } from '../../src/cli/output/items.js';
 import { itemObject, plainItemLines, printItem } from '../../src/cli/output/item.js';
 import { outputMode } from '../../src/cli/output/mode.js';
@@ -195,5 +196,20 @@ describe('show', () => {
   it('a shortform has no files key; a carousel always has one', () => {
     expect(itemObject(item(1), [])).not.toHaveProperty('files');
     expect(itemObject({ ...item(2), type: 'carousel' }, undefined)).toHaveProperty('files', []);
+  });
+});
+
+describe('--json FIELDS of an item', () => {
+  it('is every key of the item schema, and files: nothing the schema has is refused, nothing it lacks offered', () => {
+    expect([...ITEM_FIELDS].sort()).toEqual([...Object.keys(ContentItemSchema.shape), 'files'].sort());
+    expect(parseFields('id,sha256,fileSize,thumbnailSha256', ITEM_FIELDS, 'show')).toEqual([
+      'id',
+      'sha256',
+      'fileSize',
+      'thumbnailSha256',
+    ]);
+    expect(() => parseFields('sha265', ITEM_FIELDS, 'ls')).toThrow(
+      /Unknown JSON field for ls: sha265 \(did you mean sha256\?\)/,
+    );
   });
 });

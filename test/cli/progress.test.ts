@@ -105,6 +105,51 @@ describe('progress listeners', () => {
     expect(io.out()).toBe('id-0\tcarousel\tskipped\tv/pics\n');
   });
 
+  it('plain: files the library holds are not announced as uploads; the plan line waits for the first file sent', async () => {
+    const file = (name: string): FileRef => ({ path: `/v/${name}`, name, size: 1000, item: 0, role: 'file' });
+    const found = (name: string) =>
+      ({
+        type: 'skipped',
+        file: file(name),
+        itemId: 'id-9',
+        reason: 'already in the library as shortform',
+        inLibrary: true,
+      }) as const;
+    const none = bufferIO();
+    const p = createPlainProgress(none, () => 0);
+    p.onEvent({ type: 'planned', items: 2, files: 2, bytes: 2000, alreadyDone: 0 });
+    p.onEvent(found('a.mp4'));
+    p.onEvent(found('b.mp4'));
+    await p.stop();
+    expect(none.err()).not.toContain('Uploading');
+    expect(none.err()).toContain('skipped  a.mp4: already in the library as shortform (id-9)');
+
+    const some = bufferIO();
+    const q = createPlainProgress(some, () => 0);
+    q.onEvent({ type: 'planned', items: 2, files: 2, bytes: 2000, alreadyDone: 1 });
+    q.onEvent(found('a.mp4'));
+    q.onEvent({ type: 'started', file: file('c.mp4') });
+    await q.stop();
+    const lines = some.err().trim().split('\n');
+    expect(lines[0]).toMatch(/^skipped {2}a\.mp4/);
+    expect(lines[1]).toBe('Uploading 1 file (1000 B) as 2 items; 1 already uploaded, 1 already in the library');
+  });
+
+  it('plain: a resumed file says what was stored already, and its speed counts only the bytes sent now', async () => {
+    const io = bufferIO();
+    let t = 0;
+    const p = createPlainProgress(io, () => t);
+    const big: FileRef = { path: '/v/big.mp4', name: 'big.mp4', size: 400 * 1024 ** 2, item: 0, role: 'file' };
+    p.onEvent({ type: 'planned', items: 1, files: 1, bytes: big.size, alreadyDone: 0 });
+    p.onEvent({ type: 'started', file: big, resumedFrom: 300 * 1024 ** 2 });
+    t = 2000; // 100 MB in 2 s
+    p.onEvent({ type: 'completed', file: big, itemId: 'id-1', itemType: 'longform', created: true });
+    await p.stop();
+    const err = io.err();
+    expect(err).toContain('start    big.mp4 (400 MB; resuming: 300 MB already stored by an earlier run)');
+    expect(err).toMatch(/done {5}big\.mp4 → id-1, 400 MB in 2\.0 s, 50 MB\/s/);
+  });
+
   it('json: one parseable object per line on stdout, progress left out, a summary last', async () => {
     const io = bufferIO();
     const p = createJsonProgress(io);
@@ -196,6 +241,31 @@ describe('progress listeners', () => {
     expect(summaryLines({ ...summary, interrupted: true }).join('\n')).not.toContain('Kept for the next run');
   });
 
+  it('items already in the library: what differs is named (nothing changed), what --update-metadata applied too', () => {
+    const there = (id: string, o: object) => ({
+      index: 0,
+      type: 'shortform' as const,
+      source: `v/${id}.mp4`,
+      itemId: id,
+      status: 'skipped' as const,
+      filesCompleted: 0,
+      filesSkipped: 1,
+      filesInLibrary: 1,
+      filesTotal: 1,
+      ...o,
+    });
+    const lines = summaryLines({
+      ...summary,
+      items: [there('a', { differs: ['title', 'status'] }), there('b', { updated: ['hashtags'] }), there('c', {})],
+    });
+    expect(lines).toEqual([
+      'Nothing new to upload: 3 items (3 files) already in the library; --force uploads them again.',
+      'Updated: v/b.mp4 (b): hashtags',
+      'v/a.mp4 (a): differs from the library: title, status; --update-metadata applies them',
+      '1 item kept as the library has it: nothing was changed.',
+    ]);
+  });
+
   it('a failed single file is named once, a carousel by its folder then the image', () => {
     const failed = (source: string, message: string) => ({
       index: 0,
@@ -264,6 +334,8 @@ describe('heartbeat, ETA and the NDJSON names', () => {
       keyRejected: false,
       title: null,
       deletedItemId: null,
+      differs: [],
+      updated: [],
     });
     expect(summaryItem(summary.items[1]!)).toMatchObject({ id: null, outcome: 'failed' });
   });

@@ -147,6 +147,13 @@ describe.skipIf(onS3)('a large file as parts, interrupted and run again', () => 
     expect(done.bytesSent).toBeGreaterThanOrEqual(SIZE - cut.bytesKept - 2 * PART);
     // Whole parts: some 8 MiB ones, and perhaps the last (3 MiB) one.
     expect(done.bytesSent % PART === 0 || (SIZE - done.bytesSent) % PART === 0).toBe(true);
+    // The re-run says where it resumed: what the service held, and only the rest was sent.
+    const started = again.stdout
+      .split('\n')
+      .filter((l) => l.includes('"type":"started"'))
+      .map((l) => JSON.parse(l) as { resumedFrom?: number });
+    expect(started).toHaveLength(1);
+    expect(started[0]!.resumedFrom).toBe(SIZE - done.bytesSent);
     expect(await journalParts()).toEqual([]);
     const itemId = done.items[0]!.id!;
     expect(sha256(await storedBytes(itemId))).toBe(sha256(await readFile(path)));

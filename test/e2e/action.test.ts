@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/run.js';
 import { SummarySchema } from '../../src/cli/output/upload-ndjson.js';
 import { type ServeProcess } from '../support/serve-process.js';
-import { createKey, startRemote, tempHome } from '../support/cli.js';
+import { apiClient, createKey, startRemote, tempHome } from '../support/cli.js';
 import { BIN, FIXTURES, ROOT } from '../support/paths.js';
 
 let remote: ServeProcess;
@@ -178,6 +178,45 @@ describe('the GitHub Action, with a simulated runner', () => {
   });
 });
 
+describe('the GitHub Action on a re-run: the library’s word wins', () => {
+  it('a fresh runner keeps an edit made in the library and says what differs; update-metadata applies it', async () => {
+    const files = {
+      // Bytes no other test of this file uploads (clip-5s.mp4 is the other tests').
+      'film/launch.mov': 'video/clip-5s.mov',
+      'film/launch.mov.json': Buffer.from(JSON.stringify({ title: 'Launch film' })),
+    };
+    const inputs = { paths: 'film', 'base-url': remote.url, 'api-key': key, flags: '--status scheduled' };
+    const first = await step(inputs, files);
+    expect(first.exitCode).toBe(0);
+    const [id] = JSON.parse(first.outputs['created-ids']!) as string[];
+    const support = apiClient(remote.url, key);
+    try {
+      await support.patch(id!, { title: 'Launch film (final cut)', status: 'published' });
+      const entries = (await support.audit({ itemId: id!, limit: 100 })).entries;
+
+      const rerun = await step(inputs, files);
+      expect(rerun.exitCode).toBe(0);
+      expect(JSON.parse(rerun.outputs['differing-ids']!)).toEqual([id]);
+      expect(JSON.parse(rerun.outputs['updated-ids']!)).toEqual([]);
+      expect(rerun.summary).toContain('1 differing from the library (not changed)');
+      expect(rerun.summary).toContain(
+        '| skipped: differs from the library: title, status; not changed (update-metadata: true applies them) |',
+      );
+      expect((await support.get(id!)).item).toMatchObject({ title: 'Launch film (final cut)', status: 'published' });
+      expect((await support.audit({ itemId: id!, limit: 100 })).entries).toEqual(entries);
+
+      const update = await step({ ...inputs, 'update-metadata': 'true' }, files);
+      expect(update.exitCode).toBe(0);
+      expect(JSON.parse(update.outputs['updated-ids']!)).toEqual([id]);
+      expect(update.summary).toContain('| skipped: updated: title, status |');
+      expect((await support.get(id!)).item).toMatchObject({ title: 'Launch film', status: 'scheduled' });
+      expect((await support.audit({ itemId: id!, limit: 100 })).entries).toHaveLength(entries.length + 1);
+    } finally {
+      await support.close();
+    }
+  });
+});
+
 describe('action.yml', () => {
   it('passes every input it declares to the entry, and declares every output the entry writes', async () => {
     const yml = await readFile(join(ROOT, 'action.yml'), 'utf8');
@@ -190,6 +229,7 @@ describe('action.yml', () => {
       'api-key',
       'type',
       'strict',
+      'update-metadata',
       'concurrency',
       'flags',
       'if-no-files-found',
@@ -197,7 +237,15 @@ describe('action.yml', () => {
     for (const name of inputs)
       expect(yml).toContain(`INPUT_${name.toUpperCase().replace(/-/g, '_')}: \${{ inputs.${name} }}`);
     const outputs = [...block('outputs').matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1]!);
-    expect(outputs).toEqual(['item-ids', 'created-ids', 'appended-ids', 'summary', 'exit-code']);
+    expect(outputs).toEqual([
+      'item-ids',
+      'created-ids',
+      'appended-ids',
+      'updated-ids',
+      'differing-ids',
+      'summary',
+      'exit-code',
+    ]);
     for (const name of outputs) expect(yml).toContain(`value: \${{ steps.upload.outputs.${name} }}`);
     expect(yml).toContain('run: node "$GITHUB_ACTION_PATH/dist/action/main.cjs"');
   });

@@ -103,7 +103,7 @@ describe('on the embedded library', () => {
     expect(b.stderr()).toContain('contentlib browse: stopped');
   });
 
-  it('show ID --web opens the item page through $BROWSER; an unknown id is show’s error, with no URL', async () => {
+  it('show ID --web (a short id too) opens the item page through $BROWSER; an unknown id is show’s error, with no URL', async () => {
     const ls = await cli(home.dir, ['ls', '--json', 'id,title']);
     const item = (JSON.parse(ls.stdout) as Array<{ id: string; title: string }>).find(
       (i) => i.title === 'Demo carousel',
@@ -112,7 +112,8 @@ describe('on the embedded library', () => {
     const fakeBrowser = join(home.dir, 'fake-browser.sh');
     await writeFile(fakeBrowser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
     await chmod(fakeBrowser, 0o755);
-    const b = await startBrowseProcess(home.dir, ['show', item.id, '--web'], { BROWSER: fakeBrowser });
+    // A short id opens the page of the whole id it stands for.
+    const b = await startBrowseProcess(home.dir, ['show', item.id.slice(0, 8), '--web'], { BROWSER: fakeBrowser });
     expect(b.url).toMatch(new RegExp(`/items/${item.id}\\?token=`));
     await expect.poll(() => readFile(opened, 'utf8').catch(() => '')).toBe(b.url);
     const page = await (await session(b.url)).get(`/items/${item.id}`);

@@ -59,7 +59,9 @@ describe('contentlib download', () => {
   it('an id that is not in this library: not found, exit 5', async () => {
     const r = await cli(home, ['download', '00000000-0000-4000-8000-000000000000']);
     expect(r.exitCode).toBe(5);
-    expect(r.stderr).toContain("Error: Item 00000000-0000-4000-8000-000000000000 is not in this brand's library");
+    // Said as every command says it: the embedded library named, no brands, no API paths.
+    expect(r.stderr).toContain('Error: Item 00000000-0000-4000-8000-000000000000 is not in the embedded library in ');
+    expect(r.stderr).not.toMatch(/brand|\/api\//);
     expect(r.stderr).toContain('contentlib ls');
   });
 });

@@ -204,6 +204,35 @@ describe('patch', () => {
     expect((await get(item.id)).body.item).toMatchObject(json);
   });
 
+  it('a PATCH that sends what the item has changes nothing: no audit entry, updatedAt kept', async () => {
+    s.clock.advance(1000);
+    await patch(item.id, { title: 'Same', hashtags: ['x', 'y'], platformSettings: { yt: { a: 1, b: 2 } } });
+    const before = (await get(item.id)).body.item;
+    type Audit = { entries: Array<{ action: string }> };
+    const audit = async () =>
+      (await srv.call<Audit>('GET', `${s.url}/api/v1/audit?itemId=${item.id}&limit=100`, { key })).body.entries;
+    const entries = await audit();
+    s.clock.advance(1000);
+    // platformSettings in another key order is the same settings.
+    const same = {
+      title: 'Same',
+      hashtags: ['x', 'y'],
+      status: before.status,
+      platformSettings: { yt: { b: 2, a: 1 } },
+    };
+    const r = await patch(item.id, same);
+    expect(r.status).toBe(200);
+    expect(r.body.item.updatedAt).toBe(before.updatedAt);
+    expect(await audit()).toEqual(entries);
+    // One field that differs among equal ones: one entry naming only it.
+    s.clock.advance(1000);
+    const changed = await patch(item.id, { ...same, title: 'Different' });
+    expect(changed.body.item.updatedAt).toBe(s.clock.now.toISOString());
+    const now = await audit();
+    expect(now).toHaveLength(entries.length + 1);
+    expect(now[0]).toMatchObject({ action: 'item.updated', details: { fields: ['title'] } });
+  });
+
   it('an empty body, an unknown field or a bad value is 400 and changes nothing', async () => {
     const before = (await get(item.id)).body.item;
     for (const json of [

@@ -326,6 +326,42 @@ describe('upload engine', () => {
     expect(third.summary.items[0]).toMatchObject({ status: 'skipped' });
   });
 
+  it('an item the library held before is never written to: differences reported, --update-metadata applies only them', async () => {
+    lib = await startLibrary();
+    const l = lib;
+    const first = await l.upload(await plan(['video/clip-5s.mp4'], { metadata: { title: 'Launch', hashtags: ['a'] } }));
+    const id = first.summary.items[0]!.itemId!;
+    await l.client.patch(id, { title: 'Launch (final cut)' });
+    const patches: unknown[] = [];
+    const counting = {
+      ...l.client,
+      patch: (itemId: string, body: unknown, o?: unknown) => {
+        patches.push(body);
+        return l.client.patch(itemId, body as never, o as never);
+      },
+    };
+    // The local metadata now has a thumbnail too; the hashtags are what the library has.
+    const p = await plan(['video/clip-5s.mp4'], {
+      thumbnail: 'image/photo.webp',
+      metadata: { title: 'Launch', hashtags: ['a'] },
+    });
+    const kept = await l.upload(p, { api: counting });
+    expect(kept.summary.items[0]).toMatchObject({ status: 'skipped', itemId: id, differs: ['title', 'thumbnail'] });
+    expect(patches).toEqual([]);
+    expect(ofType(kept.events, 'started')).toHaveLength(0); // not even the thumbnail's bytes
+    expect((await l.client.get(id)).item).toMatchObject({ title: 'Launch (final cut)', thumbnailUrl: null });
+
+    const updated = await l.upload(p, { api: counting, updateMetadata: true });
+    expect(updated.summary.items[0]).toMatchObject({ status: 'skipped', updated: ['title', 'thumbnail'] });
+    expect(patches).toEqual([{ title: 'Launch', thumbnailKey: expect.any(String) }]);
+    expect((await l.client.get(id)).item.title).toBe('Launch');
+    // Nothing differs any more: no PATCH, nothing reported.
+    const again = await l.upload(p, { api: counting, updateMetadata: true });
+    expect(again.summary.items[0]).not.toHaveProperty('updated');
+    expect(again.summary.items[0]).not.toHaveProperty('differs');
+    expect(patches).toHaveLength(1);
+  });
+
   it('uploads a thumbnail with its video and attaches it in the same PATCH as the metadata', async () => {
     lib = await startLibrary();
     const p = await plan(['video/clip-5s.mp4'], { thumbnail: 'image/photo.webp', metadata: { title: 'With cover' } });

@@ -58,6 +58,22 @@ describe('goneItems', () => {
     expect(lib.calls).toEqual({ list: 10, get: 0 });
   });
 
+  it('says what the library holds of each item that exists, once, from a page or a GET', async () => {
+    const lib = library(5000);
+    lib.remove('i3');
+    const seen: string[] = [];
+    const asked = [...range(0, 20), 'i4999'];
+    const gone = await goneItems(
+      asked,
+      lib.api,
+      new AbortController().signal,
+      () => undefined,
+      (item) => seen.push(item.id),
+    );
+    expect(gone).toEqual(new Set(['i3']));
+    expect(seen.sort()).toEqual(asked.filter((id) => id !== 'i3').sort());
+  });
+
   it('a few items: one GET each, no page', async () => {
     const lib = library(5000);
     lib.remove('i3');

@@ -24,6 +24,7 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError } from '../errors.js';
 import { createTransferProgress, heartbeatMs } from '../output/download-progress.js';
+import { notInLibrary, parseIdInput, resolveItemId } from '../item-id.js';
 import { checkJq, formatJson, jsonSelection } from '../output/json.js';
 import { progressKind } from '../output/progress.js';
 import { formatMs } from '../output/progress-shared.js';
@@ -51,6 +52,13 @@ export interface DownloadDeps {
   clock?: () => number;
   /** Paths are shown relative to this folder. */
   cwd: string;
+  /**
+   * The whole id an argument stands for (a short id's item, src/cli/item-id.ts); throws
+   * NotFoundError when none, UsageError when ambiguous. Without it, ids are used as given.
+   */
+  resolve?: (id: string) => Promise<string>;
+  /** The library in words, for "Item … is not in …"; "this brand's library" when not given. */
+  library?: string;
 }
 
 export interface FileResult {
@@ -104,23 +112,44 @@ function checkOptions(o: DownloadOptions): void {
 async function resolveItems(ids: readonly string[], deps: DownloadDeps) {
   const found: Array<{ item: ContentItem; files: CarouselFile[]; result: ItemResult }> = [];
   const results: ItemResult[] = [];
-  for (const id of [...new Set(ids)]) {
+  // Short ids first, all of them: an ambiguous one stops the command before any file is written.
+  const whole = new Map<string, string | NotFoundError>();
+  for (const id of new Set(ids)) {
+    try {
+      whole.set(id, deps.resolve ? await deps.resolve(id) : id);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      whole.set(id, err);
+    }
+  }
+  for (const [given, resolved] of whole) {
+    const id = typeof resolved === 'string' ? resolved : given;
+    if (results.some((r) => r.id === id)) continue; // a short id and its whole id: once
     const result: ItemResult = { id, files: [] };
     results.push(result);
     try {
+      if (typeof resolved !== 'string') throw resolved;
       const { item, files } = await deps.api.get(id, { signal: deps.signal });
       Object.assign(result, { type: item.type, title: item.title });
       found.push({ item, files, result });
     } catch (err) {
       if ((err instanceof ApiError && err.status === 401) || deps.signal.aborted) throw err;
-      result.error = errorOf(err);
+      result.error = errorOf(err, id, deps.library);
       deps.emit({ type: 'failed', itemId: id, message: result.error.message, code: result.error.code });
     }
   }
   return { found, results };
 }
 
-function errorOf(err: unknown): { status?: number; code: string; message: string } {
+function errorOf(
+  err: unknown,
+  id?: string,
+  library = "this brand's library",
+): { status?: number; code: string; message: string } {
+  // Not there: said as every command says it, never in the API's words (they name its endpoints).
+  if (err instanceof NotFoundError) return { status: 404, code: 'not_found', message: err.message };
+  if (err instanceof ApiError && err.status === 404 && id !== undefined)
+    return { status: 404, code: err.code, message: notInLibrary(id, library).message };
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
   const message = describeError(err).message.split('\n')[0]!;
   return {
@@ -323,7 +352,7 @@ export async function runDownload(o: DownloadOptions, deps: DownloadDeps): Promi
 }
 
 /** Exit status: 0 all there, 5 when every id is unknown, 3 some, 1 none, 130 interrupted. */
-export function downloadOutcome(result: DownloadResult): Error | undefined {
+export function downloadOutcome(result: DownloadResult, library?: string): Error | undefined {
   if (result.interrupted)
     return new InterruptedError('Interrupted; run the same command again to resume where it stopped.');
   const files = result.items.flatMap((i) => i.files);
@@ -331,9 +360,12 @@ export function downloadOutcome(result: DownloadResult): Error | undefined {
   if (bad.length === 0) return undefined;
   if (result.items.every((i) => i.error?.status === 404)) {
     const n = result.items.length;
+    const where = library ?? "this brand's library";
     return new NotFoundError(
-      `${n === 1 ? `Item ${result.items[0]!.id} is` : 'None of those ids are'} not in this brand's library; nothing was downloaded.`,
-      'Check the ids with: contentlib ls   (ids of another brand are not visible with this key)',
+      n === 1
+        ? `${result.items[0]!.error!.message.replace(/\.$/, '')}; nothing was downloaded.`
+        : `None of those ids is in ${where}; nothing was downloaded.`,
+      'Check the ids with: contentlib ls',
     );
   }
   const good = files.filter((f) => f.outcome !== 'failed').length;
@@ -387,7 +419,9 @@ export async function downloadCommand(
       'Leave out --json, or write to a file with -O FILE.',
     );
   checkOptions(options);
-  const { client } = await openApi(ctx, globals);
+  // A malformed id is a usage error before anything is opened (exit 2).
+  for (const id of ids) parseIdInput(id);
+  const { client, target } = await openApi(ctx, globals);
   const kind = progressKind(ctx.io, Boolean(sel));
   const progress = createTransferProgress(kind, ctx.io, {
     line: (v) => formatJson(v, sel ?? {}, false),
@@ -406,6 +440,8 @@ export async function downloadCommand(
         policy: retryPolicy(ctx.env),
         signal: ctx.signal,
         cwd,
+        resolve: (id) => resolveItemId(id, { client, signal: ctx.signal, library: target.label }),
+        library: target.label,
       }),
     );
   } catch (err) {
@@ -414,6 +450,6 @@ export async function downloadCommand(
   }
   const ms = Date.now() - started;
   await progress.finish({ ...result, ms }, summaryLines(result, ms));
-  const failure = downloadOutcome(result);
+  const failure = downloadOutcome(result, target.label);
   if (failure) throw failure;
 }

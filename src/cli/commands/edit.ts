@@ -179,12 +179,15 @@ async function imagesCommand(
     );
   const sel = jsonSelection(globals, ITEM_FIELDS, 'edit');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
-  const { client } = await openApi(ctx, globals, { writes: !dryRun });
+  const { client, target } = await openApi(ctx, globals, { writes: !dryRun });
+  const whole = await interruptible(ctx, () =>
+    resolveItemId(id, { client, signal: ctx.signal, library: target.label }),
+  );
   const result = await interruptible(
     ctx,
     () =>
       runImageEdit(
-        { id, images, ...(checked?.ok ? { replacement: checked.file } : {}), ...(dryRun ? { dryRun } : {}) },
+        { id: whole, images, ...(checked?.ok ? { replacement: checked.file } : {}), ...(dryRun ? { dryRun } : {}) },
         { client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env), signal: ctx.signal },
       ),
     'Interrupted; the carousel may or may not have been changed (check with contentlib show).',

@@ -7,7 +7,7 @@
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { type KeyInfo as WireKey, keyInfoOf } from '../../api/schemas.js';
-import { type Scope, SCOPES, ROLES, ROLE_NAMES, parseScopeFlags } from '../../api/scopes.js';
+import { type Scope, SCOPES, ROLES, ROLE_NAMES, effectiveScopes, isScope, parseScopeFlags } from '../../api/scopes.js';
 import { brandNameProblem, nameProblem } from '../../api/text-rules.js';
 import { type ConfigData, openConfig } from '../../config/store.js';
 import { resolveTarget } from '../../config/resolve.js';
@@ -267,9 +267,12 @@ export async function runKeysRevoke(
 
 /** The scopes in a few words: a role's name when they are exactly a role, else the list without `content:`. */
 export function scopesLabel(scopes: readonly string[]): string {
+  // Compared by what the keys may do: an admin key made before audit:read existed is an admin.
+  const known = scopes.filter(isScope);
+  const effective: readonly string[] = known.length === scopes.length ? effectiveScopes(known) : scopes;
   const role = ROLE_NAMES.find((r) => {
     const set: readonly string[] = ROLES[r];
-    return set.length === scopes.length && set.every((s) => scopes.includes(s));
+    return set.length === effective.length && set.every((s) => effective.includes(s));
   });
   return role ?? (scopes.map((s) => s.replace(/^content:/, '')).join(',') || '(none)');
 }
@@ -370,7 +373,7 @@ export function scopesFromFlags(f: { scope?: string[]; role?: string }): Scope[]
   } catch (err) {
     throw new UsageError(
       `${(err as Error).message}.`,
-      `Roles: reader (content:read), publisher (+ content:write), editor (+ content:delete), admin (+ keys:admin). Example: --role publisher or --scope content:read,content:write`,
+      `Roles: reader (content:read), publisher (+ content:write), editor (+ content:delete, audit:read), admin (+ keys:admin). Example: --role publisher or --scope content:read,content:write`,
     );
   }
 }

@@ -9,6 +9,7 @@ import { interruptible, openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { extensionMissing } from '../error-messages.js';
 import { parseSince } from '../flags.js';
+import { parseIdInput, resolveItemId } from '../item-id.js';
 import { LOG_FIELDS, checkJq, formatJson, jsonSelection } from '../output/json.js';
 import { formatLog } from '../output/log.js';
 import { outputMode, write } from '../output/mode.js';
@@ -67,11 +68,18 @@ export async function logCommand(
   const sel = jsonSelection(globals, LOG_FIELDS, 'log');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
   const since = opts.since === undefined ? undefined : parseSince(ctx.now)(opts.since);
-  const { client } = await openApi(ctx, globals);
+  // A malformed id is a usage error before anything is opened (exit 2). A whole id is asked for
+  // as it is: the log outlives its items, so a deleted item's history is still there.
+  if (id !== undefined) parseIdInput(id);
+  const { client, target } = await openApi(ctx, globals);
+  const itemId =
+    id === undefined
+      ? undefined
+      : await interruptible(ctx, () => resolveItemId(id, { client, signal: ctx.signal, library: target.label }));
   const entries = await interruptible(ctx, () =>
     runLog(
       {
-        ...(id !== undefined ? { itemId: id } : {}),
+        ...(itemId !== undefined ? { itemId } : {}),
         ...(opts.key !== undefined ? { keyId: opts.key } : {}),
         ...(since !== undefined ? { since } : {}),
         ...(opts.limit !== undefined ? { limit: opts.limit } : {}),

@@ -8,7 +8,7 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';
 import { CliError, EXIT, InterruptedError, NotFoundError, PartialError, UsageError } from '../errors.js';
 import { canPrompt } from '../io.js';
-import { parseIdInput, resolveItemId } from '../item-id.js';
+import { notInLibrary, parseIdInput, resolveItemId } from '../item-id.js';
 import { RM_FIELDS, jsonSelection } from '../output/json.js';
 import { type RmResult, confirmDeletion, printRmResults } from '../output/rm.js';
 
@@ -19,12 +19,20 @@ export interface RmDeps {
    * NotFoundError when none, UsageError when ambiguous. Without it, ids are used as given.
    */
   resolve?: (id: string) => Promise<string>;
+  /** The library in words, for "Item … is not in …" (the service's own 404 text names its endpoints). */
+  library?: string;
   /** Asks the person at the terminal; undefined when nobody can be asked. */
   confirm?: (items: readonly ContentItem[]) => Promise<boolean>;
   signal?: AbortSignal;
 }
 
-function failure(id: string, err: unknown): RmResult {
+function failure(id: string, err: unknown, library = "this brand's library"): RmResult {
+  if (err instanceof ApiError && err.status === 404)
+    return {
+      id,
+      deleted: false,
+      error: { status: 404, code: err.code, message: notInLibrary(id, library).message },
+    };
   if (err instanceof ApiError)
     return { id, deleted: false, error: { status: err.status, code: err.code, message: err.message } };
   const { message } = describeError(err);
@@ -71,7 +79,7 @@ export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: 
         known.set(id, (await deps.client.get(id, { signal: deps.signal })).item);
       } catch (err) {
         if (isFatal(err) || deps.signal?.aborted) throw err;
-        results.set(id, failure(id, err));
+        results.set(id, failure(id, err, deps.library));
       }
     }
     if (known.size > 0 && !(await deps.confirm([...known.values()])))
@@ -100,7 +108,7 @@ export async function runRm(ids: readonly string[], o: { yes?: boolean }, deps: 
                 message: 'interrupted while deleting: it may or may not be gone (check with contentlib show)',
               },
             }
-          : failure(id, err),
+          : failure(id, err, deps.library),
       );
     }
   }
@@ -173,6 +181,7 @@ export async function rmCommand(
   const results = await runRm(ids, opts, {
     client,
     resolve: (id) => resolveItemId(id, { client, signal: ctx.signal, library: target.label }),
+    library: target.label,
     signal: ctx.signal,
     confirm: canAsk ? (items) => confirmDeletion(ctx.io, items) : undefined,
   });

@@ -45,8 +45,13 @@ export async function showCommand(
  * runs on its page. Browse is loaded only here, when --web asks for it (a choice made at run time).
  */
 async function showOnWeb(ctx: CliContext, globals: GlobalOptions, id: string): Promise<void> {
-  const { client } = await openApi(ctx, globals);
-  await interruptible(ctx, () => runShow(id, { client, signal: ctx.signal }));
+  parseIdInput(id);
+  const { client, target } = await openApi(ctx, globals);
+  const whole = await interruptible(ctx, async () => {
+    const resolved = await resolveItemId(id, { client, signal: ctx.signal, library: target.label });
+    await runShow(resolved, { client, signal: ctx.signal });
+    return resolved;
+  });
   const { browseCommand } = await import('./browse.js');
-  await browseCommand(ctx, globals, {}, `/items/${encodeURIComponent(id)}`);
+  await browseCommand(ctx, globals, {}, `/items/${encodeURIComponent(whole)}`);
 }

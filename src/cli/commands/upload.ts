@@ -52,6 +52,8 @@ export interface UploadFlags {
   partConcurrency?: number;
   dryRun?: boolean;
   force?: boolean;
+  /** Apply the local metadata's differences to items already in the library (else only report them). */
+  updateMetadata?: boolean;
   strict?: boolean;
   skipInvalid?: boolean;
   split?: boolean;
@@ -265,6 +267,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
         concurrency: o.concurrency,
         ...(o.partConcurrency !== undefined ? { partConcurrency: o.partConcurrency } : {}),
         force: Boolean(o.force),
+        updateMetadata: Boolean(o.updateMetadata),
         // Listed one by one only where someone reads them one by one: NDJSON, or a log with --verbose.
         reportSkippedFiles: Boolean(sel) || Boolean(o.verbose),
         signal: deps.signal,

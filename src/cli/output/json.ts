@@ -1,9 +1,15 @@
 // --json, --json FIELDS and --jq EXPR, gh-style: whole objects by default, only the named fields
 // when a list is given (an unknown name is a usage error that lists the valid ones), and a jq
-// filter over the result. jq is real jq compiled to WebAssembly (jq-wasm), loaded only when --jq
-// is used: its 1.3 MB stays out of every other command's start-up.
+// filter over the result. jq is real jq (1.7) compiled to WebAssembly by the jq-web package,
+// loaded only when --jq is used: its 2.7 MB stay out of every other command's start-up. Its time
+// grows with the input's size, as the jq binary's does (bench/jq.ts); jq-wasm, used before,
+// copied its whole remaining input for every byte jq read (and its output for every byte
+// written), so 1,000 items took 18 s.
+import { createRequire } from 'node:module';
+import { CONTENT_ITEM_FIELDS } from '../../api/item-fields.js';
 import { didYouMean } from '../../text/suggest.js';
 import { UsageError } from '../errors.js';
+import type { JqEngine } from 'jq-web';
 
 export interface JsonSelection {
   /** Only these fields of each object, in this order. */
@@ -12,29 +18,11 @@ export interface JsonSelection {
   jq?: string;
 }
 
-/** The fields every item has in `ls`, `show` and `edit` (and a carousel's `files`). */
-export const ITEM_FIELDS = [
-  'id',
-  'type',
-  'title',
-  'description',
-  'hashtags',
-  'status',
-  'fileUrl',
-  'thumbnailUrl',
-  'platformSettings',
-  'createdAt',
-  'updatedAt',
-  /** Who made the item and who changed it last (show; from the audit log of contentlib serve). */
-  'createdBy',
-  'updatedBy',
-  'durationSeconds',
-  'fileSize',
-  'contentType',
-  'fileName',
-  'fileCount',
-  'files',
-] as const;
+/**
+ * The fields of an item in `ls`, `show` and `edit`: every field of the item's schema
+ * (src/api/item-fields.ts, which ContentItemSchema is typed against), and a carousel's `files`.
+ */
+export const ITEM_FIELDS = [...CONTENT_ITEM_FIELDS, 'files'] as const;
 
 /** The fields of each rm result. */
 export const RM_FIELDS = ['id', 'deleted', 'title', 'type', 'error'] as const;
@@ -90,35 +78,54 @@ export function pickFields(value: unknown, fields: readonly string[] | undefined
   return Object.fromEntries(fields.map((f) => [f, rec[f] ?? null]));
 }
 
+/** jq-web's module: one instance per process, loaded on first use. */
+let engine: Promise<JqEngine> | undefined;
+
+/**
+ * Required, not imported: jq-web's `module.exports` is a promise, and an ES namespace around it
+ * would be a thenable that import() tries to resolve.
+ */
+function loadJq(): Promise<JqEngine> {
+  engine ??= createRequire(import.meta.url)('jq-web') as Promise<JqEngine>;
+  return engine;
+}
+
 /** jq's output for one JSON text, each result on its own line (strings raw), or '' for none. */
 export async function runJq(jsonText: string, expr: string): Promise<string> {
-  const jq = await import('jq-wasm');
+  const jq = await loadJq();
+  let out: string | undefined;
   try {
-    const out = await jq.raw(jsonText, expr, ['-r']);
-    return out === '' ? '' : `${out.replace(/\n$/, '')}\n`;
+    out = jq.raw(jsonText, expr, ['-r']);
   } catch (err) {
     throw jqError(expr, err);
   }
+  return out === undefined || out === '' ? '' : `${out.replace(/\n$/, '')}\n`;
+}
+
+/** jq's own words: without jq-web's exit-code line and the name of its input file. */
+function jqText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err))
+    .replace(/^Non-zero exit code: \d+\s*/, '')
+    .replace(/ \(at inputString:\d+\)/g, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 function jqError(expr: string, err: unknown): UsageError {
-  const text = (err instanceof Error ? err.message : String(err))
-    .replace(/^Failed to execute raw query: /, '')
-    .replace(/\s*\n\s*/g, ' ')
-    .trim();
   return new UsageError(
-    `--jq ${JSON.stringify(expr)} failed: ${text}`,
+    `--jq ${JSON.stringify(expr)} failed: ${jqText(err)}`,
     'The filter is jq syntax: see https://jqlang.org/manual/',
   );
 }
 
 /** Compiles the filter once against `null`, so a typo is reported before any work is done. */
 export async function checkJq(expr: string): Promise<void> {
+  const jq = await loadJq();
   try {
-    await (await import('jq-wasm')).raw('null', expr, ['-r']);
+    jq.raw('null', expr, ['-r']);
   } catch (err) {
     // Only a compile error is the filter's fault; `.[]` on null fails at run time and is fine.
-    if (/compile error/i.test(err instanceof Error ? err.message : String(err))) throw jqError(expr, err);
+    if (/compile error/i.test(jqText(err))) throw jqError(expr, err);
   }
 }
 

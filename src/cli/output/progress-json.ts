@@ -30,6 +30,8 @@ export function summaryItem(o: ItemOutcome): SummaryLine['items'][number] {
     message: o.message ?? null,
     keyRejected: o.keyRejected === true,
     deletedItemId: o.deletedItemId ?? null,
+    differs: o.differs ?? [],
+    updated: o.updated ?? [],
   };
 }
 
@@ -50,6 +52,8 @@ export function summaryObject(summary: UploadSummary, target: TargetInfo | null 
     problems: 0,
     skippedFiles: summary.skippedFiles ?? 0,
     inLibraryFiles: summary.items.reduce((k, o) => k + (o.filesInLibrary ?? 0), 0),
+    differing: summary.items.filter((o) => o.differs?.length).length,
+    updated: summary.items.filter((o) => o.updated?.length).length,
     leftOut: summary.leftOut ?? 0,
     missingScope: summary.missingScope ?? null,
     bytesSent: summary.bytesSent,

@@ -18,15 +18,22 @@ function label(file: FileRef): string {
 }
 
 /** The log line for an event, or undefined for events that make none (progress). */
-export function plainLine(event: UploadEvent, startedAt: Map<string, number>, now: number): string | undefined {
+export function plainLine(
+  event: UploadEvent,
+  startedAt: Map<string, number>,
+  now: number,
+  resumed: Map<string, number> = new Map(),
+): string | undefined {
   switch (event.type) {
     case 'planned':
-      // Nothing to send: the summary says so, once.
-      if (event.files === 0) return undefined;
-      return `Uploading ${event.files} file${event.files === 1 ? '' : 's'} (${formatBytes(event.bytes)}) as ${event.items} item${event.items === 1 ? '' : 's'}${event.alreadyDone ? `; ${event.alreadyDone} already uploaded` : ''}`;
-    case 'started':
+      return uploadingLine(event);
+    case 'started': {
       startedAt.set(`${event.file.role}:${event.file.path}`, now);
-      return `start    ${escapeName(event.file.name)} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)})`;
+      const from = event.resumedFrom ?? 0;
+      if (from > 0) resumed.set(`${event.file.role}:${event.file.path}`, from);
+      const resuming = from > 0 ? `; resuming: ${formatBytes(from)} already stored by an earlier run` : '';
+      return `start    ${escapeName(event.file.name)} (${event.file.role === 'thumbnail' ? 'thumbnail, ' : ''}${formatBytes(event.file.size)}${resuming})`;
+    }
     case 'uploaded': {
       // A thumbnail ends here; a media file ends at complete, when its item exists.
       if (event.file.role !== 'thumbnail') return undefined;
@@ -37,7 +44,10 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
       // Only files in flight are kept: a 10,000-file run must not hold 10,000 start times.
       const t0 = startedAt.get(`file:${event.file.path}`) ?? now;
       startedAt.delete(`file:${event.file.path}`);
-      const speed = formatSpeed(event.file.size, now - t0);
+      // The speed of what this run sent: bytes an earlier run stored took no time now.
+      const base = resumed.get(`file:${event.file.path}`) ?? 0;
+      resumed.delete(`file:${event.file.path}`);
+      const speed = formatSpeed(event.file.size - base, now - t0);
       const where = event.sortOrder === undefined ? '' : ` (image ${event.sortOrder + 1})`;
       return `done     ${label(event.file)} → ${event.itemId}${where}, ${formatBytes(event.file.size)} in ${formatMs(now - t0)}${speed ? `, ${speed}` : ''}`;
     }
@@ -55,17 +65,38 @@ export function plainLine(event: UploadEvent, startedAt: Map<string, number>, no
   }
 }
 
+/**
+ * `Uploading 3 files (9.2 MB) as 2 items; 1 already uploaded, 5 already in the library`: said
+ * when the first file starts, so that files the library turns out to hold (found as they are
+ * hashed, before they would be sent) are not announced as being uploaded; a run that sends
+ * nothing never says "Uploading" at all (the summary says "Nothing new to upload").
+ */
+export function uploadingLine(
+  planned: Extract<UploadEvent, { type: 'planned' }>,
+  inLibrary: { files: number; bytes: number } = { files: 0, bytes: 0 },
+): string | undefined {
+  const files = planned.files - inLibrary.files;
+  if (files <= 0) return undefined;
+  const done = [
+    planned.alreadyDone ? `${planned.alreadyDone} already uploaded` : '',
+    inLibrary.files ? `${inLibrary.files} already in the library` : '',
+  ].filter(Boolean);
+  return `Uploading ${files} file${files === 1 ? '' : 's'} (${formatBytes(planned.bytes - inLibrary.bytes)}) as ${planned.items} item${planned.items === 1 ? '' : 's'}${done.length ? `; ${done.join(', ')}` : ''}`;
+}
+
 /** A transfer in flight, as the heartbeat reports it. */
 export interface Running {
   file: FileRef;
   t0: number;
   sent: number;
+  /** Bytes stored by an earlier run when it started (a resumed upload): not part of the speed. */
+  base?: number;
 }
 
 /** `sending  keynote.mp4 412 MB/1 GB 190 MB/s`: how far each running transfer is. */
 export function heartbeatLines(running: Iterable<Running>, now: number): string[] {
   return [...running].map((r) => {
-    const speed = formatSpeed(r.sent, now - r.t0);
+    const speed = formatSpeed(r.sent - (r.base ?? 0), now - r.t0);
     return `sending  ${label(r.file)} ${formatBytes(r.sent)}/${formatBytes(r.file.size)}${speed ? ` ${speed}` : ''}`;
   });
 }
@@ -76,8 +107,12 @@ export function createPlainProgress(
   heartbeatMs = 10_000,
 ): ProgressListener {
   const startedAt = new Map<string, number>();
+  const resumed = new Map<string, number>();
   const running = new Map<string, Running>();
   let nothingNew = false;
+  // The plan's line waits for the first file that is really sent (uploadingLine).
+  let planned: Extract<UploadEvent, { type: 'planned' }> | undefined;
+  const inLibrary = { files: 0, bytes: 0 };
   const worthALine = retryLines();
   const say = (line: string) => {
     if (!io.stderr.destroyed) io.stderr.write(`${line}\n`);
@@ -86,8 +121,10 @@ export function createPlainProgress(
   const timer = setInterval(() => heartbeatLines(running.values(), clock()).forEach(say), heartbeatMs);
   timer.unref();
   const track = (event: UploadEvent) => {
-    if (event.type === 'started') running.set(keyOf(event.file), { file: event.file, t0: clock(), sent: 0 });
-    else if (event.type === 'progress') {
+    if (event.type === 'started') {
+      const base = event.resumedFrom ?? 0;
+      running.set(keyOf(event.file), { file: event.file, t0: clock(), sent: base, base });
+    } else if (event.type === 'progress') {
       const r = running.get(keyOf(event.file));
       if (r) r.sent = event.sent;
     } else if (event.type === 'uploaded' || (event.type === 'failed' && event.file)) running.delete(keyOf(event.file!));
@@ -96,10 +133,23 @@ export function createPlainProgress(
     onEvent(event) {
       track(event);
       // When every file was already uploaded, a line per file would say it again and again.
-      if (event.type === 'planned') nothingNew = event.files === 0;
+      if (event.type === 'planned') {
+        nothingNew = event.files === 0;
+        planned = event;
+        return;
+      }
+      if (event.type === 'skipped' && event.inLibrary) {
+        inLibrary.files++;
+        inLibrary.bytes += event.file.size;
+      }
+      if (event.type === 'started' && planned) {
+        const line = uploadingLine(planned, inLibrary);
+        planned = undefined;
+        if (line) say(line);
+      }
       if (event.type === 'skipped' && nothingNew) return;
       if (!worthALine(event)) return;
-      const line = plainLine(event, startedAt, clock());
+      const line = plainLine(event, startedAt, clock(), resumed);
       if (line !== undefined) say(line);
     },
     async finish(summary: UploadSummary) {

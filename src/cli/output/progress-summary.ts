@@ -33,6 +33,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 /** 'appended' for images added to an existing carousel, else the outcome's status. */
 function statusWord(o: ItemOutcome): string {
+  if (o.status === 'skipped' && o.updated?.length) return 'updated';
   return o.appended && o.status === 'created' ? 'appended' : o.status;
 }
 
@@ -48,11 +49,13 @@ export function summaryLines(summary: UploadSummary): string[] {
   const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
   // Of those, found in the library by their checksum (a fresh machine, a touched file).
   const inLibrary = items.reduce((n, o) => n + (o.filesInLibrary ?? 0), 0);
-  // A re-run with nothing left to do: one line (the items are listed on stdout).
+  // A re-run with nothing left to do: one line (the items are listed on stdout), and what of
+  // the local metadata differs from the library or was applied to it.
   if (items.length > 0 && count(items, 'skipped') === items.length && !summary.interrupted) {
     const where = inLibrary === skippedFiles ? 'in the library' : 'uploaded';
     return [
       `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already ${where}; --force uploads them again.`,
+      ...metadataLines(items),
     ];
   }
   const appended = items.filter((o) => o.appended && o.status === 'created').length;
@@ -82,6 +85,7 @@ export function summaryLines(summary: UploadSummary): string[] {
       `${plural(inLibrary, 'file')} already in the library (the same bytes, found by checksum), not sent; --force uploads again.`,
     );
 
+  lines.push(...metadataLines(items));
   const bad = items.filter((o) => o.status === 'failed' || o.status === 'partial');
   for (const o of bad.slice(0, MAX_LISTED))
     lines.push(
@@ -92,6 +96,27 @@ export function summaryLines(summary: UploadSummary): string[] {
   else if (summary.bytesKept)
     lines.push(
       `${formatBytes(summary.bytesKept)} of parts already stored are kept for the next run: running the same command again sends only the rest.`,
+    );
+  return lines;
+}
+
+/**
+ * Items already in the library: where the local metadata differs from it (not applied), and
+ * what --update-metadata changed. One line per item, as many as MAX_LISTED.
+ */
+export function metadataLines(items: ItemOutcome[]): string[] {
+  const name = (o: ItemOutcome) => `${escapeText(o.source)}${o.itemId ? ` (${o.itemId})` : ''}`;
+  const differing = items.filter((o) => o.differs?.length);
+  const updated = items.filter((o) => o.updated?.length);
+  const lines: string[] = [];
+  for (const o of updated.slice(0, MAX_LISTED)) lines.push(`Updated: ${name(o)}: ${o.updated!.join(', ')}`);
+  if (updated.length > MAX_LISTED) lines.push(more(updated.length - MAX_LISTED));
+  for (const o of differing.slice(0, MAX_LISTED))
+    lines.push(`${name(o)}: differs from the library: ${o.differs!.join(', ')}; --update-metadata applies them`);
+  if (differing.length > MAX_LISTED) lines.push(more(differing.length - MAX_LISTED));
+  if (differing.length > 0)
+    lines.push(
+      `${plural(differing.length, 'item')} kept as the library has ${differing.length === 1 ? 'it' : 'them'}: nothing was changed.`,
     );
   return lines;
 }

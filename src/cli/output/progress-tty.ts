@@ -33,6 +33,8 @@ interface Live {
   bar: SingleBar;
   t0: number;
   sent: number;
+  /** Bytes an earlier run stored (a resumed upload): shown as done, left out of the speed. */
+  base: number;
 }
 
 function keyOf(file: FileRef): string {
@@ -62,16 +64,19 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
   let totalT0 = 0;
   let totalBytes = 0;
   let finishedBytes = 0;
+  /** Of the total, bytes earlier runs stored: done, but not sent in this run's time. */
+  let resumedBytes = 0;
 
   const updateTotal = () => {
     if (!total) return;
     let sent = finishedBytes;
     for (const l of live.values()) sent += l.sent;
     const ms = clock() - totalT0;
+    const now = sent - resumedBytes;
     total.update(sent, {
       done: formatBytes(sent),
-      speed: formatSpeed(sent, ms),
-      etaText: formatEta(totalBytes - sent, sent, ms),
+      speed: formatSpeed(now, ms),
+      etaText: formatEta(totalBytes - sent, now, ms),
     });
   };
   // A log line is written over the top bar's line: clear what is left of the bar after it.
@@ -103,28 +108,38 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
             });
           }
           break;
-        case 'started':
+        case 'started': {
+          const base = event.resumedFrom ?? 0;
+          resumedBytes += base;
+          if (base > 0)
+            log(
+              `↺ ${escapeName(event.file.name)}: resuming, ${formatBytes(base)} of ${formatBytes(event.file.size)} already stored by an earlier run`,
+            );
           live.set(keyOf(event.file), {
             t0: clock(),
-            sent: 0,
-            bar: multibar.create(event.file.size, 0, {
+            sent: base,
+            base,
+            bar: multibar.create(event.file.size, base, {
               name: nameCell(event.file),
-              done: '0 B',
+              done: formatBytes(base),
               size: formatBytes(event.file.size),
               speed: '',
               etaText: '--',
             }),
           });
           break;
+        }
         case 'progress': {
           const l = live.get(keyOf(event.file));
           if (!l) break;
           l.sent = event.sent;
           const ms = clock() - l.t0;
+          // Speed and ETA from the bytes this run sent: the resumed part took no time now.
+          const now = event.sent - l.base;
           l.bar.update(event.sent, {
             done: formatBytes(event.sent),
-            speed: formatSpeed(event.sent, ms),
-            etaText: formatEta(event.file.size - event.sent, event.sent, ms),
+            speed: formatSpeed(now, ms),
+            etaText: formatEta(event.file.size - event.sent, now, ms),
           });
           updateTotal();
           break;
@@ -142,13 +157,19 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           break;
         }
         case 'failed':
-          if (event.file) end(event.file);
+          if (event.file) {
+            // Its bytes leave the total's count: so does what an earlier run had stored of it.
+            resumedBytes -= live.get(keyOf(event.file))?.base ?? 0;
+            end(event.file);
+          }
           log(`✗ ${event.file ? `${escapeName(event.file.name)}: ` : ''}${escapeText(event.message)}`);
           break;
         case 'retrying': {
           const l = live.get(keyOf(event.file));
           if (l) {
+            resumedBytes -= l.base;
             l.sent = 0;
+            l.base = 0;
             l.t0 = clock();
           }
           if (said)

@@ -73,7 +73,12 @@ export const JournalSkippedEventSchema = z.strictObject({
 export const NoticeEventSchema = z.strictObject({ type: z.literal('notice'), message: z.string() });
 
 export const EngineEventSchemas = [
-  z.strictObject({ type: z.literal('started'), file: FileObjectSchema }),
+  z.strictObject({
+    type: z.literal('started'),
+    file: FileObjectSchema,
+    /** Bytes of the file an earlier run stored already (a resumed multipart upload): not sent again. */
+    resumedFrom: z.number().int().nonnegative().optional(),
+  }),
   z.strictObject({ type: z.literal('uploaded'), file: FileObjectSchema, ms: z.number() }),
   z.strictObject({
     type: z.literal('completed'),
@@ -108,6 +113,16 @@ export const ErrorEventSchema = z.strictObject({
   message: z.string(),
 });
 
+/** A metadata field as `differs` and `updated` name it. */
+export const MetadataFieldSchema = z.enum([
+  'title',
+  'description',
+  'hashtags',
+  'status',
+  'platformSettings',
+  'thumbnail',
+]);
+
 export const SummaryItemSchema = z.strictObject({
   id: z.string().nullable(),
   /** The title it was given (flags, sidecar, manifest, folder); null: the service names it after its file. */
@@ -124,6 +139,13 @@ export const SummaryItemSchema = z.strictObject({
   message: z.string().nullable(),
   keyRejected: z.boolean(),
   deletedItemId: z.string().nullable(),
+  /**
+   * The item was in the library before this run and the local metadata differs from it in these
+   * fields: not applied (--update-metadata applies them). Empty when none differ.
+   */
+  differs: z.array(MetadataFieldSchema),
+  /** --update-metadata: the fields of an item already in the library this run changed. */
+  updated: z.array(MetadataFieldSchema),
 });
 
 /** The last line of every run: the same fields whatever happened. */
@@ -145,6 +167,10 @@ export const SummarySchema = z.strictObject({
   skippedFiles: z.number().int(),
   /** Files not sent because their bytes were in the library already. */
   inLibraryFiles: z.number().int(),
+  /** Items already in the library whose metadata differs from the local one (not applied). */
+  differing: z.number().int(),
+  /** Items already in the library whose metadata this run changed (--update-metadata). */
+  updated: z.number().int(),
   leftOut: z.number().int(),
   missingScope: z.string().nullable(),
   bytesSent: z.number().int(),
