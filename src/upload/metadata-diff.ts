@@ -7,15 +7,19 @@ import type { ContentItem, ItemMetadata } from '../api/schemas.js';
 /** A metadata field of an item as the upload can set it; `thumbnail` for the thumbnail image. */
 export type MetadataField = keyof ItemMetadata | 'thumbnail';
 
-/** The order fields are named in (messages, NDJSON): the order people see them in `show`. */
-const FIELD_ORDER: readonly MetadataField[] = [
+/**
+ * The order fields are named in (messages, NDJSON, whose schema reads this list): the order people
+ * see them in `show`.
+ */
+export const METADATA_FIELDS = [
   'title',
   'description',
   'hashtags',
   'status',
   'platformSettings',
   'thumbnail',
-];
+] as const satisfies readonly MetadataField[];
+const FIELD_ORDER: readonly MetadataField[] = METADATA_FIELDS;
 
 /**
  * The fields of `local` whose value the library's item does not have, with the local value: what

@@ -2,6 +2,7 @@
 // what scripts read (docs/cli.md lists the same fields). progress-json.ts and upload-skips.ts
 // build the objects with these types; the tests parse every line of real runs with them.
 import * as z from 'zod';
+import { METADATA_FIELDS } from '../../upload/metadata-diff.js';
 
 /**
  * A file, in every event that names one: the same object whether the plan, the engine or a
@@ -114,14 +115,7 @@ export const ErrorEventSchema = z.strictObject({
 });
 
 /** A metadata field as `differs` and `updated` name it. */
-export const MetadataFieldSchema = z.enum([
-  'title',
-  'description',
-  'hashtags',
-  'status',
-  'platformSettings',
-  'thumbnail',
-]);
+export const MetadataFieldSchema = z.enum(METADATA_FIELDS);
 
 export const SummaryItemSchema = z.strictObject({
   id: z.string().nullable(),
