@@ -3,7 +3,7 @@
 // same data dir) or, with a database URL, the PostgreSQL every instance shares.
 import { existsSync, statSync } from 'node:fs';
 import { brandNameProblem, nameProblem } from '../api/text-rules.js';
-import { databasePath } from './db.js';
+import { databasePath } from './repo/sqlite/db.js';
 import { type RepoTarget, openRepo } from './open-repo.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 import type { KeyRow, NewKey, Repo } from './repo/interface.js';

@@ -3,12 +3,12 @@
 import type { Server } from 'node:http';
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
-import { guard } from './guard.js';
+import { guard } from './outage-guard.js';
 import { DEFAULT_TIMEOUTS, type PutLimits, type RateLimit, type ReservationLimits, type Timeouts } from './limits.js';
 import { openRepo } from './open-repo.js';
 import { createOutageLog } from './ops/outages.js';
 import { type DrainOptions, drainApp } from './ops/drain.js';
-import { diskCheck } from './embedded-checks.js';
+import { diskCheck } from './repo/sqlite/checks.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { createReserve } from './reserve.js';

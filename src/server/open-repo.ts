@@ -1,8 +1,8 @@
 // Opens the metadata store a server or `contentlib keys` was pointed at: PostgreSQL when a
 // database URL is given (its client is imported only then), else the data dir's SQLite file.
-import { openDatabase } from './db.js';
+import { openDatabase } from './repo/sqlite/db.js';
 import type { Repo } from './repo/interface.js';
-import { createSqliteRepo } from './repo/sqlite.js';
+import { createSqliteRepo } from './repo/sqlite/repo.js';
 import type { Timeouts } from './limits.js';
 
 export interface RepoTarget {

@@ -9,7 +9,7 @@ import type { ApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import { EXIT, NotFoundError, UsageError } from '../../src/cli/errors.js';
 import { itemsWithPrefix, parseIdInput, resolveItemId } from '../../src/cli/item-id.js';
-import { databasePath } from '../../src/server/db.js';
+import { databasePath } from '../../src/server/repo/sqlite/db.js';
 import { apiClient, seedCarousel, seedShortform } from '../support/cli.js';
 import { FIXTURES } from '../support/paths.js';
 import { cli as runInProcess } from '../support/cli-in-process.js';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/server/db.js';
+import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { onS3 } from '../support/backend.js';
 import {
   type FileSpec,

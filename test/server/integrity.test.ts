@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey, createApiKey } from '../../src/server/admin.js';
-import { databasePath } from '../../src/server/db.js';
+import { databasePath } from '../../src/server/repo/sqlite/db.js';
 import { MAX_JSON_DEPTH } from '../../src/server/json-body.js';
 import { rawRequest } from '../support/raw-http.js';
 import * as srv from '../support/server.js';

@@ -4,7 +4,7 @@
 // reservations (src/server/repo/reservations.ts): tables over pure functions.
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it, vi } from 'vitest';
-import { guard } from '../../src/server/guard.js';
+import { guard } from '../../src/server/outage-guard.js';
 import { reservationLimits } from '../../src/server/limits.js';
 import { createOutageLog } from '../../src/server/ops/outages.js';
 import { type Holdings, judgeReservation } from '../../src/server/repo/reservations.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Database } from '../../src/sqlite/database.js';
 import { Agent, request } from 'undici';
 import { API_ERRORS, STORAGE_ERRORS } from '../../src/api/error-codes.js';
-import { databasePath } from '../../src/server/db.js';
+import { databasePath } from '../../src/server/repo/sqlite/db.js';
 import { ROOT } from './paths.js';
 
 export interface Media {

@@ -3,7 +3,7 @@
 // shortform; listing reads no object). Ten thousand take well under a second, where the API's
 // presign → PUT → complete, or one transaction per item, would take a minute.
 import { createHash, randomUUID } from 'node:crypto';
-import { openDatabase } from '../../src/server/db.js';
+import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { itemsRepository } from '../../src/server/repo/items.js';
 import { keysRepository } from '../../src/server/repo/keys.js';
 

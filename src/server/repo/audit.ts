@@ -3,7 +3,7 @@
 // they record, so a change and its entry commit (or roll back) together. The SQL is built here
 // once for both dialects; each Repo only says how it writes a parameter and runs the statement
 // (SQLite: `auditRepository` below; PostgreSQL: ./pg/audit.ts).
-import type { Db } from '../db.js';
+import type { Db } from './sqlite/db.js';
 import type { ItemChanges, ItemRow } from './items.js';
 
 export type AuditAction =

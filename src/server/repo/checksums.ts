@@ -2,7 +2,7 @@
 // POST /api/v1/upload/check, and the rows made before checksums were kept, which the sweeper
 // fills in (src/server/checksum-backfill.ts). The same queries on PostgreSQL: ./pg/checksums.ts.
 import type { ContentType } from '../../rules/rules.js';
-import type { Db } from '../db.js';
+import type { Db } from './sqlite/db.js';
 
 /** How a brand holds a file: an item's main file (a video), a carousel image, or a thumbnail. */
 export type FileRole = 'file' | 'image' | 'thumbnail';

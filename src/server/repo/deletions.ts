@@ -1,6 +1,6 @@
 // Objects waiting to be removed from disk. A key is recorded in the same transaction that drops
 // its database rows, so an object is never forgotten: the sweeper retries until it is gone.
-import type { Db } from '../db.js';
+import type { Db } from './sqlite/db.js';
 
 export function deletionsRepository(db: Db) {
   function add(keys: readonly string[], at: string): void {

@@ -2,7 +2,7 @@
 // another brand is simply not found (null), exactly like a missing one. Writes name the row by
 // its id: the decisions that make them (./item-changes.ts, ./carousel.ts) found it by brand first.
 import type { ContentType, Status } from '../../rules/rules.js';
-import type { Db } from '../db.js';
+import type { Db } from './sqlite/db.js';
 
 export interface ItemRow {
   id: string;

@@ -3,7 +3,7 @@
 // A key carries its scopes, a name, an optional expiry and when it was last used.
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { type Scope, scopesFromText, scopesToText } from '../../api/scopes.js';
-import type { Db } from '../db.js';
+import type { Db } from './sqlite/db.js';
 import type { Actor } from './audit.js';
 
 export const KEY_PATTERN = /^cl_[A-Za-z0-9_-]{43}$/;

@@ -1,7 +1,7 @@
 // Uploads: one row per presigned key, from presign through PUT to complete. The row is what the
 // storage PUT checks against, what complete consumes, and what the quota counts.
 import type { ContentType } from '../../rules/rules.js';
-import type { Db } from '../db.js';
+import type { Db } from './sqlite/db.js';
 import type { ReservationLimits } from '../limits.js';
 import { type Holdings, holdingsParams, holdingsSql } from './reservations.js';
 

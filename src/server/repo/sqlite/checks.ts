@@ -6,8 +6,8 @@ import { statSync } from 'node:fs';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from './db.js';
-import type { Check } from './ops/health.js';
-import type { PoolUse } from './ops/metrics.js';
+import type { Check } from '../../ops/health.js';
+import type { PoolUse } from '../../ops/metrics.js';
 
 function codeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;

@@ -2,10 +2,10 @@
 // while a server on the same data dir runs), with numbered migrations recorded in `migrations`.
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../sqlite/database.js';
-import { SCOPES } from '../api/scopes.js';
-import { makeDirSync } from '../fs/make-dir.js';
-import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from './repo/schema.js';
+import { Database } from '../../../sqlite/database.js';
+import { SCOPES } from '../../../api/scopes.js';
+import { makeDirSync } from '../../../fs/make-dir.js';
+import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');

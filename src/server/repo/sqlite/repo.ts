@@ -2,23 +2,23 @@
 // interface. Every change is a decision of ./decisions.ts run over this database's steps in one
 // IMMEDIATE transaction (the write lock). One process owns a data dir's server, so no row locks
 // are needed.
-import { type Db, databasePath } from '../db.js';
-import { sqliteCheck, sqliteItemsByType, sqlitePool } from '../embedded-checks.js';
-import { loadSecret } from '../signing.js';
-import { auditRepository } from './audit.js';
-import { checksumsRepository } from './checksums.js';
-import { deletionsRepository } from './deletions.js';
-import { removeImage, reorder } from './carousel.js';
-import { completion } from './completion.js';
-import type { RepoSteps } from './decisions.js';
-import { type Repo, ownKey } from './interface.js';
-import { deleteItem, updateItem } from './item-changes.js';
-import { itemsRepository } from './items.js';
-import { createKey, revokeKey } from './key-changes.js';
-import { keysRepository } from './keys.js';
-import { type Decision, runSteps } from './steps.js';
-import { abandonUploads, abortUpload, reserveUpload } from './upload-changes.js';
-import { uploadsRepository } from './uploads.js';
+import { type Db, databasePath } from './db.js';
+import { sqliteCheck, sqliteItemsByType, sqlitePool } from './checks.js';
+import { loadSecret } from '../../signing.js';
+import { auditRepository } from '../audit.js';
+import { checksumsRepository } from '../checksums.js';
+import { deletionsRepository } from '../deletions.js';
+import { removeImage, reorder } from '../carousel.js';
+import { completion } from '../completion.js';
+import type { RepoSteps } from '../decisions.js';
+import { type Repo, ownKey } from '../interface.js';
+import { deleteItem, updateItem } from '../item-changes.js';
+import { itemsRepository } from '../items.js';
+import { createKey, revokeKey } from '../key-changes.js';
+import { keysRepository } from '../keys.js';
+import { type Decision, runSteps } from '../steps.js';
+import { abandonUploads, abortUpload, reserveUpload } from '../upload-changes.js';
+import { uploadsRepository } from '../uploads.js';
 
 /**
  * The steps of every decision (./decisions.ts) on this database. Run them inside an IMMEDIATE
