@@ -55,6 +55,12 @@ export interface UploadFlags {
   strict?: boolean;
   skipInvalid?: boolean;
   split?: boolean;
+  /** --watch: keep watching the folders and upload what appears (./upload-watch.ts). */
+  watch?: boolean;
+  /** --settle SECONDS: how long a watched file must stay unchanged before it is sent. */
+  settle?: number;
+  /** --poll [SECONDS]: poll the watched folders instead of asking the system for events. */
+  poll?: number | true;
 }
 
 /** What the command did: the plan it printed (--dry-run), or the engine's summary. */
@@ -396,7 +402,13 @@ export async function uploadCommand(
   globals: GlobalOptions,
   paths: string[],
   flags: UploadFlags,
-): Promise<UploadResult> {
+): Promise<UploadResult | { kind: 'watched' }> {
+  // A hot folder is its own loop over the same plan, engine and journal.
+  if (flags.watch) {
+    const { watchCommand } = await import('./upload-watch.js');
+    await watchCommand(ctx, globals, paths, flags, await metadataFromFlags(flags));
+    return { kind: 'watched' };
+  }
   const json = jsonSelection(globals, undefined, 'upload');
   let targetInfo: TargetInfo | null = null;
   try {
