@@ -50,11 +50,12 @@ export function createWatchQueue(o: { settleMs: number; maxWaitMs: number; start
   };
   return {
     touch(path, now) {
-      for (const p of [path, dirname(path)]) {
-        const first = entries.get(p)?.first ?? now;
-        // The path itself may be a folder that appeared (moved in whole): look under it all.
-        mark(p, now, Math.min(now + o.settleMs, first + o.maxWaitMs), p === path);
-      }
+      const folder = dirname(path);
+      const first = entries.get(folder)?.first ?? now;
+      const due = Math.min(now + o.settleMs, first + o.maxWaitMs);
+      mark(folder, now, due, false);
+      // The path itself may be a folder that appeared (moved in whole): look under it all, then.
+      mark(path, now, due, true);
       lastChange.set(dirname(path), now);
       lastChange.set(path, now);
     },
