@@ -8,7 +8,8 @@
 // BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
 // BENCH_MULTIPART_SIZE (bytes of the multipart file, 1 GiB; e.g. 268435456 for a quick check),
 // BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart; BENCH_WRITE=1 writes bench/results.md
+// BENCH_WATCH_FILES (10000 files watched idle), BENCH_WATCH_UPLOADS (2000), BENCH_WATCH_IDLE_S (60),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart,watch; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
 // bench/tmp by scripts/test-on-node.sh: about 20 s each).
@@ -26,6 +27,7 @@ import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, run, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
+import { type WatchBenchResult, benchWatch, renderWatch } from './watch.js';
 import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
 
 const SCENARIOS = [
@@ -39,6 +41,7 @@ const SCENARIOS = [
   'download',
   'export',
   'multipart',
+  'watch',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -105,6 +108,7 @@ async function main(): Promise<void> {
   let download: DownloadResult | undefined;
   let exported: ExportResult | undefined;
   let multipart: MultipartResult | undefined;
+  let watched: WatchBenchResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -230,6 +234,17 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('watch')) {
+      log('upload --watch…');
+      watched = await benchWatch(await target('bench-watch'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        files: envNumber('BENCH_WATCH_FILES', 10_000),
+        uploads: envNumber('BENCH_WATCH_UPLOADS', 2000),
+        idleS: envNumber('BENCH_WATCH_IDLE_S', 60),
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -251,7 +266,8 @@ async function main(): Promise<void> {
     (instances ? `\n${renderInstances(instances).join('\n')}` : '') +
     (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
     (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '') +
-    (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '');
+    (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '') +
+    (watched ? `\n${renderWatch(watched).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);
