@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/server/admin.js';
+import { cli } from '../support/cli.js';
+import { ROOT } from '../support/paths.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 import {
   type WatchProcess,
@@ -120,6 +122,20 @@ async function itemsWhenThere(brand: string, n: number, w: WatchProcess) {
   await sleep(1600);
   return libraryItems(brand);
 }
+
+describe('upload --watch refuses what it cannot watch (exit 2, before any library is opened)', () => {
+  it.each([
+    [[join(ROOT, 'fixtures/video/clip-5s.mp4')], 'is not a folder: --watch watches folders'],
+    [[join(ROOT, 'fixtures/demo'), '--title', 'One'], '--title does not combine with --watch'],
+    [[join(ROOT, 'fixtures/demo'), '--manifest', 'm.json'], '--manifest does not combine with --watch'],
+    [[join(ROOT, 'fixtures/demo'), '--settle', '0'], '--settle 0 is not a number of seconds'],
+    [[], '--watch needs the folders to watch'],
+  ])('%j', async (args, message) => {
+    const r = await cli(join(root, 'cli-usage'), ['upload', '--watch', ...args]);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+});
 
 describe('upload --watch', () => {
   it(

@@ -57,7 +57,19 @@ export function clockTime(d: Date): string {
 }
 
 export function createWatchLog(io: IO, o: { json: boolean; now: () => Date }): WatchLog {
-  return o.json ? jsonLog(io, o.now) : textLog(io, o.now);
+  const log = o.json ? jsonLog(io, o.now) : textLog(io, o.now);
+  // The engine says a notice once per run, and a watch is a run per batch: once per watch here.
+  const said = new Set<string>();
+  return {
+    ...log,
+    onEvent(event) {
+      if (event.type === 'notice') {
+        if (said.has(event.message)) return;
+        if (said.size < 100) said.add(event.message);
+      }
+      log.onEvent(event);
+    },
+  };
 }
 
 function textLog(io: IO, now: () => Date): WatchLog {
