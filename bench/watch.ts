@@ -14,7 +14,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { uniqueVideo } from '../test/support/watch-process.js';
-import { BIN, cliEnv } from './lib/proc.js';
+import { BIN, ROOT, cliEnv } from './lib/proc.js';
 import { fixed } from './lib/stats.js';
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
@@ -119,8 +119,10 @@ export async function benchWatch(
   }
   o.log(`  idle over ${o.files} files, ${o.idleS} s (events)…`);
   const idleCpuPct = await idleCpu(tree, join(o.home, 'watch-idle'), target, o.idleS, []);
+  o.log(`    ${fixed(idleCpuPct, 2)} % of a core`);
   o.log(`  idle over ${o.files} files, ${o.idleS} s (--poll)…`);
   const idlePollCpuPct = await idleCpu(tree, join(o.home, 'watch-idle-poll'), target, o.idleS, ['--poll']);
+  o.log(`    ${fixed(idlePollCpuPct, 2)} % of a core`);
 
   o.log(`  ${o.uploads} uploads…`);
   const inbox = join(o.dir, 'watch-inbox');
@@ -132,7 +134,10 @@ export async function benchWatch(
     await w.ready;
     const writer = (async () => {
       for (let i = 0; i < o.uploads; i++) {
-        await writeFile(join(inbox, `clip-${String(i).padStart(5, '0')}.mp4`), uniqueVideo(4096 + i));
+        await writeFile(
+          join(inbox, `clip-${String(i).padStart(5, '0')}.mp4`),
+          uniqueVideo(4096 + i, join(ROOT, 'fixtures')),
+        );
         // 100 at a time, then wait for the watch to catch up to within one batch.
         if (i % 100 === 99) while (w.completed() < i - 100) await sleep(200);
       }

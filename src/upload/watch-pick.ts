@@ -5,7 +5,7 @@
 // ordinary plan and engine, whose journal and content identity make it exactly once.
 import { statSync } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
-import { FORMATS, formatOfFileName } from '../rules/rules.js';
+import { FORMATS, TYPE_RULES, formatOfFileName } from '../rules/rules.js';
 import type { FileIdentity } from './journal.js';
 import { expandInputs } from './plan-inputs.js';
 import type { DuePath } from './watch-queue.js';
@@ -20,6 +20,8 @@ export interface PickDeps {
   /** Since when a folder has had no change the watcher saw (./watch-queue.ts). */
   quietSince: (folder: string) => number;
   now: () => number;
+  /** --split: a folder's images go in carousels of at most the maximum (see `imagesToPlan`). */
+  split?: boolean;
 }
 
 /** Files seen but not settled yet, by path: kept only until they settle or disappear. */
@@ -49,7 +51,7 @@ export async function pickNew(due: readonly DuePath[], seen: Observations, deps:
   const { candidates } = await expandInputs(roots, deps.cwd);
   const inScope = (path: string) => shallow.has(dirname(path)) || underAny(path, deep);
   // Per folder: its settled files, whether one is new, and when to look again.
-  const folders = new Map<string, { images: string[]; newImage: boolean; videos: string[]; recheck: number }>();
+  const folders = new Map<string, { images: Image[]; newImage: boolean; videos: string[]; recheck: number }>();
   const now = deps.now();
   for (const c of candidates) {
     // A name the service does not take (skippedAt) stays skipped; a partial name is not done.
@@ -69,10 +71,11 @@ export async function pickNew(due: readonly DuePath[], seen: Observations, deps:
       continue;
     }
     seen.delete(c.path);
-    const isNew = deps.journal.completedItem({ path: c.path, size: st.size, mtimeMs: st.mtimeMs }) === undefined;
+    const itemId = deps.journal.completedItem({ path: c.path, size: st.size, mtimeMs: st.mtimeMs });
+    const isNew = itemId === undefined;
     const format = formatOfFileName(name);
     if (format !== undefined && FORMATS[format].media === 'image') {
-      f.images.push(c.path);
+      f.images.push({ path: c.path, name, itemId });
       f.newImage ||= isNew;
     } else if (isNew) f.videos.push(c.path);
   }
@@ -80,12 +83,37 @@ export async function pickNew(due: readonly DuePath[], seen: Observations, deps:
   for (const path of seen.keys()) if (inScope(path) && !statSync(path, { throwIfNoEntry: false })) seen.delete(path);
   for (const [folder, f] of folders) {
     picked.paths.push(...f.videos);
-    // A carousel is planned whole, done images included: the plan and the library then know it
-    // as the carousel they went into, and the new ones are appended to it.
-    if (f.newImage) picked.paths.push(...f.images);
+    if (f.newImage) picked.paths.push(...imagesToPlan(f.images, Boolean(deps.split)));
     if (f.recheck !== Infinity) picked.later.push({ path: folder, at: f.recheck });
   }
   return picked;
+}
+
+export interface Image {
+  path: string;
+  name: string;
+  /** The item the journal says it went into; undefined for a new image. */
+  itemId: string | undefined;
+}
+
+const naturalOrder = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/**
+ * The images of a folder with a new one to plan. A carousel is planned whole, done images
+ * included: the plan and the library then know it as the carousel they went into, and the new
+ * ones are appended to it. With --split the folder's carousels must not be cut again as it grows
+ * (12 images were 6 + 6; 13 would be 7 + 6, and the 7th image would go into the first carousel
+ * too): only the last carousel and the new images are planned, appended to it while they fit,
+ * else the new images alone become new carousels.
+ */
+export function imagesToPlan(images: readonly Image[], split: boolean): string[] {
+  const done = images.filter((i) => i.itemId !== undefined);
+  if (!split || done.length === 0) return images.map((i) => i.path);
+  const fresh = images.filter((i) => i.itemId === undefined);
+  const last = [...done].sort((a, b) => naturalOrder.compare(a.name, b.name)).at(-1)!.itemId;
+  const lastImages = done.filter((i) => i.itemId === last);
+  const group = lastImages.length + fresh.length <= TYPE_RULES.carousel.maxFiles ? [...lastImages, ...fresh] : fresh;
+  return group.map((i) => i.path);
 }
 
 function underAny(path: string, folders: readonly string[]): boolean {

@@ -116,9 +116,10 @@ export async function writeSlowly(path: string, bytes: Buffer, pieces: number, g
 /**
  * A video of its own, `size` bytes: fixtures/video/faststart.mp4 (moov before mdat, 5 s) with its
  * mdat box grown by random bytes. Its header stays valid, and no two are the same bytes.
+ * `fixtures`: where the fixtures are (the bench runs compiled, from elsewhere).
  */
-export function uniqueVideo(size: number): Buffer {
-  const base = readFileSync(join(FIXTURES, 'video/faststart.mp4'));
+export function uniqueVideo(size: number, fixtures = FIXTURES): Buffer {
+  const base = readFileSync(join(fixtures, 'video/faststart.mp4'));
   for (let offset = 0; offset + 8 <= base.length;) {
     const boxSize = base.readUInt32BE(offset);
     if (base.toString('latin1', offset + 4, offset + 8) === 'mdat') {

@@ -3,6 +3,7 @@
 // watch-queue.ts). Tables; the clock is a number.
 import { describe, expect, it } from 'vitest';
 import { isPartialName } from '../../src/upload/watch-names.js';
+import { imagesToPlan } from '../../src/upload/watch-pick.js';
 import { createWatchQueue } from '../../src/upload/watch-queue.js';
 import { readiness } from '../../src/upload/watch-settle.js';
 
@@ -94,5 +95,32 @@ describe('createWatchQueue', () => {
     q.later('/w', 2000);
     expect(q.nextDue()).toBe(500);
     expect(q.takeDue(500)).toEqual([{ path: '/w', deep: true }]);
+  });
+});
+
+describe('imagesToPlan (a folder of images with a new one)', () => {
+  const img = (n: number, itemId?: string) => ({ path: `/w/${n}.png`, name: `${n}.png`, itemId });
+  const names = (paths: string[]) => paths.map((p) => p.slice(3));
+  it('without --split: the whole folder, done images included (appended to their carousel)', () => {
+    expect(names(imagesToPlan([img(1, 'A'), img(2, 'A'), img(3)], false))).toEqual(['1.png', '2.png', '3.png']);
+  });
+  it('with --split: the last carousel and the new images, while they fit in it', () => {
+    const done = [...[1, 2, 3, 4, 5, 6].map((n) => img(n, 'A')), ...[7, 8, 9, 10, 11, 12].map((n) => img(n, 'B'))];
+    expect(names(imagesToPlan([...done, img(13)], true))).toEqual([
+      '7.png',
+      '8.png',
+      '9.png',
+      '10.png',
+      '11.png',
+      '12.png',
+      '13.png',
+    ]);
+  });
+  it('with --split: new images that do not fit become carousels of their own', () => {
+    const done = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => img(n, 'A'));
+    expect(names(imagesToPlan([...done, img(10), img(11)], true))).toEqual(['10.png', '11.png']);
+  });
+  it('with --split and nothing done yet: the whole folder', () => {
+    expect(names(imagesToPlan([img(1), img(2)], true))).toEqual(['1.png', '2.png']);
   });
 });

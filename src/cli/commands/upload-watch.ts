@@ -184,6 +184,7 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
         settleMs: o.settleMs,
         quietSince: queue.quietSince,
         now: clock,
+        split: Boolean(o.flags.split),
       });
       waiting = picked.waiting;
       for (const l of picked.later) queue.later(l.path, l.at);
