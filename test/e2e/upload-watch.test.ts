@@ -28,6 +28,10 @@ const SETTLE = '1.5';
 let root: string;
 let dataDir: string;
 let server: ServeProcess;
+/** The outage test's own service, which it kills: the other tests run beside it on `server`. */
+let outageServer: ServeProcess | undefined;
+/** Where each brand's library is served. */
+const urlOf = (brand: string) => (brand === 'outage' ? outageServer! : server).url;
 const keys: Record<string, string> = {};
 const watchers: WatchProcess[] = [];
 
@@ -37,12 +41,15 @@ const BRANDS = ['slow', 'burst', 'crash', 'sidecar', 'part', 'outage'];
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'contentlib-watch-'));
   dataDir = join(root, 'data');
-  for (const brand of BRANDS) keys[brand] = (await createApiKey(dataDir, brand)).key;
+  for (const brand of BRANDS)
+    keys[brand] = (await createApiKey(brand === 'outage' ? join(root, 'outage-data') : dataDir, brand)).key;
   server = await startServe(dataDir, join(root, 'serve-home'));
+  outageServer = await startServe(join(root, 'outage-data'), join(root, 'outage-home'));
 }, 60_000);
 afterAll(async () => {
   for (const w of watchers) await w.kill9();
   await server?.stop();
+  await outageServer?.stop();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -50,7 +57,7 @@ afterAll(async () => {
 function watch(brand: string, folder: string, extra: string[] = [], home = brand): WatchProcess {
   const w = startWatch([folder, '--settle', SETTLE, ...extra], {
     CONTENTLIB_HOME: join(root, `cli-${home}`),
-    CONTENTLIB_BASE_URL: server.url,
+    CONTENTLIB_BASE_URL: urlOf(brand),
     CONTENTLIB_API_KEY: keys[brand]!,
     CONTENTLIB_RETRY_BASE_MS: '0',
     CONTENTLIB_HEARTBEAT_MS: '1000',
@@ -79,7 +86,7 @@ interface Held {
 }
 
 async function get<T>(path: string, brand: string): Promise<T> {
-  const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${keys[brand]}` } });
+  const res = await fetch(`${urlOf(brand)}${path}`, { headers: { authorization: `Bearer ${keys[brand]}` } });
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -137,7 +144,9 @@ describe('upload --watch refuses what it cannot watch (exit 2, before any librar
   });
 });
 
-describe('upload --watch', () => {
+// Concurrently: each test waits on settle times and its own watch, with its own brand, folder and
+// journal (the outage test on its own service), so together they take about as long as the longest.
+describe.concurrent('upload --watch', () => {
   it(
     'a 30 MB video written slowly is sent once, after it is complete, with its SHA-256',
     { timeout: 60_000 },
@@ -262,14 +271,14 @@ describe('upload --watch', () => {
       await w.until((l) => l.some((x) => x.type === 'watching'));
       await writeFile(join(folder, 'before.mp4'), uniqueVideo(50_000));
       await w.until((l) => completedOf(l, 'before.mp4').length === 1);
-      const port = server.port;
-      await server.kill9();
+      const port = outageServer!.port;
+      await outageServer!.kill9();
       for (let i = 1; i <= 3; i++) await writeFile(join(folder, `during-${i}.mp4`), uniqueVideo(50_000 + i));
       await mkdir(join(folder, 'album'));
       for (let i = 1; i <= 3; i++) await writeFile(join(folder, 'album', `${i}.png`), uniquePng());
       // Down for longer than the settle time: the watch tries, fails, and keeps the files queued.
       await w.until((l) => l.some((x) => x.type === 'failed'), 20_000);
-      server = await startServe(dataDir, join(root, 'serve-home'), { port });
+      outageServer = await startServe(join(root, 'outage-data'), join(root, 'outage-home'), { port });
       const items = await itemsWhenThere('outage', 5, w);
       expect(
         items
