@@ -173,7 +173,7 @@ describe.concurrent('upload --watch', () => {
   );
 
   it(
-    'a burst of images in three folders: one carousel per folder, each image once; later images are appended',
+    'a burst of images in three folders: one carousel per folder, each image once; later images are appended; a folder moved in is seen',
     { timeout: 60_000 },
     async () => {
       const top = await folderOf('burst');
@@ -200,6 +200,15 @@ describe.concurrent('upload --watch', () => {
       // The same three items as before: a's carousel grew.
       expect(items.map((i) => i.id).sort()).toEqual(ids);
       expect(completedOf(w.lines())).toHaveLength(14);
+      // A folder moved in whole (made elsewhere, then renamed into the watched tree): a carousel too.
+      const outside = join(root, 'burst-outside');
+      await mkdir(join(outside, 'd', 'e'), { recursive: true });
+      for (let i = 1; i <= 2; i++) await writeFile(join(outside, 'd', `${i}.png`), uniquePng());
+      for (let i = 1; i <= 2; i++) await writeFile(join(outside, 'd', 'e', `${i}.png`), uniquePng());
+      await rename(join(outside, 'd'), join(top, 'd'));
+      items = await itemsWhenThere('burst', 5, w);
+      expect(items.map((i) => i.files.length).sort()).toEqual([2, 2, 4, 4, 6]);
+      expect(completedOf(w.lines())).toHaveLength(18);
       expect(await w.stop()).toBe(0);
     },
   );
