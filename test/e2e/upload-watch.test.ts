@@ -36,7 +36,7 @@ const keys: Record<string, string> = {};
 const watchers: WatchProcess[] = [];
 
 // One brand per test: the library knows files by their bytes per brand, so tests cannot meet.
-const BRANDS = ['slow', 'burst', 'crash', 'sidecar', 'part', 'outage'];
+const BRANDS = ['slow', 'burst', 'crash', 'sidecar', 'part', 'outage', 'poll'];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'contentlib-watch-'));
@@ -241,6 +241,18 @@ describe.concurrent('upload --watch', () => {
     expect(items.filter((i) => i.type === 'carousel').map((i) => i.files)).toEqual([
       ['1.png', '2.png', '3.png', '4.png', '5.png'],
     ]);
+  });
+
+  it('--poll: files are found by looking, in folders made since too', { timeout: 60_000 }, async () => {
+    const folder = await folderOf('poll');
+    const w = watch('poll', folder, ['--poll', '0.5']);
+    await w.until((l) => l.some((x) => x.type === 'watching' && x.poll === true));
+    await writeFile(join(folder, 'polled.mp4'), uniqueVideo(60_000));
+    await mkdir(join(folder, 'later'));
+    await writeFile(join(folder, 'later', 'deep.mp4'), uniqueVideo(60_001));
+    const items = await itemsWhenThere('poll', 2, w);
+    expect(items.map((i) => i.files)).toEqual([['deep.mp4'], ['polled.mp4']]);
+    expect(await w.stop()).toBe(0);
   });
 
   it('a sidecar written just after its video applies', { timeout: 60_000 }, async () => {
