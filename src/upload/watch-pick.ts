@@ -32,12 +32,10 @@ export interface Picked {
   paths: string[];
   /** Paths to look at again, and when: folders with a file still being written. */
   later: Array<{ path: string; at: number }>;
-  /** Files not settled yet (for the log: "waiting for clip.mp4"). */
-  waiting: number;
 }
 
 export async function pickNew(due: readonly DuePath[], seen: Observations, deps: PickDeps): Promise<Picked> {
-  const picked: Picked = { paths: [], later: [], waiting: 0 };
+  const picked: Picked = { paths: [], later: [] };
   const shallow = new Set<string>();
   const deep: string[] = [];
   for (const d of due) {
@@ -67,7 +65,6 @@ export async function pickNew(due: readonly DuePath[], seen: Observations, deps:
     if (!r.ready) {
       seen.set(c.path, r.seen);
       f.recheck = Math.min(f.recheck, now + r.recheckInMs);
-      picked.waiting++;
       continue;
     }
     seen.delete(c.path);

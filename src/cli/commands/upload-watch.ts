@@ -153,7 +153,8 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
   const reported = new Set<string>();
   let failStreak = 0;
   let nextBeat = startedAt + o.heartbeatMs;
-  let waiting = 0;
+  // Files seen that have not settled yet: still being written, or waiting for their settle time.
+  const waiting = () => seen.size;
   try {
     while (!deps.signal.aborted) {
       const now = clock();
@@ -173,7 +174,7 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
         continue;
       }
       if (o.json && now >= nextBeat) {
-        log.heartbeat({ waiting, queued: queue.size });
+        log.heartbeat({ waiting: waiting(), queued: queue.size });
         nextBeat = now + o.heartbeatMs;
       }
       const due = queue.takeDue(now);
@@ -186,7 +187,6 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
         now: clock,
         split: Boolean(o.flags.split),
       });
-      waiting = picked.waiting;
       for (const l of picked.later) queue.later(l.path, l.at);
       if (picked.paths.length === 0) continue;
       const batch = await sendBatch(picked.paths, o, deps, library, log, reported);
@@ -194,7 +194,7 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
       add(totals, batch.summary);
       if (batch.summary.keyRejected) {
         const exitCode = EXIT.auth;
-        await log.finish({ totals, ms: clock() - startedAt, waiting, exitCode, target: library.target });
+        await log.finish({ totals, ms: clock() - startedAt, waiting: waiting(), exitCode, target: library.target });
         throw batch.summary.missingScope !== undefined
           ? scopeRefusedError(library.baseUrl, batch.summary.missingScope)
           : keyRejectedError(library.baseUrl);
@@ -213,7 +213,7 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
   await log.finish({
     totals,
     ms: clock() - startedAt,
-    waiting: waiting + queue.size,
+    waiting: waiting(),
     exitCode: EXIT.ok,
     target: library.target,
   });
