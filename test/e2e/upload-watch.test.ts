@@ -152,10 +152,11 @@ describe.concurrent('upload --watch', () => {
     { timeout: 60_000 },
     async () => {
       const folder = await folderOf('slow');
-      const w = watch('slow', folder);
+      // A longer settle time than the others: a slow machine must not stall the writer past it.
+      const w = watch('slow', folder, ['--settle', '2.5']);
       await w.until((l) => l.some((x) => x.type === 'watching'));
       const video = uniqueVideo(30 * 1024 * 1024);
-      // 30 writes 150 ms apart: 4.5 s of writing, three times the settle time.
+      // 30 writes 150 ms apart: 4.5 s of writing, almost twice the settle time.
       await writeSlowly(join(folder, 'export.mp4'), video, 30, 150);
       await w.until((l) => completedOf(l, 'export.mp4').length > 0);
       const items = await itemsWhenThere('slow', 1, w);
@@ -257,7 +258,8 @@ describe.concurrent('upload --watch', () => {
 
   it('a sidecar written just after its video applies', { timeout: 60_000 }, async () => {
     const folder = await folderOf('sidecar');
-    const w = watch('sidecar', folder);
+    // The sidecar comes 0.4 s after the video: well within this settle time, on a slow machine too.
+    const w = watch('sidecar', folder, ['--settle', '2.5']);
     await w.until((l) => l.some((x) => x.type === 'watching'));
     await writeFile(join(folder, 'talk.mp4'), uniqueVideo(100_000));
     await sleep(400);
