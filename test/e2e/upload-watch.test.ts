@@ -142,6 +142,12 @@ describe('upload --watch refuses what it cannot watch (exit 2, before any librar
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain(message);
   });
+
+  it('--settle without --watch', async () => {
+    const r = await cli(join(root, 'cli-usage'), ['upload', join(ROOT, 'fixtures/demo'), '--settle', '2']);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain('--settle goes with --watch');
+  });
 });
 
 // Concurrently: each test waits on settle times and its own watch, with its own brand, folder and

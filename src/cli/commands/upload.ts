@@ -409,6 +409,11 @@ export async function uploadCommand(
     await watchCommand(ctx, globals, paths, flags, await metadataFromFlags(flags));
     return { kind: 'watched' };
   }
+  if (flags.settle !== undefined || flags.poll !== undefined)
+    throw new UsageError(
+      `${flags.settle !== undefined ? '--settle' : '--poll'} goes with --watch.`,
+      'For example: contentlib upload --watch ~/Exports --settle 5',
+    );
   const json = jsonSelection(globals, undefined, 'upload');
   let targetInfo: TargetInfo | null = null;
   try {
