@@ -83,8 +83,6 @@ export interface WatchDeps {
   signal: AbortSignal;
   cwd: string;
   policy: RetryPolicy;
-  /** Tests: where changes are heard of (the system's events or polling by default). */
-  watch?: typeof watchFolders;
 }
 
 /** Flags that name one item or one plan, which a folder watched all day has no use for. */
@@ -228,10 +226,9 @@ function startSource(
   log: WatchLog,
   onChange: (path: string) => void,
 ): { current?: WatchSource } {
-  const watch = deps.watch ?? watchFolders;
   const holder: { current?: WatchSource } = {};
   const start = (pollMs: number | undefined) => {
-    holder.current = watch(roots, {
+    holder.current = watchFolders(roots, {
       poll: pollMs !== undefined,
       pollMs: pollMs ?? 0,
       onChange,
