@@ -132,6 +132,8 @@ export async function benchWatch(
   const started = Date.now();
   try {
     await w.ready;
+    // A writer that fails ends the scenario (through `finally`, which stops the watch).
+    let writeError: unknown;
     const writer = (async () => {
       for (let i = 0; i < o.uploads; i++) {
         await writeFile(
@@ -141,17 +143,21 @@ export async function benchWatch(
         // 100 at a time, then wait for the watch to catch up to within one batch.
         if (i % 100 === 99) while (w.completed() < i - 100) await sleep(200);
       }
-    })();
+    })().catch((err: unknown) => {
+      writeError = err;
+    });
     for (const quarter of [1, 2, 3, 4]) {
       const goal = Math.floor((o.uploads * quarter) / 4);
       while (w.completed() < goal) {
         if (w.child.exitCode !== null) throw new Error('upload --watch exited');
+        if (writeError) throw writeError;
         await sleep(100);
       }
       rss.push({ uploaded: w.completed(), rssMiB: await rssMiB(w.child.pid!) });
       o.log(`    ${w.completed()} uploaded, RSS ${fixed(rss.at(-1)!.rssMiB, 0)} MiB`);
     }
     await writer;
+    if (writeError) throw writeError;
   } finally {
     await w.stop();
   }
