@@ -9,7 +9,8 @@
 // BENCH_MULTIPART_SIZE (bytes of the multipart file, 1 GiB; e.g. 268435456 for a quick check),
 // BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
 // BENCH_JQ_SIZES (100,1000,10000: the library sizes --jq is measured at),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart,jq; BENCH_WRITE=1 writes bench/results.md
+// BENCH_WATCH_FILES (10000 files watched idle), BENCH_WATCH_UPLOADS (2000), BENCH_WATCH_IDLE_S (60),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart,jq,watch; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
 // bench/tmp by scripts/test-on-node.sh: about 20 s each).
@@ -28,6 +29,7 @@ import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, run, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
 import { benchStartup } from './startup.js';
+import { type WatchBenchResult, benchWatch, renderWatch } from './watch.js';
 import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
 
 const SCENARIOS = [
@@ -42,6 +44,7 @@ const SCENARIOS = [
   'export',
   'multipart',
   'jq',
+  'watch',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -119,6 +122,7 @@ async function main(): Promise<void> {
   let exported: ExportResult | undefined;
   let multipart: MultipartResult | undefined;
   let jq: JqResult | undefined;
+  let watched: WatchBenchResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -253,6 +257,17 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('watch')) {
+      log('upload --watch…');
+      watched = await benchWatch(await target('bench-watch'), {
+        dir: dirs.files,
+        home: dirs.cliHome,
+        files: envNumber('BENCH_WATCH_FILES', 10_000),
+        uploads: envNumber('BENCH_WATCH_UPLOADS', 2000),
+        idleS: envNumber('BENCH_WATCH_IDLE_S', 60),
+        log,
+      });
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -275,7 +290,8 @@ async function main(): Promise<void> {
     (browse ? `\n${renderBrowse(browse).join('\n')}` : '') +
     (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '') +
     (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '') +
-    (jq ? `\n${renderJq(jq).join('\n')}` : '');
+    (jq ? `\n${renderJq(jq).join('\n')}` : '') +
+    (watched ? `\n${renderWatch(watched).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);

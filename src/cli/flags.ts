@@ -135,3 +135,13 @@ export function parseSince(now: () => Date) {
     return new Date(now().getTime() - seconds * 1000).toISOString();
   };
 }
+
+/** `upload --settle`, `--poll`: a number of seconds above 0 and at most an hour (0.5 is fine). */
+export function parseSeconds(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0) || n > 3600)
+      throw new UsageError(`${flag} ${value} is not a number of seconds from 0.1 to 3600.`, `For example: ${flag} 5`);
+    return n;
+  };
+}

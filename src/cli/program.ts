@@ -14,6 +14,7 @@ import {
   UPLOAD_RULES_HELP,
   collect,
   parseConcurrency,
+  parseSeconds,
   parsePartConcurrency,
   DEFAULT_PART_CONCURRENCY,
   parseCount,
@@ -159,6 +160,18 @@ function defineUpload(program: Command, ctx: CliContext): void {
       'leave out the files that break a rule and upload the rest (exit 3, listing what was left out)',
     )
     .option('--split', 'make a folder of more than 10 images into several carousels of at most 10, in order')
+    .option('--watch', 'then keep watching the folders and upload what appears or changes, until Ctrl-C')
+    .addOption(
+      new Option('--settle <seconds>', 'with --watch: send a file once unchanged this long (default: 3)').argParser(
+        parseSeconds('--settle'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--poll [seconds]',
+        'with --watch: look every few seconds (default: 5) instead of asking the system (network shares)',
+      ).argParser(parseSeconds('--poll')),
+    )
     .addHelpText(
       'after',
       `
@@ -175,7 +188,8 @@ Examples:
   contentlib upload fixtures/demo
   contentlib upload talk.mp4 --type longform --title "Keynote" --thumbnail cover.jpg --platform youtube.visibility=private
   contentlib upload --manifest release.json --json > upload-log.ndjson
-  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'`,
+  contentlib upload clips --jq 'select(.type == "summary") | .items[].id'
+  contentlib upload --watch ~/Exports --settle 5`,
     )
     .action(
       lazy(

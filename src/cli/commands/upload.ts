@@ -57,6 +57,12 @@ export interface UploadFlags {
   strict?: boolean;
   skipInvalid?: boolean;
   split?: boolean;
+  /** --watch: keep watching the folders and upload what appears (./upload-watch.ts). */
+  watch?: boolean;
+  /** --settle SECONDS: how long a watched file must stay unchanged before it is sent. */
+  settle?: number;
+  /** --poll [SECONDS]: poll the watched folders instead of asking the system for events. */
+  poll?: number | true;
 }
 
 /** What the command did: the plan it printed (--dry-run), or the engine's summary. */
@@ -399,7 +405,18 @@ export async function uploadCommand(
   globals: GlobalOptions,
   paths: string[],
   flags: UploadFlags,
-): Promise<UploadResult> {
+): Promise<UploadResult | { kind: 'watched' }> {
+  // A hot folder is its own loop over the same plan, engine and journal.
+  if (flags.watch) {
+    const { watchCommand } = await import('./upload-watch.js');
+    await watchCommand(ctx, globals, paths, flags, await metadataFromFlags(flags));
+    return { kind: 'watched' };
+  }
+  if (flags.settle !== undefined || flags.poll !== undefined)
+    throw new UsageError(
+      `${flags.settle !== undefined ? '--settle' : '--poll'} goes with --watch.`,
+      'For example: contentlib upload --watch ~/Exports --settle 5',
+    );
   const json = jsonSelection(globals, undefined, 'upload');
   let targetInfo: TargetInfo | null = null;
   try {
