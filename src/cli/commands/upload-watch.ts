@@ -12,15 +12,16 @@ import { statSync } from 'node:fs';
 import type { RetryPolicy } from '../../api/retry.js';
 import { type EngineApi, runPlan } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
-import { lockJournal } from '../../upload/journal-lock.js';
-import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
+import type { Journal } from '../../upload/journal.js';
+import { openLockedLibrary } from './upload-library.js';
 import { type UploadPlan, buildPlan, formatProblem, readyItems } from '../../upload/plan.js';
 import { shownPath } from '../../upload/plan-inputs.js';
 import { isPartialName } from '../../upload/watch-names.js';
 import { type Observations, pickNew } from '../../upload/watch-pick.js';
 import { createWatchQueue } from '../../upload/watch-queue.js';
 import { type WatchSource, watchFolders } from '../../upload/watch-source.js';
-import { openApi, retryPolicy } from '../api.js';
+import { retryPolicy } from '../api.js';
+
 import type { CliContext, GlobalOptions } from '../context.js';
 import { keyRejectedError, scopeRefusedError } from '../error-messages.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -367,18 +368,7 @@ export async function watchCommand(
     {
       io: ctx.io,
       open: async () => {
-        const { client, target } = await openApi(ctx, globals, { writes: true });
-        const targetId = journalTargetId(target.library.where, target.library.who);
-        const lock = await lockJournal(ctx.paths.state, targetId, {
-          sleep: ctx.sleep,
-          signal: ctx.signal,
-          onWait: (pid) =>
-            ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
-        });
-        ctx.onClose(() => lock.release());
-        const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
-        ctx.onClose(() => journal.close());
-        if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
+        const { client, target, journal } = await openLockedLibrary(ctx, globals);
         return { api: client, journal, target: target.info, baseUrl: target.baseUrl };
       },
       now: ctx.now,

@@ -5,8 +5,8 @@ import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/engine.js';
 import type { UploadSummary } from '../../upload/events.js';
-import { lockJournal } from '../../upload/journal-lock.js';
 import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
+import { openLockedLibrary } from './upload-library.js';
 import { type Lookup, lookUp } from '../../upload/library-lookup.js';
 import {
   type ItemMetadata,
@@ -357,23 +357,11 @@ export function heartbeatMs(env: NodeJS.ProcessEnv): number {
 }
 
 /**
- * The library of the command's target: the API (the embedded server started if that is the
- * target), its journal locked for this run (another upload to it first finishes), and the
+ * The library of the command's target (./upload-library.ts: its API and locked journal) and the
  * renderer the output calls for. Everything is closed through ctx.onClose.
  */
 async function openLibrary(ctx: CliContext, globals: GlobalOptions, sel: JsonSelection | undefined) {
-  const { client, target } = await openApi(ctx, globals, { writes: true });
-  const targetId = journalTargetId(target.library.where, target.library.who);
-  const lock = await lockJournal(ctx.paths.state, targetId, {
-    sleep: ctx.sleep,
-    signal: ctx.signal,
-    onWait: (pid) =>
-      ctx.io.stderr.write(`Waiting for another contentlib upload to this library (pid ${pid}) to finish…\n`),
-  });
-  ctx.onClose(() => lock.release());
-  const journal = await openJournal(ctx.paths.state, targetId, ctx.now);
-  ctx.onClose(() => journal.close());
-  if (journal.warning) ctx.io.stderr.write(`Warning: ${journal.warning}\n`);
+  const { client, target, journal } = await openLockedLibrary(ctx, globals);
   const progress = await createProgress(progressKind(ctx.io, Boolean(sel)), ctx.io, {
     target: target.info,
     ...(sel ? { json: sel } : {}),
