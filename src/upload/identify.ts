@@ -178,24 +178,35 @@ export function createIdentifier(
   }
 
   async function checkBatch(b: Batch, identities: Map<number, ItemIdentity>): Promise<void> {
-    const asked: Array<{ sha256: string; size: number; put: (m: CheckMatch[]) => void }> = [];
-    // In plan order (the map's insertion order), each file with its own slot for the answer.
+    // Each distinct content (SHA-256 and size) is asked about once, in plan order of its first
+    // file, and every file with those bytes gets the same answer (one array, shared). A folder of
+    // copies asked once per copy made the answer grow with copies × the items holding the bytes:
+    // 10,000 copies of one photo in a library holding it 280 times came back as 256 × 280
+    // matches per batch, and took the run's peak RSS to ~300 MB (bench/notes.md, issue 41).
+    const asked = new Map<string, { sha256: string; size: number; put: Array<(m: CheckMatch[]) => void> }>();
+    const ask = (sha256: string, size: number, put: (m: CheckMatch[]) => void) => {
+      const key = `${sha256}/${size}`;
+      const entry = asked.get(key);
+      if (entry) entry.put.push(put);
+      else asked.set(key, { sha256, size, put: [put] });
+    };
     for (const [i, id] of identities) {
       if (id.error) continue;
       const item = items[i]!;
       id.sha256.forEach((sha256, n) => {
-        if (sha256) asked.push({ sha256, size: item.files[n]!.size, put: (m) => (id.matches[n] = m) });
+        if (sha256) ask(sha256, item.files[n]!.size, (m) => (id.matches[n] = m));
       });
       const t = id.thumbnail;
-      if (t && item.thumbnail) asked.push({ sha256: t.sha256, size: item.thumbnail.size, put: (m) => (t.matches = m) });
+      if (t && item.thumbnail) ask(t.sha256, item.thumbnail.size, (m) => (t.matches = m));
     }
-    if (asked.length === 0) return;
+    if (asked.size === 0) return;
+    const distinct = [...asked.values()];
     try {
       const res = await deps.api.check(
-        { files: asked.map(({ sha256, size }) => ({ sha256, size })) },
+        { files: distinct.map(({ sha256, size }) => ({ sha256, size })) },
         { signal: deps.signal, onRetry: deps.onRetry?.(b.first) },
       );
-      res.files.forEach((f, k) => asked[k]?.put(f.matches));
+      res.files.forEach((f, k) => distinct[k]?.put.forEach((put) => put(f.matches)));
     } catch (err) {
       if (isUnsupported(err)) return off();
       for (const [, id] of identities) id.error ??= new StepError('check', err);

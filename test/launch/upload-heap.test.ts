@@ -1,5 +1,5 @@
 // bin/upload-heap.js: what `contentlib upload` sets on V8 to keep its peak memory flat over long
-// runs (issue 17). Each case runs in a child process: V8 flags are process-wide.
+// runs (issues 17 and 41). Each case runs in a child process: V8 flags are process-wide.
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -31,7 +31,62 @@ async function runChild(bound: boolean) {
  */
 const YOUNG_BOUND = 4 * 1024 * 1024;
 
+/**
+ * Rounds of objects that survive a scavenge (so they are promoted) and are then dropped, with a
+ * turn of the event loop between rounds (the bound looks at the heap every 5 ms here): the most
+ * the heap grew above its start, in MiB. Counted in bytes, not timed.
+ */
+const garbageScript = (bound: boolean) => `
+const v8 = require('node:v8');
+${bound ? `require(${JSON.stringify(MODULE)}).boundUploadHeap(5);` : ''}
+const used = () => v8.getHeapStatistics().used_heap_size;
+(async () => {
+  const base = used();
+  let most = 0;
+  for (let r = 0; r < 40; r++) {
+    let junk = [];
+    for (let k = 0; k < 40000; k++) junk.push({ k, s: 'x' + k + '-' + r });
+    most = Math.max(most, used() - base);
+    junk = null;
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+  console.log(JSON.stringify({ grewMiB: most / 1048576 }));
+})();
+`;
+
+async function grewMiB(bound: boolean): Promise<number> {
+  const r = await execa('node', ['-e', garbageScript(bound)], { timeout: 30_000 });
+  return (JSON.parse(r.stdout) as { grewMiB: number }).grewMiB;
+}
+
+/** bin/upload-heap.js's GROWTH_BYTES (6 MiB) plus one round's objects (~2.5 MiB) and some slack. */
+const GARBAGE_BOUND_MIB = 12;
+
 describe('boundUploadHeap', () => {
+  it("collects once the heap has grown a few MiB: promoted garbage never piles up to V8's own limit", async () => {
+    expect(await grewMiB(true)).toBeLessThan(GARBAGE_BOUND_MIB);
+  });
+
+  it('without it, the same garbage piles up beyond that (so the case above can fail)', async () => {
+    expect(await grewMiB(false)).toBeGreaterThan(GARBAGE_BOUND_MIB);
+  });
+
+  it('a heap that does not grow is not collected: no full collection costs a quiet run anything', async () => {
+    // Major collections counted by Node's own 'gc' performance entries over 40 looks at the heap.
+    const quiet = `
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+require(${JSON.stringify(MODULE)}).boundUploadHeap(5);
+let major = 0;
+const obs = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (e.detail && e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++;
+});
+obs.observe({ entryTypes: ['gc'] });
+setTimeout(() => { obs.disconnect(); console.log(JSON.stringify({ major })); }, 200);
+`;
+    const r = await execa('node', ['-e', quiet], { timeout: 30_000 });
+    expect((JSON.parse(r.stdout) as { major: number }).major).toBe(0);
+  });
+
   it('keeps the young generation near its first size while many objects survive', async () => {
     const r = await runChild(true);
     expect(r.kept).toBe(400_000);
