@@ -162,6 +162,9 @@ async function underLoad(tag: string, fault: () => Promise<void>, recover: () =>
   const seeded = await Promise.all([0, 1].map((n) => uploadItem(instances[n]!, key, image(`${tag}-seed-${n}.jpg`))));
   const ids = seeded.map((s) => s.item.id);
   const staged = await Promise.all(Array.from({ length: STAGED }, (_, n) => stage(tag, n)));
+  // One more upload, completed only by the probe below (never by a worker), so the checks of
+  // exactly-once completion stay about the workers' uploads.
+  const probed = await stage(tag, STAGED);
   const answers: Answer[] = [];
   const itemsOf = new Map<string, Set<string>>();
   let stop = false;
@@ -205,10 +208,28 @@ async function underLoad(tag: string, fault: () => Promise<void>, recover: () =>
     for (let k = 0; !stop; k++) answers.push(await one(w, k));
   };
   const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
+  // Once the fault is on, one request of each operation, whatever the workers happen to be
+  // doing: on a loaded machine a frozen database holds each worker's request up to the bound,
+  // and in 8 s a worker may never come round to an operation.
+  const probe = (i: number) =>
+    Promise.all([
+      timed(i, 'list', 'GET', '/api/v1/content?limit=10'),
+      timed(i + 1, 'get', 'GET', `/api/v1/content/${ids[0]}`),
+      timed(i + 2, 'patch', 'PATCH', `/api/v1/content/${ids[1]}`, { title: `${tag} probe` }),
+      timed(i + 3, 'complete', 'POST', '/api/v1/upload/complete', {
+        key: probed.storageKey,
+        fileName: probed.f.fileName,
+        contentType: probed.f.contentType,
+        fileSize: probed.f.bytes.length,
+        type: probed.type,
+      }),
+    ]).then((probes) => void answers.push(...probes));
+  let probing: Promise<void> | undefined;
   try {
     await sleep(500);
     await fault();
     faulted = true;
+    probing = probe(0);
     await sleep(FAULT_MS);
   } finally {
     await recover();
@@ -219,7 +240,7 @@ async function underLoad(tag: string, fault: () => Promise<void>, recover: () =>
     await sleep(1000);
   } finally {
     stop = true;
-    await Promise.all(workers);
+    await Promise.all([...workers, probing]);
   }
   await sleep(SETTLE_MS);
   return { answers, itemsOf, staged };
