@@ -91,7 +91,14 @@ describe('slow clients under ulimit -n 256', () => {
       // Probes and API calls while the slow PUTs hold their sockets.
       const probes: number[] = [];
       const probing = (async () => {
-        while (puts.some((p) => p.result.endedMs === undefined) && performance.now() - started < BOUND_MS + 5000) {
+        // At least six rounds: when the server refuses every slow PUT at once (it may, by its
+        // descriptor headroom), they end within a second and the probes still run.
+        for (
+          let round = 0;
+          (round < 6 || puts.some((p) => p.result.endedMs === undefined)) &&
+          performance.now() - started < BOUND_MS + 5000;
+          round++
+        ) {
           probes.push((await call('GET', `${server.url}/healthz`).catch(() => ({ status: 0 }))).status);
           probes.push(
             (await call('GET', `${server.url}/api/v1/content`, { key: keys[0] }).catch(() => ({ status: 0 }))).status,
