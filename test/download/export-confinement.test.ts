@@ -13,10 +13,10 @@ import { describeError } from '../../src/cli/error-messages.js';
 import { EXIT } from '../../src/cli/errors.js';
 import { ExportLogError } from '../../src/download/errors.js';
 import { LOG_NAME } from '../../src/download/export-log.js';
-import { runExport } from '../../src/download/export.js';
 import { runVerify } from '../../src/download/verify.js';
 import { OutsideFolderError, confine, textLeaves } from '../../src/fs/confine.js';
 import { buildPlan } from '../../src/upload/plan.js';
+import { quietExport } from '../support/export.js';
 import { type TestServer, call, jpeg, mp4, serverWithKey, uploadItem } from '../support/server.js';
 
 let s: TestServer;
@@ -42,17 +42,7 @@ afterAll(async () => {
 });
 
 function exportInto(dir: string) {
-  return runExport(
-    { dir, filters: {}, concurrency: 2, from: s.url },
-    {
-      api: client,
-      emit: () => {},
-      now: () => new Date(),
-      sleep: async () => {},
-      policy: NO_WAIT_RETRY,
-      signal: new AbortController().signal,
-    },
-  );
+  return quietExport(client, s.url, dir);
 }
 
 /** A folder outside the export with one file in it, and what the file holds. */

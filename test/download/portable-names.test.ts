@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { runDownload } from '../../src/cli/commands/download.js';
-import { runExport } from '../../src/download/export.js';
 import { foldName, portableNames, safeName } from '../../src/download/names.js';
 import { buildPlan } from '../../src/upload/plan.js';
+import { quietExport } from '../support/export.js';
 import { type TestServer, mp4, serverWithKey, uploadItem } from '../support/server.js';
 
 /** What Windows refuses in a name (Microsoft's "Naming Files, Paths, and Namespaces"); Linux and macOS take all of it. */
@@ -104,17 +104,7 @@ describe('download and export write portable names, and the round trip restores 
 
   it('export writes portable names and keeps the originals; upload of the export tells the library them again', async () => {
     const dir = join(root, 'export');
-    await runExport(
-      { dir, filters: {}, concurrency: 2, from: s.url },
-      {
-        api: client,
-        emit: () => {},
-        now: () => new Date(),
-        sleep: async () => {},
-        policy: NO_WAIT_RETRY,
-        signal: new AbortController().signal,
-      },
-    );
+    await quietExport(client, s.url, dir);
     for (const name of names) {
       const files = await readdir(join(dir, ids[name]!));
       const video = files.find((f) => f.endsWith('.mp4'))!;
