@@ -62,6 +62,7 @@ import {
   ReplaceImageResponseSchema,
 } from './response-schemas.js';
 import type { ContentType, Status } from '../rules/rules.js';
+import type { ListSort } from './schemas.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -74,6 +75,20 @@ export interface ListParams {
   idPrefix?: string;
   limit?: number | string;
   offset?: number | string;
+  // The search extension of our own server (docs/api.md "Search, sort and cursor paging").
+  hashtag?: readonly string[];
+  createdAfter?: string;
+  createdBefore?: string;
+  updatedAfter?: string;
+  updatedBefore?: string;
+  createdBy?: string;
+  updatedBy?: string;
+  minDuration?: number;
+  maxDuration?: number;
+  q?: string;
+  sort?: ListSort;
+  order?: 'asc' | 'desc';
+  cursor?: string;
 }
 
 /** Audit log filters (an extension: GET /api/v1/audit). */
@@ -84,6 +99,8 @@ export interface AuditParams {
   since?: string;
   /** The nextBefore of the previous page. */
   before?: number;
+  /** One bulk change's entries (extension). */
+  batchId?: string;
   limit?: number;
 }
 
@@ -181,8 +198,10 @@ function newRequestId(): string {
 
 function queryString(q: ListParams | AuditParams): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) {
-    if (v !== undefined && v !== '') params.set(k, String(v));
+  for (const [k, v] of Object.entries(q) as [string, unknown][]) {
+    // A list (hashtag) repeats its name: hashtag=a&hashtag=b.
+    if (Array.isArray(v)) for (const one of v) params.append(k, String(one));
+    else if (v !== undefined && v !== '') params.set(k, String(v));
   }
   const s = params.toString();
   return s ? `?${s}` : '';

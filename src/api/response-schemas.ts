@@ -87,6 +87,8 @@ export const ListResponseSchema = z.looseObject({
   limit: z.number().int(),
   offset: z.number().int(),
   hasMore: z.boolean(),
+  /** Extension: the `cursor` of the next page (keyset paging), null on the last; absent from other services. */
+  nextCursor: z.string().nullable().optional(),
 });
 export type ListResponse = z.infer<typeof ListResponseSchema>;
 
@@ -165,6 +167,8 @@ export const AuditEntrySchema = z.looseObject({
   keyId: z.string().nullable(),
   keyName: z.string().nullable(),
   requestId: z.string().nullable(),
+  /** Extension: the bulk change this entry belongs to (BATCH_HEADER), or null. */
+  batchId: z.string().nullable().optional(),
   details: z.record(z.string(), z.unknown()),
 });
 export type AuditEntryWire = z.infer<typeof AuditEntrySchema>;

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { LIST_LIMITS, METADATA_LIMITS, TYPE_RULES } from '../rules/rules.js';
 import { ContentTypeSchema, StatusSchema } from './response-schemas.js';
 import { SCOPES } from './scopes.js';
+import { BATCH_ID_PATTERN } from './headers.js';
 import {
   MULTI_LINE_RULE,
   SINGLE_LINE_RULE,
@@ -155,6 +156,20 @@ const queryInt = (name: string) =>
     .transform(Number)
     .refine(Number.isSafeInteger, `${name} must be a whole number at most ${Number.MAX_SAFE_INTEGER}`);
 
+/** The list's sort keys (an extension); the spec's order is `createdAt` descending. */
+export const LIST_SORTS = ['createdAt', 'updatedAt', 'title'] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
+
+const queryHashtag = singleLine(nonBlank.max(101));
+const queryTime = (name: string) =>
+  z.iso.datetime({ offset: true, message: `${name} must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z` });
+/** A non-negative decimal number as query text (`12`, `7.5`). */
+const queryNumber = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,6})?$/, `${name} must be a number of seconds, e.g. 30 or 7.5`)
+    .transform(Number);
+
 export const ListQuerySchema = z.strictObject({
   status: StatusSchema.optional(),
   type: ContentTypeSchema.optional(),
@@ -173,6 +188,33 @@ export const ListQuerySchema = z.strictObject({
     )
     .optional(),
   offset: queryInt('offset').optional(),
+  // ---- Search extension (docs/api.md "Search, sort and cursor paging"): none of these is in
+  // the service specification; a client that never sends them sees the spec's list unchanged.
+  /** One or several (`hashtag=a&hashtag=b`): items carrying every one; case-insensitive, a leading `#` ignored. */
+  hashtag: z
+    .union([queryHashtag, z.array(queryHashtag).max(20, 'at most 20 hashtags')])
+    .transform((h) => (Array.isArray(h) ? h : [h]))
+    .optional(),
+  /** Time ranges: `…After` is inclusive (≥), `…Before` exclusive (<). */
+  createdAfter: queryTime('createdAfter').optional(),
+  createdBefore: queryTime('createdBefore').optional(),
+  updatedAfter: queryTime('updatedAfter').optional(),
+  updatedBefore: queryTime('updatedBefore').optional(),
+  /** Who made the item / who changed it last: a key id or a key's name (exact). */
+  createdBy: singleLine(nonBlank.max(100)).optional(),
+  updatedBy: singleLine(nonBlank.max(100)).optional(),
+  /** Duration range in seconds, inclusive (videos; carousels have none and never match). */
+  minDuration: queryNumber('minDuration').optional(),
+  maxDuration: queryNumber('maxDuration').optional(),
+  /** Free text over title, description and hashtags, best match first unless `sort` is given. */
+  q: singleLine(nonBlank.max(500)).optional(),
+  sort: z.enum(LIST_SORTS).optional(),
+  order: z.enum(['asc', 'desc']).optional(),
+  /** The `nextCursor` of the previous page (keyset paging); not together with a non-zero `offset`. */
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,2000}$/, 'cursor must be a nextCursor from a previous page')
+    .optional(),
 });
 export type ListQuery = z.input<typeof ListQuerySchema>;
 
@@ -195,6 +237,8 @@ export const AuditQuerySchema = z.strictObject({
     .datetime({ offset: true, message: 'since must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z' })
     .optional(),
   before: queryInt('before').optional(),
+  /** Extension: only the entries of one bulk change (the batch id its requests carried, BATCH_HEADER). */
+  batchId: z.string().regex(BATCH_ID_PATTERN, 'batchId must be a batch id from contentlib log').optional(),
   limit: queryInt('limit')
     .pipe(
       z
