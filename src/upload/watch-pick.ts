@@ -11,6 +11,7 @@ import { expandInputs } from './plan-inputs.js';
 import type { DuePath } from './watch-queue.js';
 import { isPartialName } from './watch-names.js';
 import { type Observation, readiness } from './watch-settle.js';
+import type { SkippedFile } from './skips.js';
 
 export interface PickDeps {
   journal: { completedItem(file: FileIdentity): string | undefined };
@@ -32,10 +33,24 @@ export interface Picked {
   paths: string[];
   /** Paths to look at again, and when: folders with a file still being written. */
   later: Array<{ path: string; at: number }>;
+  /**
+   * Files in these folders that will never be uploaded, and why (a .txt, a HEIC, a link that
+   * leaves the folder), for the log to say once each: a file dropped in a hot folder that
+   * nothing happens to must not look like a watch that stopped working.
+   */
+  skipped: SkippedFile[];
+}
+
+/** Skips worth saying in a watch: not the system's own files nor .json files (sidecars may come before their video). */
+function worthSaying(s: SkippedFile): boolean {
+  if (s.kind === 'system' || s.kind === 'sidecar') return false;
+  if (s.kind === 'hidden' && !s.media) return false;
+  const name = (s.absPath ?? s.path).slice((s.absPath ?? s.path).lastIndexOf(sep) + 1);
+  return !isPartialName(name);
 }
 
 export async function pickNew(due: readonly DuePath[], seen: Observations, deps: PickDeps): Promise<Picked> {
-  const picked: Picked = { paths: [], later: [] };
+  const picked: Picked = { paths: [], later: [], skipped: [] };
   const shallow = new Set<string>();
   const deep: string[] = [];
   for (const d of due) {
@@ -46,8 +61,9 @@ export async function pickNew(due: readonly DuePath[], seen: Observations, deps:
   }
   const roots = [...new Set([...shallow, ...deep])].filter((p) => !underAny(p, deep));
   if (roots.length === 0) return picked;
-  const { candidates } = await expandInputs(roots, deps.cwd);
+  const { candidates, skipped } = await expandInputs(roots, deps.cwd);
   const inScope = (path: string) => shallow.has(dirname(path)) || underAny(path, deep);
+  for (const s of skipped) if (s.absPath !== undefined && inScope(s.absPath) && worthSaying(s)) picked.skipped.push(s);
   // Per folder: its settled files, whether one is new, and when to look again.
   const folders = new Map<string, { images: Image[]; newImage: boolean; videos: string[]; recheck: number }>();
   const now = deps.now();

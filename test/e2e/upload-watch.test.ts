@@ -36,7 +36,7 @@ const keys: Record<string, string> = {};
 const watchers: WatchProcess[] = [];
 
 // One brand per test: the library knows files by their bytes per brand, so tests cannot meet.
-const BRANDS = ['slow', 'burst', 'crash', 'sidecar', 'part', 'outage', 'poll'];
+const BRANDS = ['slow', 'burst', 'crash', 'sidecar', 'part', 'outage', 'poll', 'skips'];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'contentlib-watch-'));
@@ -281,6 +281,27 @@ describe.concurrent('upload --watch', () => {
     const items = await itemsWhenThere('sidecar', 1, w);
     expect(items.map((i) => i.title)).toEqual(['From the sidecar']);
     expect(await w.stop()).toBe(0);
+  });
+
+  it('a file that will never be uploaded is said once, not passed over in silence', { timeout: 60_000 }, async () => {
+    const folder = await folderOf('skips');
+    const w = watch('skips', folder);
+    await w.until((l) => l.some((x) => x.type === 'watching'));
+    await writeFile(join(folder, 'notes.txt'), 'call the client');
+    await writeFile(join(folder, 'clip.mkv'), uniqueVideo(40_000));
+    await writeFile(join(folder, 'partial.mp4.part'), uniqueVideo(40_001));
+    await writeFile(join(folder, 'real.mp4'), uniqueVideo(40_002));
+    await itemsWhenThere('skips', 1, w);
+    // The folder looked at again after a change: the same files are not news twice.
+    await writeFile(join(folder, 'other.mp4'), uniqueVideo(40_003));
+    await itemsWhenThere('skips', 2, w);
+    const skipped = w.lines().filter((l) => l.type === 'skipped' && l.kind !== undefined);
+    expect(skipped.map((l) => (l.file as { name: string }).name).sort()).toEqual(['clip.mkv', 'notes.txt']);
+    expect(skipped.find((l) => (l.file as { name: string }).name === 'clip.mkv')).toMatchObject({
+      kind: 'unsupported',
+    });
+    expect(await w.stop()).toBe(0);
+    expect(w.lines().at(-1)).toMatchObject({ type: 'summary', skipped: 2, files: 2 });
   });
 
   it('a .part file renamed to .mp4 is sent once, under its final name', { timeout: 60_000 }, async () => {

@@ -30,6 +30,7 @@ import { type WatchLog, type WatchTotals, createWatchLog, emptyTotals } from '..
 import type { TargetInfo } from '../target.js';
 import type { ItemMetadata } from '../../upload/plan.js';
 import type { ContentType } from '../../rules/rules.js';
+import type { SkippedFile } from '../../upload/skips.js';
 
 /** Seconds a file must stay unchanged before it is sent, unless --settle says otherwise. */
 export const DEFAULT_SETTLE_S = 3;
@@ -187,6 +188,7 @@ export async function runWatch(o: WatchOptions, deps: WatchDeps): Promise<WatchT
         split: Boolean(o.flags.split),
       });
       for (const l of picked.later) queue.later(l.path, l.at);
+      reportSkippedOnce(picked.skipped, log, reported, totals);
       if (picked.paths.length === 0) continue;
       const batch = await sendBatch(picked.paths, o, deps, library, log, reported);
       if (!batch) continue;
@@ -322,6 +324,24 @@ function reportLeftOut(plan: UploadPlan, log: WatchLog, reported: Set<string>): 
     once(`${stamp}#${what}`, l.source, what);
   }
   for (const p of plan.problems) once(`problem#${formatProblem(p)}`, p.file, formatProblem(p));
+}
+
+/** Each file passed over is said once per version (its size and time): a folder is looked at again on every change. */
+function reportSkippedOnce(
+  skipped: readonly SkippedFile[],
+  log: WatchLog,
+  reported: Set<string>,
+  t: WatchTotals,
+): void {
+  if (reported.size > 10_000) reported.clear();
+  for (const s of skipped) {
+    const st = statSync(s.absPath ?? s.path, { throwIfNoEntry: false });
+    const key = `skip#${s.absPath ?? s.path}:${st?.size ?? 0}:${st?.mtimeMs ?? 0}`;
+    if (reported.has(key)) continue;
+    reported.add(key);
+    t.skipped++;
+    log.skipped(s);
+  }
 }
 
 function add(t: WatchTotals, s: UploadSummary): void {

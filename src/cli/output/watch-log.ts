@@ -8,6 +8,8 @@ import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import { createJsonLines } from './json-lines.js';
 import { flushed, formatMs, retryLines } from './progress-shared.js';
+import { skippedEvent } from './upload-skips.js';
+import { type SkippedFile, skippedLines } from '../../upload/skips.js';
 
 /** What a watch did so far. */
 export interface WatchTotals {
@@ -21,11 +23,13 @@ export interface WatchTotals {
   /** Files that failed (they are tried again later), and files left out as invalid. */
   failed: number;
   leftOut: number;
+  /** Files in the folders that are not uploaded at all (not photos or videos, formats the service does not take). */
+  skipped: number;
   bytesSent: number;
 }
 
 export function emptyTotals(): WatchTotals {
-  return { files: 0, created: 0, appended: 0, inLibrary: 0, failed: 0, leftOut: 0, bytesSent: 0 };
+  return { files: 0, created: 0, appended: 0, inLibrary: 0, failed: 0, leftOut: 0, skipped: 0, bytesSent: 0 };
 }
 
 /** A file (or item) left out of a batch because it breaks a rule, or a batch refused whole. */
@@ -38,6 +42,8 @@ export interface WatchLog {
   started(o: { roots: string[]; settleMs: number; poll: boolean; target: TargetInfo | null }): void;
   onEvent(event: UploadEvent): void;
   problem(p: WatchProblem): void;
+  /** A file in a watched folder that is not uploaded (said once per version of the file). */
+  skipped(s: SkippedFile): void;
   /** Every heartbeat interval, with --json: that it is alive, and what waits. */
   heartbeat(o: { waiting: number; queued: number }): void;
   /** The summary when the watch stops (Ctrl-C, or a refused key). */
@@ -115,6 +121,9 @@ function textLog(io: IO, now: () => Date): WatchLog {
     problem(p) {
       say(`! ${p.file}: ${escapeText(p.message)} (left out until it changes)`);
     },
+    skipped(s) {
+      say(`- ${skippedLines([s])[0] ?? s.path} (not uploaded)`);
+    },
     heartbeat() {},
     async finish({ totals, ms, waiting }) {
       const t = totals;
@@ -125,6 +134,7 @@ function textLog(io: IO, now: () => Date): WatchLog {
         ...(t.inLibrary ? [`${t.inLibrary} in the library already`] : []),
         ...(t.failed ? [`${t.failed} failed`] : []),
         ...(t.leftOut ? [`${t.leftOut} left out`] : []),
+        ...(t.skipped ? [`${t.skipped} skipped (not uploaded)`] : []),
       ];
       io.stderr.write(`Stopped watching after ${formatMs(ms)}: ${parts.join(', ')}.\n`);
       if (waiting > 0)
@@ -151,6 +161,9 @@ function jsonLog(io: IO, now: () => Date): WatchLog {
     },
     problem(p) {
       emit({ type: 'left-out', file: p.file, message: p.message });
+    },
+    skipped(s) {
+      emit({ ...skippedEvent(s), at: at() });
     },
     heartbeat({ waiting, queued }) {
       emit({ type: 'heartbeat', at: at(), waiting, queued });
