@@ -50,25 +50,22 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // is found as the code cache finds it (after global flags such as --profile), so every run of
   // one compiles, and caches its code, under the same flags.
   const command = loader.commandKey(args);
-  if (command === 'upload' && isWatch(args)) oneMallocArena();
-  if (['upload', 'download', 'export'].includes(command)) require('./upload-heap.js').boundUploadHeap();
+  if (['upload', 'download', 'export'].includes(command)) {
+    oneMallocArena();
+    require('./upload-heap.js').boundUploadHeap();
+  }
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
 }
 
-/** `upload --watch` (the flag before any `--`, after which names are files). */
-function isWatch(argv) {
-  const end = argv.indexOf('--');
-  const at = argv.indexOf('--watch');
-  return at >= 0 && (end < 0 || at < end);
-}
-
 /**
- * A watch runs for days, and glibc's malloc gave its worker threads' arenas a little more with
- * each upload and never handed it back: RSS grew about 2.5 KB per file (110 → 125 MiB over 6,000
- * uploads), outside the JS heap; with one arena it stays flat (106 → 108 MiB over 5,000;
- * bench/notes.md). The setting is read when the process starts, so the process is replaced by
- * itself (same pid: Ctrl-C, kill and the journal's lock behave as before) with it set, unless the
- * user has set it. Linux only: other systems' allocators do not read it.
+ * The long commands (upload, its --watch for days, download, export) on one malloc arena. glibc
+ * gives each thread that allocates its own arena and rarely hands their memory back: a watch grew
+ * about 2.5 KB per uploaded file (110 → 125 MiB over 6,000 uploads), outside the JS heap, and a
+ * 1 GiB download peaked at 119 MiB; with one arena the watch stays flat (106 → 107 MiB over
+ * 5,000) and the download peaks at 105 MiB (bench/notes.md). The setting is read when the
+ * process starts, so the process replaces itself (same pid: Ctrl-C, kill and the journal's lock
+ * behave as before; one more Node start-up, ~25 ms) with it set, unless the user has set it.
+ * Linux only: other systems' allocators do not read it.
  */
 function oneMallocArena() {
   if (process.platform !== 'linux' || process.env.MALLOC_ARENA_MAX !== undefined) return;
