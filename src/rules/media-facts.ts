@@ -100,3 +100,83 @@ export function friendlyRatio(width: number, height: number): string {
   for (const [w, h] of NAMED_RATIOS) if (Math.abs(r / (w / h) - 1) < 0.01) return `${w}:${h}`;
   return ratioOf(width, height);
 }
+
+const CODEC_NAMES: Record<string, string> = {
+  h264: 'H.264',
+  hevc: 'HEVC',
+  vp9: 'VP9',
+  vp8: 'VP8',
+  av1: 'AV1',
+  mpeg4: 'MPEG-4',
+  prores: 'ProRes',
+  aac: 'AAC',
+  opus: 'Opus',
+  ac3: 'AC-3',
+  eac3: 'E-AC-3',
+  mp3: 'MP3',
+  alac: 'ALAC',
+  flac: 'FLAC',
+  pcm: 'PCM',
+};
+
+/** A codec as people name it ('H.264', 'HEVC', 'AAC'); an unknown one as its sample entry says. */
+export function codecName(codec: string): string {
+  return CODEC_NAMES[codec] ?? codec;
+}
+
+function channelsName(n: number): string {
+  return n === 1 ? 'mono' : n === 2 ? 'stereo' : n === 6 ? '5.1' : n === 8 ? '7.1' : `${n} channels`;
+}
+
+const trim = (n: number, digits: number) => String(Number(n.toFixed(digits)));
+
+/**
+ * The facts as labelled lines for people (`show`, browse's item page): "Resolution 1080×1920
+ * (9:16, portrait)", "Frame rate 29.97 fps", "Video H.264 High 8-bit", "Audio AAC 48 kHz stereo".
+ */
+export function describeMedia(m: MediaFacts): Array<[label: string, value: string]> {
+  const shape = `${friendlyRatio(m.displayWidth, m.displayHeight)}, ${m.orientation}`;
+  const turned =
+    m.kind === 'video' && m.rotation
+      ? `; stored ${m.width}×${m.height}, turned ${m.rotation}°`
+      : m.kind === 'image' && m.exifOrientation && m.exifOrientation !== 1
+        ? `; stored ${m.width}×${m.height}, EXIF orientation ${m.exifOrientation}`
+        : '';
+  const lines: Array<[string, string]> = [['Resolution', `${m.displayWidth}×${m.displayHeight} (${shape}${turned})`]];
+  if (m.kind === 'image') {
+    if (m.imageFormat) lines.push(['Format', m.imageFormat.toUpperCase()]);
+    return lines;
+  }
+  if (m.frameRate !== undefined)
+    lines.push(['Frame rate', `${trim(m.frameRate, 2)} fps${m.variableFrameRate ? ' (variable)' : ''}`]);
+  if (m.videoCodec) {
+    const depth = m.bitDepth ? ` ${m.bitDepth}-bit` : '';
+    lines.push(['Video', `${codecName(m.videoCodec)}${m.videoProfile ? ` ${m.videoProfile}` : ''}${depth}`]);
+  }
+  if (m.audio !== undefined)
+    lines.push([
+      'Audio',
+      m.audio
+        ? `${codecName(m.audio.codec)}${m.audio.profile && m.audio.profile !== 'LC' ? ` ${m.audio.profile}` : ''} ${trim(m.audio.sampleRate / 1000, 1)} kHz ${channelsName(m.audio.channels)}`
+        : 'none',
+    ]);
+  if (m.bitrate)
+    lines.push([
+      'Bitrate',
+      m.bitrate >= 1e6 ? `${trim(m.bitrate / 1e6, 1)} Mb/s` : `${Math.round(m.bitrate / 1000)} kb/s`,
+    ]);
+  if (m.fastStart !== undefined)
+    lines.push(['Layout', m.fastStart ? 'fast start (index first)' : 'index at the end (not fast start)']);
+  return lines;
+}
+
+/** One line: "1080×1920 (9:16), 29.97 fps, H.264 High 8-bit, AAC 48 kHz stereo, fast start". */
+export function mediaSummary(m: MediaFacts): string {
+  const parts = [`${m.displayWidth}×${m.displayHeight} (${friendlyRatio(m.displayWidth, m.displayHeight)})`];
+  for (const [label, value] of describeMedia(m).slice(1)) {
+    if (label === 'Layout') parts.push(m.fastStart ? 'fast start' : 'index at the end');
+    else if (label === 'Audio' && value === 'none') parts.push('no audio');
+    else if (label !== 'Bitrate' && label !== 'Format') parts.push(value);
+  }
+  return parts.join(', ');
+}
