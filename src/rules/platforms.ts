@@ -14,6 +14,16 @@ import { MB, GB, formatBytes } from './rules.js';
 /** The table's version: the date of its latest change. */
 export const PLATFORM_RULES_VERSION = '2026-11-26';
 
+/** The platformSettings key under which an item keeps its targets: `platformSettings.contentlib.targets`. */
+export const TARGETS_KEY = 'contentlib';
+
+/** An item's target platforms from its platformSettings (`contentlib.targets`), the unknown names dropped. */
+export function targetsOf(platformSettings: Record<string, unknown> | null | undefined): PlatformId[] {
+  const own = platformSettings?.[TARGETS_KEY];
+  const targets = own && typeof own === 'object' ? (own as { targets?: unknown }).targets : undefined;
+  return Array.isArray(targets) ? targets.filter((t): t is PlatformId => typeof t === 'string' && isPlatformId(t)) : [];
+}
+
 /** The names `--for` takes, and `platformSettings.contentlib.targets` holds. */
 export const PLATFORM_IDS = ['shorts', 'reels', 'instagram-feed', 'tiktok', 'facebook-reels', 'x', 'linkedin'] as const;
 export type PlatformId = (typeof PLATFORM_IDS)[number];
