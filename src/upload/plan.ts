@@ -37,7 +37,9 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
   const platformWarnings = plan.warnings.filter(
     (w) => w.rule === 'platform' && w.path !== undefined && kept.has(w.path),
   );
-  return salvaged.problems.length > 0 ? salvaged : { ...salvaged, warnings: [...salvaged.warnings, ...platformWarnings] };
+  return salvaged.problems.length > 0
+    ? salvaged
+    : { ...salvaged, warnings: [...salvaged.warnings, ...platformWarnings] };
 }
 
 /**
