@@ -21,7 +21,9 @@ export const TARGETS_KEY = 'contentlib';
 export function targetsOf(platformSettings: Record<string, unknown> | null | undefined): PlatformId[] {
   const own = platformSettings?.[TARGETS_KEY];
   const targets = own && typeof own === 'object' ? (own as { targets?: unknown }).targets : undefined;
-  return Array.isArray(targets) ? targets.filter((t): t is PlatformId => typeof t === 'string' && isPlatformId(t)) : [];
+  // A list, or the words `edit --platform contentlib.targets=reels,shorts` stores as one string.
+  const words = typeof targets === 'string' ? targets.split(',').map((t) => t.trim()) : targets;
+  return Array.isArray(words) ? words.filter((t): t is PlatformId => typeof t === 'string' && isPlatformId(t)) : [];
 }
 
 /** The names `--for` takes, and `platformSettings.contentlib.targets` holds. */

@@ -12,6 +12,7 @@ import {
   checkForPlatform,
   checkImageCount,
   hashtagsOf,
+  targetsOf,
 } from '../../src/rules/platforms.js';
 
 /** A file that fits `row`: its preferred shape (or the middle of its range) and every limit met. */
@@ -174,6 +175,13 @@ describe('messages people read', () => {
     expect(hashtagsOf('Launch day #Summer #sale', ['summer', '#new'])).toEqual(['summer', 'new', 'sale']);
     expect(captionOf('Launch day #summer', ['summer', 'new'])).toBe('Launch day #summer\n\n#new');
     expect(captionOf('', ['a'])).toBe('#a');
+  });
+
+  it("an item's targets: a list, or the words edit --platform stores as one string; unknown names dropped", () => {
+    expect(targetsOf({ contentlib: { targets: ['reels', 'nope', 'x'] } })).toEqual(['reels', 'x']);
+    expect(targetsOf({ contentlib: { targets: 'reels, shorts' } })).toEqual(['reels', 'shorts']);
+    expect(targetsOf({ youtube: {} })).toEqual([]);
+    expect(targetsOf(null)).toEqual([]);
   });
 
   it('every platform id has at least one row', () => {
