@@ -70,6 +70,8 @@ export async function runCheck(
     const path = resolve(deps.cwd, arg);
     const st = await stat(path).catch(() => undefined);
     if (st) {
+      // A pipe or a device would block the read: only files and folders are checked.
+      if (!st.isFile() && !st.isDirectory()) throw new UsageError(`${arg}: not a regular file or folder.`);
       if (!o.for?.length) throw forNeeded(arg);
       const files = st.isDirectory() ? await mediaIn(path) : [path];
       if (files.length === 0) throw new UsageError(`${arg}: no video or image files in this folder.`);
