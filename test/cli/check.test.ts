@@ -3,12 +3,14 @@
 // 16:9 clip flagged for Reels and a 9:16 one passed, an upload refused before anything is sent,
 // --skip-invalid sending the rest with its targets kept, items judged by their stored facts, and
 // show / ls --json printing those facts.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckedFile } from '../../src/cli/commands/check.js';
 import { EXIT } from '../../src/cli/errors.js';
 import type { ContentItem } from '../../src/api/schemas.js';
 import { printItem } from '../../src/cli/output/item.js';
+import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { cli, tempHome } from '../support/cli-in-process.js';
 import { bufferIO } from '../support/io.js';
 import { FIXTURES } from '../support/paths.js';
@@ -87,7 +89,12 @@ describe('upload --for', () => {
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.stderr).toContain('landscape-1920x1080.mp4: reels: 16:9, Reels wants 9:16');
     expect(r.stderr).toContain('nothing was uploaded');
+    // Not a presign: the check ran before the library was even opened (no database yet).
+    expect(existsSync(join(home.dir, 'data'))).toBe(false);
     expect(await listed()).toEqual([]);
+    const db = openDatabase(join(home.dir, 'data'));
+    expect(db.prepare('SELECT COUNT(*) AS n FROM uploads').get()).toEqual({ n: 0 });
+    db.close();
   });
 
   it('--skip-invalid uploads the rest (exit 3), with its targets kept in platformSettings', async () => {
