@@ -5,7 +5,8 @@
 import { MEDIA_FACTS_VERSION, type AudioFacts, type MediaFacts, orientationOf, ratioOf } from '../rules/media-facts.js';
 import { type Box, findBox, findPath, payloadOf } from './boxes.js';
 import type { ByteSource } from './byte-source.js';
-import type { Track } from './movie.js';
+import type { TrafTime } from './fragments.js';
+import type { Movie, Track } from './movie.js';
 import { probeVideoLayout } from './probe.js';
 import { type VideoEntry, firstSampleEntry, readAudioEntry, readVideoEntry } from './sample-entry.js';
 
@@ -33,7 +34,10 @@ export async function readVideoFacts(source: ByteSource): Promise<MediaFacts> {
   // The ratio from the exact sizes (128×72 with 4:3 pixels is 64:27, not 171:72's 19:8).
   const pixel = entry?.pixelAspect ?? { h: 1, v: 1 };
   const [ratioW, ratioH] = turned ? [height * pixel.v, width * pixel.h] : [width * pixel.h, height * pixel.v];
-  const rate = probe.fragmented ? undefined : await frameRateOf(bytes, videoTrack);
+  const table = await sampleTable(bytes, videoTrack);
+  const rate = probe.fragmented
+    ? fragmentedRate(videoTrack, movie, layout.trafs, table)
+    : steadyRate(videoTrack, table);
   const audio = audioTrack ? await audioOf(bytes, audioTrack.box) : null;
   return {
     version: MEDIA_FACTS_VERSION,
@@ -46,7 +50,8 @@ export async function readVideoFacts(source: ByteSource): Promise<MediaFacts> {
     orientation: orientationOf(displayWidth, displayHeight),
     rotation,
     durationSeconds: probe.durationSeconds,
-    ...(rate ? { frameRate: rate.fps, variableFrameRate: rate.variable } : {}),
+    ...(rate?.fps ? { frameRate: rate.fps } : {}),
+    ...(rate?.variable !== undefined ? { variableFrameRate: rate.variable } : {}),
     videoCodec: entry?.codec ?? 'unknown',
     videoCodecTag: entry?.tag ?? '',
     ...(entry?.profile ? { videoProfile: entry.profile } : {}),
@@ -99,11 +104,19 @@ async function rotationOf(source: ByteSource, trak: Box): Promise<number> {
   return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
 }
 
-/** Frames per second from stts (sample count ÷ summed durations), and whether the durations differ. */
-async function frameRateOf(source: ByteSource, track: Track): Promise<{ fps: number; variable: boolean } | undefined> {
+/** What stts says: how many samples, their summed durations, and whether those durations differ. */
+interface SampleTable {
+  samples: number;
+  units: number;
+  variable: boolean;
+}
+
+async function sampleTable(source: ByteSource, track: Track): Promise<SampleTable> {
+  const none = { samples: 0, units: 0, variable: false };
   const stts = await findPath(source, track.box, ['mdia', 'minf', 'stbl', 'stts']);
-  if (!stts || track.timescale === 0) return undefined;
+  if (!stts) return none;
   const b = await payloadOf(source, stts, STTS_MAX_BYTES);
+  if (b.length < 8) return none;
   const count = Math.min(b.u32(4), Math.floor((b.length - 8) / 8));
   let samples = 0;
   let units = 0;
@@ -116,6 +129,37 @@ async function frameRateOf(source: ByteSource, track: Track): Promise<{ fps: num
     // A muxer often gives the very last frame its own length: that alone is not a variable rate.
     if (!(i === count - 1 && n === 1 && count > 1)) deltas.add(delta);
   }
-  if (samples === 0 || units === 0) return undefined;
-  return { fps: Math.round(((samples * track.timescale) / units) * 1000) / 1000, variable: deltas.size > 1 };
+  return { samples, units, variable: deltas.size > 1 };
+}
+
+const fps = (samples: number, units: number, timescale: number) =>
+  samples > 0 && units > 0 && timescale > 0 ? Math.round(((samples * timescale) / units) * 1000) / 1000 : undefined;
+
+/** Frames per second of a regular file: samples ÷ summed durations; variable when the durations differ. */
+function steadyRate(track: Track, t: SampleTable): { fps?: number; variable: boolean } | undefined {
+  const rate = fps(t.samples, t.units, track.timescale);
+  return rate === undefined ? undefined : { fps: rate, variable: t.variable };
+}
+
+/**
+ * A fragmented file's frames per second: the samples in the movie header and in every fragment
+ * of the track, over their durations (trun's own, else tfhd's or trex's default), as the
+ * duration counts them (./probe.ts). Whether the rate varies is not judged across fragments.
+ */
+function fragmentedRate(
+  track: Track,
+  movie: Movie,
+  trafs: readonly TrafTime[],
+  t: SampleTable,
+): { fps?: number; variable?: boolean } | undefined {
+  const fallback = movie.trexDefaults.get(track.id) ?? 0;
+  let samples = t.samples;
+  let units = t.units;
+  for (const traf of trafs) {
+    if (traf.trackId !== track.id) continue;
+    samples += traf.samples;
+    units += traf.explicit + traf.defaulted * (traf.tfhdDefault ?? fallback);
+  }
+  const rate = fps(samples, units, track.timescale);
+  return rate === undefined ? undefined : { fps: rate };
 }

@@ -38,9 +38,9 @@ export interface MediaFacts {
   imageFormat?: string;
   /** Video: seconds, as the duration check measures them (src/media/probe.ts). */
   durationSeconds?: number;
-  /** Video: frames per second on average (samples ÷ track length); absent for a fragmented file. */
+  /** Video: frames per second on average (samples ÷ their summed durations, fragments included). */
   frameRate?: number;
-  /** Video: frame durations differ (a phone's variable frame rate). */
+  /** Video: frame durations differ (a phone's variable frame rate); absent for a fragmented file. */
   variableFrameRate?: boolean;
   /** Video: ffprobe's codec names: 'h264', 'hevc', 'vp9', 'av1', 'vp8', 'mpeg4', 'prores', or the sample entry's type. */
   videoCodec?: string;
