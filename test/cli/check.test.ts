@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckedFile } from '../../src/cli/commands/check.js';
 import { EXIT } from '../../src/cli/errors.js';
 import type { ContentItem } from '../../src/api/schemas.js';
-import { printItem } from '../../src/cli/output/item.js';
+import { type ShownFile, printItem } from '../../src/cli/output/item.js';
 import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { cli, tempHome } from '../support/cli-in-process.js';
 import { bufferIO } from '../support/io.js';
@@ -140,5 +140,26 @@ describe('upload --for', () => {
       expect.stringMatching(/^ {2}Bitrate {5}\d+ kb\/s$/),
       '  Layout      fast start (index first)',
     ]);
+  });
+
+  it('a carousel: each image its facts, a shape column in show, the post judged image by image', async () => {
+    const up = await run(['upload', media('photo-exif-6.jpg'), media('photo.png'), '--carousel', '--for', 'x']);
+    expect(up.exitCode, up.stderr).toBe(EXIT.ok);
+    const carousel = (await listed()).find((i) => i.type === 'carousel')!;
+    const id = String(carousel.id);
+    const piped = (await run(['show', id])).stdout.split('\n');
+    expect(piped).toEqual(
+      expect.arrayContaining(['files.0.media.exifOrientation\t6', 'files.1.media.imageFormat\tpng']),
+    );
+    const shown = JSON.parse((await run(['show', id, '--json'])).stdout) as ContentItem & { files: ShownFile[] };
+    const io = bufferIO({ stdoutIsTTY: true });
+    await printItem(io, 'table', shown, shown.files, new Date());
+    const table = io.out();
+    expect(table).toMatch(/photo-exif-6\.jpg\s+\S+ \S+\s+80×120 \(2:3\)/);
+    expect(table).toMatch(/photo\.png\s+\S+ \S+\s+120×80 \(3:2\)/);
+    // Its kept target, X, takes any shape and up to 4 images: ready.
+    const checked = await run(['check', id]);
+    expect(checked.exitCode, checked.stdout).toBe(EXIT.ok);
+    expect(checked.stdout.match(/✓ X image/g)).toHaveLength(2);
   });
 });
