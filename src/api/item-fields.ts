@@ -59,5 +59,6 @@ export const CONTENT_ITEM_FIELDS = [
   'fileCount',
   'sha256',
   'thumbnailSha256',
+  'media',
 ] as const;
 export type ContentItemField = (typeof CONTENT_ITEM_FIELDS)[number];

@@ -32,6 +32,44 @@ export const ChangeAuthorSchema = z.looseObject({
 export type ChangeAuthor = z.infer<typeof ChangeAuthorSchema>;
 
 /**
+ * Extension (issue 39, docs/api.md "Media facts"): what the file's own bytes say, measured by the
+ * server's parsers at complete (src/media/facts.ts). The type is src/rules/media-facts.ts's
+ * MediaFacts (test/media/facts.test.ts fails to compile when the two drift). Optional wherever it
+ * appears: other services send none, and older items have none until the sweeper measures them.
+ */
+export const AudioFactsSchema = z.object({
+  codec: z.string(),
+  profile: z.string().optional(),
+  channels: z.number(),
+  sampleRate: z.number(),
+});
+export const MediaFactsSchema = z.object({
+  version: z.number(),
+  kind: z.enum(['video', 'image']),
+  width: z.number(),
+  height: z.number(),
+  displayWidth: z.number(),
+  displayHeight: z.number(),
+  displayAspectRatio: z.string(),
+  orientation: z.enum(['portrait', 'landscape', 'square']),
+  rotation: z.number().optional(),
+  exifOrientation: z.number().optional(),
+  imageFormat: z.string().optional(),
+  durationSeconds: z.number().optional(),
+  frameRate: z.number().optional(),
+  variableFrameRate: z.boolean().optional(),
+  videoCodec: z.string().optional(),
+  videoCodecTag: z.string().optional(),
+  videoProfile: z.string().optional(),
+  bitDepth: z.number().optional(),
+  audio: AudioFactsSchema.nullable().optional(),
+  bitrate: z.number().optional(),
+  fastStart: z.boolean().optional(),
+  fragmented: z.boolean().optional(),
+});
+export type MediaFactsWire = z.infer<typeof MediaFactsSchema>;
+
+/**
  * The item's shape: exactly the fields CONTENT_ITEM_FIELDS names (`satisfies` refuses a missing
  * one and an extra one), which is what `--json FIELDS` offers for ls, show and edit.
  */
@@ -58,6 +96,8 @@ const contentItemShape = {
   thumbnailSha256: z.string().nullable().optional(),
   createdBy: ChangeAuthorSchema.nullable().optional(),
   updatedBy: ChangeAuthorSchema.nullable().optional(),
+  // Extension: the main file's facts (a carousel's are per image, in its files); null until measured.
+  media: MediaFactsSchema.nullable().optional(),
 } satisfies Record<ContentItemField, z.ZodType>;
 export const ContentItemSchema = z.looseObject(contentItemShape);
 export type ContentItem = z.infer<typeof ContentItemSchema>;
@@ -72,6 +112,8 @@ export const CarouselFileSchema = z.looseObject({
   fileSize: z.number().optional(),
   /** Hex SHA-256 of the image, where the service keeps one. */
   sha256: z.string().nullable().optional(),
+  /** Extension: the image's facts (width, height, orientation); null until measured. */
+  media: MediaFactsSchema.nullable().optional(),
 });
 export type CarouselFile = z.infer<typeof CarouselFileSchema>;
 

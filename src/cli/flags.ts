@@ -2,7 +2,26 @@
 // parsers, and words of the help that come from the rules. Light on purpose: `--help` loads it.
 import { THUMBNAIL_RULE, TYPE_RULES, formatBytes } from '../rules/rules.js';
 import { PART_CONCURRENCY } from '../rules/parts.js';
+import { PLATFORM_IDS, type PlatformId, isPlatformId } from '../rules/platforms.js';
+import { didYouMean } from '../text/suggest.js';
 import { UsageError } from './errors.js';
+
+/** --for's words: which platforms a check or an upload is for ("reels,shorts"), each known. */
+export function parsePlatforms(raw: string): PlatformId[] {
+  const words = raw
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
+  if (words.length === 0)
+    throw new UsageError('--for needs at least one platform.', `Platforms: ${PLATFORM_IDS.join(', ')}`);
+  for (const w of words)
+    if (!isPlatformId(w))
+      throw new UsageError(
+        `--for: "${w}" is not a platform this tool knows${didYouMean(w, PLATFORM_IDS)}.`,
+        `Platforms: ${PLATFORM_IDS.join(', ')}`,
+      );
+  return [...new Set(words as PlatformId[])];
+}
 
 /** A repeatable flag's values, in order. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -18,6 +18,7 @@ import {
   parsePartConcurrency,
   DEFAULT_PART_CONCURRENCY,
   parseCount,
+  parsePlatforms,
   parseDuration,
   parsePort,
   parseRetryFor,
@@ -25,6 +26,7 @@ import {
 import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
 import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
 import { hashtagSpaceWarnings } from './metadata-flags.js';
+import { PLATFORM_IDS, PLATFORM_RULES_VERSION } from '../rules/platforms.js';
 
 /**
  * The action of a command, from its module, loaded when the command runs. Commander calls an
@@ -110,6 +112,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineUpload(program, ctx);
   defineLs(program, ctx);
   defineShow(program, ctx);
+  defineCheck(program, ctx);
   defineEdit(program, ctx);
   defineRm(program, ctx);
   defineDownload(program, ctx);
@@ -160,6 +163,12 @@ function defineUpload(program: Command, ctx: CliContext): void {
       'leave out the files that break a rule and upload the rest (exit 3, listing what was left out)',
     )
     .option('--split', 'make a folder of more than 10 images into several carousels of at most 10, in order')
+    .addOption(
+      new Option(
+        '--for <platforms>',
+        `check every file for these platforms before sending (${PLATFORM_IDS.join(', ')}); kept in platformSettings.contentlib.targets`,
+      ).argParser(parsePlatforms),
+    )
     .option('--watch', 'then keep watching the folders and upload what appears or changes, until Ctrl-C')
     .addOption(
       new Option('--settle <seconds>', 'with --watch: send a file once unchanged this long (default: 3)').argParser(
@@ -253,6 +262,35 @@ Examples:
         ctx,
         () => import('./commands/show.js'),
         (m) => m.showCommand,
+      ),
+    );
+}
+
+function defineCheck(program: Command, ctx: CliContext): void {
+  program
+    .command('check')
+    .description('will these platforms take it? each file or item against each platform’s published limits')
+    .argument('<paths-or-ids...>', 'files, folders, or item ids (an item is judged by the facts the library measured)')
+    .addOption(new Option('--for <platforms>', `the platforms: ${PLATFORM_IDS.join(', ')}`).argParser(parsePlatforms))
+    .addHelpText(
+      'after',
+      `
+Without --for, an item is checked for the platforms kept in its platformSettings.contentlib.targets
+(set by upload --for). A shape a platform shows with bars or a crop is a warning; anything it
+refuses is a failure. Exit status: 0 when everything passes (warnings allowed), 1 when any file
+fails a platform or cannot be read, 2 for a bad argument, 5 when an id is not in the library.
+The limits are the platforms' published ones as of ${PLATFORM_RULES_VERSION} (docs/cli.md).
+
+Examples:
+  contentlib check clip.mp4 --for reels,shorts,tiktok
+  contentlib check exports/ --for reels --json
+  contentlib check 3f0c2a4e --for instagram-feed`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/check.js'),
+        (m) => m.checkCommand,
       ),
     );
 }

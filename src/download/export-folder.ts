@@ -19,6 +19,7 @@ import { lstat, readdir, rename, rmdir, unlink, writeFile } from 'node:fs/promis
 import { basename, join, posix } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ContentItem } from '../api/schemas.js';
+import type { MediaFacts } from '../rules/media-facts.js';
 import { EXPORT_MANIFEST } from '../upload/manifest.js';
 import { carouselSidecarNames, videoSidecarName } from '../upload/plan-metadata.js';
 import { OutsideFolderError, confine } from '../fs/confine.js';
@@ -211,7 +212,7 @@ export async function strangers(dir: string, folders: ReadonlySet<string>): Prom
 /** A file record for what is now on disk at `path` (relative), with the library's name when it differs. */
 export function fileRecord(
   path: string,
-  f: { fileName?: string; source: string },
+  f: { fileName?: string; source: string; media?: MediaFacts },
   got: { size: number; sha256: string },
 ): FileRecord {
   const onDisk = posix.basename(path);
@@ -221,5 +222,6 @@ export function fileRecord(
     size: got.size,
     sha256: got.sha256,
     source: f.source,
+    ...(f.media ? { media: f.media } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { type FileHandle, open, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OutsideFolderError, confine, textLeaves } from '../fs/confine.js';
 import { ExportLogError } from './errors.js';
+import type { MediaFacts } from '../rules/media-facts.js';
 import type { ContentType, Status } from '../rules/rules.js';
 
 /** The log's name in the export folder. */
@@ -27,6 +28,8 @@ export interface FileRecord {
   sha256: string;
   /** What it is in the library (item-files.ts ItemFile.source): changes when the file does. */
   source: string;
+  /** What the library measured of it (issue 39: size, shape, codecs), when it has. */
+  media?: MediaFacts;
 }
 
 export interface ItemRecord {

@@ -370,7 +370,8 @@ async function placeFile(
     recorded.source === f.source &&
     (f.size === undefined || f.size === recorded.size) &&
     (!f.sha256 || f.sha256 === recorded.sha256);
-  if (sameInLibrary && onDisk === recorded.size) return recorded;
+  // Kept as recorded; facts the library measured since (its sweeper) are added to the record.
+  if (sameInLibrary && onDisk === recorded.size) return f.media ? { ...recorded, media: f.media } : recorded;
   // No record of it, but the file is there with the library's size: a run that stopped between
   // renaming it into place and logging its item. Its checksum is taken from the disk.
   if (!recorded && onDisk !== undefined && f.size !== undefined && onDisk === f.size) {

@@ -3,6 +3,7 @@
 // Pure: an item and its files (GET /api/v1/content/:id) in, a list out.
 import { createHash } from 'node:crypto';
 import type { CarouselFile, ContentItem } from '../api/schemas.js';
+import type { MediaFacts } from '../rules/media-facts.js';
 import { carouselFileName, safeName, thumbnailName } from './names.js';
 
 export interface ItemFile {
@@ -16,6 +17,8 @@ export interface ItemFile {
   sha256?: string;
   /** 0-based position in a carousel. */
   sortOrder?: number;
+  /** The library's media facts of it (a video's are the item's, an image's its file record's). */
+  media?: MediaFacts;
   /**
    * What the file is in the library, without any secret: the file's id, or for a video or a
    * thumbnail a hash of its URL's path (which names the stored object). Changes when the file does.
@@ -60,6 +63,7 @@ export function mediaFiles(item: ContentItem, files: readonly CarouselFile[]): I
         url: item.fileUrl,
         ...(item.fileSize != null ? { size: item.fileSize } : {}),
         ...(item.sha256 ? { sha256: item.sha256 } : {}),
+        ...(item.media ? { media: item.media } : {}),
         source: sourceOfUrl(item.fileUrl),
       },
     ];
@@ -75,6 +79,7 @@ export function mediaFiles(item: ContentItem, files: readonly CarouselFile[]): I
       url: f.fileUrl,
       ...(f.fileSize !== undefined ? { size: f.fileSize } : {}),
       ...(f.sha256 ? { sha256: f.sha256 } : {}),
+      ...(f.media ? { media: f.media } : {}),
       sortOrder: i,
       source: f.id,
     };

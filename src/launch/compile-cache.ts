@@ -38,6 +38,7 @@ export const COMMANDS: readonly string[] = [
   'upload',
   'ls',
   'show',
+  'check',
   'edit',
   'rm',
   'download',
@@ -60,7 +61,19 @@ export const COMMANDS: readonly string[] = [
  * own; with one file per command, whichever ran first wrote it and the other compiled its part
  * again on every run (`ls --embedded` 4.6× `node -e 0` instead of 3.5×; bench/notes.md).
  */
-const API_COMMANDS = new Set(['upload', 'ls', 'show', 'edit', 'rm', 'download', 'export', 'browse', 'auth', 'log']);
+const API_COMMANDS = new Set([
+  'upload',
+  'ls',
+  'show',
+  'check',
+  'edit',
+  'rm',
+  'download',
+  'export',
+  'browse',
+  'auth',
+  'log',
+]);
 
 /**
  * Where the cache lives: `$CONTENTLIB_HOME/cache` when set (like config, data and state, see

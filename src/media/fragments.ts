@@ -16,6 +16,8 @@ export interface TrafTime {
   explicit: number;
   /** Samples whose duration is a default (tfhd's, else trex's). */
   defaulted: number;
+  /** All samples of the fragment, for the frame rate (./video-facts.ts). */
+  samples: number;
   /** tfhd's default_sample_duration, when it has one. */
   tfhdDefault?: number;
 }
@@ -42,7 +44,7 @@ export async function readMoof(source: ByteSource, moof: Box): Promise<TrafTime[
 }
 
 async function readTraf(source: ByteSource, traf: Box): Promise<TrafTime> {
-  const time: TrafTime = { trackId: 0, explicit: 0, defaulted: 0 };
+  const time: TrafTime = { trackId: 0, explicit: 0, defaulted: 0, samples: 0 };
   let sawTfhd = false;
   for await (const box of children(source, traf.payload, traf.end)) {
     if (box.type === 'tfhd') {
@@ -55,6 +57,7 @@ async function readTraf(source: ByteSource, traf: Box): Promise<TrafTime> {
       const run = await readTrun(source, box);
       time.explicit += run.explicit;
       time.defaulted += run.defaulted;
+      time.samples += run.samples;
     }
   }
   if (!sawTfhd)
@@ -71,11 +74,14 @@ async function readTfhd(source: ByteSource, box: Box): Promise<Pick<TrafTime, 't
   return { trackId: b.u32(4), ...(flags & DEFAULT_DURATION ? { tfhdDefault: b.u32(at) } : {}) };
 }
 
-async function readTrun(source: ByteSource, box: Box): Promise<{ explicit: number; defaulted: number }> {
+async function readTrun(
+  source: ByteSource,
+  box: Box,
+): Promise<{ explicit: number; defaulted: number; samples: number }> {
   const head = await payloadOf(source, box, 16);
   const flags = head.flags();
   const count = head.u32(4);
-  if (!(flags & SAMPLE_DURATION)) return { explicit: 0, defaulted: count };
+  if (!(flags & SAMPLE_DURATION)) return { explicit: 0, defaulted: count, samples: count };
   let at = 8;
   if (flags & DATA_OFFSET) at += 4;
   if (flags & FIRST_SAMPLE_FLAGS) at += 4;
@@ -94,7 +100,7 @@ async function readTrun(source: ByteSource, box: Box): Promise<{ explicit: numbe
     const slice = new Bytes(await source.read(tableStart + first * entry, n * entry), 'trun');
     for (let i = 0; i < n; i++) explicit += slice.u32(i * entry);
   }
-  return { explicit, defaulted: 0 };
+  return { explicit, defaulted: 0, samples: count };
 }
 
 /** trex's default sample duration per track id (moov/mvex/trex). */

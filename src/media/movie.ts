@@ -7,6 +7,8 @@ import { MediaError } from './errors.js';
 import { readMehd, readTrex } from './fragments.js';
 
 export interface Track {
+  /** The trak box itself, for readers of more than the duration (./video-facts.ts). */
+  box: Box;
   id: number;
   /** hdlr's handler type: 'vide', 'soun', 'text', 'meta', … ('' when the track has none). */
   handler: string;
@@ -71,7 +73,7 @@ function parseMvhd(b: Bytes): { timescale: number; units: number | undefined } {
 }
 
 async function readTrack(source: ByteSource, trak: Box): Promise<Track> {
-  const track: Track = { id: 0, handler: '', timescale: 0, units: 0 };
+  const track: Track = { box: trak, id: 0, handler: '', timescale: 0, units: 0 };
   const tkhd = await findBox(source, trak.payload, trak.end, 'tkhd');
   if (tkhd) {
     const b = await payloadOf(source, tkhd, 24);

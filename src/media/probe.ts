@@ -34,9 +34,11 @@ export interface VideoProbe {
 const FIRST_BOXES = new Set(['ftyp', 'styp', 'moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
 
 /** Everything the top-level walk collects. */
-interface Layout {
+export interface Layout {
   majorBrand?: string;
   moov?: Box;
+  /** Where the first media data box starts: before the moov, the file is not "fast start". */
+  mdatStart?: number;
   trafs: TrafTime[];
   indexes: SegmentIndex[];
   fragmented: boolean;
@@ -48,6 +50,13 @@ interface Layout {
  * whole box structure is walked), no_moov, no_mvhd, no_video_track, no_duration.
  */
 export async function probeVideo(source: ByteSource): Promise<VideoProbe> {
+  return (await probeVideoLayout(source)).probe;
+}
+
+/** probeVideo, with the movie header and top-level layout it read (for ./video-facts.ts). */
+export async function probeVideoLayout(
+  source: ByteSource,
+): Promise<{ probe: VideoProbe; movie: Movie; layout: Layout & { moov: Box }; bytes: ByteSource }> {
   if (source.size === 0) throw new MediaError('empty', 'the file is empty (0 bytes); export or copy the video again');
   const bytes = readAhead(source);
   const layout = await walkTopLevel(bytes);
@@ -61,7 +70,7 @@ export async function probeVideo(source: ByteSource): Promise<VideoProbe> {
   const kinds = new Set(movie.tracks.map((t) => t.handler));
   if (!kinds.has('vide')) throw noVideoTrack(kinds);
   const { seconds, from } = duration(movie, layout);
-  return {
+  const probe: VideoProbe = {
     durationSeconds: seconds,
     durationFrom: from,
     hasVideoTrack: true,
@@ -69,6 +78,7 @@ export async function probeVideo(source: ByteSource): Promise<VideoProbe> {
     fragmented: layout.fragmented,
     ...(layout.majorBrand !== undefined ? { majorBrand: layout.majorBrand } : {}),
   };
+  return { probe, movie, layout: { ...layout, moov: layout.moov }, bytes };
 }
 
 /** probeVideo on the file at `path` (opened, read positionally, closed). */
@@ -95,6 +105,8 @@ async function walkTopLevel(source: ByteSource): Promise<Layout> {
       layout.majorBrand = latin1(await source.read(box.payload, 4));
     } else if (box.type === 'moov' && !layout.moov) {
       layout.moov = box;
+    } else if (box.type === 'mdat' && layout.mdatStart === undefined && box.end > box.payload) {
+      layout.mdatStart = box.start;
     } else if (box.type === 'moof') {
       layout.fragmented = true;
       layout.trafs.push(...(await readMoof(source, box)));

@@ -5,6 +5,7 @@
 // into the image's place: `completeUpload` with `replaceFileId`.
 import { randomUUID } from 'node:crypto';
 import type { CompleteRequest, CompleteResponse } from '../api/schemas.js';
+import type { MediaFacts } from '../rules/media-facts.js';
 import { TYPE_RULES, type TypeRule, checkDuration, checkFile } from '../rules/rules.js';
 import type { Services } from './context.js';
 import { HttpError, apiError, violationError } from './errors.js';
@@ -18,6 +19,7 @@ import {
   type StoredObject,
   type VideoFacts,
   checkThenPromote,
+  mediaFactsOf,
   magicBytesProblem,
   verifiedSha256,
   videoFacts,
@@ -39,7 +41,7 @@ export async function completeUpload(
   // A key completed before answers with its item and file record, whatever else the request says.
   // (so nothing of `checked` is written then).
   const checked = upload.completedAt
-    ? { durationSeconds: null, sha256: '' }
+    ? { durationSeconds: null, sha256: '', media: null }
     : await checkUpload(s, caller, upload, body, replaceFileId);
   // One transaction, re-checking what a concurrent call (on any instance) or the sweeper changed.
   const result = await s.repo.complete(
@@ -55,6 +57,7 @@ export async function completeUpload(
       fileSize: body.fileSize,
       durationSeconds: checked.durationSeconds,
       sha256: checked.sha256,
+      media: checked.media ? JSON.stringify(checked.media) : null,
       newItemId: randomUUID(),
       newFileId: randomUUID(),
       maxCarouselFiles: TYPE_RULES.carousel.maxFiles,
@@ -98,10 +101,11 @@ export const imageGone = (itemId: string, fileId: string) =>
     [{ path: 'fileId', message: 'not an image of this carousel' }],
   );
 
-/** What the checks found in the stored bytes: the video's duration, and the verified SHA-256. */
+/** What the checks found in the stored bytes: the video's duration, the verified SHA-256, the media facts. */
 interface CheckedBytes {
   durationSeconds: number | null;
   sha256: string;
+  media: MediaFacts | null;
 }
 
 /** An upload not completed yet: the type's rules, the carousel it goes to, then its bytes. */
@@ -240,7 +244,10 @@ async function checkBytes(
   const mismatch = await magicBytesProblem(object, upload.contentType);
   if (mismatch) return refuse(s, object, upload, body, mismatch);
   const { sha256 } = digest;
-  if (TYPE_RULES[body.type].media !== 'video') return { durationSeconds: null, sha256 };
+  // Measured here, where the duration is (one walk of the header through ranged reads): the
+  // facts are part of the item from its first answer, and nothing is measured after.
+  if (TYPE_RULES[body.type].media !== 'video')
+    return { durationSeconds: null, sha256, media: await mediaFactsOf(object) };
   const facts = await videoFacts(object);
   if (facts.kind === 'not_video')
     return refuse(
@@ -252,7 +259,11 @@ async function checkBytes(
         { path: 'contentType', message: 'no video track' },
       ]),
     );
-  return { durationSeconds: resolveDuration(body, facts), sha256 };
+  return {
+    durationSeconds: resolveDuration(body, facts),
+    sha256,
+    media: facts.kind === 'duration' ? facts.media : null,
+  };
 }
 
 /**

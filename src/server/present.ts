@@ -2,6 +2,7 @@
 // (src/api/schemas.ts; the wire is described in docs/api.md). fileUrl and thumbnailUrl are
 // presigned GET URLs of the storage, valid for the URL lifetime.
 import type { CarouselFile, ChangeAuthor, ContentItem } from '../api/schemas.js';
+import type { MediaFacts } from '../rules/media-facts.js';
 import type { Services } from './context.js';
 import type { AuditEntry } from './repo/interface.js';
 import type { FileRow, ItemRow } from './repo/items.js';
@@ -39,6 +40,7 @@ export async function presentItem(item: ItemRow, url: UrlSigner): Promise<Conten
     fileCount: item.fileCount,
     sha256: item.sha256,
     thumbnailSha256: item.thumbnailKey ? item.thumbnailSha256 : null,
+    media: mediaOf(item.media),
   } satisfies ContentItem;
 }
 
@@ -53,7 +55,18 @@ export async function presentFile(file: FileRow, url: UrlSigner): Promise<Carous
     contentType: file.contentType,
     fileSize: file.fileSize,
     sha256: file.sha256,
+    media: mediaOf(file.media),
   } satisfies CarouselFile;
+}
+
+/** The stored facts (JSON text this server wrote), or null when none were measured. */
+function mediaOf(text: string | null): MediaFacts | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as MediaFacts;
+  } catch {
+    return null;
+  }
 }
 
 function author(e: AuditEntry | null | undefined): ChangeAuthor | null {

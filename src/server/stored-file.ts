@@ -5,8 +5,10 @@
 // and its SHA-256, which must be the one declared at presign.
 import type { ByteSource } from '../media/byte-source.js';
 import { MediaError } from '../media/errors.js';
+import { readMediaFacts } from '../media/facts.js';
 import { probeVideo } from '../media/probe.js';
 import { SNIFF_BYTES, describeFormat, sniff } from '../media/sniff.js';
+import type { MediaFacts } from '../rules/media-facts.js';
 import { formatOfMime } from '../rules/rules.js';
 import { type HttpError, apiError } from './errors.js';
 import { type ObjectHead, type Storage, isObjectState, sameEtag, stagingKeyOf } from './storage/interface.js';
@@ -80,7 +82,8 @@ export async function verifiedSha256(
 }
 
 export type VideoFacts =
-  | { kind: 'duration'; seconds: number }
+  /** `media`: the rest of what the header says (issue 39), null when only the duration could be read. */
+  | { kind: 'duration'; seconds: number; media: MediaFacts | null }
   /** The header gives no usable duration: only a longform may rely on the client's value. */
   | { kind: 'unknown'; reason: string; message: string }
   /** Not a video at all (no video track): refused whatever the type. */
@@ -88,12 +91,30 @@ export type VideoFacts =
 
 /** What the video's own header says; never throws for a damaged file (ObjectStateError passes through). */
 export async function videoFacts(o: StoredObject): Promise<VideoFacts> {
+  // One walk reads the duration and the facts; should the facts' extra boxes be damaged where the
+  // duration is not, the duration check alone decides, as it did before facts were kept.
+  const media = await readMediaFacts(byteSourceOf(o)).catch((err: unknown) => {
+    if (err instanceof MediaError) return null;
+    throw err;
+  });
+  if (media?.kind === 'video' && media.durationSeconds !== undefined)
+    return { kind: 'duration', seconds: media.durationSeconds, media };
   try {
-    return { kind: 'duration', seconds: (await probeVideo(byteSourceOf(o))).durationSeconds };
+    return { kind: 'duration', seconds: (await probeVideo(byteSourceOf(o))).durationSeconds, media: null };
   } catch (err) {
     if (!(err instanceof MediaError)) throw err;
     if (err.reason === 'no_video_track') return { kind: 'not_video', message: err.message };
     return { kind: 'unknown', reason: err.reason, message: err.message };
+  }
+}
+
+/** The stored file's facts (an image's size and orientation, a video's all), or null when its header cannot be read. */
+export async function mediaFactsOf(o: StoredObject): Promise<MediaFacts | null> {
+  try {
+    return await readMediaFacts(byteSourceOf(o));
+  } catch (err) {
+    if (err instanceof MediaError) return null;
+    throw err;
   }
 }
 

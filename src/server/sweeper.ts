@@ -3,8 +3,10 @@
 // its upload was completed, attached or deleted), stray `.part` files of interrupted PUTs,
 // objects whose deletion failed earlier, the disk space held in reserve, and audit entries older
 // than their retention; then the checksums of files stored before checksums were kept
-// (checksum-backfill.ts). Runs at start and then on an unref'd interval.
+// (checksum-backfill.ts), and the media facts of files stored before facts were kept
+// (media-backfill.ts). Runs at start and then on an unref'd interval.
 import { backfillChecksums } from './checksum-backfill.js';
+import { backfillMedia } from './media-backfill.js';
 import type { Services } from './context.js';
 import { fileIdOfStagingKey, objectKeysOf, stagingKeyOf } from './storage/interface.js';
 
@@ -24,6 +26,8 @@ export interface SweepReport {
   auditEntries: number;
   /** Stored files whose SHA-256 was computed and recorded. */
   checksums: number;
+  /** Stored files whose media facts were measured and recorded (issue 39). */
+  media: number;
 }
 
 /** `signal` cuts the checksums' backfill short (the server is stopping); the rest always runs. */
@@ -53,7 +57,8 @@ export async function sweep(s: Services, signal?: AbortSignal): Promise<SweepRep
   }
   const auditEntries = await s.repo.pruneAudit(new Date(now.getTime() - s.deps.auditRetentionMs).toISOString());
   const checksums = await backfillChecksums(s, signal);
-  return { uploads, staging, tempFiles, objects, auditEntries, checksums };
+  const media = await backfillMedia(s, signal);
+  return { uploads, staging, tempFiles, objects, auditEntries, checksums, media };
 }
 
 /** Staging objects whose upload is gone, completed or attached can never be promoted: removed now. */

@@ -8,6 +8,7 @@
 // all given images in one carousel; `--to <id>` appends them to an existing one. Metadata:
 // flags < sidecar (`clip.mp4.json`, `carousel.json` or `<folder>.json`) < manifest item, merged
 // field by field.
+import type { PlatformId } from '../rules/platforms.js';
 import { basename, dirname } from 'node:path';
 import * as z from 'zod';
 import type { ItemMetadata } from '../api/schemas.js';
@@ -71,6 +72,8 @@ export interface PlanOptions {
   split?: boolean;
   /** --skip-invalid: leave out what breaks a rule and plan the rest (salvage.ts); read by buildPlan. */
   skipInvalid?: boolean;
+  /** --for: the platforms every file must suit (platform-check.ts); read by buildPlan. */
+  for?: readonly PlatformId[];
 }
 
 export interface PlannedItem {

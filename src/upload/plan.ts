@@ -6,6 +6,7 @@
 import { decide, type PlanOptions, type UploadPlan } from './decide.js';
 import { join, resolve } from 'node:path';
 import { EXPORT_MANIFEST, exportManifestIn } from './manifest.js';
+import { withPlatformChecks } from './platform-check.js';
 import { leaveOutInvalid } from './salvage.js';
 import { scan } from './scan.js';
 
@@ -27,8 +28,18 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
   const asExport = await exportFolder(inputs, options, deps.cwd);
   const [paths, opts] = asExport ? [[], asExport] : [inputs, options];
   const scanned = await scan(paths, opts, deps.cwd);
-  const plan = decide(scanned, paths, opts);
-  return opts.skipInvalid && plan.problems.length > 0 ? leaveOutInvalid(scanned, paths, opts, plan) : plan;
+  const decided = decide(scanned, paths, opts);
+  const plan = opts.for?.length ? await withPlatformChecks(decided, opts.for, deps.cwd) : decided;
+  if (!opts.skipInvalid || plan.problems.length === 0) return plan;
+  const salvaged = leaveOutInvalid(scanned, paths, opts, plan);
+  // Planned again without the files left out: the platforms' warnings about those kept still hold.
+  const kept = new Set(salvaged.items.flatMap((i) => i.files.map((f) => f.path)));
+  const platformWarnings = plan.warnings.filter(
+    (w) => w.rule === 'platform' && w.path !== undefined && kept.has(w.path),
+  );
+  return salvaged.problems.length > 0
+    ? salvaged
+    : { ...salvaged, warnings: [...salvaged.warnings, ...platformWarnings] };
 }
 
 /**

@@ -198,6 +198,8 @@ describe('contentlib export', () => {
     const clip = (await state.record(ids.clip!))!;
     await state.close();
     expect(clip.files[0]).toMatchObject({ size: bytesOf.clip!.length, sha256: sha(bytesOf.clip!) });
+    // The library's media facts of each file, in the log (issue 39).
+    expect(clip.files[0]!.media).toMatchObject({ kind: 'video', durationSeconds: 10 });
     // No signed URL is ever written.
     for (const f of await tree(dir()))
       expect(await readFile(join(dir(), f), 'utf8')).not.toMatch(/signature=|X-Amz-Signature/);

@@ -21,6 +21,7 @@ const item: ItemRow = {
   thumbnailKey: null,
   sha256: null,
   thumbnailSha256: null,
+  media: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
 };

@@ -93,6 +93,7 @@ function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput
     fileSize: u.fileSize,
     durationSeconds: null,
     sha256: createHash('sha256').update(u.key).digest('hex'),
+    media: null,
     newItemId: randomUUID(),
     newFileId: randomUUID(),
     maxCarouselFiles: 10,

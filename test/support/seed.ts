@@ -30,6 +30,7 @@ export function seedItems(dataDir: string, apiKey: string, n: number): string[] 
           durationSeconds: 10,
           // Not the hash of any bytes (there are none): rows the sweeper's backfill leaves alone.
           sha256: createHash('sha256').update(id).digest('hex'),
+          media: null,
           createdAt: new Date(start + i * 1000).toISOString(),
         }),
       );

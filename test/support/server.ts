@@ -272,6 +272,8 @@ export interface Item {
   fileCount: number;
   sha256: string | null;
   thumbnailSha256: string | null;
+  /** Extension (issue 39): the main file's media facts, null for a carousel or until measured. */
+  media?: Record<string, unknown> | null;
 }
 
 export interface FileRecord {

@@ -6,6 +6,7 @@ import type { ContentItem, ListResponse } from '../../api/schemas.js';
 import { CONTENT_TYPES, STATUSES } from '../../rules/rules.js';
 import { type GridQuery, gridHref, itemHref } from '../forms.js';
 import { type Html, html, safeMediaUrl } from '../html.js';
+import { platformBadges } from './badges.js';
 import { formatWhen, isVideoType } from './format.js';
 
 /** The picture of a card: the thumbnail, else a carousel's first image; a video without one gets its type. */
@@ -26,7 +27,7 @@ function card(item: ContentItem): Html {
     </a>
     <span class="card-meta"
       ><span class="badge">${item.type}</span>${count}
-      <span class="badge status status-${item.status}">${item.status}</span>
+      <span class="badge status status-${item.status}">${item.status}</span>${platformBadges(item)}
       <time datetime="${item.createdAt}">${formatWhen(item.createdAt)}</time></span
     >
   </li>`;

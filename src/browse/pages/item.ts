@@ -10,6 +10,8 @@ import type { CarouselFile, ContentItem } from '../../api/schemas.js';
 import { STATUSES, THUMBNAIL_RULE } from '../../rules/rules.js';
 import { type EditForm, FIELD_NAMES, type FieldProblem, hashtagsText, itemHref, settingsText } from '../forms.js';
 import { type Child, type Html, html, safeMediaUrl } from '../html.js';
+import { type MediaFacts, describeMedia } from '../../rules/media-facts.js';
+import { platformBadges } from './badges.js';
 import { formatDuration, formatSize, formatWhen, isVideoType } from './format.js';
 
 /** Shown in sections of their own. */
@@ -46,6 +48,9 @@ function fieldValue(key: string, v: unknown): Child {
     return url ? html`<a href="${url}">open</a> <span class="hint">(signed; valid for a limited time)</span>` : v;
   }
   if (key === 'sha256' || key === 'id') return html`<code>${String(v)}</code>`;
+  // The media facts as `show` words them (Resolution, Frame rate, Video, Audio…).
+  if (key === 'media' && typeof v === 'object')
+    return describeMedia(v as MediaFacts).map(([label, text]) => html`<span class="fact">${label}: ${text}</span> `);
   if (typeof v === 'string') return v;
   return html`<code>${JSON.stringify(v)}</code>`;
 }
@@ -238,7 +243,8 @@ export function itemMain(v: ItemView): Html {
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Library</a> › <span>${item.type}</span></nav>
     <h1>${item.title || '(untitled)'}</h1>
     <p class="badges">
-      <span class="badge">${item.type}</span> <span class="badge status status-${item.status}">${item.status}</span>
+      <span class="badge">${item.type}</span>
+      <span class="badge status status-${item.status}">${item.status}</span>${platformBadges(item, files)}
     </p>
     <section class="media" aria-label="Media">${media(item, files)}</section>
     <div class="columns">

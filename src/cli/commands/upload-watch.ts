@@ -7,6 +7,7 @@
 // library's content identity then make it exactly once, across restarts too: a restart is just
 // the first look again. Memory holds the folders changed in the last moments and counters,
 // never a record per file uploaded.
+import type { PlatformId } from '../../rules/platforms.js';
 import { basename, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import type { RetryPolicy } from '../../api/retry.js';
@@ -42,6 +43,8 @@ export interface WatchFlags {
   type?: ContentType;
   split?: boolean;
   strict?: boolean;
+  /** --for: a file a platform refuses is left out and reported, as any file breaking a rule. */
+  for?: PlatformId[];
   concurrency: number;
   partConcurrency?: number;
   settle?: number;
@@ -273,6 +276,7 @@ async function sendBatch(
       ...(f.type ? { type: f.type } : {}),
       ...(f.split ? { split: true } : {}),
       ...(f.strict ? { strict: true } : {}),
+      ...(f.for?.length ? { for: f.for } : {}),
       metadata: o.metadata,
       skipInvalid: true,
     },

@@ -1,6 +1,7 @@
 // contentlib upload <paths…>: files, folders and globs (or a --manifest) become items. Every
 // file is checked first and every problem reported at once (exit 2, nothing sent); then the
 // engine streams them with progress, retries and a journal that makes re-runs safe.
+import { type PlatformId, TARGETS_KEY } from '../../rules/platforms.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/engine.js';
@@ -57,6 +58,8 @@ export interface UploadFlags {
   strict?: boolean;
   skipInvalid?: boolean;
   split?: boolean;
+  /** --for: the platforms every file must suit, checked before a byte is sent; kept as the items' targets. */
+  for?: PlatformId[];
   /** --watch: keep watching the folders and upload what appears (./upload-watch.ts). */
   watch?: boolean;
   /** --settle SECONDS: how long a watched file must stay unchanged before it is sent. */
@@ -77,6 +80,12 @@ export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
   if (f.hashtags !== undefined) metadata.hashtags = hashtagsFlag('--hashtags', f.hashtags);
   if (f.platform?.length)
     metadata.platformSettings = applyPlatformFlags({}, f.platform) as ItemMetadata['platformSettings'];
+  // The platforms an item is for, where check and browse's badges find them (docs/cli.md).
+  if (f.for?.length)
+    metadata.platformSettings = {
+      ...metadata.platformSettings,
+      [TARGETS_KEY]: { ...(metadata.platformSettings?.[TARGETS_KEY] as object | undefined), targets: f.for },
+    } as ItemMetadata['platformSettings'];
   return metadata;
 }
 
@@ -198,6 +207,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
       strict: o.strict,
       split: o.split,
       skipInvalid: o.skipInvalid,
+      ...(o.for?.length ? { for: o.for } : {}),
     },
     { cwd: deps.cwd },
   );

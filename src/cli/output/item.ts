@@ -5,6 +5,7 @@
 // carousel's files nested in it.
 import { orderedFields } from '../../api/item-fields.js';
 import type { ContentItem } from '../../api/schemas.js';
+import { type MediaFacts, describeMedia, friendlyRatio } from '../../rules/media-facts.js';
 import { formatBytes } from '../../rules/rules.js';
 import type { IO } from '../io.js';
 import type { JsonSelection } from './json.js';
@@ -18,8 +19,16 @@ import { escapeText } from '../../text/escape-name.js';
 /** A checksum the server has not computed yet (a file stored before checksums were kept). */
 const NOT_YET = 'not computed yet (the server fills it in)';
 
+/** Shown as blocks of their own after the fields: platformSettings, and the media facts (issue 39). */
 function orderedKeys(item: Record<string, unknown>): string[] {
-  return orderedFields(Object.keys(item), new Set(['platformSettings']));
+  return orderedFields(Object.keys(item), new Set(['platformSettings', 'media']));
+}
+
+/** The media facts as labelled lines, or why there are none (a field the service sends as null). */
+function mediaBlock(item: ContentItem): Array<[string, string]> | undefined {
+  if (item.media) return describeMedia(item.media);
+  if (item.media === null && item.type !== 'carousel') return [['', 'not measured yet (the server measures it)']];
+  return undefined;
 }
 
 /** `a.b.c` paths of every leaf, for plain rows and the readable platformSettings block. */
@@ -69,6 +78,10 @@ export interface ShownFile {
   [field: string]: unknown;
 }
 
+function isFacts(v: unknown): v is MediaFacts {
+  return typeof v === 'object' && v !== null && typeof (v as MediaFacts).displayWidth === 'number';
+}
+
 export function sortedFiles<F extends ShownFile>(files: readonly F[]): F[] {
   return [...files].sort((a, b) => a.sortOrder - b.sortOrder);
 }
@@ -87,8 +100,13 @@ export function plainItemLines(item: ContentItem, files: readonly ShownFile[]): 
   });
   for (const [path, v] of flatten(item.platformSettings ?? {}, 'platformSettings'))
     lines.push(`${plainValue(path)}\t${plainValue(v)}`);
+  if (item.media !== undefined)
+    for (const [path, v] of flatten(item.media ?? null, 'media')) lines.push(`${plainValue(path)}\t${plainValue(v)}`);
   positionedFiles(files).forEach((f, i) => {
-    for (const [k, v] of Object.entries(f)) lines.push(`files.${i}.${k}\t${plainValue(v)}`);
+    for (const [k, v] of Object.entries(f))
+      if (k === 'media' && v)
+        for (const [path, leaf] of flatten(v, `files.${i}.media`)) lines.push(`${path}\t${plainValue(leaf)}`);
+      else lines.push(`files.${i}.${k}\t${plainValue(v)}`);
   });
   return lines;
 }
@@ -131,6 +149,13 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly ShownF
     for (const [path, v] of settings)
       lines.push(`  ${escapeText(path).padEnd(w)}${escapeText(typeof v === 'string' ? v : JSON.stringify(v))}`);
   }
+  const media = mediaBlock(item);
+  if (media?.length === 1 && media[0]![0] === '') lines.push(`${c.bold('media'.padEnd(width))}${media[0]![1]}`);
+  else if (media) {
+    lines.push(c.bold('media'));
+    const w = Math.max(...media.map(([label]) => label.length)) + 2;
+    for (const [label, value] of media) lines.push(`  ${label.padEnd(w)}${escapeText(value)}`);
+  }
   if (files.length || item.type === 'carousel') {
     lines.push(c.bold(`files (${files.length}, in order)`));
     // Columns padded to the widest entry so names, sizes and keys line up under each other.
@@ -141,22 +166,28 @@ export function tableItemLines(io: IO, item: ContentItem, files: readonly ShownF
       size: typeof f.fileSize === 'number' ? formatBytes(f.fileSize) : '',
       // Each image's SHA-256 in full: what support compares with `sha256sum` of the creator's file.
       sha256: f.sha256 === null ? NOT_YET : escapeText(String(f.sha256 ?? '')),
+      // Each image's shape (issue 39): what a platform's crop depends on.
+      shape: isFacts(f.media)
+        ? `${f.media.displayWidth}×${f.media.displayHeight} (${friendlyRatio(f.media.displayWidth, f.media.displayHeight)})`
+        : '',
       key: escapeText(f.fileKey ?? (typeof f.path === 'string' ? `(not uploaded: ${f.path})` : '')),
     }));
     const nameWidth = Math.max('name'.length, ...rows.map((r) => r.name.length));
     const sizeWidth = Math.max('size'.length, ...rows.map((r) => r.size.length));
     const shaWidth = Math.max(0, ...rows.map((r) => r.sha256.length));
+    const shapeWidth = Math.max(0, ...rows.map((r) => r.shape.length));
+    const shape = (text: string) => (shapeWidth > 0 ? `${text.padEnd(Math.max(shapeWidth, 'shape'.length))}  ` : '');
     // A service that keeps no checksums gets no empty column.
     const sha = (text: string) => (shaWidth > 0 ? `${text.padEnd(Math.max(shaWidth, 'sha256'.length))}  ` : '');
     // `#` is the position edit's image flags read (from 1); sortOrder is the API's (from 0).
     lines.push(
       c.dim(
-        `  ${'#'.padStart(2)}  sortOrder  ${'name'.padEnd(nameWidth)}  ${'size'.padEnd(sizeWidth)}  ${sha('sha256')}key`,
+        `  ${'#'.padStart(2)}  sortOrder  ${'name'.padEnd(nameWidth)}  ${'size'.padEnd(sizeWidth)}  ${shape('shape')}${sha('sha256')}key`,
       ),
     );
     for (const r of rows)
       lines.push(
-        `  ${r.position.padStart(2)}  ${r.order.padStart(9)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${sha(r.sha256)}${c.dim(r.key)}`,
+        `  ${r.position.padStart(2)}  ${r.order.padStart(9)}  ${r.name.padEnd(nameWidth)}  ${r.size.padEnd(sizeWidth)}  ${shape(r.shape)}${sha(r.sha256)}${c.dim(r.key)}`,
       );
   }
   return lines;

@@ -53,6 +53,7 @@ export function* completion(c: CompleteInput, objectKeysOf: ObjectKeysOf = ownKe
     contentType: c.contentType,
     fileSize: c.fileSize,
     sha256: c.sha256,
+    media: c.media,
   };
   let itemId = c.newItemId;
   let replacing: { files: FileRow[]; old: FileRow } | null = null;
@@ -73,6 +74,8 @@ export function* completion(c: CompleteInput, objectKeysOf: ObjectKeysOf = ownKe
       type: c.type,
       title: c.title,
       ...file,
+      // A carousel's facts are its images' (in their file records), not one item-wide value.
+      media: c.type === 'carousel' ? null : c.media,
       durationSeconds: c.durationSeconds,
       createdAt: c.at,
     });

@@ -7,6 +7,7 @@ import type { ContentType } from '../../rules/rules.js';
 import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { CarouselChange, CarouselResult } from './carousel.js';
 import type { HeldFile, MissingChecksum } from './checksums.js';
+import type { MissingMedia } from './media.js';
 import type { ItemUpdate } from './item-changes.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
@@ -55,6 +56,8 @@ export interface CompleteInput {
   durationSeconds: number | null;
   /** The stored bytes' SHA-256, verified before the bytes were promoted. */
   sha256: string;
+  /** What the stored bytes say (JSON text of src/rules/media-facts.ts's MediaFacts), or null when unreadable. */
+  media: string | null;
   /** Ids for what this call may create (a retry that finds the key completed uses the first call's). */
   newItemId: string;
   newFileId: string;
@@ -177,6 +180,10 @@ export interface Repo {
   missingChecksums(limit: number): Promise<MissingChecksum[]>;
   /** Records a computed SHA-256, if the row still names that object and has none. */
   recordChecksum(m: MissingChecksum, sha256: string): Promise<void>;
+  /** Up to `limit` stored files without media facts (rows made before facts were kept). */
+  missingMedia(limit: number): Promise<MissingMedia[]>;
+  /** Records measured facts (JSON text), if the row still names that object and has none. */
+  recordMedia(m: MissingMedia, media: string): Promise<void>;
 
   // ---- housekeeping
   /** The store's multipart uploads of the uploads abandonUploads(beforeMs) would take now. */

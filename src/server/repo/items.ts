@@ -25,6 +25,8 @@ export interface ItemRow {
   /** SHA-256 of the main file and of the thumbnail; null until the sweeper fills in an older row. */
   sha256: string | null;
   thumbnailSha256: string | null;
+  /** The main file's media facts as JSON text (src/rules/media-facts.ts); null for a carousel and until measured. */
+  media: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,6 +41,8 @@ export interface FileRow {
   sortOrder: number;
   /** Null until the sweeper fills in a row made before checksums were kept. */
   sha256: string | null;
+  /** The image's media facts as JSON text; null until measured. */
+  media: string | null;
   createdAt: string;
 }
 
@@ -54,6 +58,8 @@ export interface NewItem {
   durationSeconds: number | null;
   /** The main file's verified SHA-256. */
   sha256: string;
+  /** The main file's media facts as JSON text, or null. */
+  media: string | null;
   createdAt: string;
 }
 
@@ -83,7 +89,7 @@ const SELECT_ITEM = `
   SELECT i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
          i.platform_settings AS platformSettings, i.file_key AS fileKey, i.file_name AS fileName,
          i.content_type AS contentType, i.duration_seconds AS durationSeconds,
-         i.thumbnail_key AS thumbnailKey, i.sha256, i.thumbnail_sha256 AS thumbnailSha256,
+         i.thumbnail_key AS thumbnailKey, i.sha256, i.thumbnail_sha256 AS thumbnailSha256, i.media,
          i.created_at AS createdAt, i.updated_at AS updatedAt,
          CASE WHEN i.type = 'carousel'
               THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS fileCount,
@@ -129,6 +135,7 @@ export function newItemRow(n: NewItem): { columns: string; values: unknown[] } {
     ['file_size', n.fileSize],
     ['duration_seconds', n.durationSeconds],
     ['sha256', n.sha256],
+    ['media', n.media],
     ['created_at', n.createdAt],
     ['updated_at', n.createdAt],
   ];
@@ -205,7 +212,7 @@ export function itemsRepository(db: Db) {
     return db
       .prepare(
         `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                file_size AS fileSize, sort_order AS sortOrder, sha256, created_at AS createdAt
+                file_size AS fileSize, sort_order AS sortOrder, sha256, media, created_at AS createdAt
            FROM carousel_files WHERE item_id = ? ORDER BY sort_order`,
       )
       .all(itemId) as FileRow[];
@@ -216,7 +223,7 @@ export function itemsRepository(db: Db) {
       (db
         .prepare(
           `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                  file_size AS fileSize, sort_order AS sortOrder, sha256, created_at AS createdAt
+                  file_size AS fileSize, sort_order AS sortOrder, sha256, media, created_at AS createdAt
              FROM carousel_files WHERE id = ?`,
         )
         .get(id) as FileRow | undefined) ?? null
@@ -231,9 +238,9 @@ export function itemsRepository(db: Db) {
       next: number;
     };
     db.prepare(
-      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.sha256, f.createdAt);
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, media, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.sha256, f.media, f.createdAt);
     db.prepare('UPDATE items SET updated_at = ? WHERE id = ?').run(f.createdAt, f.itemId);
     return { ...f, sortOrder: next };
   }
@@ -244,9 +251,20 @@ export function itemsRepository(db: Db) {
 
   function insertFile(f: FileRow): void {
     db.prepare(
-      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.sha256, f.createdAt);
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, media, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      f.id,
+      f.itemId,
+      f.fileKey,
+      f.fileName,
+      f.contentType,
+      f.fileSize,
+      f.sortOrder,
+      f.sha256,
+      f.media,
+      f.createdAt,
+    );
   }
 
   /** Numbers the images 0..n-1 in this order; the first becomes the item's main file (call inside a transaction). */

@@ -9,7 +9,7 @@ const ITEM_COLUMNS = `
   i.id, i.brand_id AS "brandId", i.type, i.title, i.description, i.hashtags, i.status,
   i.platform_settings AS "platformSettings", i.file_key AS "fileKey", i.file_name AS "fileName",
   i.content_type AS "contentType", i.duration_seconds AS "durationSeconds",
-  i.thumbnail_key AS "thumbnailKey", i.sha256, i.thumbnail_sha256 AS "thumbnailSha256",
+  i.thumbnail_key AS "thumbnailKey", i.sha256, i.thumbnail_sha256 AS "thumbnailSha256", i.media,
   i.created_at AS "createdAt", i.updated_at AS "updatedAt",
   CASE WHEN i.type = 'carousel'
        THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS "fileCount",
@@ -18,7 +18,7 @@ const ITEM_COLUMNS = `
        ELSE i.file_size END AS "fileSize"`;
 
 const FILE_COLUMNS = `id, item_id AS "itemId", file_key AS "fileKey", file_name AS "fileName",
-  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", sha256, created_at AS "createdAt"`;
+  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", sha256, media, created_at AS "createdAt"`;
 
 export function pgItems(q: Query) {
   async function get(brandId: string, id: string): Promise<ItemRow | null> {
@@ -96,9 +96,9 @@ export function pgItems(q: Query) {
     );
     const next = rows[0]?.next ?? 0;
     await q(
-      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.sha256, f.createdAt],
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, media, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, next, f.sha256, f.media, f.createdAt],
     );
     await q('UPDATE items SET updated_at = $1 WHERE id = $2', [f.createdAt, f.itemId]);
     return { ...f, sortOrder: next };
@@ -110,9 +110,9 @@ export function pgItems(q: Query) {
 
   async function insertFile(f: FileRow): Promise<void> {
     await q(
-      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.sha256, f.createdAt],
+      `INSERT INTO carousel_files (id, item_id, file_key, file_name, content_type, file_size, sort_order, sha256, media, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [f.id, f.itemId, f.fileKey, f.fileName, f.contentType, f.fileSize, f.sortOrder, f.sha256, f.media, f.createdAt],
     );
   }
 

@@ -30,6 +30,9 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (../schema.ts, as on SQLite).
   multipartMigration(POSTGRES),
+  // Media facts (issue 39, as on SQLite): JSON text, NULL until measured (src/server/media-backfill.ts).
+  `ALTER TABLE items ADD COLUMN media TEXT;
+   ALTER TABLE carousel_files ADD COLUMN media TEXT;`,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

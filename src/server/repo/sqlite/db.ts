@@ -38,6 +38,10 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (./repo/schema.ts, as on PostgreSQL).
   multipartMigration(SQLITE),
+  // Media facts (issue 39): what each stored file's bytes say, as JSON text (src/rules/media-facts.ts).
+  // NULL on rows made before: the sweeper measures them (src/server/media-backfill.ts).
+  `ALTER TABLE items ADD COLUMN media TEXT;
+   ALTER TABLE carousel_files ADD COLUMN media TEXT;`,
 ];
 
 export function databasePath(dataDir: string): string {
