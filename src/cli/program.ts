@@ -21,6 +21,7 @@ import {
   parseDuration,
   parsePort,
   parseRetryFor,
+  QUERY_HELP,
 } from './flags.js';
 import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
 import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
@@ -203,10 +204,21 @@ Examples:
 function defineLs(program: Command, ctx: CliContext): void {
   program
     .command('ls')
-    .description('list content items, newest first')
+    .description('list content items, newest first; a query or the search flags narrow the list')
+    .argument('[query...]', 'a query: status:draft #summersale created:>7d by:ci-bot northwind (see below)')
     .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
     .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
     .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
+    .option('--hashtag <tag>', 'only items with this hashtag (repeatable: all must match)', collect)
+    .option('--since <when>', 'created at or after: 7d, 12h, 2w, or a date (2026-11-01)')
+    .option('--until <when>', 'created at or before: a date (through that day), a time, or 7d (longer ago)')
+    .option('--updated-since <when>', 'changed last at or after (as --since)')
+    .option('--updated-until <when>', 'changed last at or before (as --until)')
+    .option('--by <key>', 'uploaded by this key (its name or id)')
+    .option('--text <words>', 'free text over title, description and hashtags, best match first')
+    .option('--sort <field>', 'created, updated or title, with -asc or -desc (e.g. title-asc)')
+    .option('--min-duration <seconds>', 'videos at least this long (30, 7.5, 2m)')
+    .option('--max-duration <seconds>', 'videos at most this long')
     .option(
       '--limit <n>',
       `how many items (default ${LIST_LIMITS.defaultLimit}; above ${LIST_LIMITS.maxLimit} is fetched in several pages)`,
@@ -217,8 +229,13 @@ function defineLs(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
+${QUERY_HELP}
+
 Examples:
   contentlib ls --status draft --type carousel
+  contentlib ls 'status:draft #summersale created:>7d northwind sneaker'
+  contentlib ls --hashtag summersale --since 7d --by ci-bot
+  contentlib ls 'created:2026-11-01..2026-11-20 sort:title-asc'
   contentlib ls --search "summer sale" --limit 200
   contentlib ls --all --json > library.json
   contentlib ls --status failed --json id,title
