@@ -6,7 +6,7 @@
 // JSON fields stay TEXT too: jsonb would reorder an object's keys.
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
-import { POSTGRES, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
+import { POSTGRES, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -30,6 +30,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (../schema.ts, as on SQLite).
   multipartMigration(POSTGRES),
+  // Bulk changes (issue 38): each audit entry's batch id (../schema.ts, as on SQLite).
+  batchIdMigration,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

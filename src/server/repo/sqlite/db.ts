@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Database } from '../../../sqlite/database.js';
 import { SCOPES } from '../../../api/scopes.js';
 import { makeDirSync } from '../../../fs/make-dir.js';
-import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
+import { SQLITE, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -38,6 +38,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (./repo/schema.ts, as on PostgreSQL).
   multipartMigration(SQLITE),
+  // Bulk changes (issue 38): the batch id a PATCH, DELETE or carousel change was sent with
+  // (Content-Library-Batch), so a batch's entries are listed and undone together.
+  batchIdMigration,
 ];
 
 export function databasePath(dataDir: string): string {
