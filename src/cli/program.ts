@@ -123,6 +123,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineServe(program, ctx);
   defineKeys(program, ctx);
   defineLog(program, ctx);
+  defineUndo(program, ctx);
   return program;
 }
 
@@ -277,8 +278,12 @@ Examples:
 function defineEdit(program: Command, ctx: CliContext): void {
   program
     .command('edit')
-    .description('change an item’s title, description, status, hashtags or platform settings, or a carousel’s images')
-    .argument('<id>', 'the item id (see contentlib ls)')
+    .description(
+      'change an item’s title, description, status, hashtags or platform settings, or a carousel’s images; --where changes every item a query matches',
+    )
+    .argument('[id]', 'the item id (see contentlib ls); or --where QUERY')
+    .option('--where <query>', 'change every item this query matches, as one batch (see contentlib ls --help)')
+    .option('-y, --yes', 'with --where: do not ask (required when not on a terminal)')
     .option('--title <text>', 'new title')
     .option('--description <text>', 'new description ("" clears it)')
     .addOption(new Option('--status <status>', 'new status').choices(STATUSES))
@@ -307,7 +312,7 @@ function defineEdit(program: Command, ctx: CliContext): void {
     )
     .option(
       '--dry-run',
-      'with --order, --remove-image or --replace-image: show the carousel as it would be; change nothing',
+      'with --where: show what would change; with --order, --remove-image or --replace-image: the carousel as it would be; change nothing',
     )
     .addHelpText(
       'after',
@@ -323,7 +328,12 @@ Examples:
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order 3,1,2 --dry-run
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order beach.jpg      # beach.jpg first, the rest as they were
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --remove-image 10
-  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --replace-image 2 sunset-fixed.jpg`,
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --replace-image 2 sunset-fixed.jpg
+  contentlib edit --where '#summersale status:draft' --status scheduled --add-hashtag launch --dry-run
+  contentlib edit --where 'created:>7d by:ci-bot' --remove-hashtag wip --yes
+
+--where shows the count and the first changes, then asks (or needs --yes); every change carries
+one batch id, listed by contentlib log --batch ID and taken back by contentlib undo ID.`,
     )
     .action(
       lazy(
@@ -339,6 +349,8 @@ function defineRm(program: Command, ctx: CliContext): void {
     .command('rm')
     .description('delete items and all their files for good (asks first on a terminal)')
     .argument('[ids...]', 'ids of the items to delete; - reads ids from standard input')
+    .option('--where <query>', 'delete every item this query matches, as one batch (see contentlib ls --help)')
+    .option('--dry-run', 'with --where: show which items would be deleted; delete nothing')
     .option('-y, --yes', 'do not ask (required when not on a terminal); with no ids, does nothing')
     .addHelpText(
       'after',
@@ -346,7 +358,10 @@ function defineRm(program: Command, ctx: CliContext): void {
 Examples:
   contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
   contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
-  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -`,
+  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -
+  contentlib rm --where 'status:failed created:<30d' --dry-run
+
+Deletions are final: contentlib undo cannot bring deleted items back.`,
     )
     .action(
       lazy(
@@ -762,6 +777,7 @@ function defineLog(program: Command, ctx: CliContext): void {
     .argument('[id]', 'only this item’s entries')
     .option('--key <id>', 'only what this key did (an id from contentlib keys list)')
     .option('--since <when>', 'only entries since then: 7d, 12h, 30m, or a date (2026-01-01)')
+    .option('--batch <id>', 'only the entries of one bulk change (edit --where, rm --where, undo)')
     .option(
       '--limit <n>',
       `how many of the latest entries (default ${LIST_LIMITS.defaultLimit})`,
@@ -776,13 +792,43 @@ Entries are printed oldest first (the latest last). Kept for a year by default (
 Examples:
   contentlib log 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
   contentlib log --since 7d
-  contentlib log --key 62922a20-4866-4238-af64-d3b7e6a5ef19 --json`,
+  contentlib log --key 62922a20-4866-4238-af64-d3b7e6a5ef19 --json
+  contentlib log --batch 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d`,
     )
     .action(
       lazy(
         ctx,
         () => import('./commands/log.js'),
         (m) => m.logCommand,
+      ),
+    );
+}
+
+function defineUndo(program: Command, ctx: CliContext): void {
+  program
+    .command('undo')
+    .description('take back a bulk edit (edit --where): each item gets its values from before the batch')
+    .argument('<batch>', 'the batch id edit --where printed (or see contentlib log --json)')
+    .option('-y, --yes', 'do not ask (required when not on a terminal)')
+    .option('--dry-run', 'show what would be restored; change nothing')
+    .option('--force', 'also restore items changed again after the batch (that later change is lost)')
+    .addHelpText(
+      'after',
+      `
+The undo is itself one batch: its id is printed, and undoing it puts the batch's values back.
+Items changed again after the batch are named and left alone unless --force. Deletions
+(rm --where) are final: their files are gone, so they cannot be undone.
+
+Examples:
+  contentlib log --batch 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d
+  contentlib undo 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d --dry-run
+  contentlib undo 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d --yes`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/undo.js'),
+        (m) => m.undoCommand,
       ),
     );
 }
