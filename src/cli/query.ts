@@ -67,11 +67,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * `>7d`, `>=2026-01-01`, `<2026-01-01`, `2026-11-01..2026-11-20`, `2026-11-01` (that day), `7d`
  * (within the last 7 days) → the After (inclusive) and Before (exclusive) bounds.
  */
-export function parseTimeRange(
-  value: string,
-  now: () => Date,
-  word: string,
-): { after?: string; before?: string } {
+export function parseTimeRange(value: string, now: () => Date, word: string): { after?: string; before?: string } {
   const op = /^(>=|<=|>|<)/.exec(value)?.[1];
   const rest = op ? value.slice(op.length) : value;
   if (rest === '') throw new QuerySyntaxError(`${word} needs a date or a duration.`, `For example: ${word}>7d`);
@@ -175,8 +171,7 @@ export function tokenize(query: string): Token[] {
     while (i < query.length && !/\s/.test(query[i]!)) {
       if (query[i] === '"') {
         const close = query.indexOf('"', i + 1);
-        if (close < 0)
-          throw new QuerySyntaxError('A quote (") is not closed.', 'Close the phrase: "exact phrase".');
+        if (close < 0) throw new QuerySyntaxError('A quote (") is not closed.', 'Close the phrase: "exact phrase".');
         if (text === '') phrase = true;
         else quotedPart = true;
         text += query.slice(i + 1, close);
@@ -238,8 +233,7 @@ export function parseQuery(query: string, now: () => Date): ListParams {
     const name = key[1]!.toLowerCase();
     const value = key[2]!;
     const label = `${name}:`;
-    if (value === '')
-      throw new QuerySyntaxError(`${label} needs a value.`, `For example: ${exampleOf(name)}`);
+    if (value === '') throw new QuerySyntaxError(`${label} needs a value.`, `For example: ${exampleOf(name)}`);
     switch (name) {
       case 'status':
         setOnce(out, 'status', choice<Status>(value, STATUSES, label), label);

@@ -27,10 +27,7 @@ describe('parseQuery', () => {
     ['updated:<=2026-01-01', { updatedBefore: '2026-01-02T00:00:00.000Z' }],
     ['created:>2026-01-01', { createdAfter: '2026-01-02T00:00:00.000Z' }],
     ['created:>=2026-01-01', { createdAfter: '2026-01-01T00:00:00.000Z' }],
-    [
-      'created:2026-11-01',
-      { createdAfter: '2026-11-01T00:00:00.000Z', createdBefore: '2026-11-02T00:00:00.000Z' },
-    ],
+    ['created:2026-11-01', { createdAfter: '2026-11-01T00:00:00.000Z', createdBefore: '2026-11-02T00:00:00.000Z' }],
     [
       'created:2026-11-01..2026-11-20',
       { createdAfter: '2026-11-01T00:00:00.000Z', createdBefore: '2026-11-21T00:00:00.000Z' },
@@ -127,7 +124,10 @@ describe('ls search flags', () => {
     [{ text: ' northwind sneaker ' }, { q: 'northwind sneaker' }],
     [{ sort: 'title-asc' }, { sort: 'title', order: 'asc' }],
     [{ sort: 'updated' }, { sort: 'updatedAt' }],
-    [{ minDuration: '30', maxDuration: '1m' }, { minDuration: 30, maxDuration: 60 }],
+    [
+      { minDuration: '30', maxDuration: '1m' },
+      { minDuration: 30, maxDuration: 60 },
+    ],
   ];
   it.each(table)('%j → %j', (flags, params) => expect(paramsFromFlags(flags, now)).toEqual(params));
 

@@ -117,7 +117,11 @@ export async function sendEach<T extends { id: string; title: string }>(
   for (const t of todo) {
     const base = { id: t.id, title: t.title, ...describe(t) };
     if (stop || signal?.aborted) {
-      out.push({ ...base, outcome: 'skipped', error: stop ?? { code: 'interrupted', message: 'not tried: interrupted' } });
+      out.push({
+        ...base,
+        outcome: 'skipped',
+        error: stop ?? { code: 'interrupted', message: 'not tried: interrupted' },
+      });
       continue;
     }
     try {
@@ -244,7 +248,13 @@ export function bulkOutcome(r: BulkResult, verb: 'Changed' | 'Deleted' | 'Restor
 const BULK_FIELDS = ['batchId', 'dryRun', 'matched', 'items'] as const;
 
 /** Prints the items and the summary; throws the outcome's error (exit 3 or 1) when some failed. */
-async function finish(ctx: CliContext, globals: GlobalOptions, result: BulkResult, verb: 'Changed' | 'Deleted' | 'Restored', command: string) {
+async function finish(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  result: BulkResult,
+  verb: 'Changed' | 'Deleted' | 'Restored',
+  command: string,
+) {
   await printBulkResult(ctx.io, jsonSelection(globals, BULK_FIELDS, command), result);
   const { line, error } = bulkOutcome(result, verb);
   if (error) throw error;

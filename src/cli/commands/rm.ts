@@ -164,10 +164,17 @@ export async function rmCommand(
         'Give ids or --where, not both.',
         "contentlib rm ID… deletes those items; contentlib rm --where 'status:failed' every match.",
       );
-    return rmWhereCommand(ctx, globals, { where: opts.where, ...(opts.yes ? { yes: true } : {}), ...(opts.dryRun ? { dryRun: true } : {}) });
+    return rmWhereCommand(ctx, globals, {
+      where: opts.where,
+      ...(opts.yes ? { yes: true } : {}),
+      ...(opts.dryRun ? { dryRun: true } : {}),
+    });
   }
   if (opts.dryRun)
-    throw new UsageError('--dry-run goes with --where: it shows which items a query would delete.', "For example: contentlib rm --where 'status:failed' --dry-run");
+    throw new UsageError(
+      '--dry-run goes with --where: it shows which items a query would delete.',
+      "For example: contentlib rm --where 'status:failed' --dry-run",
+    );
   const sel = jsonSelection(globals, RM_FIELDS, 'rm');
   if (args.length === 0 && !opts.yes)
     throw new UsageError(

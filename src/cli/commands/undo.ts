@@ -106,11 +106,19 @@ export async function runUndo(o: UndoOptions, deps: UndoDeps): Promise<BulkResul
   if (undoable.length === 0 && items.every((i) => i.refusal?.startsWith('deleted')))
     throw new CliError(
       `Batch ${o.batchId} deleted ${items.length} item${items.length === 1 ? '' : 's'}: deletions are final and cannot be undone.`,
-      { hint: 'contentlib log --batch ID lists what was deleted (titles, types); upload the files again to bring them back.', exitCode: EXIT.failure },
+      {
+        hint: 'contentlib log --batch ID lists what was deleted (titles, types); upload the files again to bring them back.',
+        exitCode: EXIT.failure,
+      },
     );
   const results: BulkItemResult[] = items
     .filter((i) => i.refusal)
-    .map((i) => ({ id: i.id, title: i.title, outcome: 'skipped', error: { code: 'not_undoable', message: i.refusal! } }));
+    .map((i) => ({
+      id: i.id,
+      title: i.title,
+      outcome: 'skipped',
+      error: { code: 'not_undoable', message: i.refusal! },
+    }));
   const plans: { id: string; title: string; patch: PatchRequest; changes: Record<string, FieldChange> }[] = [];
   for (const it of undoable) {
     let current: ContentItem;
@@ -118,7 +126,12 @@ export async function runUndo(o: UndoOptions, deps: UndoDeps): Promise<BulkResul
       current = (await deps.client.get(it.id, { signal: deps.signal })).item;
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
-      results.push({ id: it.id, title: it.title, outcome: 'skipped', error: { code: 'not_found', message: 'deleted since the batch' } });
+      results.push({
+        id: it.id,
+        title: it.title,
+        outcome: 'skipped',
+        error: { code: 'not_found', message: 'deleted since the batch' },
+      });
       continue;
     }
     const latest = (await deps.client.audit({ itemId: it.id, limit: 1 }, { signal: deps.signal })).entries[0];

@@ -73,8 +73,8 @@ export async function printBulkResult(io: IO, json: JsonSelection | undefined, r
   const lines = result.items.map((r) => {
     const verb = r.outcome === 'failed' || r.outcome === 'skipped' ? c.red(VERB[r.outcome]) : VERB[r.outcome];
     const why = r.error ? `: ${r.error.message}${r.error.status ? ` (${r.error.status} ${r.error.code})` : ''}` : '';
-    const what = r.changes ? `\t${describeChanges(r.changes)}` : '';
-    return `${verb}\t${r.id}\t${escapeText(r.title)}${escapeText(what)}${escapeText(why)}`;
+    const what = r.changes ? `\t${escapeText(describeChanges(r.changes))}` : '';
+    return `${verb}\t${r.id}\t${escapeText(r.title)}${what}${escapeText(why)}`;
   });
   await write(io.stdout, lines.length ? `${lines.join('\n')}\n` : '');
 }
