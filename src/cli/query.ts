@@ -335,7 +335,7 @@ export function paramsFromFlags(f: SearchFlags, now: () => Date): ListParams {
   if (f.hashtag?.length) out.hashtag = dedupe(f.hashtag.map((t) => hashtagOf(t, '--hashtag ')));
   const bound = (flag: string, value: string | undefined, op: '>=' | '<='): string | undefined => {
     if (value === undefined) return undefined;
-    const r = parseTimeRange(`${op}${value}`, now, `${flag} `);
+    const r = parseTimeRange(`${op}${value}`, now, flag);
     return op === '>=' ? r.after : r.before;
   };
   const set = <K extends keyof ListParams>(key: K, value: ListParams[K] | undefined) => {
@@ -354,7 +354,7 @@ export function paramsFromFlags(f: SearchFlags, now: () => Date): ListParams {
     );
   set('createdBy', f.by);
   if (f.text !== undefined && f.text.trim() !== '') out.q = f.text.trim();
-  if (f.sort !== undefined) Object.assign(out, parseSort(f.sort, '--sort '));
+  if (f.sort !== undefined) Object.assign(out, parseSort(f.sort, '--sort'));
   if (f.minDuration !== undefined) out.minDuration = parseSeconds(f.minDuration, '--min-duration');
   if (f.maxDuration !== undefined) out.maxDuration = parseSeconds(f.maxDuration, '--max-duration');
   if (out.minDuration !== undefined && out.maxDuration !== undefined && out.minDuration > out.maxDuration)

@@ -262,7 +262,9 @@ describe('edit --where', () => {
     expect(result.items.find((i) => i.id === gone.id)?.error?.status).toBe(404);
     const { bulkOutcome } = await import('../../src/cli/commands/bulk.js');
     const outcome = bulkOutcome(result, 'Changed');
-    expect(outcome.line).toMatch(/^Changed 2 of 3 items \(batch .*\)\. 1 was not \(listed above\)\.$/);
+    expect(outcome.line).toMatch(
+      /^Changed 2 of 3 items as batch \S+ \(see it: contentlib log --batch \S+; take it back: contentlib undo \S+\)\. 1 was not \(listed above\)\.$/,
+    );
     expect((outcome.error as { exitCode: number }).exitCode).toBe(3);
   });
 

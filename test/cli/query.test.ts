@@ -132,7 +132,7 @@ describe('ls search flags', () => {
   it.each(table)('%j → %j', (flags, params) => expect(paramsFromFlags(flags, now)).toEqual(params));
 
   it.each([
-    [{ since: 'last week' }, /"last week" in --since  is not a date/],
+    [{ since: 'last week' }, /"last week" in --since is not a date/],
     [{ since: '2026-11-20', until: '2026-11-01' }, /--until is before --since/],
     [{ updatedSince: '1d', updatedUntil: '2d' }, /--updated-until is before --updated-since/],
     [{ sort: 'size' }, /is not a sort/],

@@ -152,7 +152,7 @@ export async function runEditWhere(o: WhereOptions & { flags: EditFlags }, deps:
   });
   const preview = formatPreview(
     deps.io,
-    `${items.length} item${items.length === 1 ? '' : 's'} match; ${edits.length} would change${unchanged.length ? ` (${unchanged.length} already as asked)` : ''}:`,
+    `${items.length} item${items.length === 1 ? ' matches' : 's match'}; ${edits.length} would change${unchanged.length ? ` (${unchanged.length} already as asked)` : ''}:`,
     edits.map((e) => ({ id: e.id, title: e.title, what: describeChanges(e.changes) })),
   );
   if (o.dryRun || edits.length === 0) {
@@ -190,7 +190,7 @@ export async function runRmWhere(o: WhereOptions, deps: BulkDeps): Promise<BulkR
   const items = await collectMatches(deps.client, params, deps.signal);
   const preview = formatPreview(
     deps.io,
-    `${items.length} item${items.length === 1 ? '' : 's'} match${items.length === 1 ? 'es' : ''}; ${o.dryRun ? 'these would be deleted' : 'about to delete them and all their files'}:`,
+    `${items.length} item${items.length === 1 ? '' : 's'} match${items.length === 1 ? 'es' : ''}; ${o.dryRun ? 'these would be deleted' : items.length === 1 ? 'about to delete it and all its files' : 'about to delete them and all their files'}:`,
     items.map((i) => ({ id: i.id, title: i.title, what: i.type })),
     DELETIONS_ARE_FINAL,
   );
@@ -238,7 +238,10 @@ export function bulkOutcome(r: BulkResult, verb: 'Changed' | 'Deleted' | 'Restor
   else if (r.dryRun)
     line = `Dry run: ${planned} of ${items(r.matched)} would ${verb === 'Deleted' ? 'be deleted' : 'change'}; nothing was sent.`;
   else if (r.batchId === null) line = `Nothing was sent: none of the ${items(r.matched)} needed a change.`;
-  else line = `${verb} ${done} of ${items(done + notDone)} (batch ${r.batchId}: contentlib log --batch ${r.batchId}).`;
+  else {
+    const undo = verb === 'Deleted' ? '' : `; take it back: contentlib undo ${r.batchId}`;
+    line = `${verb} ${done} of ${items(done + notDone)} as batch ${r.batchId} (see it: contentlib log --batch ${r.batchId}${undo}).`;
+  }
   if (notDone === 0) return { line };
   const full = `${line} ${notDone} ${notDone === 1 ? 'was' : 'were'} not (listed above).`;
   return { line: full, error: done > 0 ? new PartialError(full) : new CliError(full, { exitCode: EXIT.failure }) };
