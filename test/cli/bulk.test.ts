@@ -1,7 +1,7 @@
 // Bulk changes and their undo (edit --where, rm --where, log --batch, undo), and what ls sends for
 // a query: the CLI in-process against a real server on 127.0.0.1 (test/support/cli-in-process.ts),
 // and with a terminal faked through the command's I/O for the question.
-import { PassThrough } from 'node:stream';
+import type { PassThrough } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -10,7 +10,7 @@ import type { CliContext } from '../../src/cli/context.js';
 import { run } from '../../src/cli/main.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { runEditWhere } from '../../src/cli/commands/bulk.js';
-import { InterruptedError } from '../../src/cli/errors.js';
+import { InterruptedError, PartialError } from '../../src/cli/errors.js';
 import { apiClient, cli, createKey, startRemote, tempHome, upload } from '../support/cli-in-process.js';
 import { bufferIO } from '../support/io.js';
 
@@ -265,7 +265,8 @@ describe('edit --where', () => {
     expect(outcome.line).toMatch(
       /^Changed 2 of 3 items as batch \S+ \(see it: contentlib log --batch \S+; take it back: contentlib undo \S+\)\. 1 was not \(listed above\)\.$/,
     );
-    expect((outcome.error as { exitCode: number }).exitCode).toBe(3);
+    expect(outcome.error).toBeInstanceOf(PartialError);
+    expect((outcome.error as PartialError).exitCode).toBe(3);
   });
 
   it('a service that ignores a filter (no search extension) lists non-matches: refused, nothing changed', async () => {
