@@ -285,6 +285,24 @@ describe('edit --where', () => {
     for (const i of items) await expectUnchanged(i);
   });
 
+  it('Ctrl-C after the listing: nothing more is sent, every item not tried is skipped', async () => {
+    const stop = new AbortController();
+    const interrupted = {
+      ...client,
+      list: async (...a: Parameters<ApiClient['list']>) => {
+        const page = await client.list(...a);
+        stop.abort();
+        return page;
+      },
+    };
+    const result = await runEditWhere(
+      { where: where(), flags: { status: 'failed' }, yes: true },
+      { client: interrupted, io: bufferIO(), now: () => new Date(), signal: stop.signal },
+    );
+    expect(result.items.map((i) => [i.outcome, i.error?.code])).toEqual(items.map(() => ['skipped', 'interrupted']));
+    for (const i of items) await expectUnchanged(i);
+  });
+
   it('"n" at the question throws InterruptedError from runEditWhere itself', async () => {
     const io = bufferIO({ stdinIsTTY: true, stderrIsTTY: true });
     (io.stdin as PassThrough).end('no\n');

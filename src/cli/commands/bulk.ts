@@ -260,6 +260,8 @@ async function finish(
 ) {
   await printBulkResult(ctx.io, jsonSelection(globals, BULK_FIELDS, command), result);
   const { line, error } = bulkOutcome(result, verb);
+  // Ctrl-C: what was done is listed above; the exit says it was cut short.
+  if (ctx.signal.aborted) throw new InterruptedError(`Interrupted: ${line}`);
   if (error) throw error;
   ctx.io.stderr.write(`${line}\n`);
 }

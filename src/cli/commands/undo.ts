@@ -216,6 +216,7 @@ export async function undoCommand(
   const result = await runUndo({ ...opts, batchId }, { client, io: ctx.io, signal: ctx.signal });
   await printBulkResult(ctx.io, sel, result);
   const { line, error } = bulkOutcome(result, 'Restored');
+  if (ctx.signal.aborted) throw new InterruptedError(`Interrupted: ${line}`);
   if (error) throw error;
   ctx.io.stderr.write(`${line}\n`);
 }
