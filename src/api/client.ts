@@ -16,7 +16,7 @@ import {
   requestIdHeader,
 } from './errors.js';
 import type { RetryInfo, RetryPolicy } from './retry.js';
-import { BRAND_HEADER } from './headers.js';
+import { BATCH_HEADER, BRAND_HEADER } from './headers.js';
 import { DEFAULT_RETRY, withRetry } from './retry.js';
 import type {
   AuditResponse,
@@ -108,6 +108,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Told before each retry's wait (the upload engine turns it into a `retrying` event). */
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * A change that is part of a bulk change (an extension: BATCH_HEADER): sent on PATCH, DELETE
+   * and a carousel's changes, so our server records it in the change's audit entry.
+   */
+  batchId?: string;
 }
 
 export interface ApiClientOptions {
@@ -229,14 +234,17 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     path: string,
     schema: S,
     body: unknown,
-    signal?: AbortSignal,
+    o: CallOptions | undefined,
   ): Promise<z.infer<S>> {
+    const signal = o?.signal;
     const url = `${baseUrl}${path}`;
     const started = Date.now();
     // Each try names itself: a server that keeps incoming ids (ours does) logs it under this one,
     // so even a request that got no answer can be found in its logs.
     const sentId = newRequestId();
-    trace?.(`→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)}; x-request-id ${sentId})`);
+    trace?.(
+      `→ ${method} ${url} (Authorization: Bearer ${redactKey(opts.apiKey)}; x-request-id ${sentId}${o?.batchId === undefined ? '' : `; batch ${o.batchId}`})`,
+    );
     let status: number;
     let headers: Record<string, string | string[] | undefined>;
     let text: string;
@@ -252,6 +260,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
           accept: 'application/json',
           'x-request-id': sentId,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(o?.batchId === undefined ? {} : { [BATCH_HEADER]: o.batchId }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
@@ -318,11 +327,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     fallback?: (err: unknown) => z.infer<S> | undefined,
     how: { retry?: boolean } = {},
   ): Promise<z.infer<S>> {
-    if (how.retry === false) return once(method, path, schema, body, o?.signal);
+    if (how.retry === false) return once(method, path, schema, body, o);
     return withRetry(
       async () => {
         try {
-          return await once(method, path, schema, body, o?.signal);
+          return await once(method, path, schema, body, o);
         } catch (err) {
           const rescued = fallback?.(err);
           if (rescued !== undefined) return rescued;

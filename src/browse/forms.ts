@@ -1,6 +1,7 @@
 // What the pages' forms and links mean, as pure functions: the grid's query string (filters and
 // page) and the edit form (which fields changed, checked with the API's own PATCH schema before
 // a request is made). Tested as tables in test/browse/forms.test.ts.
+import type { ListParams } from '../api/client.js';
 import { type PatchRequest, PatchRequestSchema, PlatformSettingsSchema } from '../api/schemas.js';
 import type { ContentItem } from '../api/schemas.js';
 import {
@@ -21,6 +22,16 @@ export interface GridQuery {
   status?: Status;
   type?: ContentType;
   search?: string;
+  /** Hashtags the items must all carry (the chips), without `#`. */
+  hashtags?: string[];
+  /** Created on or after this UTC day (YYYY-MM-DD). */
+  from?: string;
+  /** Created on or before this UTC day (YYYY-MM-DD), through its end. */
+  to?: string;
+  /** Uploaded by this key (its name or id). */
+  by?: string;
+  /** Free text over title, description and hashtags. */
+  q?: string;
   /** 1-based. */
   page: number;
 }
@@ -30,6 +41,38 @@ export type Query = Record<string, string | string[] | undefined>;
 function one(q: Query, name: string): string | undefined {
   const v = q[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+function all(q: Query, name: string): string[] {
+  const v = q[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+const DAY = /^\d{4}-\d\d-\d\d$/;
+const isDay = (text: string) => DAY.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`));
+
+/** The day after a UTC day (YYYY-MM-DD): where "through that day" ends. */
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The grid's filters as the list's parameters (the same ones `contentlib ls` sends). */
+export function listParamsOf(q: GridQuery): ListParams {
+  return {
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.type ? { type: q.type } : {}),
+    ...(q.search ? { search: q.search } : {}),
+    ...(q.hashtags?.length ? { hashtag: q.hashtags } : {}),
+    ...(q.from ? { createdAfter: `${q.from}T00:00:00.000Z` } : {}),
+    ...(q.to ? { createdBefore: `${nextDay(q.to)}T00:00:00.000Z` } : {}),
+    ...(q.by ? { createdBy: q.by } : {}),
+    ...(q.q ? { q: q.q } : {}),
+  };
+}
+
+/** Whether any filter is set (the page then offers to clear them). */
+export function isFiltered(q: GridQuery): boolean {
+  return Boolean(q.status || q.type || q.search || q.hashtags?.length || q.from || q.to || q.by || q.q);
 }
 
 /** The grid's filters from a query string; a value that is not one of the choices is a problem, not a filter. */
@@ -44,6 +87,21 @@ export function parseGridQuery(q: Query): { query: GridQuery; problems: string[]
   else if (type !== '') problems.push(`There is no type “${type}”; choose one of ${CONTENT_TYPES.join(', ')}.`);
   const search = (one(q, 'search') ?? '').trim();
   if (search) query.search = search;
+  // Every `hashtag` value, the chips' and the field's (which may hold several: "summer, #sale").
+  const tags = normalizeHashtags(all(q, 'hashtag').flatMap((t) => t.split(/[\s,]+/)));
+  if (tags.length > 20) problems.push('Choose at most 20 hashtags.');
+  else if (tags.length > 0) query.hashtags = tags;
+  for (const name of ['from', 'to'] as const) {
+    const day = (one(q, name) ?? '').trim();
+    if (isDay(day)) query[name] = day;
+    else if (day !== '') problems.push(`“${day}” is not a date; write it as 2026-11-01.`);
+  }
+  if (query.from && query.to && query.from > query.to)
+    problems.push(`The date range ends (${query.to}) before it starts (${query.from}).`);
+  const by = (one(q, 'by') ?? '').trim();
+  if (by) query.by = by;
+  const text = (one(q, 'q') ?? '').trim();
+  if (text) query.q = text;
   const page = one(q, 'page') ?? '';
   if (/^\d{1,6}$/.test(page) && Number(page) >= 1 && Number(page) <= MAX_PAGE) query.page = Number(page);
   else if (page !== '') problems.push(`“${page}” is not a page number; pages start at 1.`);
@@ -56,6 +114,11 @@ export function gridHref(q: GridQuery, page = q.page): string {
   if (q.status) params.set('status', q.status);
   if (q.type) params.set('type', q.type);
   if (q.search) params.set('search', q.search);
+  for (const tag of q.hashtags ?? []) params.append('hashtag', tag);
+  if (q.from) params.set('from', q.from);
+  if (q.to) params.set('to', q.to);
+  if (q.by) params.set('by', q.by);
+  if (q.q) params.set('q', q.q);
   if (page > 1) params.set('page', String(page));
   const s = params.toString();
   return s ? `/?${s}` : '/';

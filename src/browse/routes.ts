@@ -8,7 +8,15 @@ import { ApiError } from '../api/errors.js';
 import type { ContentItem } from '../api/schemas.js';
 import { THUMBNAIL_RULE } from '../rules/rules.js';
 import type { Asset } from './assets.js';
-import { type EditForm, PAGE_SIZE, type Query, itemHref, parseGridQuery, patchFromForm } from './forms.js';
+import {
+  type EditForm,
+  PAGE_SIZE,
+  type Query,
+  itemHref,
+  listParamsOf,
+  parseGridQuery,
+  patchFromForm,
+} from './forms.js';
 import { mediaOrigin, securityHeaders } from './guard.js';
 import type { Html } from './html.js';
 import type { BrowseOptions } from './options.js';
@@ -102,9 +110,7 @@ export function registerRoutes(app: FastifyInstance, d: RouteDeps): void {
     try {
       const list = await d.library.list(
         {
-          status: query.status,
-          type: query.type,
-          search: query.search,
+          ...listParamsOf(query),
           limit: PAGE_SIZE,
           offset: (query.page - 1) * PAGE_SIZE,
         },

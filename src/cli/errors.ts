@@ -31,6 +31,13 @@ export class UsageError extends CliError {
   }
 }
 
+/** A query (`ls QUERY`, `--where QUERY`, ls's search flags) that cannot be read: nothing was sent. */
+export class QuerySyntaxError extends UsageError {
+  constructor(message: string, hint?: string) {
+    super(message, hint ?? 'See the query syntax: contentlib ls --help, or docs/cli.md (Finding items).');
+  }
+}
+
 /** One line per rejected file, all reported at once before any byte is sent. */
 export class RejectedFilesError extends CliError {
   readonly problems: readonly string[];

@@ -164,3 +164,15 @@ export function parseSeconds(flag: string): (value: string) => number {
     return n;
   };
 }
+
+/**
+ * The query syntax in a few lines, for the help of ls, edit --where and rm --where (the words
+ * themselves are read by src/cli/query.ts, which --help does not load).
+ */
+export const QUERY_HELP = `A query is words that must all match (quote it: # starts a comment in a shell):
+  status:draft  type:carousel  #summersale (or hashtag:summersale)  title:summer
+  created:>7d  created:<2026-01-01  created:2026-11-01..2026-11-20  updated:>=12h
+  by:KEY (uploaded by a key's name or id)  updated-by:KEY  duration:>30  duration:30..90
+  sort:title-asc (created, updated or title; -asc or -desc)
+  any other word, or a "quoted phrase", is free text over title, description and hashtags.
+Durations (30m, 12h, 7d, 2w) count back from now; dates are UTC days.`;

@@ -22,6 +22,7 @@ import {
   parseDuration,
   parsePort,
   parseRetryFor,
+  QUERY_HELP,
 } from './flags.js';
 import { DEFAULT_RIDE_OUT_MS } from '../api/retry.js';
 import { DEFAULT_PUT_LIMITS, DEFAULT_TIMEOUTS, TEAM_RATE_LIMIT, UNAUTHENTICATED_RATE_LIMIT } from '../server/limits.js';
@@ -125,6 +126,7 @@ export function buildProgram(ctx: CliContext, version: string): Command {
   defineServe(program, ctx);
   defineKeys(program, ctx);
   defineLog(program, ctx);
+  defineUndo(program, ctx);
   return program;
 }
 
@@ -212,10 +214,21 @@ Examples:
 function defineLs(program: Command, ctx: CliContext): void {
   program
     .command('ls')
-    .description('list content items, newest first')
+    .description('list content items, newest first; a query or the search flags narrow the list')
+    .argument('[query...]', 'a query: status:draft #summersale created:>7d by:ci-bot northwind (see below)')
     .addOption(new Option('--status <status>', 'only items with this status').choices(STATUSES))
     .addOption(new Option('--type <type>', 'only items of this type').choices(CONTENT_TYPES))
     .option('--search <text>', 'only items whose title contains this text (case-insensitive)')
+    .option('--hashtag <tag>', 'only items with this hashtag (repeatable: all must match)', collect)
+    .option('--since <when>', 'created at or after: 7d, 12h, 2w, or a date (2026-11-01)')
+    .option('--until <when>', 'created at or before: a date (through that day), a time, or 7d (longer ago)')
+    .option('--updated-since <when>', 'changed last at or after (as --since)')
+    .option('--updated-until <when>', 'changed last at or before (as --until)')
+    .option('--by <key>', 'uploaded by this key (its name or id)')
+    .option('--text <words>', 'free text over title, description and hashtags, best match first')
+    .option('--sort <field>', 'created, updated or title, with -asc or -desc (e.g. title-asc)')
+    .option('--min-duration <seconds>', 'videos at least this long (30, 7.5, 2m)')
+    .option('--max-duration <seconds>', 'videos at most this long')
     .option(
       '--limit <n>',
       `how many items (default ${LIST_LIMITS.defaultLimit}; above ${LIST_LIMITS.maxLimit} is fetched in several pages)`,
@@ -226,8 +239,13 @@ function defineLs(program: Command, ctx: CliContext): void {
     .addHelpText(
       'after',
       `
+${QUERY_HELP}
+
 Examples:
   contentlib ls --status draft --type carousel
+  contentlib ls 'status:draft #summersale created:>7d northwind sneaker'
+  contentlib ls --hashtag summersale --since 7d --by ci-bot
+  contentlib ls 'created:2026-11-01..2026-11-20 sort:title-asc'
   contentlib ls --search "summer sale" --limit 200
   contentlib ls --all --json > library.json
   contentlib ls --status failed --json id,title
@@ -298,8 +316,12 @@ Examples:
 function defineEdit(program: Command, ctx: CliContext): void {
   program
     .command('edit')
-    .description('change an item’s title, description, status, hashtags or platform settings, or a carousel’s images')
-    .argument('<id>', 'the item id (see contentlib ls)')
+    .description(
+      'change an item’s title, description, status, hashtags or platform settings, or a carousel’s images; --where changes every item a query matches',
+    )
+    .argument('[id]', 'the item id (see contentlib ls); or --where QUERY')
+    .option('--where <query>', 'change every item this query matches, as one batch (see contentlib ls --help)')
+    .option('-y, --yes', 'with --where: do not ask (required when not on a terminal)')
     .option('--title <text>', 'new title')
     .option('--description <text>', 'new description ("" clears it)')
     .addOption(new Option('--status <status>', 'new status').choices(STATUSES))
@@ -328,7 +350,7 @@ function defineEdit(program: Command, ctx: CliContext): void {
     )
     .option(
       '--dry-run',
-      'with --order, --remove-image or --replace-image: show the carousel as it would be; change nothing',
+      'with --where: show what would change; with --order, --remove-image or --replace-image: the carousel as it would be; change nothing',
     )
     .addHelpText(
       'after',
@@ -344,7 +366,12 @@ Examples:
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order 3,1,2 --dry-run
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --order beach.jpg      # beach.jpg first, the rest as they were
   contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --remove-image 10
-  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --replace-image 2 sunset-fixed.jpg`,
+  contentlib edit 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 --replace-image 2 sunset-fixed.jpg
+  contentlib edit --where '#summersale status:draft' --status scheduled --add-hashtag launch --dry-run
+  contentlib edit --where 'created:>7d by:ci-bot' --remove-hashtag wip --yes
+
+--where shows the count and the first changes, then asks (or needs --yes); every change carries
+one batch id, listed by contentlib log --batch ID and taken back by contentlib undo ID.`,
     )
     .action(
       lazy(
@@ -360,6 +387,8 @@ function defineRm(program: Command, ctx: CliContext): void {
     .command('rm')
     .description('delete items and all their files for good (asks first on a terminal)')
     .argument('[ids...]', 'ids of the items to delete; - reads ids from standard input')
+    .option('--where <query>', 'delete every item this query matches, as one batch (see contentlib ls --help)')
+    .option('--dry-run', 'with --where: show which items would be deleted; delete nothing')
     .option('-y, --yes', 'do not ask (required when not on a terminal); with no ids, does nothing')
     .addHelpText(
       'after',
@@ -367,7 +396,10 @@ function defineRm(program: Command, ctx: CliContext): void {
 Examples:
   contentlib rm 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
   contentlib rm --yes 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11 9b2d7e10-55aa-4f3e-8c1d-0a9e8f7b6c54
-  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -`,
+  contentlib ls --status failed --jq '.[].id' | contentlib rm --yes -
+  contentlib rm --where 'status:failed created:<30d' --dry-run
+
+Deletions are final: contentlib undo cannot bring deleted items back.`,
     )
     .action(
       lazy(
@@ -783,6 +815,7 @@ function defineLog(program: Command, ctx: CliContext): void {
     .argument('[id]', 'only this item’s entries')
     .option('--key <id>', 'only what this key did (an id from contentlib keys list)')
     .option('--since <when>', 'only entries since then: 7d, 12h, 30m, or a date (2026-01-01)')
+    .option('--batch <id>', 'only the entries of one bulk change (edit --where, rm --where, undo)')
     .option(
       '--limit <n>',
       `how many of the latest entries (default ${LIST_LIMITS.defaultLimit})`,
@@ -797,13 +830,43 @@ Entries are printed oldest first (the latest last). Kept for a year by default (
 Examples:
   contentlib log 3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11
   contentlib log --since 7d
-  contentlib log --key 62922a20-4866-4238-af64-d3b7e6a5ef19 --json`,
+  contentlib log --key 62922a20-4866-4238-af64-d3b7e6a5ef19 --json
+  contentlib log --batch 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d`,
     )
     .action(
       lazy(
         ctx,
         () => import('./commands/log.js'),
         (m) => m.logCommand,
+      ),
+    );
+}
+
+function defineUndo(program: Command, ctx: CliContext): void {
+  program
+    .command('undo')
+    .description('take back a bulk edit (edit --where): each item gets its values from before the batch')
+    .argument('<batch>', 'the batch id edit --where printed (or see contentlib log --json)')
+    .option('-y, --yes', 'do not ask (required when not on a terminal)')
+    .option('--dry-run', 'show what would be restored; change nothing')
+    .option('--force', 'also restore items changed again after the batch (that later change is lost)')
+    .addHelpText(
+      'after',
+      `
+The undo is itself one batch: its id is printed, and undoing it puts the batch's values back.
+Items changed again after the batch are named and left alone unless --force. Deletions
+(rm --where) are final: their files are gone, so they cannot be undone.
+
+Examples:
+  contentlib log --batch 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d
+  contentlib undo 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d --dry-run
+  contentlib undo 0b7c5a9e-2f41-4d8e-9c11-5e6f7a8b9c0d --yes`,
+    )
+    .action(
+      lazy(
+        ctx,
+        () => import('./commands/undo.js'),
+        (m) => m.undoCommand,
       ),
     );
 }

@@ -2,6 +2,7 @@
 // (revoked, expired) and when it was last used (docs/api.md, Authentication and keys). What each
 // endpoint needs of the key is ./scopes.ts; the rate limit is ./rate-limit.ts.
 import type { FastifyRequest } from 'fastify';
+import { BATCH_HEADER, BATCH_ID_PATTERN } from '../api/headers.js';
 import { apiError } from './errors.js';
 import type { Actor, Caller, Repo } from './repo/interface.js';
 
@@ -55,9 +56,25 @@ export async function authenticate(request: FastifyRequest, repo: Repo, now: () 
   };
 }
 
-/** Who a change is made by, for its audit entry: the request's key and the request's id. */
+/**
+ * Who a change is made by, for its audit entry: the request's key, the request's id, and the bulk
+ * change it belongs to (the Content-Library-Batch header, an extension: docs/api.md). A batch id
+ * that is not one is refused (400) before anything changes, rather than recorded as no batch.
+ */
 export function actorOf(request: FastifyRequest): Actor {
   const caller = request.caller;
   if (!caller) throw new Error('auth hook did not run for an /api route');
-  return { keyId: caller.keyId, keyName: caller.keyName, requestId: request.id };
+  const batch = request.headers[BATCH_HEADER];
+  if (batch !== undefined && (typeof batch !== 'string' || !BATCH_ID_PATTERN.test(batch)))
+    throw apiError(
+      'invalid_request',
+      `the ${BATCH_HEADER} header must be a batch id: 8 to 64 letters, digits, - or _ (a UUID)`,
+      [{ path: BATCH_HEADER, message: 'not a batch id' }],
+    );
+  return {
+    keyId: caller.keyId,
+    keyName: caller.keyName,
+    requestId: request.id,
+    ...(batch !== undefined ? { batchId: batch } : {}),
+  };
 }

@@ -116,6 +116,72 @@ describe('the grid', () => {
     expect(await cardTitles()).toHaveLength(4);
   });
 
+  it('the search form: words marked in titles, hashtag chips, dates and uploader, all in a URL that can be shared', async () => {
+    const carousel = (await f.client.get(ids.carousel)).item;
+    const day = carousel.createdAt.slice(0, 10);
+    await page.fill('input[name="q"]', 'summer');
+    await page.fill('input[name="hashtag"]', '#summersale');
+    await page.fill('input[name="from"]', day);
+    await page.fill('input[name="to"]', day);
+    await page.fill('input[name="by"]', 'ci-bot');
+    await page.click('button:text("Filter")');
+    await page.waitForURL(/q=summer/);
+    const url = new URL(page.url());
+    // The form sends its empty fields too; what is set is the search.
+    expect(Object.fromEntries([...url.searchParams].filter(([, v]) => v !== ''))).toEqual({
+      q: 'summer',
+      hashtag: '#summersale',
+      from: day,
+      to: day,
+      by: 'ci-bot',
+    });
+    // The chosen hashtag is a chip (and the field is empty for the next one).
+    expect(await textOf('.chip')).toBe('#summersale ×');
+    expect(await page.inputValue('input[type="text"][name="hashtag"]')).toBe('');
+    // The same URL in another tab shows the same search.
+    const shared = await context.newPage();
+    await shared.goto(url.href);
+    expect(await shared.inputValue('input[name="q"]')).toBe('summer');
+    expect(await shared.inputValue('input[name="from"]')).toBe(day);
+    expect(await shared.inputValue('input[name="by"]')).toBe('ci-bot');
+    expect(await shared.locator('.chip').count()).toBe(1);
+    await shared.close();
+    // A second hashtag adds a chip; a chip's × removes only it.
+    await page.fill('input[type="text"][name="hashtag"]', 'launch');
+    await page.click('button:text("Filter")');
+    await page.waitForURL(/hashtag=launch/);
+    expect(new URL(page.url()).searchParams.getAll('hashtag').filter(Boolean)).toEqual(['summersale', 'launch']);
+    await page.click('a[aria-label="Remove hashtag #summersale"]');
+    await page.waitForURL((u) => !u.searchParams.getAll('hashtag').includes('summersale'));
+    expect(new URL(page.url()).searchParams.getAll('hashtag').filter(Boolean)).toEqual(['launch']);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('summer');
+    // The words are marked in the titles (escaped like any text).
+    await page.goto(`${f.browse.origin}/?q=summer`);
+    expect(await page.locator(`.card[data-id="${ids.carousel}"] .card-title mark`).allTextContents()).toEqual([
+      'Summer',
+    ]);
+    expect(await page.locator(`.card[data-id="${ids.carousel}"] .card-title`).textContent()).toBe('Summer carousel');
+    // A date that is not one is said, not searched for.
+    await page.goto(`${f.browse.origin}/?from=2026-11-20&to=2026-11-01`);
+    expect(await textOf('.flash-error')).toContain('ends (2026-11-01) before it starts (2026-11-20)');
+    problems = problems.filter((p) => !p.includes('status of 400'));
+  });
+
+  it('the search form narrows the grid (the server’s hashtag, date, uploader and text filters)', async () => {
+    const carousel = (await f.client.get(ids.carousel)).item;
+    await f.client.patch(ids.carousel, { hashtags: ['summersale'] });
+    try {
+      const day = carousel.createdAt.slice(0, 10);
+      const by = carousel.createdBy?.keyId ?? '';
+      await page.goto(`${f.browse.origin}/?q=summer&hashtag=summersale&from=${day}&to=${day}&by=${by}`);
+      expect(await cardTitles()).toEqual(['Summer carousel']);
+      await page.goto(`${f.browse.origin}/?hashtag=summersale&hashtag=nosuchtag`);
+      expect(await textOf('.empty')).toBe('No item matches these filters.');
+    } finally {
+      await f.client.patch(ids.carousel, { hashtags: [] });
+    }
+  });
+
   it('a title holding markup renders as text, and runs nothing', async () => {
     expect(await page.locator(`.card[data-id="${ids.xss}"] .card-title`).textContent()).toBe(XSS);
     await page.goto(`${f.browse.origin}/items/${ids.xss}`);
@@ -250,7 +316,13 @@ describe('accessibility (axe-core)', () => {
   for (const scheme of ['light', 'dark'] as const) {
     it(`no serious violations on the grid, an item, a carousel and a confirmation (${scheme})`, async () => {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const path of ['/', `/items/${ids.long}`, `/items/${ids.carousel}`, `/items/${ids.carousel}/delete`]) {
+      for (const path of [
+        '/',
+        '/?q=summer&hashtag=summersale&hashtag=launch&from=2026-01-01&by=ci-bot',
+        `/items/${ids.long}`,
+        `/items/${ids.carousel}`,
+        `/items/${ids.carousel}/delete`,
+      ]) {
         await page.goto(`${f.browse.origin}${path}`);
         expect(await seriousA11yViolations(page), path).toEqual([]);
       }

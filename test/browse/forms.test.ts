@@ -1,7 +1,8 @@
 // The grid's query string and the edit form, as tables over the pure functions.
 import { describe, expect, it } from 'vitest';
 import type { ContentItem } from '../../src/api/schemas.js';
-import { type EditForm, gridHref, parseGridQuery, patchFromForm } from '../../src/browse/forms.js';
+import { type EditForm, gridHref, listParamsOf, parseGridQuery, patchFromForm } from '../../src/browse/forms.js';
+import { highlight, searchedTerms } from '../../src/browse/pages/grid.js';
 
 describe('parseGridQuery', () => {
   it.each([
@@ -27,6 +28,74 @@ describe('parseGridQuery', () => {
   it('links keep the filters and set the page', () => {
     expect(gridHref({ page: 1 })).toBe('/');
     expect(gridHref({ status: 'draft', search: 'a&b', page: 1 }, 2)).toBe('/?status=draft&search=a%26b&page=2');
+  });
+
+  it.each([
+    // The chips' hidden values and the field's new one (which may hold several) are one list.
+    [{ hashtag: ['summersale', ''] }, { hashtags: ['summersale'] }],
+    [{ hashtag: ['summersale', '#launch, Summersale'] }, { hashtags: ['summersale', 'launch'] }],
+    [
+      { from: '2026-11-01', to: '2026-11-20' },
+      { from: '2026-11-01', to: '2026-11-20' },
+    ],
+    [
+      { by: ' ci-bot ', q: ' northwind sneaker ' },
+      { by: 'ci-bot', q: 'northwind sneaker' },
+    ],
+    [{ from: '', to: '', by: '', q: '' }, {}],
+  ])('search filters %j → %j', (q, query) => {
+    const r = parseGridQuery(q);
+    expect(r.problems).toEqual([]);
+    expect(r.query).toEqual({ page: 1, ...query });
+  });
+
+  it.each([
+    [{ from: '2026-13-01' }, /is not a date/],
+    [{ to: 'yesterday' }, /is not a date/],
+    [{ from: '2026-11-20', to: '2026-11-01' }, /ends \(2026-11-01\) before it starts/],
+    [{ hashtag: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /at most 20 hashtags/],
+  ])('%j is a problem', (q, message) => {
+    expect(parseGridQuery(q).problems.join('\n')).toMatch(message);
+  });
+
+  it('the URL holds every filter, so a search can be shared; the list gets the same parameters as ls', () => {
+    const query = {
+      status: 'draft' as const,
+      hashtags: ['summersale', 'launch'],
+      from: '2026-11-01',
+      to: '2026-11-20',
+      by: 'ci-bot',
+      q: 'northwind "exact phrase"',
+      page: 1,
+    };
+    const href = gridHref(query);
+    expect(href).toBe(
+      '/?status=draft&hashtag=summersale&hashtag=launch&from=2026-11-01&to=2026-11-20&by=ci-bot&q=northwind+%22exact+phrase%22',
+    );
+    const back = new URLSearchParams(href.slice(2));
+    expect(parseGridQuery({ ...Object.fromEntries(back), hashtag: back.getAll('hashtag') }).query).toEqual(query);
+    expect(listParamsOf(query)).toEqual({
+      status: 'draft',
+      hashtag: ['summersale', 'launch'],
+      createdAfter: '2026-11-01T00:00:00.000Z',
+      createdBefore: '2026-11-21T00:00:00.000Z',
+      createdBy: 'ci-bot',
+      q: 'northwind "exact phrase"',
+    });
+  });
+});
+
+describe('highlight', () => {
+  it.each([
+    ['Northwind sneaker launch', { q: 'northwind SNEAKER' }, '<mark>Northwind</mark> <mark>sneaker</mark> launch'],
+    ['A summer sale, summer!', { q: '"summer sale"' }, 'A <mark>summer sale</mark>, summer!'],
+    ['Teaser draft', { search: 'ser d' }, 'Tea<mark>ser d</mark>raft'],
+    ['<b>Sale</b> & more', { q: 'sale' }, '&lt;b&gt;<mark>Sale</mark>&lt;/b&gt; &amp; more'],
+    ['a.b (c)', { q: '(c) a.b' }, '<mark>a.b</mark> <mark>(c)</mark>'],
+    ['Nothing here', {}, 'Nothing here'],
+    ['#summersale promo', { q: '#summersale' }, '#<mark>summersale</mark> promo'],
+  ])('%j with %j', (title, q, markup) => {
+    expect(highlight(title, searchedTerms({ page: 1, ...q })).markup).toBe(markup);
   });
 });
 

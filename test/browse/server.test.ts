@@ -108,7 +108,8 @@ describe('pages', () => {
     expect((await f.page('/?status=published')).text).toContain('Summer carousel');
     expect((await f.page('/?status=published')).text).not.toContain('onerror');
     expect((await f.page('/?type=shortform')).text).not.toContain('Summer carousel');
-    expect((await f.page('/?search=summer')).text).toContain('Summer carousel');
+    // The searched text is marked in the title.
+    expect((await f.page('/?search=summer')).text).toContain('<mark>Summer</mark> carousel');
     expect((await f.page('/?search=nothing-like-this')).text).toContain('No item matches these filters');
     const bad = await f.page('/?status=bogus');
     expect(bad.status).toBe(400);

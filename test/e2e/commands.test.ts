@@ -54,6 +54,45 @@ describe('every command through the binary', () => {
     expect(logout.exitCode, logout.stderr).toBe(0);
   });
 
+  it('ls QUERY, edit --where, log --batch, undo and rm --where', async () => {
+    const env = { CONTENTLIB_BASE_URL: remote.url, CONTENTLIB_API_KEY: key };
+    const up = await cli(home.dir, ['upload', '--json', `${FIXTURES}/video/clip-5s.mp4`, '--title', 'Bulk one'], {
+      env,
+    });
+    expect(up.exitCode, up.stderr).toBe(0);
+    const id = (JSON.parse(up.stdout.trim().split('\n').at(-1)!) as { items: Array<{ id: string }> }).items[0]!.id;
+    const ls = await cli(home.dir, ['ls', 'title:"bulk one" status:draft', '--json', 'id'], { env });
+    expect(ls.exitCode, ls.stderr).toBe(0);
+    expect(JSON.parse(ls.stdout)).toEqual([{ id }]);
+    expect((await cli(home.dir, ['ls', 'colour:red'], { env })).exitCode).toBe(2);
+
+    const dry = await cli(home.dir, ['edit', '--where', 'title:"bulk one"', '--status', 'scheduled', '--dry-run'], {
+      env,
+    });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Would change\t${id}\tBulk one\tstatus "draft" → "scheduled"`);
+    const refused = await cli(home.dir, ['edit', '--where', 'title:"bulk one"', '--status', 'scheduled'], { env });
+    expect(refused.exitCode).toBe(2);
+    const edit = await cli(
+      home.dir,
+      ['edit', '--where', 'title:"bulk one"', '--status', 'scheduled', '--add-hashtag', 'launch', '--yes', '--json'],
+      { env },
+    );
+    expect(edit.exitCode, edit.stderr).toBe(0);
+    const { batchId } = JSON.parse(edit.stdout) as { batchId: string };
+    const log = await cli(home.dir, ['log', '--batch', batchId, '--json', 'itemId,batchId'], { env });
+    expect(JSON.parse(log.stdout)).toEqual([{ itemId: id, batchId }]);
+    const undo = await cli(home.dir, ['undo', batchId, '--yes'], { env });
+    expect(undo.exitCode, undo.stderr).toBe(0);
+    const show = await cli(home.dir, ['show', id, '--json', 'status,hashtags'], { env });
+    expect(JSON.parse(show.stdout)).toEqual({ status: 'draft', hashtags: [] });
+
+    const rm = await cli(home.dir, ['rm', '--where', 'title:"bulk one"', '--yes'], { env });
+    expect(rm.exitCode, rm.stderr).toBe(0);
+    expect(rm.stderr).toContain('Deletions are final');
+    expect((await cli(home.dir, ['show', id], { env })).exitCode).toBe(5);
+  });
+
   it('help and completion', async () => {
     const help = await cli(home.dir, ['help', 'upload']);
     expect(help.stdout).toMatch(/^Usage: contentlib upload/);

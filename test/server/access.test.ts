@@ -21,6 +21,7 @@ interface Entry {
   keyId: string | null;
   keyName: string | null;
   requestId: string | null;
+  batchId: string | null;
   details: Record<string, unknown>;
 }
 
@@ -217,9 +218,15 @@ describe('the audit log', () => {
     const [deleted, updated] = log.body.entries;
     expect(updated!.requestId).toBe('alice-edit-1');
     expect(deleted!.requestId).toBe(del.headers['x-request-id']);
+    // Sent without a batch header: no batch.
+    expect([deleted!.batchId, updated!.batchId]).toEqual([null, null]);
     expect(updated!.details).toEqual({
       fields: ['title', 'hashtags', 'platformSettings'],
-      changes: { title: { from: 'a', to: 'Launch' }, hashtags: { from: [], to: ['go'] } },
+      changes: {
+        title: { from: 'a', to: 'Launch' },
+        hashtags: { from: [], to: ['go'] },
+        platformSettings: { from: {}, to: { tiktok: { duet: false } } },
+      },
       platformSettings: ['tiktok'],
     });
     expect(deleted!.details).toEqual({ type: 'carousel', title: 'Launch' });

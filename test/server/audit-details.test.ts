@@ -41,7 +41,7 @@ describe('changedPaths', () => {
 });
 
 describe('patchDetails', () => {
-  it('scalar fields with their old and new values; platformSettings as the paths that changed', () => {
+  it('every field with its old and new value (platformSettings whole, for an undo) and the paths that changed', () => {
     expect(
       patchDetails(item, {
         title: 'Teaser v2',
@@ -57,6 +57,10 @@ describe('patchDetails', () => {
         description: { from: '', to: 'new' },
         status: { from: 'draft', to: 'scheduled' },
         hashtags: { from: ['a'], to: ['a', 'b'] },
+        platformSettings: {
+          from: { youtube: { visibility: 'private', tags: ['x'] }, tiktok: { duet: false } },
+          to: { youtube: { visibility: 'public', tags: ['x'] } },
+        },
       },
       platformSettings: ['tiktok', 'youtube.visibility'],
     });

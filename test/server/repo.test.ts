@@ -495,9 +495,16 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     expect(all[0]!.details).toEqual({ type: 'carousel', title: 'Winter' });
     expect(all[1]!.details).toEqual({
       fields: ['title', 'status', 'platformSettings'],
-      changes: { title: { from: 'Summer', to: 'Winter' }, status: { from: 'draft', to: 'scheduled' } },
+      changes: {
+        title: { from: 'Summer', to: 'Winter' },
+        status: { from: 'draft', to: 'scheduled' },
+        platformSettings: { from: {}, to: { youtube: { visibility: 'private' } } },
+      },
       platformSettings: ['youtube'],
     });
+    // No change here was part of a bulk change.
+    expect(all.map((e) => e.batchId)).toEqual([null, null, null, null, null]);
+    expect((await repo.listAudit(caller.brandId, { batchId: 'no-such-batch', limit: 50 })).entries).toEqual([]);
     expect(all[3]!.details).toEqual({ type: 'carousel', title: 'Summer', fileName: 'photo.jpg' });
     // Strictly increasing ids, newest first.
     expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));

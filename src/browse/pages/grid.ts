@@ -1,11 +1,13 @@
-// The library as a grid, newest first: the list's filters (status, type, title search), one page
-// of the API's list, and links to the newer and older pages. Thumbnails load lazily (the
+// The library as a grid, newest first: the list's filters (status, type, title search, hashtag
+// chips, a created date range, the uploader, free text; all in the page's URL, so a search can be
+// shared), one page of the API's list with the searched words marked in titles, and links to the
+// newer and older pages. Thumbnails load lazily (the
 // browser's loading="lazy"), so a page costs the same at page 50 as at page 1: one list request
 // and the images in view.
 import type { ContentItem, ListResponse } from '../../api/schemas.js';
 import { CONTENT_TYPES, STATUSES } from '../../rules/rules.js';
-import { type GridQuery, gridHref, itemHref } from '../forms.js';
-import { type Html, html, safeMediaUrl } from '../html.js';
+import { type GridQuery, gridHref, isFiltered, itemHref } from '../forms.js';
+import { Html, escapeHtml, html, safeMediaUrl } from '../html.js';
 import { platformBadges } from './badges.js';
 import { formatWhen, isVideoType } from './format.js';
 
@@ -14,7 +16,34 @@ export function cardImageUrl(item: ContentItem): string | undefined {
   return safeMediaUrl(item.thumbnailUrl) ?? (item.type === 'carousel' ? safeMediaUrl(item.fileUrl) : undefined);
 }
 
-function card(item: ContentItem): Html {
+/** The words a person searched for: the free text's words and "phrases", and the title search. */
+export function searchedTerms(q: GridQuery): string[] {
+  const terms: string[] = [];
+  const text = q.q ?? '';
+  for (const m of text.matchAll(/"([^"]+)"|(\S+)/g)) {
+    const term = (m[1] ?? m[2] ?? '').replace(/^#/, '').trim();
+    if (term) terms.push(term);
+  }
+  if (q.search) terms.push(q.search);
+  // Longest first: a phrase is marked whole rather than word by word.
+  return [...new Set(terms)].sort((a, b) => b.length - a.length);
+}
+
+/** The text with every searched term in it marked (<mark>), case-insensitive; escaped like any text. */
+export function highlight(text: string, terms: readonly string[]): Html {
+  if (terms.length === 0 || text === '') return html`${text}`;
+  const pattern = new RegExp(terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(pattern)) {
+    if (m[0] === '') continue;
+    out += escapeHtml(text.slice(at, m.index)) + `<mark>${escapeHtml(m[0])}</mark>`;
+    at = m.index + m[0].length;
+  }
+  return new Html(out + escapeHtml(text.slice(at)));
+}
+
+function card(item: ContentItem, terms: readonly string[]): Html {
   const src = cardImageUrl(item);
   const picture = src
     ? html`<img src="${src}" alt="" loading="lazy" decoding="async" width="320" height="320" />`
@@ -23,7 +52,7 @@ function card(item: ContentItem): Html {
   return html`<li class="card" data-id="${item.id}">
     <a class="card-link" href="${itemHref(item.id)}">
       <span class="thumb">${picture}</span>
-      <span class="card-title">${item.title || '(untitled)'}</span>
+      <span class="card-title">${item.title ? highlight(item.title, terms) : '(untitled)'}</span>
     </a>
     <span class="card-meta"
       ><span class="badge">${item.type}</span>${count}
@@ -43,15 +72,60 @@ function choice(name: string, label: string, values: readonly string[], selected
   >`;
 }
 
+/** The chosen hashtags: each a chip that keeps it in the form and a link that removes it. */
+function chips(q: GridQuery): Html {
+  const tags = q.hashtags ?? [];
+  if (tags.length === 0) return html``;
+  return html`<ul class="chips" aria-label="Hashtags the items must all carry">
+    ${tags.map(
+      (tag) =>
+        html`<li class="chip">
+          <input type="hidden" name="hashtag" value="${tag}" />#${tag}
+          <a
+            href="${gridHref({ ...q, hashtags: tags.filter((t) => t !== tag) }, 1)}"
+            aria-label="${`Remove hashtag #${tag}`}"
+            title="Remove"
+            >×</a
+          >
+        </li>`,
+    )}
+  </ul>`;
+}
+
 function filters(q: GridQuery): Html {
-  const filtered = q.status || q.type || q.search;
   return html`<form class="filters" method="get" action="/" role="search" aria-label="Filter the library">
     ${choice('status', 'Status', STATUSES, q.status)} ${choice('type', 'Type', CONTENT_TYPES, q.type)}
     <label
       >Title contains <input type="search" name="search" value="${q.search ?? ''}" maxlength="300" autocomplete="off"
     /></label>
+    <label
+      >Words
+      <input
+        type="search"
+        name="q"
+        value="${q.q ?? ''}"
+        maxlength="500"
+        autocomplete="off"
+        placeholder="title, description, hashtags"
+    /></label>
+    ${chips(q)}
+    <label
+      >Hashtag <input type="text" name="hashtag" value="" maxlength="101" autocomplete="off" placeholder="#summersale"
+    /></label>
+    <label>Created from <input type="date" name="from" value="${q.from ?? ''}" /></label>
+    <label>Created to <input type="date" name="to" value="${q.to ?? ''}" /></label>
+    <label
+      >Uploaded by
+      <input
+        type="text"
+        name="by"
+        value="${q.by ?? ''}"
+        maxlength="100"
+        autocomplete="off"
+        placeholder="key name or id"
+    /></label>
     <button type="submit">Filter</button>
-    ${filtered ? html`<a href="/">Clear filters</a>` : ''}
+    ${isFiltered(q) ? html`<a href="/">Clear filters</a>` : ''}
   </form>`;
 }
 
@@ -67,7 +141,7 @@ function pager(q: GridQuery, hasMore: boolean): Html {
 function empty(q: GridQuery): Html {
   if (q.page > 1)
     return html`<p class="empty">No items on this page. <a href="${gridHref(q, 1)}">Back to the first page</a>.</p>`;
-  if (q.status || q.type || q.search) return html`<p class="empty">No item matches these filters.</p>`;
+  if (isFiltered(q)) return html`<p class="empty">No item matches these filters.</p>`;
   return html`<p class="empty">The library is empty. Add media with <code>contentlib upload</code>.</p>`;
 }
 
@@ -79,7 +153,7 @@ export function gridMain(q: GridQuery, list: ListResponse | undefined): Html {
     list.items.length === 0
       ? empty(q)
       : html`<ul class="grid" aria-label="Items, newest first">
-          ${list.items.map(card)}
+          ${list.items.map((item) => card(item, searchedTerms(q)))}
         </ul>`;
   return html`${heading}${filters(q)}${body}${pager(q, list.hasMore)}`;
 }

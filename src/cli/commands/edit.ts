@@ -19,6 +19,7 @@ import { type EditFlags, buildPatch, needsCurrent } from './edit-flags.js';
 import { type ImageFlags, imageFlagsGiven } from './edit-image-flags.js';
 import { type ImageEditResult, runImageEdit } from './edit-images.js';
 import { escapeText } from '../../text/escape-name.js';
+import { editWhereCommand } from './bulk.js';
 
 const thumbnailHint = `Choose ${THUMBNAIL_WHAT} for --thumbnail.`;
 
@@ -70,8 +71,12 @@ export interface EditCliOptions extends Omit<EditFlags, 'platformJson'>, ImageFl
   platformJson?: string;
   /** --thumbnail IMG: uploaded (presign thumbnail:true + PUT), then PATCHed as thumbnailKey. */
   thumbnail?: string;
-  /** Shows what the image flags would make of the carousel; changes nothing. */
+  /** Shows what the image flags (or a --where change) would do; changes nothing. */
   dryRun?: boolean;
+  /** A query: change every item it matches (./bulk.ts). */
+  where?: string;
+  /** With --where: do not ask. */
+  yes?: boolean;
 }
 
 /** `--add-hashtag` from `addHashtag`: how a flag is named in messages. */
@@ -89,14 +94,50 @@ function unreadableWhy(err: unknown): string {
   return (code && words[code]) ?? (err as Error).message;
 }
 
+/** `edit --where QUERY`: the metadata flags, applied to every item the query matches. */
+async function editWhere(ctx: CliContext, globals: GlobalOptions, opts: EditCliOptions, where: string): Promise<void> {
+  const { thumbnail, order, removeImage, replaceImage, dryRun, yes, where: _where, ...rest } = opts;
+  const other = Object.entries({ thumbnail, order, removeImage, replaceImage })
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => flagName(k));
+  if (other.length > 0)
+    throw new UsageError(
+      `--where changes the metadata of many items; ${other.join(', ')} changes one item's files.`,
+      'Run contentlib edit ID for each item whose files change.',
+    );
+  const flags: EditFlags = {
+    ...rest,
+    platformJson: opts.platformJson === undefined ? undefined : await readPlatformJson(opts.platformJson, ctx),
+  };
+  await editWhereCommand(ctx, globals, {
+    where,
+    flags,
+    ...(yes ? { yes } : {}),
+    ...(dryRun ? { dryRun } : {}),
+  });
+}
+
 /** `contentlib edit <id>`: flags (and a --thumbnail) checked first, then one PATCH. */
 export async function editCommand(
   ctx: CliContext,
   globals: GlobalOptions,
-  id: string,
+  id: string | undefined,
   opts: EditCliOptions,
 ): Promise<void> {
-  const { thumbnail, order, removeImage, replaceImage, dryRun, ...rest } = opts;
+  if (opts.where !== undefined) {
+    if (id !== undefined)
+      throw new UsageError(
+        `Give an id or --where, not both (got ${id} and --where).`,
+        "contentlib edit ID … changes one item; contentlib edit --where 'status:draft' … every match.",
+      );
+    return editWhere(ctx, globals, opts, opts.where);
+  }
+  if (id === undefined)
+    throw new UsageError(
+      'Name the item to change, or --where QUERY to change every item a query matches.',
+      "For example: contentlib edit ID --status scheduled, or contentlib edit --where '#summersale status:draft' --status scheduled",
+    );
+  const { thumbnail, order, removeImage, replaceImage, dryRun, yes: _yes, ...rest } = opts;
   parseIdInput(id);
   const images: ImageFlags = { order, removeImage, replaceImage };
   const metadata = Object.entries({ ...rest, thumbnail })

@@ -9,6 +9,8 @@ import { interruptible, openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { extensionMissing } from '../error-messages.js';
 import { parseSince } from '../flags.js';
+import { UsageError } from '../errors.js';
+import { BATCH_ID_PATTERN } from '../../api/headers.js';
 import { parseIdInput, resolveItemId } from '../item-id.js';
 import { LOG_FIELDS, checkJq, formatJson, jsonSelection } from '../output/json.js';
 import { formatLog } from '../output/log.js';
@@ -19,6 +21,8 @@ export interface LogOptions {
   keyId?: string;
   /** ISO time. */
   since?: string;
+  /** One bulk change's entries (edit --where, rm --where, undo). */
+  batchId?: string;
   /** The latest this many entries (default 50). */
   limit?: number;
   all?: boolean;
@@ -38,6 +42,7 @@ export async function runLog(
         ...(o.itemId !== undefined ? { itemId: o.itemId } : {}),
         ...(o.keyId !== undefined ? { keyId: o.keyId } : {}),
         ...(o.since !== undefined ? { since: o.since } : {}),
+        ...(o.batchId !== undefined ? { batchId: o.batchId } : {}),
         ...(before !== undefined ? { before } : {}),
         limit: Math.min(LIST_LIMITS.maxLimit, wanted - newestFirst.length),
       };
@@ -63,8 +68,13 @@ export async function logCommand(
   ctx: CliContext,
   globals: GlobalOptions,
   id: string | undefined,
-  opts: { key?: string; since?: string; limit?: number; all?: boolean },
+  opts: { key?: string; since?: string; batch?: string; limit?: number; all?: boolean },
 ): Promise<void> {
+  if (opts.batch !== undefined && !BATCH_ID_PATTERN.test(opts.batch))
+    throw new UsageError(
+      `--batch "${opts.batch}" is not a batch id.`,
+      'A batch id is printed by edit --where and rm --where, and in contentlib log --json (batchId).',
+    );
   const sel = jsonSelection(globals, LOG_FIELDS, 'log');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
   const since = opts.since === undefined ? undefined : parseSince(ctx.now)(opts.since);
@@ -82,6 +92,7 @@ export async function logCommand(
         ...(itemId !== undefined ? { itemId } : {}),
         ...(opts.key !== undefined ? { keyId: opts.key } : {}),
         ...(since !== undefined ? { since } : {}),
+        ...(opts.batch !== undefined ? { batchId: opts.batch } : {}),
         ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
         ...(opts.all ? { all: true } : {}),
       },

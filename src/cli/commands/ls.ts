@@ -1,7 +1,7 @@
 // contentlib ls: lists the brand's items, newest first, with filters and paging. `--all` walks
 // every page, printing each as it arrives; a --limit above the API's page size is served by
 // several pages.
-import type { ApiClient } from '../../api/client.js';
+import type { ApiClient, ListParams } from '../../api/client.js';
 import type { ContentItem } from '../../api/schemas.js';
 import { LIST_LIMITS } from '../../rules/rules.js';
 import type { ContentType, Status } from '../../rules/rules.js';
@@ -11,6 +11,7 @@ import { isClosed } from '../io.js';
 import { EMPTY_LIST, createItemListPrinter } from '../output/items.js';
 import { ITEM_FIELDS, checkJq, jsonSelection } from '../output/json.js';
 import { outputMode } from '../output/mode.js';
+import { type SearchFlags, combineParams, narrows, paramsFromFlags, parseQuery } from '../query.js';
 
 export interface LsOptions {
   status?: Status;
@@ -20,6 +21,8 @@ export interface LsOptions {
   limit?: number;
   offset?: number;
   all?: boolean;
+  /** The search extension's parameters, from the query and the search flags (../query.ts). */
+  filters?: ListParams;
 }
 
 export interface LsDeps {
@@ -39,7 +42,7 @@ export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number
   for (;;) {
     const pageSize = Math.min(LIST_LIMITS.maxLimit, wanted - count);
     const page = await deps.client.list(
-      { status: o.status, type: o.type, search: o.search, limit: pageSize, offset },
+      { status: o.status, type: o.type, search: o.search, ...o.filters, limit: pageSize, offset },
       { signal: deps.signal },
     );
     // Never more than asked, even from a server that ignores limit.
@@ -53,13 +56,41 @@ export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number
   }
 }
 
-/** `contentlib ls`: pages of items printed as they arrive. */
-export async function lsCommand(ctx: CliContext, globals: GlobalOptions, opts: LsOptions): Promise<void> {
+/**
+ * The query words (`ls 'status:draft #sale northwind'`, several arguments are one query) and the
+ * flags as one set of list parameters: the flags --status, --type, --search and the search flags
+ * combine with the query's words; the same thing said twice differently is a usage error.
+ */
+export function lsFilters(words: readonly string[], opts: LsOptions & SearchFlags, now: () => Date): ListParams {
+  const fromQuery = parseQuery(words.join(' '), now);
+  const fromFlags: ListParams = {
+    ...paramsFromFlags(opts, now),
+    ...(opts.status !== undefined ? { status: opts.status } : {}),
+    ...(opts.type !== undefined ? { type: opts.type } : {}),
+    ...(opts.search !== undefined ? { search: opts.search } : {}),
+  };
+  return combineParams(fromQuery, fromFlags);
+}
+
+/** `contentlib ls [query...]`: pages of items printed as they arrive. */
+export async function lsCommand(
+  ctx: CliContext,
+  globals: GlobalOptions,
+  words: string[],
+  flags: LsOptions & SearchFlags,
+): Promise<void> {
   const sel = jsonSelection(globals, ITEM_FIELDS, 'ls');
   if (sel?.jq !== undefined) await checkJq(sel.jq);
+  // A query that cannot be read is refused before anything is opened (exit 2).
+  const filters = lsFilters(words, flags, ctx.now);
+  const opts: LsOptions = {
+    ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+    ...(flags.offset !== undefined ? { offset: flags.offset } : {}),
+    ...(flags.all ? { all: true } : {}),
+    filters,
+  };
   const { client } = await openApi(ctx, globals);
-  const filtered =
-    opts.status !== undefined || opts.type !== undefined || opts.search !== undefined || (opts.offset ?? 0) > 0;
+  const filtered = narrows(filters) || (opts.offset ?? 0) > 0;
   const printer = createItemListPrinter(
     ctx.io,
     outputMode(ctx.io, Boolean(sel)),

@@ -11,6 +11,7 @@ import { canPrompt } from '../io.js';
 import { notInLibrary, parseIdInput, resolveItemId } from '../item-id.js';
 import { RM_FIELDS, jsonSelection } from '../output/json.js';
 import { type RmResult, confirmDeletion, printRmResults } from '../output/rm.js';
+import { rmWhereCommand } from './bulk.js';
 
 export interface RmDeps {
   client: Pick<ApiClient, 'get' | 'remove'>;
@@ -155,8 +156,25 @@ export async function rmCommand(
   ctx: CliContext,
   globals: GlobalOptions,
   args: string[],
-  opts: { yes?: boolean },
+  opts: { yes?: boolean; where?: string; dryRun?: boolean },
 ): Promise<void> {
+  if (opts.where !== undefined) {
+    if (args.length > 0)
+      throw new UsageError(
+        'Give ids or --where, not both.',
+        "contentlib rm ID… deletes those items; contentlib rm --where 'status:failed' every match.",
+      );
+    return rmWhereCommand(ctx, globals, {
+      where: opts.where,
+      ...(opts.yes ? { yes: true } : {}),
+      ...(opts.dryRun ? { dryRun: true } : {}),
+    });
+  }
+  if (opts.dryRun)
+    throw new UsageError(
+      '--dry-run goes with --where: it shows which items a query would delete.',
+      "For example: contentlib rm --where 'status:failed' --dry-run",
+    );
   const sel = jsonSelection(globals, RM_FIELDS, 'rm');
   if (args.length === 0 && !opts.yes)
     throw new UsageError(

@@ -31,7 +31,17 @@ export const RM_FIELDS = ['id', 'deleted', 'title', 'type', 'error'] as const;
 export const AUTH_STATUS_FIELDS = ['target', 'brand', 'keyPrefix', 'ok'] as const;
 
 /** The fields of each `log` entry. */
-export const LOG_FIELDS = ['id', 'at', 'action', 'itemId', 'keyId', 'keyName', 'requestId', 'details'] as const;
+export const LOG_FIELDS = [
+  'id',
+  'at',
+  'action',
+  'itemId',
+  'keyId',
+  'keyName',
+  'requestId',
+  'batchId',
+  'details',
+] as const;
 
 /** The fields of each key of `keys list` (and `keys create`, which adds `key`). */
 export const KEY_FIELDS = [

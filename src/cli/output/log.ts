@@ -34,7 +34,10 @@ export function summary(e: AuditEntryWire): string {
       return `${String(d.replacedFileName)} at position ${position(d.sortOrder)} replaced by ${String(d.fileName)}`;
     case 'item.updated': {
       const changes = (d.changes ?? {}) as Record<string, { from: unknown; to: unknown }>;
-      const parts = Object.entries(changes).map(([field, c]) => `${field} ${quoted(c.from)} → ${quoted(c.to)}`);
+      // platformSettings' whole objects (kept for an undo) are too long for a line: its paths say it.
+      const parts = Object.entries(changes)
+        .filter(([field]) => field !== 'platformSettings')
+        .map(([field, c]) => `${field} ${quoted(c.from)} → ${quoted(c.to)}`);
       if (Array.isArray(d.platformSettings))
         parts.push(`platformSettings ${d.platformSettings.join(', ') || '(same)'}`);
       return parts.join('; ');

@@ -24,6 +24,8 @@ export interface Actor {
   keyId: string | null;
   keyName: string | null;
   requestId: string | null;
+  /** The bulk change the request belongs to (its Content-Library-Batch header), if any. */
+  batchId?: string | null;
 }
 
 /** `contentlib keys` on the server's machine (a data dir or --db): no key, no request. */
@@ -47,6 +49,8 @@ export interface AuditEntry {
   keyId: string | null;
   keyName: string | null;
   requestId: string | null;
+  /** The bulk change it belongs to, or null. */
+  batchId: string | null;
   details: Record<string, unknown>;
 }
 
@@ -56,6 +60,8 @@ export interface AuditFilter {
   keyId?: string;
   /** Entries at or after this ISO time. */
   since?: string;
+  /** The entries of one bulk change. */
+  batchId?: string;
   /** Entries older than this entry id (the cursor of the next page). */
   before?: number;
   limit: number;
@@ -66,7 +72,7 @@ export type Param = (n: number) => string;
 /** Runs one statement with its values, in the caller's transaction. */
 export type Run<R> = (sql: string, values: unknown[]) => R;
 
-const INSERT_COLUMNS = 'at, brand_id, action, item_id, key_id, key_name, request_id, details';
+const INSERT_COLUMNS = 'at, brand_id, action, item_id, key_id, key_name, request_id, batch_id, details';
 
 /**
  * Records one entry: call it inside the transaction of the change it records (both Repos do, and
@@ -81,6 +87,7 @@ export function writeAudit<R>(run: Run<R>, param: Param, e: AuditEvent): R {
     e.actor.keyId,
     e.actor.keyName,
     e.actor.requestId,
+    e.actor.batchId ?? null,
     JSON.stringify(e.details),
   ];
   return run(
@@ -91,7 +98,7 @@ export function writeAudit<R>(run: Run<R>, param: Param, e: AuditEvent): R {
 
 /** The columns of an entry as the row mappers below expect them (quoted: PostgreSQL folds case). */
 export const AUDIT_SELECT = `SELECT id, at, brand_id AS "brandId", action, item_id AS "itemId", key_id AS "keyId",
-  key_name AS "keyName", request_id AS "requestId", details FROM audit_log`;
+  key_name AS "keyName", request_id AS "requestId", batch_id AS "batchId", details FROM audit_log`;
 
 export type RawAuditEntry = Omit<AuditEntry, 'details'> & { details: string };
 
@@ -110,6 +117,7 @@ export function auditPageQuery(brandId: string, f: AuditFilter, param: Param): {
   if (f.itemId !== undefined) where.push(`item_id = ${arg(f.itemId)}`);
   if (f.keyId !== undefined) where.push(`key_id = ${arg(f.keyId)}`);
   if (f.since !== undefined) where.push(`at >= ${arg(f.since)}`);
+  if (f.batchId !== undefined) where.push(`batch_id = ${arg(f.batchId)}`);
   if (f.before !== undefined) where.push(`id < ${arg(f.before)}`);
   return { sql: `${AUDIT_SELECT} WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ${arg(f.limit + 1)}`, values };
 }
@@ -161,8 +169,10 @@ export function pruneAuditSql(param: Param): string {
 const MAX_SETTING_PATHS = 100;
 
 /**
- * What a PATCH changed, for its `item.updated` entry: each scalar field sent with its old and new
- * value (hashtags too: short and bounded), and platformSettings as the paths whose value changed.
+ * What a PATCH changed, for its `item.updated` entry: each field sent with its old and new value
+ * (hashtags too: short and bounded), and platformSettings also as the paths whose value changed.
+ * The whole previous platformSettings object is kept (`changes.platformSettings.from`) so that an
+ * undo of a bulk change (`contentlib log --undo`) can put back exactly what was there.
  * Null when only a thumbnail was sent (that is its own entry).
  */
 export function patchDetails(old: ItemRow, c: ItemChanges): Record<string, unknown> | null {
@@ -171,7 +181,9 @@ export function patchDetails(old: ItemRow, c: ItemChanges): Record<string, unkno
   if (c.description !== undefined) changes.description = { from: old.description, to: c.description };
   if (c.status !== undefined) changes.status = { from: old.status, to: c.status };
   if (c.hashtags !== undefined) changes.hashtags = { from: old.hashtags, to: c.hashtags };
-  const fields = [...Object.keys(changes), ...(c.platformSettings !== undefined ? ['platformSettings'] : [])];
+  if (c.platformSettings !== undefined)
+    changes.platformSettings = { from: old.platformSettings, to: c.platformSettings };
+  const fields = Object.keys(changes);
   if (fields.length === 0) return null;
   const details: Record<string, unknown> = { fields, changes };
   if (c.platformSettings !== undefined)

@@ -161,3 +161,10 @@ export function auditLogTable(d: Dialect): string {
    CREATE INDEX audit_item ON audit_log(item_id, id);
    CREATE INDEX audit_at ON audit_log(at);`;
 }
+
+/**
+ * The audit log's batch ids (issue 38), the same statement on both databases: a nullable column
+ * (entries made before, and changes sent alone, have none) and the index `?batchId=` reads.
+ */
+export const batchIdMigration = `ALTER TABLE audit_log ADD COLUMN batch_id TEXT;
+   CREATE INDEX audit_batch ON audit_log(brand_id, batch_id);`;

@@ -1,5 +1,5 @@
 // GET /api/v1/audit (an extension, docs/api.md): the audit log of the caller's brand, newest
-// first, filtered by item, by key and by time, paged by the id of the oldest entry seen.
+// first, filtered by item, by key, by time and by bulk change, paged by the id of the oldest entry seen.
 import type { FastifyInstance } from 'fastify';
 import { AuditQuerySchema, type AuditEntryWire, type AuditResponse } from '../../api/schemas.js';
 import { LIST_LIMITS } from '../../rules/rules.js';
@@ -18,6 +18,7 @@ export function presentAuditEntry(e: AuditEntry): AuditEntryWire {
     keyId: e.keyId,
     keyName: e.keyName,
     requestId: e.requestId,
+    batchId: e.batchId,
     details: e.details,
   } satisfies AuditEntryWire;
 }
@@ -35,6 +36,7 @@ export function registerAudit(app: FastifyInstance, s: Services): void {
       // Stored times are UTC ISO text, compared as text: an offset given is turned into UTC.
       ...(q.since !== undefined ? { since: new Date(q.since).toISOString() } : {}),
       ...(q.before !== undefined ? { before: q.before } : {}),
+      ...(q.batchId !== undefined ? { batchId: q.batchId } : {}),
       limit,
     });
     const last = page.entries[page.entries.length - 1];

@@ -6,7 +6,7 @@
 // JSON fields stay TEXT too: jsonb would reorder an object's keys.
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
-import { POSTGRES, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
+import { POSTGRES, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -33,6 +33,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   // Media facts (issue 39, as on SQLite): JSON text, NULL until measured (src/server/media-backfill.ts).
   `ALTER TABLE items ADD COLUMN media TEXT;
    ALTER TABLE carousel_files ADD COLUMN media TEXT;`,
+  // Bulk changes (issue 38): each audit entry's batch id (../schema.ts, as on SQLite).
+  batchIdMigration,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

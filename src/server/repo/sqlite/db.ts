@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Database } from '../../../sqlite/database.js';
 import { SCOPES } from '../../../api/scopes.js';
 import { makeDirSync } from '../../../fs/make-dir.js';
-import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
+import { SQLITE, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -42,6 +42,9 @@ export const MIGRATIONS: readonly string[] = [
   // NULL on rows made before: the sweeper measures them (src/server/media-backfill.ts).
   `ALTER TABLE items ADD COLUMN media TEXT;
    ALTER TABLE carousel_files ADD COLUMN media TEXT;`,
+  // Bulk changes (issue 38): the batch id a PATCH, DELETE or carousel change was sent with
+  // (Content-Library-Batch), so a batch's entries are listed and undone together.
+  batchIdMigration,
 ];
 
 export function databasePath(dataDir: string): string {
