@@ -31,6 +31,7 @@ export default defineConfig({
             'test/server/hostile-clients.test.ts',
             'test/server/carousel-images.test.ts',
             'test/server/checksum.test.ts',
+            'test/server/previews.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
           // The run's S3 is up before a file's first test (its hooks have 30 s each).

@@ -58,6 +58,11 @@ const contentItemShape = {
   thumbnailSha256: z.string().nullable().optional(),
   createdBy: ChangeAuthorSchema.nullable().optional(),
   updatedBy: ChangeAuthorSchema.nullable().optional(),
+  // Extensions (docs/api.md, Posters and previews): a small JPEG of a video's frame (posterUrl) or
+  // of a carousel's first image (previewUrl), made in the background after complete; null until
+  // made, absent from services that make none.
+  posterUrl: z.string().nullable().optional(),
+  previewUrl: z.string().nullable().optional(),
 } satisfies Record<ContentItemField, z.ZodType>;
 export const ContentItemSchema = z.looseObject(contentItemShape);
 export type ContentItem = z.infer<typeof ContentItemSchema>;
@@ -72,6 +77,8 @@ export const CarouselFileSchema = z.looseObject({
   fileSize: z.number().optional(),
   /** Hex SHA-256 of the image, where the service keeps one. */
   sha256: z.string().nullable().optional(),
+  /** Extension: a small JPEG of the image, null until made (docs/api.md, Posters and previews). */
+  previewUrl: z.string().nullable().optional(),
 });
 export type CarouselFile = z.infer<typeof CarouselFileSchema>;
 

@@ -58,7 +58,7 @@ async function browseOptions(
   ctx: CliContext,
   globals: GlobalOptions,
 ): Promise<{ client: ApiClient; options: Omit<BrowseOptions, 'port'> }> {
-  const { client, target } = await openApi(ctx, globals);
+  const { client, target } = await openApi(ctx, globals, { previews: true });
   const describe = (err: unknown) => describeError(err, { targetNames: ctx.targetNames }).message;
   const setThumbnail = async (id: string, path: string, shownName: string, signal: AbortSignal) => {
     const thumb = await inspectThumbnail(path, shownName);

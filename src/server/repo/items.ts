@@ -25,6 +25,11 @@ export interface ItemRow {
   /** SHA-256 of the main file and of the thumbnail; null until the sweeper fills in an older row. */
   sha256: string | null;
   thumbnailSha256: string | null;
+  /**
+   * The small JPEG made after complete (src/server/previews/): a video's poster frame, or a
+   * carousel's first image's preview; null until made.
+   */
+  previewKey?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,6 +44,8 @@ export interface FileRow {
   sortOrder: number;
   /** Null until the sweeper fills in a row made before checksums were kept. */
   sha256: string | null;
+  /** The image's small JPEG preview, null until made (src/server/previews/). */
+  previewKey?: string | null;
   createdAt: string;
 }
 
@@ -78,6 +85,11 @@ export interface ItemChanges {
   thumbnailSha256?: string;
 }
 
+/** A video's poster, or a carousel's first image's preview (SQLite and PostgreSQL alike). */
+export const PREVIEW_OF_ITEM = `CASE WHEN i.type = 'carousel'
+    THEN (SELECT f.preview_key FROM carousel_files f WHERE f.item_id = i.id ORDER BY f.sort_order LIMIT 1)
+    ELSE i.preview_key END`;
+
 // Carousel counts and sizes come from their file records; a video is its one file.
 const SELECT_ITEM = `
   SELECT i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
@@ -89,7 +101,8 @@ const SELECT_ITEM = `
               THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS fileCount,
          CASE WHEN i.type = 'carousel'
               THEN (SELECT COALESCE(SUM(f.file_size), 0) FROM carousel_files f WHERE f.item_id = i.id)
-              ELSE i.file_size END AS fileSize
+              ELSE i.file_size END AS fileSize,
+         ${PREVIEW_OF_ITEM} AS previewKey
     FROM items i`;
 
 /** An item as a row holds it: hashtags and platformSettings as JSON text (SQLite and PostgreSQL alike). */
@@ -205,7 +218,8 @@ export function itemsRepository(db: Db) {
     return db
       .prepare(
         `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                file_size AS fileSize, sort_order AS sortOrder, sha256, created_at AS createdAt
+                file_size AS fileSize, sort_order AS sortOrder, sha256, preview_key AS previewKey,
+                created_at AS createdAt
            FROM carousel_files WHERE item_id = ? ORDER BY sort_order`,
       )
       .all(itemId) as FileRow[];
@@ -216,7 +230,8 @@ export function itemsRepository(db: Db) {
       (db
         .prepare(
           `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                  file_size AS fileSize, sort_order AS sortOrder, sha256, created_at AS createdAt
+                  file_size AS fileSize, sort_order AS sortOrder, sha256, preview_key AS previewKey,
+                  created_at AS createdAt
              FROM carousel_files WHERE id = ?`,
         )
         .get(id) as FileRow | undefined) ?? null

@@ -6,6 +6,7 @@
 // JSON fields stay TEXT too: jsonb would reorder an object's keys.
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
+import { PREVIEWS_MIGRATION } from '../previews-migration.js';
 import { POSTGRES, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
 
 /**
@@ -30,6 +31,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (../schema.ts, as on SQLite).
   multipartMigration(POSTGRES),
+  // Posters and previews (issue 39): ../previews-migration.ts, the same text as on SQLite.
+  PREVIEWS_MIGRATION,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

@@ -16,6 +16,7 @@ import { createKey, revokeKey } from '../key-changes.js';
 import { abandonUploads, abortUpload, reserveUpload } from '../upload-changes.js';
 import { pgAudit } from './audit.js';
 import { pgChecksums } from './checksums.js';
+import { pgPreviews } from './previews.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
@@ -94,6 +95,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
   const audit = pgAudit(query);
 
   const checksums = pgChecksums(query);
+  const previews = pgPreviews(query);
 
   /** Runs a decision in one transaction. */
   const decide = <R>(decision: Decision<RepoSteps, R>): Promise<R> =>
@@ -131,6 +133,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     heldFiles: checksums.held,
     missingChecksums: checksums.missing,
     recordChecksum: checksums.record,
+    missingPreviews: previews.missing,
+    recordPreview: previews.record,
+    previewFailed: previews.fail,
     abandonedMultipart: uploads.abandonedMultipart,
     abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: deletions.claim,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Database } from '../../../sqlite/database.js';
 import { SCOPES } from '../../../api/scopes.js';
 import { makeDirSync } from '../../../fs/make-dir.js';
+import { PREVIEWS_MIGRATION } from '../previews-migration.js';
 import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
@@ -38,6 +39,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (./repo/schema.ts, as on PostgreSQL).
   multipartMigration(SQLITE),
+  // Posters and previews (issue 39): ../previews-migration.ts, the same text on PostgreSQL.
+  PREVIEWS_MIGRATION,
 ];
 
 export function databasePath(dataDir: string): string {

@@ -7,6 +7,7 @@ import { sqliteCheck, sqliteItemsByType, sqlitePool } from './checks.js';
 import { loadSecret } from '../../signing.js';
 import { auditRepository } from '../audit.js';
 import { checksumsRepository } from '../checksums.js';
+import { previewsRepository } from '../previews.js';
 import { deletionsRepository } from '../deletions.js';
 import { removeImage, reorder } from '../carousel.js';
 import { completion } from '../completion.js';
@@ -70,6 +71,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const keys = keysRepository(db);
   const deletions = deletionsRepository(db);
   const checksums = checksumsRepository(db);
+  const previews = previewsRepository(db);
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
@@ -112,6 +114,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     heldFiles: async (brandId, sha256s) => checksums.held(brandId, sha256s),
     missingChecksums: async (limit) => checksums.missing(limit),
     recordChecksum: async (m, sha256) => checksums.record(m, sha256),
+    missingPreviews: async (limit, videos) => previews.missing(limit, videos),
+    recordPreview: async (m, key) => previews.record(m, key),
+    previewFailed: async (m, error) => previews.fail(m, error),
     abandonedMultipart: async (beforeMs) => uploads.abandonedMultipart(beforeMs),
     abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {
