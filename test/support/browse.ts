@@ -9,7 +9,7 @@ import { inspectThumbnail, sendThumbnail } from '../../src/upload/thumbnail.js';
 import { describeError } from '../../src/cli/error-messages.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { apiClient } from './cli.js';
-import { type TestServer, serverWithKey } from './server.js';
+import { type TestServer, type TestServerOptions, serverWithKey } from './server.js';
 
 export const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstu';
 
@@ -26,8 +26,9 @@ export interface BrowseFixture {
   dispose(): Promise<void>;
 }
 
-export async function browseFixture(): Promise<BrowseFixture> {
-  const { s, key } = await serverWithKey({ clock: 'real' });
+/** `server`: options of the library's server (posters and previews, say). */
+export async function browseFixture(server: TestServerOptions = {}): Promise<BrowseFixture> {
+  const { s, key } = await serverWithKey({ clock: 'real', ...server });
   const client = apiClient(s.url, key);
   const browse = await startBrowse({
     library: client,

@@ -41,7 +41,7 @@ function fieldValue(key: string, v: unknown): Child {
     return author(v as Record<string, unknown>);
   if (key === 'fileSize' && typeof v === 'number') return formatSize(v);
   if (key === 'durationSeconds' && typeof v === 'number') return formatDuration(v);
-  if ((key === 'fileUrl' || key === 'thumbnailUrl') && typeof v === 'string') {
+  if (/Url$/.test(key) && typeof v === 'string') {
     const url = safeMediaUrl(v);
     return url ? html`<a href="${url}">open</a> <span class="hint">(signed; valid for a limited time)</span>` : v;
   }
@@ -67,7 +67,8 @@ function media(item: ContentItem, files: readonly CarouselFile[]): Html {
   const src = safeMediaUrl(item.fileUrl);
   if (!src) return html`<p class="none">The service gave no file URL for this item.</p>`;
   if (isVideoType(item.type) || item.contentType?.startsWith('video/')) {
-    const poster = safeMediaUrl(item.thumbnailUrl);
+    // Shown until play: the thumbnail someone chose, else the server's poster frame (issue 39).
+    const poster = safeMediaUrl(item.thumbnailUrl) ?? safeMediaUrl(item.posterUrl);
     return html`<video
       class="player"
       controls
@@ -88,11 +89,14 @@ function carousel(item: ContentItem, files: readonly CarouselFile[]): Html {
   const n = sorted.length;
   return html`<ol class="carousel" aria-label="Images of the carousel, in order" data-item-id="${item.id}">
     ${sorted.map((f, i) => {
-      const src = safeMediaUrl(f.fileUrl);
+      // The small preview when the server made one (issue 39), linking to the image itself.
+      const full = safeMediaUrl(f.fileUrl);
+      const src = safeMediaUrl(f.previewUrl) ?? full;
       const name = f.fileName ?? f.fileKey;
-      const picture = src
+      const img = src
         ? html`<img src="${src}" alt="Image ${i + 1} of ${n}: ${name}" loading="lazy" decoding="async" />`
         : html`<span class="no-picture">no URL</span>`;
+      const picture = full && src !== full ? html`<a href="${full}">${img}</a>` : img;
       return html`<li class="slide" data-file-id="${f.id}" data-sort-order="${f.sortOrder}">
         <figure>
           ${picture}
@@ -262,7 +266,13 @@ export function itemMain(v: ItemView): Html {
 
 /** Every library URL the item page shows (for the page's CSP). */
 export function itemMediaUrls(item: ContentItem, files: readonly CarouselFile[]): string[] {
-  return [item.fileUrl, item.thumbnailUrl, ...files.map((f) => f.fileUrl)]
+  return [
+    item.fileUrl,
+    item.thumbnailUrl,
+    item.posterUrl,
+    item.previewUrl,
+    ...files.flatMap((f) => [f.fileUrl, f.previewUrl]),
+  ]
     .map((u) => safeMediaUrl(u))
     .filter((u): u is string => u !== undefined);
 }
