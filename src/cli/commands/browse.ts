@@ -5,7 +5,9 @@
 import type { ApiClient } from '../../api/client.js';
 import { type BrowseOptions, type RunningBrowse, startBrowse } from '../../browse/index.js';
 import { formatProblem } from '../../rules/problem.js';
+import { inspectCarouselImage, sendCarouselImage } from '../../upload/carousel-image.js';
 import { inspectThumbnail, sendThumbnail } from '../../upload/thumbnail.js';
+import { wireFile } from '../../upload/transfer.js';
 import { openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';
@@ -75,8 +77,23 @@ async function browseOptions(
     );
     await client.patch(id, { thumbnailKey }, { signal });
   };
+  // The same check and send as `edit --replace-image`, then the same endpoint.
+  const replaceImage = async (id: string, fileId: string, path: string, shownName: string, signal: AbortSignal) => {
+    const checked = await inspectCarouselImage(path, shownName);
+    if (!checked.ok)
+      throw new RejectedFilesError(
+        checked.problems.map(formatProblem),
+        'Choose a jpg, png or webp image of at most 20 MiB.',
+        'the carousel was not changed',
+      );
+    // Named as the person's file, not the temp file browse received it into.
+    const file = { ...checked.file, name: shownName };
+    const deps = { api: client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env) };
+    const key = await sendCarouselImage(file, deps, signal);
+    await client.replaceImage(id, fileId, { key, ...wireFile(file) }, { signal });
+  };
   const libraryName = targetLine(target.info).replace(/^→ /, '');
-  return { client, options: { library: client, describe, setThumbnail, libraryName } };
+  return { client, options: { library: client, describe, setThumbnail, replaceImage, libraryName } };
 }
 
 /** `contentlib browse`, and `contentlib show ID --web` with the item's page as `path`. */
