@@ -241,12 +241,48 @@ describe('without ffmpeg', () => {
     }
   });
 
+  it("makes a video's poster from its thumbnail when one is set, and again when it changes", async () => {
+    const { s, key } = await serverWithKey({ previews: { ffmpeg: null } });
+    try {
+      const clip = await uploadItem(s, key, fadeIn, { type: 'shortform' });
+      const colourOf = async () => {
+        await s.previewsDone();
+        const { item } = await getItem(s, key, clip.item.id);
+        const { channels } = await sharp(await fetchBytes(item.posterUrl!)).stats();
+        return channels[0]!.mean > 200 ? 'red' : channels[2]!.mean > 200 ? 'blue' : 'other';
+      };
+      await setThumbnail(s, key, clip.item.id, await solid('red.png', { r: 255, g: 0, b: 0 }));
+      expect(await colourOf()).toBe('red');
+      await setThumbnail(s, key, clip.item.id, await solid('blue.png', { r: 0, g: 0, b: 255 }));
+      expect(await colourOf()).toBe('blue');
+    } finally {
+      await s.dispose();
+    }
+  });
+
   it('refuses to start with an --ffmpeg that is not a program', async () => {
     await expect(startTestServer({ previews: { ffmpeg: '/nonexistent/ffmpeg' } })).rejects.toThrow(
       /--ffmpeg \/nonexistent\/ffmpeg: no such program/,
     );
   });
 });
+
+/** A one-colour PNG of 1000x800. */
+async function solid(name: string, background: { r: number; g: number; b: number }): Promise<FileSpec> {
+  const bytes = await sharp({ create: { width: 1000, height: 800, channels: 3, background } })
+    .png()
+    .toBuffer();
+  return { fileName: name, contentType: 'image/png', bytes };
+}
+
+/** presign (as a thumbnail) → PUT → PATCH thumbnailKey, each asserted. */
+async function setThumbnail(s: TestServer, key: string, id: string, f: FileSpec): Promise<void> {
+  const p = await presign(s, key, f, { thumbnail: true });
+  expect(p.status, p.text).toBe(200);
+  expect((await put(p.body.presignedUrl, f)).status).toBe(200);
+  const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, { key, json: { thumbnailKey: p.body.key } });
+  expect(r.status, r.text).toBe(200);
+}
 
 async function waitFor(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {
   const until = Date.now() + ms;

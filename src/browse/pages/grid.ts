@@ -10,8 +10,9 @@ import { formatWhen, isVideoType } from './format.js';
 
 /**
  * The picture of a card, the smallest there is (issue 39: ≤ 60 KB a card): the server's poster of
- * a video or preview of a carousel's first image, else the thumbnail, else a carousel's first
- * image itself (services that make no previews).
+ * a video (its thumbnail made small when it has one, else a frame) or preview of a carousel's
+ * first image; else the thumbnail itself (a poster not made yet), else a carousel's first image
+ * (services that make no previews).
  */
 export function cardImageUrl(item: ContentItem): string | undefined {
   return (

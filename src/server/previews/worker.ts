@@ -4,8 +4,10 @@
 // restarts, or an older library, finds what is missing again: at start, after every complete,
 // and every sweep interval. The work is bounded: `concurrency` jobs at a time, each killed after
 // `timeoutMs`; a failure is recorded and tried again by a later pass, PREVIEW_TRIES times in all.
-// Without ffmpeg, videos are left alone (not failed: a server given ffmpeg later makes theirs);
-// browse then shows a frame of the video itself (docs/deploy.md, Posters and previews).
+// A video's poster is made from its thumbnail when someone set one (a new one asks for a new
+// poster), else from a frame. Without ffmpeg, videos without a thumbnail are left alone (not
+// failed: a server given ffmpeg later makes theirs); browse then shows a frame of the video
+// itself (docs/deploy.md, Posters and previews).
 import type { Services } from '../context.js';
 import { PREVIEW_CONTENT_TYPE, previewKeyOf } from '../object-keys.js';
 import type { MissingPreview } from '../repo/previews.js';
@@ -80,7 +82,14 @@ export function startPreviews(s: Services, o: PreviewOptions, onError: (err: unk
     const key = previewKeyOf(m.key);
     let jpeg: Buffer;
     try {
-      jpeg = await jpegPreview(m.role === 'video' ? await videoFrame(m, signal) : await imageBytes(m));
+      // A video's poster: its thumbnail, when someone chose one, else a frame of it.
+      const source =
+        m.role === 'image'
+          ? await imageBytes(m.key)
+          : m.thumbnailKey
+            ? await imageBytes(m.thumbnailKey)
+            : await videoFrame(m, signal);
+      jpeg = await jpegPreview(source);
       if (signal.aborted) throw new Error(`no preview within ${timeoutMs} ms`);
       await s.deps.storage.putObject(key, jpeg, PREVIEW_CONTENT_TYPE);
     } catch (err) {
@@ -101,11 +110,11 @@ export function startPreviews(s: Services, o: PreviewOptions, onError: (err: unk
     return posterFrame(o.ffmpeg!, input, m.durationSeconds, signal);
   }
 
-  async function imageBytes(m: MissingPreview): Promise<Buffer> {
-    const head = await s.deps.storage.head(m.key);
+  async function imageBytes(key: string): Promise<Buffer> {
+    const head = await s.deps.storage.head(key);
     if (!head) throw new Error('the stored file is gone');
     if (head.size > MAX_IMAGE_BYTES) throw new Error(`${head.size} bytes is too large to read for a preview`);
-    return s.deps.storage.readRange(m.key, 0, head.size, head.etag);
+    return s.deps.storage.readRange(key, 0, head.size, head.etag);
   }
 
   nudge();

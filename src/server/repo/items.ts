@@ -156,7 +156,9 @@ export function changedColumns(c: ItemChanges): Array<[column: string, value: un
   if (c.hashtags !== undefined) out.push(['hashtags', JSON.stringify(c.hashtags)]);
   if (c.status !== undefined) out.push(['status', c.status]);
   if (c.platformSettings !== undefined) out.push(['platform_settings', JSON.stringify(c.platformSettings)]);
-  if (c.thumbnailKey !== undefined) out.push(['thumbnail_key', c.thumbnailKey]);
+  // A video's poster is made from its thumbnail when it has one (src/server/previews/): again now.
+  if (c.thumbnailKey !== undefined)
+    out.push(['thumbnail_key', c.thumbnailKey], ['preview_key', null], ['preview_tries', 0], ['preview_error', null]);
   if (c.thumbnailSha256 !== undefined) out.push(['thumbnail_sha256', c.thumbnailSha256]);
   return out;
 }

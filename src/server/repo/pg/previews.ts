@@ -1,5 +1,5 @@
 // Posters and previews on PostgreSQL: the queries of ../previews.ts in PostgreSQL's words.
-import { type MissingPreview, missingPreviewsQuery, tableOf } from '../previews.js';
+import { type MissingPreview, missingPreviewsQuery, previewRow, previewRowValues, tableOf } from '../previews.js';
 import type { Query } from './query.js';
 
 export function pgPreviews(q: Query) {
@@ -10,16 +10,16 @@ export function pgPreviews(q: Query) {
 
   async function record(m: MissingPreview, previewKey: string): Promise<boolean> {
     const { rowCount } = await q(
-      `UPDATE ${tableOf(m)} SET preview_key = $1, preview_error = NULL WHERE id = $2 AND file_key = $3`,
-      [previewKey, m.id, m.key],
+      `UPDATE ${tableOf(m)} SET preview_key = $1, preview_error = NULL WHERE ${previewRow(m, (n) => `$${n}`, 2)}`,
+      [previewKey, ...previewRowValues(m)],
     );
     return (rowCount ?? 0) > 0;
   }
 
   async function fail(m: MissingPreview, error: string): Promise<void> {
     await q(
-      `UPDATE ${tableOf(m)} SET preview_tries = preview_tries + 1, preview_error = $1 WHERE id = $2 AND file_key = $3`,
-      [error.slice(0, 500), m.id, m.key],
+      `UPDATE ${tableOf(m)} SET preview_tries = preview_tries + 1, preview_error = $1 WHERE ${previewRow(m, (n) => `$${n}`, 2)}`,
+      [error.slice(0, 500), ...previewRowValues(m)],
     );
   }
 
