@@ -32,6 +32,8 @@ export interface ServeFlags {
   drainTimeout?: string;
   auditRetention?: string;
   ffmpeg?: string;
+  /** false with --no-previews. */
+  previews?: boolean;
 }
 
 /** Written here rather than imported, so that `serve --help` does not load pino. */
@@ -113,6 +115,7 @@ export function serveOptions(
   else if (flags.metrics) o.metrics = {};
   // Posters of videos: the ffmpeg named (`none`: no posters), else the one on PATH (docs/deploy.md).
   if (flags.ffmpeg !== undefined) o.previews = { ffmpeg: flags.ffmpeg === 'none' ? null : flags.ffmpeg };
+  if (flags.previews === false) o.previews = { enabled: false };
   return o;
 }
 
