@@ -36,6 +36,8 @@ export default tseslint.config(
         HTMLElement: 'readonly',
         HTMLInputElement: 'readonly',
         HTMLTextAreaElement: 'readonly',
+        HTMLFormElement: 'readonly',
+        location: 'readonly',
       },
     },
   },

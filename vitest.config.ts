@@ -33,6 +33,7 @@ export default defineConfig({
             'test/server/checksum.test.ts',
             'test/server/media-facts.test.ts',
             'test/server/batch.test.ts',
+            'test/server/previews.test.ts',
           ],
           env: { CONTENTLIB_TEST_BACKEND: 'postgres-s3' },
           // The run's S3 is up before a file's first test (its hooks have 30 s each).

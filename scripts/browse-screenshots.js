@@ -56,8 +56,14 @@ const browser = await chromium.launch({
 try {
   for (const colorScheme of ['light', 'dark']) {
     const page = await browser.newPage({ viewport: { width: 1000, height: 680 }, colorScheme });
-    await page.goto(url);
-    await page.waitForLoadState('networkidle');
+    // browse's library makes the videos' posters in the background once it starts (issue 39):
+    // the grid is taken once every video card shows its poster (a few seconds at most).
+    for (let tries = 0; tries < 60; tries++) {
+      await page.goto(url);
+      await page.waitForLoadState('networkidle');
+      if ((await page.locator('.card .thumb video').count()) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     await page.screenshot({ path: join(ROOT, `docs/browse-grid-${colorScheme}.png`) });
     await page.goto(new URL(`/items/${byTitle('Demo carousel').id}`, url).href);
     await page.waitForLoadState('networkidle');

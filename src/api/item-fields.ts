@@ -22,6 +22,8 @@ export const ITEM_FIELD_ORDER: readonly string[] = [
   'fileUrl',
   'thumbnailUrl',
   'thumbnailSha256',
+  'posterUrl',
+  'previewUrl',
 ];
 
 /** `fields` in ITEM_FIELD_ORDER, then the others by name; `skip` names fields shown elsewhere. */
@@ -60,5 +62,7 @@ export const CONTENT_ITEM_FIELDS = [
   'sha256',
   'thumbnailSha256',
   'media',
+  'posterUrl',
+  'previewUrl',
 ] as const;
 export type ContentItemField = (typeof CONTENT_ITEM_FIELDS)[number];

@@ -98,6 +98,11 @@ const contentItemShape = {
   updatedBy: ChangeAuthorSchema.nullable().optional(),
   // Extension: the main file's facts (a carousel's are per image, in its files); null until measured.
   media: MediaFactsSchema.nullable().optional(),
+  // Extensions (docs/api.md, Posters and previews): a small JPEG of a video's frame (posterUrl) or
+  // of a carousel's first image (previewUrl), made in the background after complete; null until
+  // made, absent from services that make none.
+  posterUrl: z.string().nullable().optional(),
+  previewUrl: z.string().nullable().optional(),
 } satisfies Record<ContentItemField, z.ZodType>;
 export const ContentItemSchema = z.looseObject(contentItemShape);
 export type ContentItem = z.infer<typeof ContentItemSchema>;
@@ -114,6 +119,8 @@ export const CarouselFileSchema = z.looseObject({
   sha256: z.string().nullable().optional(),
   /** Extension: the image's facts (width, height, orientation); null until measured. */
   media: MediaFactsSchema.nullable().optional(),
+  /** Extension: a small JPEG of the image, null until made (docs/api.md, Posters and previews). */
+  previewUrl: z.string().nullable().optional(),
 });
 export type CarouselFile = z.infer<typeof CarouselFileSchema>;
 

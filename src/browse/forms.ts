@@ -220,3 +220,44 @@ export const FIELD_NAMES: Record<keyof EditForm, string> = {
   status: 'Status',
   platformSettings: 'Platform settings',
 };
+
+/** The order form of a carousel (pages/item.ts): a whole order (dragged) or one image moved one place. */
+export interface OrderForm {
+  /** File ids, comma-separated, in the new order (browse.js fills it in after a drop). */
+  order: string;
+  /** The file id of the image to move, with `to`. */
+  move: string;
+  to: string;
+}
+
+export type OrderChange =
+  | { kind: 'order'; fileIds: string[]; moved?: { fileId: string; from: number; to: number } }
+  | { kind: 'unchanged' }
+  | { kind: 'problem'; message: string };
+
+/**
+ * The images' new order from the form, against their ids in the current order. A dragged order
+ * goes as it is (the service refuses one that does not match the images it has: 409); a move names
+ * an image and a direction.
+ */
+export function orderFromForm(current: readonly string[], form: OrderForm): OrderChange {
+  if (form.move) {
+    const from = current.indexOf(form.move);
+    if (from < 0) return { kind: 'problem', message: 'That image is not in this carousel any more; look again.' };
+    const step = form.to === 'up' ? -1 : form.to === 'down' ? 1 : 0;
+    if (step === 0) return { kind: 'problem', message: 'Say which way to move the image: up or down.' };
+    const to = from + step;
+    if (to < 0 || to >= current.length) return { kind: 'unchanged' };
+    const fileIds = [...current];
+    [fileIds[from], fileIds[to]] = [fileIds[to]!, fileIds[from]!];
+    return { kind: 'order', fileIds, moved: { fileId: form.move, from, to } };
+  }
+  const fileIds = form.order
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  if (fileIds.length === 0)
+    return { kind: 'problem', message: 'No order was sent; drag an image, or use its Move buttons.' };
+  if (fileIds.join(',') === current.join(',')) return { kind: 'unchanged' };
+  return { kind: 'order', fileIds };
+}

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../api/errors.js';
-import type { ContentItem } from '../api/schemas.js';
-import { THUMBNAIL_RULE } from '../rules/rules.js';
+import type { CarouselFile, ContentItem } from '../api/schemas.js';
+import { THUMBNAIL_RULE, TYPE_RULES } from '../rules/rules.js';
 import type { Asset } from './assets.js';
 import {
   type EditForm,
@@ -14,6 +14,7 @@ import {
   type Query,
   itemHref,
   listParamsOf,
+  orderFromForm,
   parseGridQuery,
   patchFromForm,
 } from './forms.js';
@@ -21,7 +22,15 @@ import { mediaOrigin, securityHeaders } from './guard.js';
 import type { Html } from './html.js';
 import type { BrowseOptions } from './options.js';
 import { gridMain, gridMediaUrls } from './pages/grid.js';
-import { confirmMain, deletionWords, itemMain, itemMediaUrls, messageMain, type ItemView } from './pages/item.js';
+import {
+  confirmMain,
+  deletionWords,
+  itemMain,
+  itemMediaUrls,
+  messageMain,
+  sortedFiles,
+  type ItemView,
+} from './pages/item.js';
 import { type Flash, page } from './pages/layout.js';
 import { FormProblem, receiveFile } from './receive-file.js';
 
@@ -83,11 +92,12 @@ export function registerRoutes(app: FastifyInstance, d: RouteDeps): void {
       .send(page({ title, library: d.libraryName, main, flash }).markup);
   }
 
-  function redirect(reply: FastifyReply, to: string, flash: Flash) {
+  /** `hash`: where on the page to land (an image that moved keeps the keyboard's place). */
+  function redirect(reply: FastifyReply, to: string, flash: Flash, hash = '') {
     const sep = to.includes('?') ? '&' : '?';
     return reply
       .code(303)
-      .header('Location', `${to}${sep}flash=${flashes.put(flash)}`)
+      .header('Location', `${to}${sep}flash=${flashes.put(flash)}${hash ? `#${hash}` : ''}`)
       .send();
   }
 
@@ -204,6 +214,84 @@ export function registerRoutes(app: FastifyInstance, d: RouteDeps): void {
         await file.dispose();
       }
       return redirect(reply, itemHref(id), { kind: 'ok', text: `The thumbnail is now ${file.name}.` });
+    } catch (err) {
+      return redirect(
+        reply,
+        itemHref(id),
+        err instanceof FormProblem ? { kind: 'error', text: err.message } : failure(err),
+      );
+    }
+  });
+
+  // A carousel's images (issue 39, part 4): the endpoints `contentlib edit` uses, posted from the
+  // item page's forms (and browse.js's drag and drop) under the guard every change passes.
+  const fileIdOf = (request: FastifyRequest) => (request.params as { fileId: string }).fileId;
+  const nameOf = (files: readonly CarouselFile[], fileId: string) => {
+    const i = files.findIndex((f) => f.id === fileId);
+    return `image ${i + 1} (${files[i]?.fileName ?? fileId})`;
+  };
+
+  app.post('/items/:id/order', async (request, reply) => {
+    const id = idOf(request);
+    const form = {
+      order: stringField(request.body, 'order'),
+      move: stringField(request.body, 'move'),
+      to: stringField(request.body, 'to'),
+    };
+    try {
+      const files = sortedFiles((await d.library.get(id, call)).files);
+      const change = orderFromForm(
+        files.map((f) => f.id),
+        form,
+      );
+      if (change.kind === 'problem') return redirect(reply, itemHref(id), { kind: 'error', text: change.message });
+      if (change.kind === 'unchanged')
+        return redirect(reply, itemHref(id), { kind: 'ok', text: 'The images are already in that order.' });
+      await d.library.reorderImages(id, change.fileIds, call);
+      const moved = change.moved;
+      const text = moved
+        ? `Moved ${nameOf(files, moved.fileId)} to position ${moved.to + 1} of ${files.length}.`
+        : `The images are now in the order ${change.fileIds.map((fid) => files.findIndex((f) => f.id === fid) + 1).join(', ')} (old positions).`;
+      return redirect(reply, itemHref(id), { kind: 'ok', text }, moved ? `slide-${moved.fileId}` : 'images');
+    } catch (err) {
+      return redirect(reply, itemHref(id), failure(err));
+    }
+  });
+
+  app.post('/items/:id/files/:fileId/remove', async (request, reply) => {
+    const id = idOf(request);
+    const fileId = fileIdOf(request);
+    try {
+      const files = sortedFiles((await d.library.get(id, call)).files);
+      await d.library.removeImage(id, fileId, call);
+      return redirect(reply, itemHref(id), { kind: 'ok', text: `Removed ${nameOf(files, fileId)}.` }, 'images');
+    } catch (err) {
+      return redirect(reply, itemHref(id), failure(err));
+    }
+  });
+
+  app.post('/items/:id/files/:fileId/replace', async (request, reply) => {
+    const id = idOf(request);
+    const fileId = fileIdOf(request);
+    try {
+      const files = sortedFiles((await d.library.get(id, call)).files);
+      const file = await receiveFile(request.raw, request.headers, {
+        field: 'image',
+        maxBytes: TYPE_RULES.carousel.maxBytes,
+        what: 'an image file',
+      });
+      try {
+        await d.replaceImage(id, fileId, file.path, file.name, d.signal);
+      } finally {
+        await file.dispose();
+      }
+      const position = files.findIndex((f) => f.id === fileId) + 1;
+      return redirect(
+        reply,
+        itemHref(id),
+        { kind: 'ok', text: `Replaced ${nameOf(files, fileId)} with ${file.name}.` },
+        position > 0 ? 'images' : '',
+      );
     } catch (err) {
       return redirect(
         reply,

@@ -164,11 +164,14 @@ export function libraryOf(ctx: CliContext, globals: GlobalOptions): { info: Targ
 /**
  * Opens the API. `writes`: the command changes the library (upload, edit, rm); with no remote
  * configured it refuses in automation unless the embedded library was chosen on purpose.
+ * `previews`: the embedded server makes posters and previews while the command runs (browse,
+ * which shows them and runs long); other commands stop it too soon to be worth the work, and
+ * what they leave is made by the next browse or serve.
  */
 export async function openApi(
   ctx: CliContext,
   globals: GlobalOptions,
-  opts: { writes?: boolean } = {},
+  opts: { writes?: boolean; previews?: boolean } = {},
 ): Promise<{ client: ApiClient; target: ApiTarget }> {
   const store = openConfig(ctx.paths.config);
   const config = store.read();
@@ -211,7 +214,7 @@ export async function openApi(
   const dataDir = ctx.paths.data;
   const { startServer } = await import('../server/index.js');
   const server = await makeDir(dataDir)
-    .then(() => startServer({ dataDir, host: '127.0.0.1', port: 0 }))
+    .then(() => startServer({ dataDir, host: '127.0.0.1', port: 0, previews: { enabled: opts.previews === true } }))
     .catch((err: unknown) => {
       throw dataDirError(dataDir, err) ?? err;
     });

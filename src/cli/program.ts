@@ -693,6 +693,11 @@ function defineServe(program: Command, ctx: CliContext): void {
     .option('--drain-grace <seconds>', 'after SIGTERM, keep serving this long while /readyz says 503', '5')
     .option('--drain-timeout <seconds>', 'then wait this long for requests in flight before cutting them', '60')
     .option('--audit-retention <duration>', 'keep audit log entries this long: 365d (default), 90d, 24h')
+    .option('--no-previews', 'make no posters or previews at all (docs/deploy.md, Posters and previews)')
+    .option(
+      '--ffmpeg <path>',
+      "the ffmpeg that takes videos' poster frames, or none (default: ffmpeg on PATH; without one, no posters)",
+    )
     .addHelpText(
       'after',
       `

@@ -69,6 +69,8 @@ export async function completeUpload(
   switch (result.kind) {
     case 'done': {
       if (result.discarded.length > 0) await s.removeObjects(result.discarded);
+      // Its poster or preview is made in the background: the answer does not wait for it.
+      s.deps.previews?.nudge();
       const url = urlSigner(s);
       return {
         item: await presentOne(s, caller.brandId, result.item, url),

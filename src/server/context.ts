@@ -45,6 +45,8 @@ export interface AppDeps {
   rateLimit?: RateLimit;
   /** Milliseconds a connection may stay silent before it is closed (default IDLE_TIMEOUT_MS). */
   idleTimeoutMs?: number;
+  /** The background maker of posters and previews (src/server/previews/worker.ts), told after each complete. */
+  previews?: { nudge(): void };
   /** Where unexpected (500) errors are reported, with the request's id; they never reach a response body. */
   onInternalError?: (err: unknown, requestId?: string) => void;
 }

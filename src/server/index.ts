@@ -17,6 +17,8 @@ import { createDiskParts } from './storage/disk-parts.js';
 import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 import { isUnavailable } from './unavailable.js';
+import { findFfmpeg, isExecutable } from './previews/video.js';
+import { startPreviews } from './previews/worker.js';
 
 export type { DrainOptions } from './ops/drain.js';
 
@@ -64,6 +66,12 @@ export interface StartServerOptions {
   onInternalError?: (err: unknown, requestId?: string) => void;
   /** serve: logs (pino); without it the server writes nothing (the CLI's embedded library). */
   log?: LogOptions;
+  /**
+   * Posters and previews (issue 39), made in the background after complete. `ffmpeg`: the
+   * program that takes video frames; undefined looks for `ffmpeg` on PATH, null means none
+   * (videos then get no poster). `enabled: false` makes none at all.
+   */
+  previews?: { enabled?: boolean; ffmpeg?: string | null; concurrency?: number; timeoutMs?: number };
   /** serve: Prometheus metrics at GET /metrics, on the API's port or on a `port` of their own. */
   metrics?: { port?: number };
 }
@@ -79,6 +87,8 @@ export interface RunningServer {
   drain(o: DrainOptions): Promise<void>;
   /** Runs the sweeper once now (tests, after moving the injected clock). */
   sweep(): Promise<SweepReport>;
+  /** Resolves when the posters and previews asked for so far are made (tests). */
+  previewsDone(): Promise<void>;
   /** Where objects live on disk (tests check that nothing is left behind). */
   storage: Storage;
   /** Set when the objects are on this server's disk (no --storage). */
@@ -144,6 +154,9 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       rawDisk && parts
         ? guard({ object: rawDisk.receive, part: parts.receive }, { part: 'storage', outages })
         : undefined;
+    const ffmpeg = opts.previews?.enabled === false ? null : await chooseFfmpeg(opts.previews?.ffmpeg);
+    // Told after each complete; the worker starts once the server listens.
+    const previewHook = { nudge: () => {} };
     let inFlight = () => 0;
     const metrics = opts.metrics
       ? createMetrics({
@@ -170,6 +183,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         urlLifetimeSeconds: opts.urlLifetimeSeconds ?? URL_LIFETIME_SECONDS,
         auditRetentionMs: (opts.auditRetentionSeconds ?? AUDIT_RETENTION_SECONDS) * 1000,
         rateLimit: opts.rateLimit,
+        previews: { nudge: () => previewHook.nudge() },
         onInternalError,
       },
       {
@@ -212,6 +226,19 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     // Only a server that listens sweeps: one that cannot (its port taken, by another instance
     // perhaps) must change nothing, not free that instance's open uploads on its way out.
     const stopSweeper = startSweeper(services, onSweepError, undefined, metrics);
+    const previews =
+      opts.previews?.enabled === false
+        ? null
+        : startPreviews(
+            services,
+            {
+              ffmpeg,
+              concurrency: opts.previews?.concurrency ?? 1,
+              ...(opts.previews?.timeoutMs ? { timeoutMs: opts.previews.timeoutMs } : {}),
+            },
+            onSweepError,
+          );
+    if (previews) previewHook.nudge = previews.nudge;
     publicUrl ||= address;
     if (metricsUrl) app.log.info({ metricsUrl }, 'metrics served');
     let closing: Promise<void> | null = null;
@@ -230,6 +257,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         // Connections are closed; handlers of clients that went away may still be finishing.
         await services.drain();
         await stopSweeper();
+        await previews?.stop();
         await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
         s3?.close();
         await repo.close();
@@ -241,6 +269,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
       storage,
       ...(disk ? { disk } : {}),
       sweep: () => sweep(services),
+      previewsDone: async () => previews?.idle(),
       close: () => shutDown({ graceMs: 0, timeoutMs: Infinity }),
       drain: shutDown,
     };
@@ -249,6 +278,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
     await repo.close();
     throw err;
   }
+}
+
+/** The ffmpeg asked for (refused when it is not a program), or the one on PATH, or none. */
+async function chooseFfmpeg(asked: string | null | undefined): Promise<string | null> {
+  if (asked === null) return null;
+  if (asked === undefined) return findFfmpeg();
+  if (!(await isExecutable(asked))) throw new Error(`--ffmpeg ${asked}: no such program (or not executable)`);
+  return asked;
 }
 
 /** The S3 storage of `--storage s3://bucket/prefix`; the AWS SDK is imported only then. */

@@ -46,3 +46,19 @@ export function titleFromFileName(fileName: string): string {
   const title = (dot > 0 ? base.slice(0, dot) : base).trim();
   return title || base || 'untitled';
 }
+
+/**
+ * The key of a stored file's small JPEG (a video's poster, an image's preview; issue 39): beside
+ * the file, under its own upload's folder (`<user>/<fileId>/`, one file per folder), so no other
+ * upload's key can be it. Derived, so a deletion can name it whether or not it was ever made.
+ */
+export function previewKeyOf(fileKey: string): string {
+  return `${fileKey}${PREVIEW_SUFFIX}`;
+}
+export const PREVIEW_SUFFIX = '.preview.jpg';
+export const PREVIEW_CONTENT_TYPE = 'image/jpeg';
+
+/** The stored file whose preview `key` would be, or null when it cannot be one. */
+export function sourceKeyOfPreview(key: string): string | null {
+  return key.endsWith(PREVIEW_SUFFIX) ? key.slice(0, -PREVIEW_SUFFIX.length) : null;
+}

@@ -1,6 +1,6 @@
 // Database rows → wire JSON, typed against the response schemas the client parses with
 // (src/api/schemas.ts; the wire is described in docs/api.md). fileUrl and thumbnailUrl are
-// presigned GET URLs of the storage, valid for the URL lifetime.
+// presigned GET URLs of the storage, valid for the URL lifetime; so are posterUrl and previewUrl.
 import type { CarouselFile, ChangeAuthor, ContentItem } from '../api/schemas.js';
 import type { MediaFacts } from '../rules/media-facts.js';
 import type { Services } from './context.js';
@@ -17,10 +17,12 @@ export function urlSigner(services: Services): UrlSigner {
 }
 
 export async function presentItem(item: ItemRow, url: UrlSigner): Promise<ContentItem> {
-  const [fileUrl, thumbnailUrl] = await Promise.all([
+  const [fileUrl, thumbnailUrl, smallUrl] = await Promise.all([
     url(item.fileKey),
     item.thumbnailKey ? url(item.thumbnailKey) : null,
+    item.previewKey ? url(item.previewKey) : null,
   ]);
+  const carousel = item.type === 'carousel';
   return {
     id: item.id,
     type: item.type,
@@ -41,11 +43,14 @@ export async function presentItem(item: ItemRow, url: UrlSigner): Promise<Conten
     sha256: item.sha256,
     thumbnailSha256: item.thumbnailKey ? item.thumbnailSha256 : null,
     media: mediaOf(item.media),
+    // Extensions (issue 39): a video's poster frame, a carousel's first image's preview.
+    posterUrl: carousel ? null : smallUrl,
+    previewUrl: carousel ? smallUrl : null,
   } satisfies ContentItem;
 }
 
 export async function presentFile(file: FileRow, url: UrlSigner): Promise<CarouselFile> {
-  const fileUrl = await url(file.fileKey);
+  const [fileUrl, previewUrl] = await Promise.all([url(file.fileKey), file.previewKey ? url(file.previewKey) : null]);
   return {
     id: file.id,
     fileKey: file.fileKey,
@@ -56,6 +61,7 @@ export async function presentFile(file: FileRow, url: UrlSigner): Promise<Carous
     fileSize: file.fileSize,
     sha256: file.sha256,
     media: mediaOf(file.media),
+    previewUrl,
   } satisfies CarouselFile;
 }
 

@@ -28,6 +28,7 @@ const options = () => ({
   describe: (err: unknown) => String(err),
   libraryName: 'test',
   setThumbnail: async () => {},
+  replaceImage: async () => {},
 });
 
 /** Runs browse until the test aborts it; resolves once the URL is printed. */

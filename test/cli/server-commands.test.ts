@@ -92,6 +92,9 @@ describe('keys list output', () => {
 
 describe('serveOptions (flags → server options)', () => {
   const base = { host: '127.0.0.1', port: '0' };
+  it('looks for ffmpeg on PATH unless told', () => {
+    expect(serveOptions(base, '/d', false, {}).previews).toBeUndefined();
+  });
   it.each([
     [{}, { dataDir: '/d', host: '127.0.0.1', port: 0 }],
     [
@@ -114,6 +117,9 @@ describe('serveOptions (flags → server options)', () => {
     [{ storage: 's3://media/lib' }, { storageUrl: 's3://media/lib' }],
     [{ publicUrl: 'https://media.example.com/' }, { publicUrl: 'https://media.example.com' }],
     [{ publicUrl: 'http://10.0.0.5:8080/cl/' }, { publicUrl: 'http://10.0.0.5:8080/cl' }],
+    [{ ffmpeg: '/opt/ffmpeg/bin/ffmpeg' }, { previews: { ffmpeg: '/opt/ffmpeg/bin/ffmpeg' } }],
+    [{ ffmpeg: 'none' }, { previews: { ffmpeg: null } }],
+    [{ previews: false }, { previews: { enabled: false } }],
   ])('%j → %j', (flags, expected) => {
     expect(serveOptions({ ...base, ...flags }, '/d', false, {})).toMatchObject(expected);
   });

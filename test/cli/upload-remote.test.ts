@@ -27,7 +27,13 @@ describe('contentlib upload against a remote', () => {
     const dataDir = join(dir, 'server');
     let upstream = '';
     proxy = await startPutDroppingProxy(() => upstream, { afterBytes: 1000, count: 3 });
-    server = await startServer({ dataDir, host: '127.0.0.1', port: 0, publicUrl: proxy.url });
+    server = await startServer({
+      dataDir,
+      host: '127.0.0.1',
+      port: 0,
+      publicUrl: proxy.url,
+      previews: { enabled: false },
+    });
     upstream = server.url;
     const { key } = await createApiKey(dataDir, 'ci');
     const home = join(dir, 'home');

@@ -175,7 +175,7 @@ describe('crash: kill -9 with PUTs and completes in flight', () => {
 
     // The sweeper, on a clock past every URL's expiry and grace: temp files and expired uploads go.
     const later = Date.now() + (URL_TTL_SECONDS * 1000 * 2 + COMPLETE_GRACE_MS) * 2;
-    const swept = await startServer({ dataDir, now: () => new Date(later) });
+    const swept = await startServer({ dataDir, now: () => new Date(later), previews: { enabled: false } });
     try {
       for (
         let i = 0;

@@ -67,7 +67,7 @@ describe.skipIf(skipWithout('tmux', HAS_TMUX, 'apt-get install tmux'))('on a rea
     home = await tempHome();
     expect((await cli(home.dir, ['ls'])).exitCode).toBe(0);
     apiKey = (await readConfig(home.dir)).embedded!.apiKey;
-    server = await startServer({ dataDir: join(home.dir, 'data') });
+    server = await startServer({ dataDir: join(home.dir, 'data'), previews: { enabled: false } });
     client = apiClient(server.url, apiKey);
     clip = await seedShortform(
       client,

@@ -6,10 +6,12 @@ import type { ApiClient } from '../../src/api/client.js';
 import { type RunningBrowse, startBrowse } from '../../src/browse/index.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import { inspectThumbnail, sendThumbnail } from '../../src/upload/thumbnail.js';
+import { inspectCarouselImage, sendCarouselImage } from '../../src/upload/carousel-image.js';
+import { wireFile } from '../../src/upload/transfer.js';
 import { describeError } from '../../src/cli/error-messages.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { apiClient } from './cli.js';
-import { type TestServer, serverWithKey } from './server.js';
+import { type TestServer, type TestServerOptions, serverWithKey } from './server.js';
 
 export const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstu';
 
@@ -26,8 +28,9 @@ export interface BrowseFixture {
   dispose(): Promise<void>;
 }
 
-export async function browseFixture(): Promise<BrowseFixture> {
-  const { s, key } = await serverWithKey({ clock: 'real' });
+/** `server`: options of the library's server (posters and previews, say). */
+export async function browseFixture(server: TestServerOptions = {}): Promise<BrowseFixture> {
+  const { s, key } = await serverWithKey({ clock: 'real', ...server });
   const client = apiClient(s.url, key);
   const browse = await startBrowse({
     library: client,
@@ -43,6 +46,14 @@ export async function browseFixture(): Promise<BrowseFixture> {
         signal,
       );
       await client.patch(id, { thumbnailKey });
+    },
+    replaceImage: async (id, fileId, path, shown, signal) => {
+      const checked = await inspectCarouselImage(path, shown);
+      if (!checked.ok) throw new Error(checked.problems.map(formatProblem).join('\n'));
+      const deps = { api: client, now: () => new Date(), sleep: async () => {}, policy: NO_WAIT_RETRY };
+      const file = { ...checked.file, name: shown };
+      const key = await sendCarouselImage(file, deps, signal);
+      await client.replaceImage(id, fileId, { key, ...wireFile(file) }, { signal });
     },
   });
   const host = new URL(browse.origin).host;

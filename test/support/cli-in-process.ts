@@ -92,7 +92,14 @@ export interface InProcessRemote {
  * `contentlib serve` would be; `publicUrl` as its --public-url.
  */
 export async function startRemote(home: string, o: { publicUrl?: string } = {}): Promise<InProcessRemote> {
-  const server = await startServer({ dataDir: join(home, 'data'), host: '127.0.0.1', port: 0, ...o });
+  // Posters and previews only when a test asks (o.previews): outputs are compared field by field.
+  const server = await startServer({
+    dataDir: join(home, 'data'),
+    host: '127.0.0.1',
+    port: 0,
+    previews: { enabled: false },
+    ...o,
+  });
   return { url: server.url, server, stop: () => server.close() };
 }
 

@@ -28,10 +28,22 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
 export async function startServe(
   dataDir: string,
   home: string,
-  o: { port?: number; args?: string[]; env?: Record<string, string>; fileLimit?: number } = {},
+  o: { port?: number; args?: string[]; env?: Record<string, string>; fileLimit?: number; previews?: boolean } = {},
 ): Promise<ServeProcess> {
   // No drain grace period: tests stop servers often and have no load balancer to wait for.
-  const args = ['serve', '--port', String(o.port ?? 0), '--data-dir', dataDir, '--drain-grace', '0', ...(o.args ?? [])];
+  // Posters and previews only where a test asks (`previews`): the others count the objects a
+  // background job would add under them.
+  const args = [
+    'serve',
+    '--port',
+    String(o.port ?? 0),
+    '--data-dir',
+    dataDir,
+    '--drain-grace',
+    '0',
+    ...(o.previews ? [] : ['--no-previews']),
+    ...(o.args ?? []),
+  ];
   // fileLimit: the process runs under `ulimit -n`, as on a machine with few descriptors to spare.
   const [file, argv] =
     o.fileLimit === undefined

@@ -25,7 +25,8 @@ export interface TestServer extends RunningServer {
   makeKey(brand?: string, o?: CreateKeyOptions): Promise<CreatedKey>;
   /** Revokes a key as `contentlib keys revoke` does, at the server's clock's time. */
   revokeKey(id: string): Promise<boolean>;
-  restart(): Promise<void>;
+  /** Stops and starts the server on the same port, data and store; `o` changes options for the new one. */
+  restart(o?: Partial<StartServerOptions>): Promise<void>;
   /** Closes the server, removes the data dir, and fails when the server reported internal errors. */
   dispose(): Promise<void>;
 }
@@ -56,13 +57,17 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     },
   };
   const internal: unknown[] = [];
-  const start = (port?: number) =>
+  const start = (port?: number, changed: Partial<StartServerOptions> = {}) =>
     startServer({
       ...(databaseUrl ? { databaseUrl } : {}),
       ...storage,
       now: () => clock.now,
       onInternalError: (e) => internal.push(e),
+      // Posters and previews only where a test asks for them: the others count objects and
+      // bytes that a background job would change under them.
+      previews: { enabled: false },
       ...serverOpts,
+      ...changed,
       dataDir,
       ...(port ? { port } : {}),
     });
@@ -85,16 +90,17 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       return server.metricsUrl;
     },
     sweep: () => server.sweep(),
+    previewsDone: () => server.previewsDone(),
     close: () => server.close(),
     drain: (o) => server.drain(o),
     key: async (brand = 'acme') => (await createApiKey({ dataDir, databaseUrl }, brand)).key,
     makeKey: (brand = 'acme', o = {}) => createApiKey({ dataDir, databaseUrl }, brand, o, clock.now),
     revokeKey: (id) => revokeApiKey({ dataDir, databaseUrl }, id, clock.now),
     // Same port again, so URLs handed out before the restart can be tried after it.
-    restart: async () => {
+    restart: async (changed) => {
       const port = Number(new URL(server.url).port);
       await server.close();
-      server = await start(port);
+      server = await start(port, changed);
     },
     dispose: async () => {
       // Bounded: a connection a test left open is cut after 5 s rather than holding the suite

@@ -11,9 +11,30 @@ import { Html, escapeHtml, html, safeMediaUrl } from '../html.js';
 import { platformBadges } from './badges.js';
 import { formatWhen, isVideoType } from './format.js';
 
-/** The picture of a card: the thumbnail, else a carousel's first image; a video without one gets its type. */
+/**
+ * The picture of a card, the smallest there is (issue 39: ≤ 60 KB a card): the server's poster of
+ * a video (its thumbnail made small when it has one, else a frame) or preview of a carousel's
+ * first image; else the thumbnail itself (a poster not made yet), else a carousel's first image
+ * (services that make no previews).
+ */
 export function cardImageUrl(item: ContentItem): string | undefined {
-  return safeMediaUrl(item.thumbnailUrl) ?? (item.type === 'carousel' ? safeMediaUrl(item.fileUrl) : undefined);
+  return (
+    safeMediaUrl(item.posterUrl) ??
+    safeMediaUrl(item.previewUrl) ??
+    safeMediaUrl(item.thumbnailUrl) ??
+    (item.type === 'carousel' ? safeMediaUrl(item.fileUrl) : undefined)
+  );
+}
+
+/**
+ * A video card without a picture (a server without ffmpeg, or a poster not made yet) shows a
+ * frame of the video itself: the browser fetches its index and the frame at 1 s (docs/deploy.md,
+ * Posters and previews).
+ */
+export function cardVideoUrl(item: ContentItem): string | undefined {
+  if (!isVideoType(item.type) || cardImageUrl(item)) return undefined;
+  const src = safeMediaUrl(item.fileUrl);
+  return src ? `${src}#t=1` : undefined;
 }
 
 /** The words a person searched for: the free text's words and "phrases", and the title search. */
@@ -45,9 +66,12 @@ export function highlight(text: string, terms: readonly string[]): Html {
 
 function card(item: ContentItem, terms: readonly string[]): Html {
   const src = cardImageUrl(item);
+  const frame = cardVideoUrl(item);
   const picture = src
     ? html`<img src="${src}" alt="" loading="lazy" decoding="async" width="320" height="320" />`
-    : html`<span class="no-picture" aria-hidden="true">${isVideoType(item.type) ? '▶' : '▦'}</span>`;
+    : frame
+      ? html`<video src="${frame}" preload="metadata" muted playsinline tabindex="-1" aria-hidden="true"></video>`
+      : html`<span class="no-picture" aria-hidden="true">${isVideoType(item.type) ? '▶' : '▦'}</span>`;
   const count = item.type === 'carousel' && item.fileCount ? html` · ${item.fileCount} images` : '';
   return html`<li class="card" data-id="${item.id}">
     <a class="card-link" href="${itemHref(item.id)}">
@@ -160,5 +184,7 @@ export function gridMain(q: GridQuery, list: ListResponse | undefined): Html {
 
 /** The origins of the pictures the grid shows (for the page's CSP). */
 export function gridMediaUrls(list: ListResponse | undefined): string[] {
-  return (list?.items ?? []).map(cardImageUrl).filter((u): u is string => u !== undefined);
+  return (list?.items ?? [])
+    .flatMap((item) => [cardImageUrl(item), cardVideoUrl(item)])
+    .filter((u): u is string => u !== undefined);
 }

@@ -3,19 +3,56 @@
 // service's additions — checksums, who created or changed the item — show without a change
 // here), the forms a support agent needs (metadata, thumbnail) and the way to delete it.
 //
-// A carousel is an <ol> of <li data-file-id data-sort-order>, each with an empty
-// `.file-actions` slot: where move/remove controls go once the service can reorder a carousel.
+// A carousel is an <ol> of <li data-file-id data-sort-order>, each with its `.file-actions`:
+// move up/down, remove, replace (browse.js adds drag and drop over the same order form).
 import { orderedFields } from '../../api/item-fields.js';
 import type { CarouselFile, ContentItem } from '../../api/schemas.js';
 import { STATUSES, THUMBNAIL_RULE } from '../../rules/rules.js';
 import { type EditForm, FIELD_NAMES, type FieldProblem, hashtagsText, itemHref, settingsText } from '../forms.js';
 import { type Child, type Html, html, safeMediaUrl } from '../html.js';
-import { type MediaFacts, describeMedia } from '../../rules/media-facts.js';
 import { platformBadges } from './badges.js';
+import { mediaFacts } from './facts.js';
 import { formatDuration, formatSize, formatWhen, isVideoType } from './format.js';
 
 /** Shown in sections of their own. */
-const ELSEWHERE = new Set(['platformSettings', 'files']);
+// `media` has its own section (./facts.ts), in words.
+const ELSEWHERE = new Set(['platformSettings', 'files', 'media']);
+
+/**
+ * What a person calls each field the page shows; the API's own names stay in the page's JSON twin
+ * (`?format=json`) and in each value's `data-field`. A field not listed (a service's addition)
+ * shows under its API name.
+ */
+export const FIELD_LABELS: Readonly<Record<string, string>> = {
+  id: 'ID',
+  type: 'Type',
+  title: 'Title',
+  status: 'Status',
+  description: 'Description',
+  hashtags: 'Hashtags',
+  createdAt: 'Uploaded',
+  createdBy: 'Uploaded by',
+  updatedAt: 'Updated',
+  updatedBy: 'Updated by',
+  durationSeconds: 'Duration',
+  fileSize: 'Size',
+  fileName: 'File name',
+  contentType: 'Format',
+  sha256: 'Checksum (SHA-256)',
+  fileCount: 'Files',
+  fileUrl: 'File',
+  thumbnailUrl: 'Thumbnail',
+  thumbnailSha256: 'Thumbnail checksum (SHA-256)',
+  posterUrl: 'Poster',
+  previewUrl: 'Preview',
+  width: 'Width',
+  height: 'Height',
+  resolution: 'Resolution',
+};
+
+export function fieldLabel(key: string): string {
+  return FIELD_LABELS[key] ?? key;
+}
 
 export function sortedFiles(files: readonly CarouselFile[]): CarouselFile[] {
   return [...files].sort((a, b) => a.sortOrder - b.sortOrder);
@@ -43,14 +80,11 @@ function fieldValue(key: string, v: unknown): Child {
     return author(v as Record<string, unknown>);
   if (key === 'fileSize' && typeof v === 'number') return formatSize(v);
   if (key === 'durationSeconds' && typeof v === 'number') return formatDuration(v);
-  if ((key === 'fileUrl' || key === 'thumbnailUrl') && typeof v === 'string') {
+  if (/Url$/.test(key) && typeof v === 'string') {
     const url = safeMediaUrl(v);
     return url ? html`<a href="${url}">open</a> <span class="hint">(signed; valid for a limited time)</span>` : v;
   }
-  if (key === 'sha256' || key === 'id') return html`<code>${String(v)}</code>`;
-  // The media facts as `show` words them (Resolution, Frame rate, Video, Audio…).
-  if (key === 'media' && typeof v === 'object')
-    return describeMedia(v as MediaFacts).map(([label, text]) => html`<span class="fact">${label}: ${text}</span> `);
+  if (key === 'sha256' || key === 'thumbnailSha256' || key === 'id') return html`<code>${String(v)}</code>`;
   if (typeof v === 'string') return v;
   return html`<code>${JSON.stringify(v)}</code>`;
 }
@@ -61,7 +95,7 @@ function fieldsList(item: ContentItem): Html {
   return html`<dl class="fields">
     ${keys.map(
       (k) =>
-        html`<dt>${k}</dt>
+        html`<dt>${fieldLabel(k)}</dt>
           <dd data-field="${k}">${fieldValue(k, rec[k])}</dd>`,
     )}
   </dl>`;
@@ -72,7 +106,8 @@ function media(item: ContentItem, files: readonly CarouselFile[]): Html {
   const src = safeMediaUrl(item.fileUrl);
   if (!src) return html`<p class="none">The service gave no file URL for this item.</p>`;
   if (isVideoType(item.type) || item.contentType?.startsWith('video/')) {
-    const poster = safeMediaUrl(item.thumbnailUrl);
+    // Shown until play: the thumbnail someone chose, else the server's poster frame (issue 39).
+    const poster = safeMediaUrl(item.thumbnailUrl) ?? safeMediaUrl(item.posterUrl);
     return html`<video
       class="player"
       controls
@@ -91,42 +126,111 @@ function carousel(item: ContentItem, files: readonly CarouselFile[]): Html {
   const sorted = sortedFiles(files);
   if (sorted.length === 0) return html`<p class="none">The service listed no images for this carousel.</p>`;
   const n = sorted.length;
-  return html`<ol class="carousel" aria-label="Images of the carousel, in order" data-item-id="${item.id}">
-    ${sorted.map((f, i) => {
-      const src = safeMediaUrl(f.fileUrl);
-      const name = f.fileName ?? f.fileKey;
-      const picture = src
-        ? html`<img src="${src}" alt="Image ${i + 1} of ${n}: ${name}" loading="lazy" decoding="async" />`
-        : html`<span class="no-picture">no URL</span>`;
-      return html`<li class="slide" data-file-id="${f.id}" data-sort-order="${f.sortOrder}">
-        <figure>
-          ${picture}
-          <figcaption><span class="position">${i + 1} of ${n}</span> ${name}</figcaption>
-        </figure>
-        <div class="file-actions"></div>
-      </li>`;
-    })}
-  </ol>`;
+  return html`<ol class="carousel" id="images" aria-label="Images of the carousel, in order" data-item-id="${item.id}">
+      ${sorted.map((f, i) => {
+        // The small preview when the server made one (issue 39), linking to the image itself.
+        const full = safeMediaUrl(f.fileUrl);
+        const src = safeMediaUrl(f.previewUrl) ?? full;
+        const name = f.fileName ?? f.fileKey;
+        const img = src
+          ? html`<img src="${src}" alt="Image ${i + 1} of ${n}: ${name}" loading="lazy" decoding="async" />`
+          : html`<span class="no-picture">no URL</span>`;
+        const picture = full && src !== full ? html`<a href="${full}">${img}</a>` : img;
+        return html`<li
+          class="slide"
+          id="slide-${f.id}"
+          tabindex="-1"
+          data-file-id="${f.id}"
+          data-sort-order="${f.sortOrder}"
+        >
+          <figure>
+            ${picture}
+            <figcaption><span class="position">${i + 1} of ${n}</span> ${name}</figcaption>
+          </figure>
+          <div class="file-actions">${imageActions(item, f, i, n, name)}</div>
+        </li>`;
+      })}
+    </ol>
+    <form id="order-form" class="order-form" method="post" action="${itemHref(item.id)}/order">
+      <input type="hidden" name="order" value="${sorted.map((f) => f.id).join(',')}" />
+    </form>
+    <p class="hint drag-hint" hidden>Drag an image to another place to reorder, or use its Move buttons.</p>
+    <p id="order-status" class="visually-hidden" aria-live="polite"></p>`;
+}
+
+/**
+ * An image's controls, plain forms that work without script (browse.js adds dragging): move it
+ * up or down, remove it, or put another image in its place. They post to browse, which calls the
+ * same endpoints as `contentlib edit` (docs/api.md, Carousel images), under the same guard as
+ * every change (src/browse/guard.ts).
+ */
+function imageActions(item: ContentItem, f: CarouselFile, i: number, n: number, name: string): Html {
+  const base = `${itemHref(item.id)}/files/${encodeURIComponent(f.id)}`;
+  const which = `image ${i + 1} (${name})`;
+  const accept = 'image/jpeg,image/png,image/webp';
+  return html`<form class="move" method="post" action="${itemHref(item.id)}/order">
+      <input type="hidden" name="move" value="${f.id}" />
+      <button type="submit" name="to" value="up" aria-label="Move ${which} up" ${i === 0 ? html` disabled` : ''}>
+        ↑ Up
+      </button>
+      <button
+        type="submit"
+        name="to"
+        value="down"
+        aria-label="Move ${which} down"
+        ${i === n - 1 ? html` disabled` : ''}
+      >
+        ↓ Down
+      </button>
+    </form>
+    <form class="remove" method="post" action="${base}/remove">
+      <button type="submit" class="danger" aria-label="Remove ${which}">Remove</button>
+    </form>
+    <form class="replace" method="post" action="${base}/replace" enctype="multipart/form-data">
+      <label for="replace-${f.id}">Replace ${which} with</label>
+      <input id="replace-${f.id}" type="file" name="image" accept="${accept}" required />
+      <button type="submit">Replace</button>
+    </form>`;
+}
+
+/** A long hex value shortened for the table; the whole of it in `title` and for copying. */
+function shortHex(v: unknown): Html {
+  if (typeof v !== 'string' || v === '') return html`<span class="none">—</span>`;
+  return html`<code class="hex" title="${v}">${v.length > 12 ? `${v.slice(0, 12)}…` : v}</code>`;
 }
 
 function filesTable(files: readonly CarouselFile[]): Html {
   if (files.length === 0) return html``;
   const sorted = sortedFiles(files);
-  const known = new Set(['id', 'fileKey', 'sortOrder', 'fileUrl', 'fileName', 'contentType', 'fileSize', 'sha256']);
+  const known = new Set([
+    'id',
+    'fileKey',
+    'sortOrder',
+    'fileUrl',
+    'fileName',
+    'contentType',
+    'fileSize',
+    'sha256',
+    'previewUrl',
+  ]);
   const hasSha = sorted.some((f) => (f as Record<string, unknown>).sha256 !== undefined);
   const extra = [...new Set(sorted.flatMap((f) => Object.keys(f).filter((k) => !known.has(k))))].sort();
+  // Short headers, one line each (no "Posit ion" at 1280 px); below 40rem each row becomes a
+  // block whose cells say their header (browse.css, `data-label`).
+  const cell = (label: string, content: Child) => html`<td data-label="${label}">${content}</td>`;
   return html`<section aria-labelledby="files-h">
-    <h2 id="files-h">Files (${sorted.length}, by sortOrder)</h2>
+    <h2 id="files-h">Files (${sorted.length})</h2>
     <div class="table-wrap">
-      <table>
+      <table class="files">
         <thead>
           <tr>
-            <th scope="col">Position</th>
-            <th scope="col">sortOrder</th>
-            <th scope="col">File name</th>
-            <th scope="col">Type</th>
+            <th scope="col"><abbr title="Position, from 1 (sortOrder + 1)">#</abbr></th>
+            <th scope="col">Name</th>
+            <th scope="col">Format</th>
             <th scope="col">Size</th>
-            ${hasSha ? html`<th scope="col">SHA-256</th>` : ''}${extra.map((k) => html`<th scope="col">${k}</th>`)}
+            ${hasSha ? html`<th scope="col">SHA-256</th>` : ''}${extra.map(
+              (k) => html`<th scope="col">${fieldLabel(k)}</th>`,
+            )}
             <th scope="col">Key</th>
             <th scope="col">Link</th>
           </tr>
@@ -135,20 +239,30 @@ function filesTable(files: readonly CarouselFile[]): Html {
           ${sorted.map((f, i) => {
             const rec = f as Record<string, unknown>;
             const src = safeMediaUrl(f.fileUrl);
-            return html`<tr>
-              <td>${i + 1}</td>
-              <td>${f.sortOrder}</td>
-              <td>${f.fileName ?? '—'}</td>
-              <td>${f.contentType ?? '—'}</td>
-              <td>${typeof f.fileSize === 'number' ? formatSize(f.fileSize) : '—'}</td>
-              ${hasSha ? html`<td><code>${String(rec.sha256 ?? '—')}</code></td>` : ''}${extra.map((k) => html`<td>${fieldValue(k, rec[k])}</td>`)}
-              <td><code>${f.fileKey}</code></td>
-              <td>${src ? html`<a href="${src}">open</a>` : '—'}</td>
+            return html`<tr data-sort-order="${f.sortOrder}">
+              ${cell('#', String(i + 1))} ${cell('Name', html`<span class="name">${f.fileName ?? '—'}</span>`)}
+              ${cell('Format', f.contentType ?? '—')}
+              ${cell('Size', typeof f.fileSize === 'number' ? formatSize(f.fileSize) : '—')}
+              ${hasSha ? cell('SHA-256', shortHex(rec.sha256)) : ''}${extra.map((k) =>
+                cell(fieldLabel(k), fieldValue(k, rec[k])),
+              )}
+              ${cell('Key', html`<code class="key" title="${f.fileKey}">${f.fileKey}</code>`)}
+              ${cell('Link', src ? html`<a href="${src}">open</a>` : '—')}
             </tr>`;
           })}
         </tbody>
       </table>
     </div>
+  </section>`;
+}
+
+/** What the bytes say (./facts.ts); no section while there is nothing to say. */
+function factsSection(item: ContentItem, files: readonly CarouselFile[]): Html {
+  const rows = mediaFacts(item, files);
+  if (String(rows).trim() === '') return html``;
+  return html`<section aria-labelledby="facts-h">
+    <h2 id="facts-h">Media</h2>
+    <dl class="fields facts">${rows}</dl>
   </section>`;
 }
 
@@ -243,12 +357,13 @@ export function itemMain(v: ItemView): Html {
   return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Library</a> › <span>${item.type}</span></nav>
     <h1>${item.title || '(untitled)'}</h1>
     <p class="badges">
-      <span class="badge">${item.type}</span>
-      <span class="badge status status-${item.status}">${item.status}</span>${platformBadges(item, files)}
+      <span class="badge">${item.type}</span> <span class="badge status status-${item.status}">${item.status}</span>
+      ${platformBadges(item, files)}
     </p>
     <section class="media" aria-label="Media">${media(item, files)}</section>
     <div class="columns">
       <div>
+        ${factsSection(item, files)}
         <section aria-labelledby="fields-h">
           <h2 id="fields-h">Fields</h2>
           ${fieldsList(item)}
@@ -268,7 +383,13 @@ export function itemMain(v: ItemView): Html {
 
 /** Every library URL the item page shows (for the page's CSP). */
 export function itemMediaUrls(item: ContentItem, files: readonly CarouselFile[]): string[] {
-  return [item.fileUrl, item.thumbnailUrl, ...files.map((f) => f.fileUrl)]
+  return [
+    item.fileUrl,
+    item.thumbnailUrl,
+    item.posterUrl,
+    item.previewUrl,
+    ...files.flatMap((f) => [f.fileUrl, f.previewUrl]),
+  ]
     .map((u) => safeMediaUrl(u))
     .filter((u): u is string => u !== undefined);
 }

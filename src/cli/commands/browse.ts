@@ -5,7 +5,9 @@
 import type { ApiClient } from '../../api/client.js';
 import { type BrowseOptions, type RunningBrowse, startBrowse } from '../../browse/index.js';
 import { formatProblem } from '../../rules/problem.js';
+import { inspectCarouselImage, sendCarouselImage } from '../../upload/carousel-image.js';
 import { inspectThumbnail, sendThumbnail } from '../../upload/thumbnail.js';
+import { wireFile } from '../../upload/transfer.js';
 import { openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';
@@ -58,7 +60,7 @@ async function browseOptions(
   ctx: CliContext,
   globals: GlobalOptions,
 ): Promise<{ client: ApiClient; options: Omit<BrowseOptions, 'port'> }> {
-  const { client, target } = await openApi(ctx, globals);
+  const { client, target } = await openApi(ctx, globals, { previews: true });
   const describe = (err: unknown) => describeError(err, { targetNames: ctx.targetNames }).message;
   const setThumbnail = async (id: string, path: string, shownName: string, signal: AbortSignal) => {
     const thumb = await inspectThumbnail(path, shownName);
@@ -75,8 +77,23 @@ async function browseOptions(
     );
     await client.patch(id, { thumbnailKey }, { signal });
   };
+  // The same check and send as `edit --replace-image`, then the same endpoint.
+  const replaceImage = async (id: string, fileId: string, path: string, shownName: string, signal: AbortSignal) => {
+    const checked = await inspectCarouselImage(path, shownName);
+    if (!checked.ok)
+      throw new RejectedFilesError(
+        checked.problems.map(formatProblem),
+        'Choose a jpg, png or webp image of at most 20 MiB.',
+        'the carousel was not changed',
+      );
+    // Named as the person's file, not the temp file browse received it into.
+    const file = { ...checked.file, name: shownName };
+    const deps = { api: client, now: ctx.now, sleep: ctx.sleep, policy: retryPolicy(ctx.env) };
+    const key = await sendCarouselImage(file, deps, signal);
+    await client.replaceImage(id, fileId, { key, ...wireFile(file) }, { signal });
+  };
   const libraryName = targetLine(target.info).replace(/^→ /, '');
-  return { client, options: { library: client, describe, setThumbnail, libraryName } };
+  return { client, options: { library: client, describe, setThumbnail, replaceImage, libraryName } };
 }
 
 /** `contentlib browse`, and `contentlib show ID --web` with the item's page as `path`. */

@@ -31,6 +31,9 @@ export interface ServeFlags {
   drainGrace?: string;
   drainTimeout?: string;
   auditRetention?: string;
+  ffmpeg?: string;
+  /** false with --no-previews. */
+  previews?: boolean;
 }
 
 /** Written here rather than imported, so that `serve --help` does not load pino. */
@@ -110,6 +113,9 @@ export function serveOptions(
   o.log = { level: level as (typeof LOG_LEVELS)[number], format: format as LogFormat, color: stderrIsTTY };
   if (flags.metricsPort !== undefined) o.metrics = { port: wholeNumber('--metrics-port', flags.metricsPort, 0, 65535) };
   else if (flags.metrics) o.metrics = {};
+  // Posters of videos: the ffmpeg named (`none`: no posters), else the one on PATH (docs/deploy.md).
+  if (flags.ffmpeg !== undefined) o.previews = { ffmpeg: flags.ffmpeg === 'none' ? null : flags.ffmpeg };
+  if (flags.previews === false) o.previews = { enabled: false };
   return o;
 }
 

@@ -126,7 +126,7 @@ export function* removeImage(
     files.filter((f) => f.id !== target.id),
     c.at,
   );
-  const discarded = yield* discardUpload(target.fileKey, c.at, objectKeysOf);
+  const discarded = yield* discardUpload(target.fileKey, c.at, objectKeysOf, { withPreview: true });
   yield* step('audit', {
     brandId: c.brandId,
     action: 'item.image_removed',
@@ -160,6 +160,6 @@ export function* replaceImage(
     files.map((f) => (f.id === old.id ? file : f)),
     at,
   );
-  const discarded = yield* discardUpload(old.fileKey, at, objectKeysOf);
+  const discarded = yield* discardUpload(old.fileKey, at, objectKeysOf, { withPreview: true });
   return { file, discarded };
 }

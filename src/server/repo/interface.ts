@@ -8,6 +8,7 @@ import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { CarouselChange, CarouselResult } from './carousel.js';
 import type { HeldFile, MissingChecksum } from './checksums.js';
 import type { MissingMedia } from './media.js';
+import type { MissingPreview } from './previews.js';
 import type { ItemUpdate } from './item-changes.js';
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
@@ -184,6 +185,14 @@ export interface Repo {
   missingMedia(limit: number): Promise<MissingMedia[]>;
   /** Records measured facts (JSON text), if the row still names that object and has none. */
   recordMedia(m: MissingMedia, media: string): Promise<void>;
+
+  // ---- posters and previews (./previews.ts)
+  /** Up to `limit` stored files without their preview (not failed PREVIEW_TRIES times), newest first; videos only when `videos`. */
+  missingPreviews(limit: number, videos: boolean): Promise<MissingPreview[]>;
+  /** Records a preview made; false when the row no longer names that file (deleted or replaced meanwhile). */
+  recordPreview(m: MissingPreview, previewKey: string): Promise<boolean>;
+  /** Counts a failed try and keeps why. */
+  previewFailed(m: MissingPreview, error: string): Promise<void>;
 
   // ---- housekeeping
   /** The store's multipart uploads of the uploads abandonUploads(beforeMs) would take now. */

@@ -5,6 +5,7 @@
 // The brand is checked here and only here: `lockItem` finds the caller's item or nothing, and
 // every write after it names the row by its id alone. So the dialects cannot differ on who may
 // change an item (they once did: SQLite's UPDATE filtered by brand, PostgreSQL's did not).
+import { previewKeyOf } from '../object-keys.js';
 import { type AuditEvent, changedPaths, patchDetails } from './audit.js';
 import type { FileRow, ItemChanges, ItemRow } from './items.js';
 import { type Decision, stepsOf } from './steps.js';
@@ -69,11 +70,18 @@ export function realChanges(item: ItemRow, c: ItemChanges): ItemChanges {
 
 /**
  * Drops an upload's row and queues its objects (the key itself and what `objectKeysOf` names:
- * a staging copy) for deletion; returns them.
+ * a staging copy; `withPreview`: its preview, src/server/previews/) for deletion; returns them.
  */
-export function* discardUpload(key: string, at: string, objectKeysOf: ObjectKeysOf): Decision<ItemSteps, string[]> {
+export function* discardUpload(
+  key: string,
+  at: string,
+  objectKeysOf: ObjectKeysOf,
+  { withPreview = false } = {},
+): Decision<ItemSteps, string[]> {
   const removed = yield* step('removeUpload', key);
-  const objects = [...new Set([key, ...(removed ? objectKeysOf(removed) : [])])];
+  // A carousel image's preview too, made or not (a deletion of nothing is a deletion done).
+  const preview = withPreview ? [previewKeyOf(key)] : [];
+  const objects = [...new Set([key, ...preview, ...(removed ? objectKeysOf(removed) : [])])];
   yield* step('queueDeletions', objects, at);
   return objects;
 }
@@ -123,7 +131,9 @@ export function* deleteItem(c: ItemChange, objectKeysOf: ObjectKeysOf): Decision
   const files = yield* step('files', item.id);
   yield* step('removeItem', item.id);
   const attached = yield* step('removeUploadsOf', item.id);
-  const objects = new Set([item.fileKey, ...files.map((f) => f.fileKey), ...attached.flatMap(objectKeysOf)]);
+  const stored = [item.fileKey, ...files.map((f) => f.fileKey)];
+  // Each file's poster or preview too, made or not (a deletion of nothing is a deletion done).
+  const objects = new Set([...stored, ...stored.map(previewKeyOf), ...attached.flatMap(objectKeysOf)]);
   if (item.thumbnailKey) objects.add(item.thumbnailKey);
   yield* step('queueDeletions', [...objects], c.at);
   yield* step('audit', {

@@ -27,6 +27,11 @@ export interface ItemRow {
   thumbnailSha256: string | null;
   /** The main file's media facts as JSON text (src/rules/media-facts.ts); null for a carousel and until measured. */
   media: string | null;
+  /**
+   * The small JPEG made after complete (src/server/previews/): a video's poster frame, or a
+   * carousel's first image's preview; null until made.
+   */
+  previewKey?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,6 +48,8 @@ export interface FileRow {
   sha256: string | null;
   /** The image's media facts as JSON text; null until measured. */
   media: string | null;
+  /** The image's small JPEG preview, null until made (src/server/previews/). */
+  previewKey?: string | null;
   createdAt: string;
 }
 
@@ -84,6 +91,11 @@ export interface ItemChanges {
   thumbnailSha256?: string;
 }
 
+/** A video's poster, or a carousel's first image's preview (SQLite and PostgreSQL alike). */
+export const PREVIEW_OF_ITEM = `CASE WHEN i.type = 'carousel'
+    THEN (SELECT f.preview_key FROM carousel_files f WHERE f.item_id = i.id ORDER BY f.sort_order LIMIT 1)
+    ELSE i.preview_key END`;
+
 // Carousel counts and sizes come from their file records; a video is its one file.
 const SELECT_ITEM = `
   SELECT i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
@@ -95,7 +107,8 @@ const SELECT_ITEM = `
               THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS fileCount,
          CASE WHEN i.type = 'carousel'
               THEN (SELECT COALESCE(SUM(f.file_size), 0) FROM carousel_files f WHERE f.item_id = i.id)
-              ELSE i.file_size END AS fileSize
+              ELSE i.file_size END AS fileSize,
+         ${PREVIEW_OF_ITEM} AS previewKey
     FROM items i`;
 
 /** An item as a row holds it: hashtags and platformSettings as JSON text (SQLite and PostgreSQL alike). */
@@ -150,7 +163,9 @@ export function changedColumns(c: ItemChanges): Array<[column: string, value: un
   if (c.hashtags !== undefined) out.push(['hashtags', JSON.stringify(c.hashtags)]);
   if (c.status !== undefined) out.push(['status', c.status]);
   if (c.platformSettings !== undefined) out.push(['platform_settings', JSON.stringify(c.platformSettings)]);
-  if (c.thumbnailKey !== undefined) out.push(['thumbnail_key', c.thumbnailKey]);
+  // A video's poster is made from its thumbnail when it has one (src/server/previews/): again now.
+  if (c.thumbnailKey !== undefined)
+    out.push(['thumbnail_key', c.thumbnailKey], ['preview_key', null], ['preview_tries', 0], ['preview_error', null]);
   if (c.thumbnailSha256 !== undefined) out.push(['thumbnail_sha256', c.thumbnailSha256]);
   return out;
 }
@@ -212,7 +227,8 @@ export function itemsRepository(db: Db) {
     return db
       .prepare(
         `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                file_size AS fileSize, sort_order AS sortOrder, sha256, media, created_at AS createdAt
+                file_size AS fileSize, sort_order AS sortOrder, sha256, media, preview_key AS previewKey,
+                created_at AS createdAt
            FROM carousel_files WHERE item_id = ? ORDER BY sort_order`,
       )
       .all(itemId) as FileRow[];
@@ -223,7 +239,8 @@ export function itemsRepository(db: Db) {
       (db
         .prepare(
           `SELECT id, item_id AS itemId, file_key AS fileKey, file_name AS fileName, content_type AS contentType,
-                  file_size AS fileSize, sort_order AS sortOrder, sha256, media, created_at AS createdAt
+                  file_size AS fileSize, sort_order AS sortOrder, sha256, media, preview_key AS previewKey,
+                  created_at AS createdAt
              FROM carousel_files WHERE id = ?`,
         )
         .get(id) as FileRow | undefined) ?? null

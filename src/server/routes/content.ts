@@ -99,6 +99,8 @@ async function patchItem(s: Services, caller: Caller, actor: Actor, item: ItemRo
   const updated = await s.repo.updateItem(caller.brandId, item.id, changes, at, actor, objectKeysOf);
   if (!updated) throw apiError('not_found', `no content item ${item.id}; it was deleted meanwhile`);
   if (updated.discarded.length > 0) await s.removeObjects(updated.discarded);
+  // A new thumbnail is what a video's poster is made from (src/server/previews/): made again.
+  if (changes.thumbnailKey !== undefined) s.deps.previews?.nudge();
   return { item: await presentOne(s, caller.brandId, updated.item, urlSigner(s)) } satisfies PatchResponse;
 }
 

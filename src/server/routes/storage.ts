@@ -18,6 +18,7 @@ import { verify } from '../signing.js';
 import { partBytes, partRange } from '../../rules/parts.js';
 import type { DiskReceiver } from '../context.js';
 import { recordedPlan } from '../multipart.js';
+import { PREVIEW_CONTENT_TYPE, PREVIEW_SUFFIX, sourceKeyOfPreview } from '../object-keys.js';
 import { DigestMismatchError, type DiskStorage, LengthMismatchError } from '../storage/disk.js';
 import { PART_CONTENT_TYPE, partKey } from '../storage/disk-parts.js';
 import { fileIdOfStagingKey } from '../storage/interface.js';
@@ -175,12 +176,11 @@ async function getFile(s: Services, disk: DiskStorage, request: FastifyRequest, 
   if (signed.expires * 1000 < s.deps.now().getTime()) {
     return sendError(reply, storageError('expired', 'this URL has expired; fetch the item again for a fresh URL'));
   }
-  const upload = await s.repo.getUpload(signed.key);
-  const object = upload ? await disk.openRead(signed.key) : null;
-  if (!upload || !object)
-    return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
+  const shown = await servedAs(s, signed.key);
+  const object = shown ? await disk.openRead(signed.key) : null;
+  if (!shown || !object) return sendError(reply, storageError('not_found', 'no such object; it may have been deleted'));
   const answer = planFileAnswer(
-    { ...object, contentType: upload.contentType, fileName: upload.fileName },
+    { ...object, ...shown },
     {
       range: oneHeader(request.headers.range),
       ifRange: oneHeader(request.headers['if-range']),
@@ -193,6 +193,19 @@ async function getFile(s: Services, disk: DiskStorage, request: FastifyRequest, 
     return reply.send();
   }
   return reply.send(object.stream(answer.start, answer.end));
+}
+
+/**
+ * The type and name a stored object is served with: its upload's, or for a poster or preview
+ * (issue 39, which has no upload of its own) a JPEG named after its file, while that file's
+ * upload is there. Null: no such object.
+ */
+async function servedAs(s: Services, key: string): Promise<{ contentType: string; fileName: string } | null> {
+  const upload = await s.repo.getUpload(key);
+  if (upload) return { contentType: upload.contentType, fileName: upload.fileName };
+  const source = sourceKeyOfPreview(key);
+  const of = source ? await s.repo.getUpload(source) : null;
+  return of ? { contentType: PREVIEW_CONTENT_TYPE, fileName: `${of.fileName}${PREVIEW_SUFFIX}` } : null;
 }
 
 function oneHeader(value: string | string[] | undefined): string | undefined {

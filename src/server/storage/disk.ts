@@ -9,7 +9,7 @@
 // one step with respect to the others in this process.
 import { createHash, randomUUID } from 'node:crypto';
 import { type BigIntStats, createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { access, constants, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
@@ -229,6 +229,20 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     });
   }
 
+  // Written beside, then renamed: a reader sees the old object or the new one, never half of one.
+  async function putObject(key: string, body: Buffer): Promise<void> {
+    if (key.startsWith(STAGING_PREFIX)) throw new Error(`putObject writes final keys, not ${key}`);
+    const target = pathOf(key);
+    const temp = join(tmp, `${randomUUID()}.part`);
+    try {
+      await writeFile(temp, body, { mode: 0o600, flag: 'wx', flush: true });
+      await makeDir(dirname(target));
+      await withLock(key, () => rename(temp, target));
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
   async function receive(
     key: string,
     body: Readable,
@@ -343,6 +357,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     readRange,
     promote,
     delete: remove,
+    putObject,
     listStaging,
     async check() {
       for (const dir of [objects, staging, tmp]) await access(dir, constants.W_OK);

@@ -161,6 +161,11 @@ export interface Storage {
    * existing final object is replaced.
    */
   promote(stagingKey: string, finalKey: string, checked?: CheckedVersion): Promise<void>;
+  /**
+   * Writes a small object the server made itself (a poster or preview, src/server/previews/) at a
+   * final key, whole, replacing any there. Never a client's bytes: those arrive by presigned PUT.
+   */
+  putObject(key: string, body: Buffer, contentType: string): Promise<void>;
   /** Removes an object; a missing one counts as removed. */
   delete(key: string): Promise<void>;
   /**

@@ -280,6 +280,11 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     }
   }
 
+  async function putObject(key: string, body: Buffer, contentType: string): Promise<void> {
+    if (key.startsWith(STAGING_PREFIX)) throw new Error(`putObject writes final keys, not ${key}`);
+    await send(new PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: body, ContentType: contentType }));
+  }
+
   async function remove(key: string): Promise<void> {
     try {
       await send(new DeleteObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
@@ -313,6 +318,7 @@ export function createS3Storage(o: S3StorageOptions): S3Storage {
     readRange,
     promote,
     delete: remove,
+    putObject,
     listStaging,
     async check() {
       await send(new HeadBucketCommand({ Bucket: bucket }));

@@ -1,7 +1,7 @@
 // Content items and carousel file records on PostgreSQL: the queries of ../items.ts in
 // PostgreSQL's words, over a Query that is the pool or one transaction's connection.
 import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from '../items.js';
-import { type RawItem, changedColumns, foldTitle, likeLiteral, newItemRow, toItem } from '../items.js';
+import { PREVIEW_OF_ITEM, type RawItem, changedColumns, foldTitle, likeLiteral, newItemRow, toItem } from '../items.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -15,10 +15,12 @@ const ITEM_COLUMNS = `
        THEN (SELECT COUNT(*) FROM carousel_files f WHERE f.item_id = i.id) ELSE 1 END AS "fileCount",
   CASE WHEN i.type = 'carousel'
        THEN (SELECT COALESCE(SUM(f.file_size), 0)::bigint FROM carousel_files f WHERE f.item_id = i.id)
-       ELSE i.file_size END AS "fileSize"`;
+       ELSE i.file_size END AS "fileSize",
+  ${PREVIEW_OF_ITEM} AS "previewKey"`;
 
 const FILE_COLUMNS = `id, item_id AS "itemId", file_key AS "fileKey", file_name AS "fileName",
-  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", sha256, media, created_at AS "createdAt"`;
+  content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", sha256, media,
+  preview_key AS "previewKey", created_at AS "createdAt"`;
 
 export function pgItems(q: Query) {
   async function get(brandId: string, id: string): Promise<ItemRow | null> {

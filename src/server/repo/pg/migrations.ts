@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
 import { POSTGRES, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
+import { PREVIEWS_MIGRATION } from '../previews-migration.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -35,6 +36,8 @@ export const PG_MIGRATIONS: readonly string[] = [
    ALTER TABLE carousel_files ADD COLUMN media TEXT;`,
   // Bulk changes (issue 38): each audit entry's batch id (../schema.ts, as on SQLite).
   batchIdMigration,
+  // Posters and previews (issue 39): ../previews-migration.ts, the same text as on SQLite.
+  PREVIEWS_MIGRATION,
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

@@ -17,6 +17,7 @@ import { abandonUploads, abortUpload, reserveUpload } from '../upload-changes.js
 import { pgAudit } from './audit.js';
 import { pgChecksums } from './checksums.js';
 import { pgMedia } from './media.js';
+import { pgPreviews } from './previews.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { pgKeys } from './keys.js';
@@ -96,6 +97,7 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
 
   const checksums = pgChecksums(query);
   const media = pgMedia(query);
+  const previews = pgPreviews(query);
 
   /** Runs a decision in one transaction. */
   const decide = <R>(decision: Decision<RepoSteps, R>): Promise<R> =>
@@ -135,6 +137,9 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     recordChecksum: checksums.record,
     missingMedia: media.missing,
     recordMedia: media.record,
+    missingPreviews: previews.missing,
+    recordPreview: previews.record,
+    previewFailed: previews.fail,
     abandonedMultipart: uploads.abandonedMultipart,
     abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: deletions.claim,

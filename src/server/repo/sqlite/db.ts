@@ -6,6 +6,7 @@ import { Database } from '../../../sqlite/database.js';
 import { SCOPES } from '../../../api/scopes.js';
 import { makeDirSync } from '../../../fs/make-dir.js';
 import { SQLITE, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
+import { PREVIEWS_MIGRATION } from '../previews-migration.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -45,6 +46,8 @@ export const MIGRATIONS: readonly string[] = [
   // Bulk changes (issue 38): the batch id a PATCH, DELETE or carousel change was sent with
   // (Content-Library-Batch), so a batch's entries are listed and undone together.
   batchIdMigration,
+  // Posters and previews (issue 39): ../previews-migration.ts, the same text on PostgreSQL.
+  PREVIEWS_MIGRATION,
 ];
 
 export function databasePath(dataDir: string): string {

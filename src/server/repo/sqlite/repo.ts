@@ -8,6 +8,7 @@ import { loadSecret } from '../../signing.js';
 import { auditRepository } from '../audit.js';
 import { checksumsRepository } from '../checksums.js';
 import { mediaRepository } from '../media.js';
+import { previewsRepository } from '../previews.js';
 import { deletionsRepository } from '../deletions.js';
 import { removeImage, reorder } from '../carousel.js';
 import { completion } from '../completion.js';
@@ -72,6 +73,7 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   const deletions = deletionsRepository(db);
   const checksums = checksumsRepository(db);
   const media = mediaRepository(db);
+  const previews = previewsRepository(db);
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
@@ -116,6 +118,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     recordChecksum: async (m, sha256) => checksums.record(m, sha256),
     missingMedia: async (limit) => media.missing(limit),
     recordMedia: async (m, facts) => media.record(m, facts),
+    missingPreviews: async (limit, videos) => previews.missing(limit, videos),
+    recordPreview: async (m, key) => previews.record(m, key),
+    previewFailed: async (m, error) => previews.fail(m, error),
     abandonedMultipart: async (beforeMs) => uploads.abandonedMultipart(beforeMs),
     abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
     claimDeletions: async (limit, leaseSeconds) => {

@@ -1,0 +1,76 @@
+// Posters and previews (issue 39): which stored files still want their small JPEG, and recording
+// one made or failed. The rows are the queue: an item is listed, usable and complete without
+// one, and a server that restarts finds the missing ones again (src/server/previews/worker.ts).
+// The same queries on PostgreSQL: ./pg/previews.ts.
+import type { Db } from './sqlite/db.js';
+
+/** A failed file is tried this many times in all (across restarts), then left without one. */
+export const PREVIEW_TRIES = 3;
+
+/** What wants a preview: a video item's main file (its poster) or a carousel image (its record). */
+export interface MissingPreview {
+  role: 'video' | 'image';
+  /** The item's id (video) or the file record's (image). */
+  id: string;
+  /** The stored file the preview is made from. */
+  key: string;
+  contentType: string;
+  durationSeconds: number | null;
+  /** A video's thumbnail, which its poster is made from when there is one (no frame needed). */
+  thumbnailKey: string | null;
+}
+
+/**
+ * Newest first (what was just uploaded is what someone is looking at). `frames` is true when the
+ * server can take video frames; without, only videos with a thumbnail are listed.
+ */
+export function missingPreviewsQuery(frames: string): string {
+  return `
+  SELECT role, id, key, "contentType", "durationSeconds", "thumbnailKey" FROM (
+    SELECT 'video' AS role, id, file_key AS key, content_type AS "contentType",
+           duration_seconds AS "durationSeconds", thumbnail_key AS "thumbnailKey", created_at AS at
+      FROM items WHERE type <> 'carousel' AND preview_key IS NULL AND preview_tries < ${PREVIEW_TRIES}
+                   AND (${frames} OR thumbnail_key IS NOT NULL)
+    UNION ALL
+    SELECT 'image', id, file_key, content_type, NULL, NULL, created_at
+      FROM carousel_files WHERE preview_key IS NULL AND preview_tries < ${PREVIEW_TRIES}
+  ) AS missing ORDER BY at DESC, id`;
+}
+
+/**
+ * Where a preview made of `m` is recorded: its row, if it still names that file (and, for a
+ * video, the same thumbnail: one set meanwhile asks for a new poster). `$n` placeholders from `first`.
+ */
+export function previewRow(m: MissingPreview, placeholder: (n: number) => string, first: number): string {
+  const where = `id = ${placeholder(first)} AND file_key = ${placeholder(first + 1)}`;
+  return m.role === 'video' ? `${where} AND thumbnail_key IS NOT DISTINCT FROM ${placeholder(first + 2)}` : where;
+}
+
+/** The values of previewRow's placeholders. */
+export function previewRowValues(m: MissingPreview): unknown[] {
+  return m.role === 'video' ? [m.id, m.key, m.thumbnailKey] : [m.id, m.key];
+}
+
+export const tableOf = (m: MissingPreview) => (m.role === 'video' ? 'items' : 'carousel_files');
+
+export function previewsRepository(db: Db) {
+  function missing(limit: number, videos: boolean): MissingPreview[] {
+    return db.prepare(`${missingPreviewsQuery(videos ? '1 = 1' : '1 = 0')} LIMIT ?`).all(limit) as MissingPreview[];
+  }
+
+  /** Records the preview if the row still names that file (not deleted nor replaced meanwhile). */
+  function record(m: MissingPreview, previewKey: string): boolean {
+    const { changes } = db
+      .prepare(`UPDATE ${tableOf(m)} SET preview_key = ?, preview_error = NULL WHERE ${previewRow(m, () => '?', 1)}`)
+      .run(previewKey, ...(previewRowValues(m) as string[]));
+    return Number(changes) > 0;
+  }
+
+  function fail(m: MissingPreview, error: string): void {
+    db.prepare(
+      `UPDATE ${tableOf(m)} SET preview_tries = preview_tries + 1, preview_error = ? WHERE ${previewRow(m, () => '?', 1)}`,
+    ).run(error.slice(0, 500), ...(previewRowValues(m) as string[]));
+  }
+
+  return { missing, record, fail };
+}
