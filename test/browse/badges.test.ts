@@ -76,8 +76,9 @@ describe('platform badges', () => {
 
   it('the item page words the media facts as show does', async () => {
     const page = (await f.page(`/items/${tall.id}`)).text;
-    expect(page).toContain('Resolution: 1080×1920 (9:16, portrait)');
-    expect(page).toContain('Video: H.264 High 8-bit');
+    // In the Media section, one <dt>/<dd> pair per fact (src/browse/pages/facts.ts).
+    expect(page).toMatch(/<dt>Resolution<\/dt>\s*<dd data-field="media">1080×1920 \(9:16, portrait\)<\/dd>/);
+    expect(page).toMatch(/<dt>Video<\/dt>\s*<dd data-field="media">H\.264 High 8-bit<\/dd>/);
   });
 
   it('an item not measured yet is "not known", never ready', () => {

@@ -14,7 +14,8 @@ export function mediaFacts(item: ContentItem, files: readonly CarouselFile[]): H
   const facts = (item.type === 'carousel' ? first?.media : item.media) as MediaFacts | null | undefined;
   if (!facts) return html``;
   return html`${describeMedia(facts).map(
-    ([label, text]) => html`<dt>${label}</dt>
-      <dd data-field="media">${text}</dd>`,
+    ([label, text]) =>
+      html`<dt>${label}</dt>
+        <dd data-field="media">${text}</dd>`,
   )}`;
 }
