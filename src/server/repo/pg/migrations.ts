@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
 import { POSTGRES, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
+import { searchMigration } from '../search-schema.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -30,6 +31,9 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (../schema.ts, as on SQLite).
   multipartMigration(POSTGRES),
+  // The search extension (issue 38), as on SQLite (../search-schema.ts): authors, folded
+  // hashtags, a generated tsvector with its GIN index, pg_trgm for the title search when allowed.
+  searchMigration(POSTGRES),
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

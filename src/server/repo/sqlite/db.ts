@@ -6,6 +6,8 @@ import { Database } from '../../../sqlite/database.js';
 import { SCOPES } from '../../../api/scopes.js';
 import { makeDirSync } from '../../../fs/make-dir.js';
 import { SQLITE, auditLogTable, firstMigrations, multipartMigration } from '../schema.js';
+import { SQLITE_FOLD_HASHTAG, searchMigration } from '../search-schema.js';
+import { foldHashtag } from '../list-filter.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -38,6 +40,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX carousel_files_sha256 ON carousel_files(sha256);`,
   // Multipart uploads: the plan presign offered (./repo/schema.ts, as on PostgreSQL).
   multipartMigration(SQLITE),
+  // The search extension (issue 38): who made and last changed each item, folded hashtags, the
+  // FTS5 index and the sorts' indexes, filled in from the library's rows (../search-schema.ts).
+  searchMigration(SQLITE),
 ];
 
 export function databasePath(dataDir: string): string {
@@ -82,6 +87,8 @@ function chmodIfThere(path: string): void {
 }
 
 function migrate(db: Db): void {
+  // Hashtags fold in JS (unicode-aware); SQLite's own lower() folds ASCII only.
+  db.textFunction(SQLITE_FOLD_HASHTAG, foldHashtag);
   db.exec('CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
   // IMMEDIATE takes the write lock first, so two processes starting at once never both migrate.
   const run = db.transaction(() => {
