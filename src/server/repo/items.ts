@@ -183,8 +183,10 @@ export function itemsRepository(db: Db) {
     if (c.hashtags !== undefined) {
       // The hashtag filter's rows (item_hashtags), written with the hashtags themselves.
       db.prepare('DELETE FROM item_hashtags WHERE item_id = ?').run(id);
-      const add = db.prepare('INSERT INTO item_hashtags (item_id, tag) VALUES (?, ?)');
-      for (const tag of foldedHashtags(c.hashtags)) add.run(id, tag);
+      const add = db.prepare(
+        'INSERT INTO item_hashtags (item_id, tag, brand_id, created_at) SELECT id, ?, brand_id, created_at FROM items WHERE id = ?',
+      );
+      for (const tag of foldedHashtags(c.hashtags)) add.run(tag, id);
     }
   }
 

@@ -40,10 +40,17 @@ export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: 
   if (f.type) where.push(`i.type = ${arg(f.type)}`);
   if (f.search) where.push(`i.title_fold LIKE ${arg(`%${likeLiteral(foldTitle(f.search))}%`)} ESCAPE '\\'`);
   if (f.idPrefix) where.push(`substr(i.id, 1, ${arg(f.idPrefix.length)}) = ${arg(f.idPrefix)}`);
-  for (const tag of f.hashtags ?? [])
+  const key = f.sort ?? 'createdAt';
+  // Newest first (or oldest) with a hashtag: the page is read in order from the first hashtag's
+  // rows (their index holds brand and createdAt), not found by probing every item of the brand.
+  const [first, ...more] = f.hashtags ?? [];
+  const driven = first !== undefined && key === 'createdAt';
+  const created = driven ? 'h0.created_at' : 'i.created_at';
+  if (driven) where.push(`h0.tag = ${arg(first)} AND h0.brand_id = ${brand}`);
+  for (const tag of driven ? more : (f.hashtags ?? []))
     where.push(`EXISTS (SELECT 1 FROM item_hashtags h WHERE h.item_id = i.id AND h.tag = ${arg(tag)})`);
-  if (f.createdAfter) where.push(`i.created_at >= ${arg(f.createdAfter)}`);
-  if (f.createdBefore) where.push(`i.created_at < ${arg(f.createdBefore)}`);
+  if (f.createdAfter) where.push(`${created} >= ${arg(f.createdAfter)}`);
+  if (f.createdBefore) where.push(`${created} < ${arg(f.createdBefore)}`);
   if (f.updatedAfter) where.push(`i.updated_at >= ${arg(f.updatedAfter)}`);
   if (f.updatedBefore) where.push(`i.updated_at < ${arg(f.updatedBefore)}`);
   // A key's id or its name, resolved among the brand's keys (a name of another brand is no match).
@@ -58,15 +65,19 @@ export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: 
   if (f.maxDuration !== undefined) where.push(`i.duration_seconds <= ${arg(f.maxDuration)}`);
   if (f.words && f.words.length > 0) where.push(d.textMatch(f.words, arg));
 
-  const key = f.sort ?? 'createdAt';
   const ranked = key === 'rank' && f.words !== undefined && f.words.length > 0;
   const rank = ranked ? `(${rankOf(f.words!, arg)})` : null;
   // The keys in order, the id last: every row has one place, so a page ends at one position.
-  const keys = rank ? [rank, 'i.created_at', 'i.id'] : [KEY_COLUMN[key === 'rank' ? 'createdAt' : key], 'i.id'];
+  const keys = rank
+    ? [rank, 'i.created_at', 'i.id']
+    : driven
+      ? ['h0.created_at', 'h0.item_id']
+      : [KEY_COLUMN[key === 'rank' ? 'createdAt' : key], 'i.id'];
   const dir = f.order === 'asc' ? 'ASC' : 'DESC';
   if (f.after) where.push(`(${keys.join(', ')}) ${dir === 'ASC' ? '>' : '<'} (${positionArgs(f.after, !!rank, arg)})`);
   const select = rank ? `${d.columns}, ${rank} AS "listRank"` : d.columns;
-  const sql = `SELECT ${select} FROM items i WHERE ${where.join(' AND ')}
+  const from = driven ? 'item_hashtags h0 JOIN items i ON i.id = h0.item_id' : 'items i';
+  const sql = `SELECT ${select} FROM ${from} WHERE ${where.join(' AND ')}
     ORDER BY ${keys.map((k) => `${k} ${dir}`).join(', ')} LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`;
   return { sql, values };
 }

@@ -4,7 +4,9 @@
 // - items.created_by_key_id / updated_by_key_id: who made the item and who changed it last, kept
 //   by the audit writers (./audit.ts itemAuthorWrite) and filled in here from the audit log.
 // - item_hashtags: one row per item and folded hashtag (./list-filter.ts foldHashtag), written by
-//   the items repositories with the hashtags.
+//   the items repositories with the hashtags. Each row repeats its item's brand and createdAt
+//   (neither ever changes), so a hashtag's newest items are read from one index in order
+//   (./list-sql.ts) instead of probing the brand's items one by one.
 // - The full-text index over title, description and hashtags: FTS5 on SQLite (kept by triggers),
 //   a generated tsvector with a GIN index on PostgreSQL (kept by PostgreSQL itself).
 // - Indexes for every sort and range.
@@ -18,7 +20,8 @@ export function searchMigration(d: Dialect): string {
   const fold = (v: string) =>
     d.postgres ? `lower(regexp_replace(btrim(${v}), '^#+', ''))` : `${SQLITE_FOLD_HASHTAG}(${v})`;
   const each = d.postgres ? 'json_array_elements_text(i.hashtags::json) AS j(value)' : 'json_each(i.hashtags) AS j';
-  const backfill = `INSERT INTO item_hashtags (item_id, tag) SELECT DISTINCT i.id, ${fold('j.value')} FROM items i, ${each}
+  const backfill = `INSERT INTO item_hashtags (item_id, tag, brand_id, created_at)
+     SELECT DISTINCT i.id, ${fold('j.value')}, i.brand_id, i.created_at FROM items i, ${each}
      WHERE ${fold('j.value')} <> ''`;
   const common = `
    UPDATE items SET
@@ -28,9 +31,11 @@ export function searchMigration(d: Dialect): string {
    CREATE TABLE item_hashtags (
      item_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
      tag TEXT NOT NULL,
+     brand_id TEXT NOT NULL,
+     created_at TEXT NOT NULL,
      PRIMARY KEY (item_id, tag)
    );
-   CREATE INDEX item_hashtags_tag ON item_hashtags(tag, item_id);
+   CREATE INDEX item_hashtags_newest ON item_hashtags(tag, brand_id, created_at DESC, item_id DESC);
    ${backfill};
    CREATE INDEX items_brand_updated ON items(brand_id, updated_at DESC, id DESC);
    CREATE INDEX items_brand_title ON items(brand_id, title_fold, id);

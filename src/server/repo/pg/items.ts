@@ -68,10 +68,11 @@ export function pgItems(q: Query) {
     if (c.hashtags !== undefined) {
       // The hashtag filter's rows (item_hashtags), written with the hashtags themselves.
       await q('DELETE FROM item_hashtags WHERE item_id = $1', [id]);
-      await q('INSERT INTO item_hashtags (item_id, tag) SELECT $1, unnest($2::text[])', [
-        id,
-        foldedHashtags(c.hashtags),
-      ]);
+      await q(
+        `INSERT INTO item_hashtags (item_id, tag, brand_id, created_at)
+         SELECT i.id, t.tag, i.brand_id, i.created_at FROM items i, unnest($2::text[]) AS t(tag) WHERE i.id = $1`,
+        [id, foldedHashtags(c.hashtags)],
+      );
     }
   }
 
