@@ -47,7 +47,9 @@ export function searchMigration(d: Dialect): string {
 
 function sqliteSearch(common: string): string {
   // The FTS5 table reads its text from items (external content, by rowid); the triggers keep its
-  // index in step with every insert, change and deletion, whoever writes the row.
+  // index in step with every insert, change and deletion, whoever writes the row. contentlib never
+  // runs VACUUM, which may renumber the rowids of a table without an INTEGER PRIMARY KEY; after a
+  // VACUUM by hand, `INSERT INTO items_fts (items_fts) VALUES ('rebuild')` makes the index anew.
   const row = (r: 'new' | 'old') => `${r}.rowid, ${r}.title, ${r}.description, ${r}.hashtags`;
   return `ALTER TABLE items ADD COLUMN created_by_key_id TEXT;
    ALTER TABLE items ADD COLUMN updated_by_key_id TEXT;${common}
