@@ -26,6 +26,7 @@ export default defineConfig({
           include: [
             'test/server/upload.test.ts',
             'test/server/content.test.ts',
+            'test/server/list-search.test.ts',
             'test/server/scopes.test.ts',
             'test/server/access.test.ts',
             'test/server/hostile-clients.test.ts',

@@ -10,7 +10,9 @@
 // BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
 // BENCH_JQ_SIZES (100,1000,10000: the library sizes --jq is measured at),
 // BENCH_WATCH_FILES (10000 files watched idle), BENCH_WATCH_UPLOADS (2000), BENCH_WATCH_IDLE_S (60),
-// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart,jq,watch; BENCH_WRITE=1 writes bench/results.md
+// BENCH_SEARCH_PG_ITEMS (1000000), BENCH_SEARCH_SQLITE_ITEMS (200000), BENCH_SEARCH_LS_ITEMS (100000),
+// BENCH_SEARCH_LS_SMALL (10000),
+// BENCH_ONLY=large,bulk,startup,listing,scale,instances,browse,download,export,multipart,jq,watch,search; BENCH_WRITE=1 writes bench/results.md
 // after a partial run too (it then says which scenarios it left out); BENCH_NODES=24,26 measures
 // start-up on those Node lines too, side by side with the machine's (each installed in
 // bench/tmp by scripts/test-on-node.sh: about 20 s each).
@@ -28,6 +30,7 @@ import { type MultipartResult, benchMultipart, renderMultipart } from './multipa
 import { benchScale, renderScale } from './scale.js';
 import { ROOT, createKey, run, serve } from './lib/proc.js';
 import { type Machine, type Results, renderResults } from './report.js';
+import { type SearchResult, benchSearch, renderSearch, writeSearchSection } from './search.js';
 import { benchStartup } from './startup.js';
 import { type WatchBenchResult, benchWatch, renderWatch } from './watch.js';
 import { type DownloadResult, type ExportResult, benchDownload, benchExport, renderTakeout } from './takeout.js';
@@ -45,6 +48,7 @@ const SCENARIOS = [
   'multipart',
   'jq',
   'watch',
+  'search',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -123,6 +127,7 @@ async function main(): Promise<void> {
   let multipart: MultipartResult | undefined;
   let jq: JqResult | undefined;
   let watched: WatchBenchResult | undefined;
+  let searched: SearchResult | undefined;
   const server = await serve(dirs.data, dirs.serveHome);
   log(`contentlib serve at ${server.url} (data in bench/tmp); ${runs} runs per figure`);
   try {
@@ -268,6 +273,19 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('search')) {
+      log('search at scale (its own libraries and servers)…');
+      searched = await benchSearch({
+        dir: join(work, 'search'),
+        home: dirs.cliHome,
+        pgItems: envNumber('BENCH_SEARCH_PG_ITEMS', 1_000_000),
+        sqliteItems: envNumber('BENCH_SEARCH_SQLITE_ITEMS', 200_000),
+        lsItems: envNumber('BENCH_SEARCH_LS_ITEMS', 100_000),
+        lsSmall: envNumber('BENCH_SEARCH_LS_SMALL', 10_000),
+        log,
+      });
+      searched.load = `${results.machine.load} at the start, ${loadavg()[0]!.toFixed(2)} at the end (${results.machine.cores} cores)`;
+    }
   } finally {
     await server.stop();
     await rm(work, { recursive: true, force: true });
@@ -291,11 +309,16 @@ async function main(): Promise<void> {
     (download || exported ? `\n${renderTakeout(download, exported).join('\n')}` : '') +
     (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '') +
     (jq ? `\n${renderJq(jq).join('\n')}` : '') +
-    (watched ? `\n${renderWatch(watched).join('\n')}` : '');
+    (watched ? `\n${renderWatch(watched).join('\n')}` : '') +
+    (searched ? `\n${renderSearch(searched).join('\n')}` : '');
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);
     log('written to bench/results.md');
+  } else if (searched) {
+    // Its libraries take long to seed: its section of bench/results.md is replaced on its own.
+    await writeSearchSection(join(ROOT, 'bench/results.md'), renderSearch(searched));
+    log('search: its section of bench/results.md replaced (the rest left as it was)');
   } else {
     log('partial run (BENCH_ONLY): bench/results.md left as it was (BENCH_WRITE=1 writes it)');
   }

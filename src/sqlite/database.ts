@@ -92,6 +92,11 @@ export class Database {
     this.#db.exec(sql);
   }
 
+  /** A deterministic SQL function of one text argument, written in JS (for this connection). */
+  textFunction(name: string, fn: (text: string) => string): void {
+    this.#db.function(name, { deterministic: true }, (v) => fn(String(v ?? '')));
+  }
+
   close(): void {
     this.#db.close();
   }

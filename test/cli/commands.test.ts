@@ -70,10 +70,11 @@ describe('runLs against a real server', () => {
       { client: lib, onPage: async (p) => void seen.push(...p.map((i) => i.id)) },
     );
     expect(r.count).toBe(250);
-    expect(lib.calls.map((c) => [c.limit, c.offset])).toEqual([
-      [100, 10],
-      [100, 110],
-      [50, 210],
+    // The first page by offset, the next ones by the server's cursor.
+    expect(lib.calls.map((c) => [c.limit, c.offset, typeof c.cursor])).toEqual([
+      [100, 10, 'undefined'],
+      [100, undefined, 'string'],
+      [50, undefined, 'string'],
     ]);
     expect(lib.calls.every((c) => c.status === 'draft')).toBe(true);
     expect(seen).toEqual(big.ids.slice(10, 260));
@@ -97,6 +98,53 @@ describe('runLs against a real server', () => {
     expect(count).toBe(10_000);
     expect(largest).toBe(100);
     expect(lib.calls).toHaveLength(100);
+  });
+
+  it('--all follows the cursor: items deleted and added between pages neither shift nor repeat the rest', async () => {
+    const key = await server.key('moving');
+    const ids = seedItems(server.dataDir, key, 250);
+    const client = createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY });
+    const seen: string[] = [];
+    let pages = 0;
+    try {
+      await runLs(
+        { all: true },
+        {
+          client,
+          onPage: async (p) => {
+            seen.push(...p.map((i) => i.id));
+            // After the first page: delete two items it showed and one still to come.
+            if (++pages === 1)
+              for (const id of [ids[0]!, ids[1]!, ids[150]!]) expect((await client.remove(id)).deleted).toBe(true);
+          },
+        },
+      );
+    } finally {
+      await client.close();
+    }
+    expect(seen).toEqual(ids.filter((id) => id !== ids[150]));
+  });
+
+  it('--all pages by offset on a service that sends no nextCursor (the spec)', async () => {
+    const lib = recorded(small);
+    const specOnly = {
+      list: async (q: ListParams, o?: { signal?: AbortSignal }) => {
+        const { nextCursor: _dropped, ...page } = await lib.list({ ...q, limit: 10 }, o);
+        return page;
+      },
+    };
+    const seen: string[] = [];
+    const r = await runLs(
+      { all: true },
+      { client: specOnly, onPage: async (p) => void seen.push(...p.map((i) => i.id)) },
+    );
+    expect(r).toEqual({ count: 30, hasMore: false });
+    expect(seen).toEqual(small.ids);
+    expect(lib.calls.map((c) => [c.offset, c.cursor])).toEqual([
+      [0, undefined],
+      [10, undefined],
+      [20, undefined],
+    ]);
   });
 
   it('stops at the end even when the limit is not reached', async () => {

@@ -1,6 +1,8 @@
 // contentlib ls: lists the brand's items, newest first, with filters and paging. `--all` walks
 // every page, printing each as it arrives; a --limit above the API's page size is served by
-// several pages.
+// several pages. After the first page, pages follow the server's nextCursor (keyset paging: no
+// item skipped or repeated while others are added or deleted, and as fast deep in the list as at
+// its start); a service that sends none (the spec's) is paged by offset.
 import type { ApiClient, ListParams } from '../../api/client.js';
 import type { ContentItem } from '../../api/schemas.js';
 import { LIST_LIMITS } from '../../rules/rules.js';
@@ -38,13 +40,17 @@ export interface LsDeps {
 export async function runLs(o: LsOptions, deps: LsDeps): Promise<{ count: number; hasMore: boolean }> {
   const wanted = o.all ? Infinity : (o.limit ?? LIST_LIMITS.defaultLimit);
   let offset = o.offset ?? 0;
+  let cursor: string | undefined;
   let count = 0;
   for (;;) {
     const pageSize = Math.min(LIST_LIMITS.maxLimit, wanted - count);
+    const at = cursor === undefined ? { offset } : { cursor };
     const page = await deps.client.list(
-      { status: o.status, type: o.type, search: o.search, ...o.filters, limit: pageSize, offset },
+      { status: o.status, type: o.type, search: o.search, ...o.filters, limit: pageSize, ...at },
       { signal: deps.signal },
     );
+    // The next page's cursor; absent from a service without the extension (then: offsets).
+    cursor = page.nextCursor ?? undefined;
     // Never more than asked, even from a server that ignores limit.
     const items = page.items.slice(0, wanted - count);
     await deps.onPage(items);

@@ -96,6 +96,26 @@ export function writeAudit<R>(run: Run<R>, param: Param, e: AuditEvent): R {
   );
 }
 
+/**
+ * The item's own record of who made it and who changed it last (items.created_by_key_id and
+ * updated_by_key_id, the list's createdBy and updatedBy filters), kept with each entry that
+ * presents them (`itemAuthorQueries`): item.created sets both, every later entry of the item the
+ * second. Null for entries that are not an existing item's. Both Repos run it right after
+ * `writeAudit`, in the same transaction.
+ */
+export function itemAuthorWrite(param: Param, e: AuditEvent): { sql: string; values: unknown[] } | null {
+  if (e.itemId === null || !e.action.startsWith('item.') || e.action === 'item.deleted') return null;
+  if (e.action === 'item.created')
+    return {
+      sql: `UPDATE items SET created_by_key_id = ${param(1)}, updated_by_key_id = ${param(2)} WHERE id = ${param(3)}`,
+      values: [e.actor.keyId, e.actor.keyId, e.itemId],
+    };
+  return {
+    sql: `UPDATE items SET updated_by_key_id = ${param(1)} WHERE id = ${param(2)}`,
+    values: [e.actor.keyId, e.itemId],
+  };
+}
+
 /** The columns of an entry as the row mappers below expect them (quoted: PostgreSQL folds case). */
 export const AUDIT_SELECT = `SELECT id, at, brand_id AS "brandId", action, item_id AS "itemId", key_id AS "keyId",
   key_name AS "keyName", request_id AS "requestId", batch_id AS "batchId", details FROM audit_log`;
@@ -209,6 +229,8 @@ export function auditRepository(db: Db) {
   return {
     write: (e: AuditEvent): void => {
       writeAudit((sql, values) => db.prepare(sql).run(...values), sqliteParam, e);
+      const authors = itemAuthorWrite(sqliteParam, e);
+      if (authors) db.prepare(authors.sql).run(...authors.values);
     },
     page(brandId: string, f: AuditFilter): { entries: AuditEntry[]; hasMore: boolean } {
       const q = auditPageQuery(brandId, f, sqliteParam);

@@ -10,7 +10,7 @@ import type { HeldFile, MissingChecksum } from './checksums.js';
 import type { MissingMedia } from './media.js';
 import type { MissingPreview } from './previews.js';
 import type { ItemUpdate } from './item-changes.js';
-import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from './items.js';
+import type { FileRow, ItemChanges, ItemRow, ListFilter, ListPage, NewItem } from './items.js';
 import type { BrandRef, Caller, KeyOptions, KeyRecord, KeyRow, NewKey, RevokeOptions, RevokeOutcome } from './keys.js';
 import type { NewUpload, ObjectKeysOf, Upload } from './uploads.js';
 import type { ReservationLimits } from '../limits.js';
@@ -140,7 +140,7 @@ export interface Repo {
 
   // ---- items
   getItem(brandId: string, id: string): Promise<ItemRow | null>;
-  listItems(brandId: string, f: ListFilter): Promise<{ items: ItemRow[]; hasMore: boolean }>;
+  listItems(brandId: string, f: ListFilter): Promise<ListPage<ItemRow>>;
   files(itemId: string): Promise<FileRow[]>;
   file(id: string): Promise<FileRow | null>;
   /**

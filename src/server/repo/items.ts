@@ -3,6 +3,11 @@
 // its id: the decisions that make them (./item-changes.ts, ./carousel.ts) found it by brand first.
 import type { ContentType, Status } from '../../rules/rules.js';
 import type { Db } from './sqlite/db.js';
+import { type ListFilter, type ListPage, foldTitle, foldedHashtags } from './list-filter.js';
+import { type ListDialect, type ListedRow, listSql, positionOf } from './list-sql.js';
+
+export type { ListFilter, ListPage };
+export { foldTitle, likeLiteral } from './list-filter.js';
 
 export interface ItemRow {
   id: string;
@@ -70,16 +75,6 @@ export interface NewItem {
   createdAt: string;
 }
 
-export interface ListFilter {
-  status?: Status;
-  type?: ContentType;
-  search?: string;
-  /** Extension: ids starting with this (lower case, the start of a UUID; checked by the route). */
-  idPrefix?: string;
-  limit: number;
-  offset: number;
-}
-
 export interface ItemChanges {
   title?: string;
   description?: string;
@@ -97,8 +92,8 @@ export const PREVIEW_OF_ITEM = `CASE WHEN i.type = 'carousel'
     ELSE i.preview_key END`;
 
 // Carousel counts and sizes come from their file records; a video is its one file.
-const SELECT_ITEM = `
-  SELECT i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
+const ITEM_COLUMNS = `
+  i.id, i.brand_id AS brandId, i.type, i.title, i.description, i.hashtags, i.status,
          i.platform_settings AS platformSettings, i.file_key AS fileKey, i.file_name AS fileName,
          i.content_type AS contentType, i.duration_seconds AS durationSeconds,
          i.thumbnail_key AS thumbnailKey, i.sha256, i.thumbnail_sha256 AS thumbnailSha256, i.media,
@@ -108,8 +103,28 @@ const SELECT_ITEM = `
          CASE WHEN i.type = 'carousel'
               THEN (SELECT COALESCE(SUM(f.file_size), 0) FROM carousel_files f WHERE f.item_id = i.id)
               ELSE i.file_size END AS fileSize,
-         ${PREVIEW_OF_ITEM} AS previewKey
-    FROM items i`;
+         ${PREVIEW_OF_ITEM} AS previewKey`;
+const SELECT_ITEM = `SELECT ${ITEM_COLUMNS} FROM items i`;
+
+/** The list's SQL on SQLite: the words through the FTS5 index (items_fts, kept by triggers). */
+const SQLITE_LIST: ListDialect = {
+  param: (n) => `?${n}`,
+  columns: ITEM_COLUMNS,
+  textMatch: (words, arg) =>
+    `i.rowid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ${arg(words.map((w) => `"${w}"*`).join(' '))})`,
+};
+
+/** A listed row as an item, and the page's end (./list-sql.ts). */
+export function listPage(f: ListFilter, rows: ReadonlyArray<RawItem & { listRank?: number }>): ListPage<ItemRow> {
+  const kept = rows.slice(0, f.limit);
+  const hasMore = rows.length > f.limit;
+  const last = kept[kept.length - 1];
+  return {
+    items: kept.map(({ listRank: _rank, ...row }) => toItem(row)!),
+    hasMore,
+    next: hasMore && last ? positionOf(f, last as ListedRow) : null,
+  };
+}
 
 /** An item as a row holds it: hashtags and platformSettings as JSON text (SQLite and PostgreSQL alike). */
 export type RawItem = Omit<ItemRow, 'hashtags' | 'platformSettings'> & { hashtags: string; platformSettings: string };
@@ -121,16 +136,6 @@ export function toItem(row: RawItem | undefined): ItemRow | null {
     hashtags: JSON.parse(row.hashtags) as string[],
     platformSettings: JSON.parse(row.platformSettings) as Record<string, unknown>,
   };
-}
-
-/** `%`, `_` and the escape character itself are taken literally in a LIKE pattern. */
-export function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Case folding done in JS (unicode-aware), because SQLite's lower() only folds ASCII. */
-export function foldTitle(title: string): string {
-  return title.toLowerCase();
 }
 
 /** A new item's columns and their values, in one order for SQLite and PostgreSQL: a draft, updated when created. */
@@ -182,30 +187,10 @@ export function itemsRepository(db: Db) {
     db.prepare(`INSERT INTO items (${columns}) VALUES (${values.map(() => '?').join(', ')})`).run(...values);
   }
 
-  /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
-  function list(brandId: string, f: ListFilter): { items: ItemRow[]; hasMore: boolean } {
-    const where = ['i.brand_id = ?'];
-    const args: unknown[] = [brandId];
-    if (f.status) {
-      where.push('i.status = ?');
-      args.push(f.status);
-    }
-    if (f.type) {
-      where.push('i.type = ?');
-      args.push(f.type);
-    }
-    if (f.search) {
-      where.push(`i.title_fold LIKE ? ESCAPE '\\'`);
-      args.push(`%${likeLiteral(foldTitle(f.search))}%`);
-    }
-    if (f.idPrefix) {
-      where.push('substr(i.id, 1, ?) = ?');
-      args.push(f.idPrefix.length, f.idPrefix);
-    }
-    const rows = db
-      .prepare(`${SELECT_ITEM} WHERE ${where.join(' AND ')} ORDER BY i.created_at DESC, i.id DESC LIMIT ? OFFSET ?`)
-      .all(...args, f.limit + 1, f.offset) as RawItem[];
-    return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
+  /** A page of the brand's items in the filter's order (./list-sql.ts). */
+  function list(brandId: string, f: ListFilter): ListPage<ItemRow> {
+    const { sql, values } = listSql(brandId, f, SQLITE_LIST);
+    return listPage(f, db.prepare(sql).all(...values) as RawItem[]);
   }
 
   /** Sets the changed columns and updatedAt of the item with this id (the decision checked its brand). */
@@ -217,6 +202,14 @@ export function itemsRepository(db: Db) {
       args.push(value);
     }
     db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE id = ?`).run(...args, id);
+    if (c.hashtags !== undefined) {
+      // The hashtag filter's rows (item_hashtags), written with the hashtags themselves.
+      db.prepare('DELETE FROM item_hashtags WHERE item_id = ?').run(id);
+      const add = db.prepare(
+        'INSERT INTO item_hashtags (item_id, tag, brand_id, created_at) SELECT id, ?, brand_id, created_at FROM items WHERE id = ?',
+      );
+      for (const tag of foldedHashtags(c.hashtags)) add.run(tag, id);
+    }
   }
 
   function remove(id: string): void {

@@ -16,6 +16,7 @@ import { actorOf } from '../auth.js';
 import { presentFile, presentItems, presentOne, urlSigner } from '../present.js';
 import type { Actor } from '../repo/interface.js';
 import type { ItemChanges, ItemRow } from '../repo/items.js';
+import { cursorOf, listFilterOf } from '../repo/list-filter.js';
 import type { Caller } from '../repo/keys.js';
 import type { Upload } from '../repo/uploads.js';
 import { objectKeysOf } from '../storage/interface.js';
@@ -38,17 +39,21 @@ export function registerContent(app: FastifyInstance, s: Services): void {
     const q = parsed.data;
     const limit = q.limit ?? LIST_LIMITS.defaultLimit;
     const offset = q.offset ?? LIST_LIMITS.defaultOffset;
-    const page = await s.repo.listItems(caller.brandId, {
-      status: q.status,
-      type: q.type,
-      search: q.search,
-      idPrefix: q.idPrefix?.toLowerCase(),
-      limit,
-      offset,
-    });
+    const asked = listFilterOf({ ...q, limit, offset });
+    if ('problem' in asked) {
+      const { path, message } = asked.problem;
+      throw apiError('invalid_request', `the list query is invalid (${message})`, [{ path, message }]);
+    }
+    const page = await s.repo.listItems(caller.brandId, asked.filter);
     const url = urlSigner(s);
     const items = await presentItems(s, caller.brandId, page.items, url);
-    return { items, limit, offset, hasMore: page.hasMore } satisfies ListResponse;
+    return {
+      items,
+      limit,
+      offset,
+      hasMore: page.hasMore,
+      nextCursor: cursorOf(asked.filter, page.next),
+    } satisfies ListResponse;
   });
 
   app.get('/api/v1/content/:id', async (request: IdRequest) => {

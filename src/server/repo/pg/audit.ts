@@ -8,6 +8,7 @@ import {
   auditPageQuery,
   authorsByItem,
   itemAuthorQueries,
+  itemAuthorWrite,
   pruneAuditSql,
   toAuditEntry,
   writeAudit,
@@ -21,6 +22,8 @@ export function pgAudit(q: Query) {
     /** One entry, in the transaction `q` belongs to. */
     write: async (e: AuditEvent): Promise<void> => {
       await writeAudit(q, param, e);
+      const authors = itemAuthorWrite(param, e);
+      if (authors) await q(authors.sql, authors.values);
     },
     async page(brandId: string, f: AuditFilter) {
       const { sql, values } = auditPageQuery(brandId, f, param);

@@ -1,7 +1,9 @@
 // Content items and carousel file records on PostgreSQL: the queries of ../items.ts in
 // PostgreSQL's words, over a Query that is the pool or one transaction's connection.
-import type { FileRow, ItemChanges, ItemRow, ListFilter, NewItem } from '../items.js';
-import { PREVIEW_OF_ITEM, type RawItem, changedColumns, foldTitle, likeLiteral, newItemRow, toItem } from '../items.js';
+import type { FileRow, ItemChanges, ItemRow, ListFilter, ListPage, NewItem } from '../items.js';
+import { PREVIEW_OF_ITEM, type RawItem, changedColumns, listPage, newItemRow, toItem } from '../items.js';
+import { foldedHashtags } from '../list-filter.js';
+import { type ListDialect, listSql } from '../list-sql.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -17,6 +19,13 @@ const ITEM_COLUMNS = `
        THEN (SELECT COALESCE(SUM(f.file_size), 0)::bigint FROM carousel_files f WHERE f.item_id = i.id)
        ELSE i.file_size END AS "fileSize",
   ${PREVIEW_OF_ITEM} AS "previewKey"`;
+
+/** The list's SQL on PostgreSQL: the words through the tsvector column (GIN-indexed), each a prefix. */
+const PG_LIST: ListDialect = {
+  param: (n) => `$${n}`,
+  columns: ITEM_COLUMNS,
+  textMatch: (words, arg) => `i.search_vector @@ to_tsquery('simple', ${arg(words.map((w) => `${w}:*`).join(' & '))})`,
+};
 
 const FILE_COLUMNS = `id, item_id AS "itemId", file_key AS "fileKey", file_name AS "fileName",
   content_type AS "contentType", file_size AS "fileSize", sort_order AS "sortOrder", sha256, media,
@@ -42,24 +51,11 @@ export function pgItems(q: Query) {
     await q(`INSERT INTO items (${columns}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
   }
 
-  /** A page of the brand's items, newest first; one extra row is fetched to know `hasMore`. */
-  async function list(brandId: string, f: ListFilter): Promise<{ items: ItemRow[]; hasMore: boolean }> {
-    const where = ['i.brand_id = $1'];
-    const args: unknown[] = [brandId];
-    const arg = (v: unknown) => {
-      args.push(v);
-      return `$${args.length}`;
-    };
-    if (f.status) where.push(`i.status = ${arg(f.status)}`);
-    if (f.type) where.push(`i.type = ${arg(f.type)}`);
-    if (f.search) where.push(`i.title_fold LIKE ${arg(`%${likeLiteral(foldTitle(f.search))}%`)} ESCAPE '\\'`);
-    if (f.idPrefix) where.push(`left(i.id, ${arg(f.idPrefix.length)}) = ${arg(f.idPrefix)}`);
-    const { rows } = await q<RawItem>(
-      `SELECT ${ITEM_COLUMNS} FROM items i WHERE ${where.join(' AND ')}
-        ORDER BY i.created_at DESC, i.id DESC LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`,
-      args,
-    );
-    return { items: rows.slice(0, f.limit).map((r) => toItem(r)!), hasMore: rows.length > f.limit };
+  /** A page of the brand's items in the filter's order (../list-sql.ts). */
+  async function list(brandId: string, f: ListFilter): Promise<ListPage<ItemRow>> {
+    const { sql, values } = listSql(brandId, f, PG_LIST);
+    const { rows } = await q<RawItem>(sql, values);
+    return listPage(f, rows);
   }
 
   async function update(id: string, c: ItemChanges, at: string): Promise<void> {
@@ -71,6 +67,15 @@ export function pgItems(q: Query) {
     }
     args.push(id);
     await q(`UPDATE items SET ${sets.join(', ')} WHERE id = $${args.length}`, args);
+    if (c.hashtags !== undefined) {
+      // The hashtag filter's rows (item_hashtags), written with the hashtags themselves.
+      await q('DELETE FROM item_hashtags WHERE item_id = $1', [id]);
+      await q(
+        `INSERT INTO item_hashtags (item_id, tag, brand_id, created_at)
+         SELECT i.id, t.tag, i.brand_id, i.created_at FROM items i, unnest($2::text[]) AS t(tag) WHERE i.id = $1`,
+        [id, foldedHashtags(c.hashtags)],
+      );
+    }
   }
 
   async function remove(id: string): Promise<void> {

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { SCOPES } from '../../../api/scopes.js';
 import { POSTGRES, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
 import { PREVIEWS_MIGRATION } from '../previews-migration.js';
+import { searchMigration } from '../search-schema.js';
 
 /**
  * Each entry runs once, in order; never edit one that has shipped. The first are written once for
@@ -38,6 +39,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   batchIdMigration,
   // Posters and previews (issue 39): ../previews-migration.ts, the same text as on SQLite.
   PREVIEWS_MIGRATION,
+  // The search extension (issue 38), as on SQLite (../search-schema.ts): authors, folded
+  // hashtags, a generated tsvector with its GIN index, pg_trgm for the title search when allowed.
+  searchMigration(POSTGRES),
 ];
 
 /** Any fixed number, the same in every instance: the advisory lock that serialises migrations. */

@@ -7,6 +7,8 @@ import { SCOPES } from '../../../api/scopes.js';
 import { makeDirSync } from '../../../fs/make-dir.js';
 import { SQLITE, auditLogTable, batchIdMigration, firstMigrations, multipartMigration } from '../schema.js';
 import { PREVIEWS_MIGRATION } from '../previews-migration.js';
+import { SQLITE_FOLD_HASHTAG, searchMigration } from '../search-schema.js';
+import { foldHashtag } from '../list-filter.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
 const ALL_SCOPES = SCOPES.join(' ');
@@ -48,6 +50,9 @@ export const MIGRATIONS: readonly string[] = [
   batchIdMigration,
   // Posters and previews (issue 39): ../previews-migration.ts, the same text on PostgreSQL.
   PREVIEWS_MIGRATION,
+  // The search extension (issue 38): who made and last changed each item, folded hashtags, the
+  // FTS5 index and the sorts' indexes, filled in from the library's rows (../search-schema.ts).
+  searchMigration(SQLITE),
 ];
 
 export function databasePath(dataDir: string): string {
@@ -92,6 +97,8 @@ function chmodIfThere(path: string): void {
 }
 
 function migrate(db: Db): void {
+  // Hashtags fold in JS (unicode-aware); SQLite's own lower() folds ASCII only.
+  db.textFunction(SQLITE_FOLD_HASHTAG, foldHashtag);
   db.exec('CREATE TABLE IF NOT EXISTS migrations (id INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
   // IMMEDIATE takes the write lock first, so two processes starting at once never both migrate.
   const run = db.transaction(() => {

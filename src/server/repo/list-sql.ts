@@ -1,0 +1,106 @@
+// A list page's SQL, built once for both databases from a ListFilter (./list-filter.ts). The
+// filters, the rank, the order and the keyset condition are the same text on SQLite and
+// PostgreSQL (numbered parameters: `?3` and `$3`); only the full-text match differs (FTS5 and a
+// tsvector), and each Repo names it in its ListDialect.
+import { type ListFilter, type ListPosition, foldTitle, likeLiteral } from './list-filter.js';
+
+export interface ListDialect {
+  /** The n-th parameter (1-based), usable more than once: `?n` on SQLite, `$n` on PostgreSQL. */
+  param(n: number): string;
+  /** The item's columns as the row mapper expects them (`i` is the item). */
+  columns: string;
+  /** The condition that item `i` holds every word (each the start of a word), given the words' parameter. */
+  textMatch(words: readonly string[], arg: (v: unknown) => string): string;
+}
+
+/** The rank of the text search: a word in the title counts 3, in a hashtag 2, in the description 1. */
+function rankOf(words: readonly string[], arg: (v: unknown) => string): string {
+  return words
+    .map((w) => {
+      const p = arg(`%${likeLiteral(w)}%`);
+      return `CASE WHEN i.title_fold LIKE ${p} ESCAPE '\\' THEN 3 ELSE 0 END
+        + CASE WHEN lower(i.hashtags) LIKE ${p} ESCAPE '\\' THEN 2 ELSE 0 END
+        + CASE WHEN lower(i.description) LIKE ${p} ESCAPE '\\' THEN 1 ELSE 0 END`;
+    })
+    .join(' + ');
+}
+
+const KEY_COLUMN = { createdAt: 'i.created_at', updatedAt: 'i.updated_at', title: 'i.title_fold' } as const;
+
+/** The page's statement and its values; one extra row is asked for to know `hasMore`. */
+export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: string; values: unknown[] } {
+  const values: unknown[] = [brandId];
+  const arg = (v: unknown) => {
+    values.push(v);
+    return d.param(values.length);
+  };
+  const brand = d.param(1);
+  const where = [`i.brand_id = ${brand}`];
+  if (f.status) where.push(`i.status = ${arg(f.status)}`);
+  if (f.type) where.push(`i.type = ${arg(f.type)}`);
+  if (f.search) where.push(`i.title_fold LIKE ${arg(`%${likeLiteral(foldTitle(f.search))}%`)} ESCAPE '\\'`);
+  if (f.idPrefix) where.push(`substr(i.id, 1, ${arg(f.idPrefix.length)}) = ${arg(f.idPrefix)}`);
+  const key = f.sort ?? 'createdAt';
+  // Newest first (or oldest) with a hashtag: the page is read in order from the first hashtag's
+  // rows (their index holds brand and createdAt), not found by probing every item of the brand.
+  const [first, ...more] = f.hashtags ?? [];
+  const driven = first !== undefined && key === 'createdAt';
+  const created = driven ? 'h0.created_at' : 'i.created_at';
+  if (driven) where.push(`h0.tag = ${arg(first)} AND h0.brand_id = ${brand}`);
+  for (const tag of driven ? more : (f.hashtags ?? []))
+    where.push(`EXISTS (SELECT 1 FROM item_hashtags h WHERE h.item_id = i.id AND h.tag = ${arg(tag)})`);
+  if (f.createdAfter) where.push(`${created} >= ${arg(f.createdAfter)}`);
+  if (f.createdBefore) where.push(`${created} < ${arg(f.createdBefore)}`);
+  if (f.updatedAfter) where.push(`i.updated_at >= ${arg(f.updatedAfter)}`);
+  if (f.updatedBefore) where.push(`i.updated_at < ${arg(f.updatedBefore)}`);
+  // A key's id or its name, resolved among the brand's keys (a name of another brand is no match).
+  const byKey = (column: string, who: string) => {
+    const p = arg(who);
+    where.push(`${column} IN (SELECT k.id FROM api_keys k JOIN users u ON u.id = k.user_id
+                  WHERE u.brand_id = ${brand} AND (k.id = ${p} OR k.name = ${p}))`);
+  };
+  if (f.createdBy) byKey('i.created_by_key_id', f.createdBy);
+  if (f.updatedBy) byKey('i.updated_by_key_id', f.updatedBy);
+  if (f.minDuration !== undefined) where.push(`i.duration_seconds >= ${arg(f.minDuration)}`);
+  if (f.maxDuration !== undefined) where.push(`i.duration_seconds <= ${arg(f.maxDuration)}`);
+  if (f.words && f.words.length > 0) where.push(d.textMatch(f.words, arg));
+
+  const ranked = key === 'rank' && f.words !== undefined && f.words.length > 0;
+  const rank = ranked ? `(${rankOf(f.words!, arg)})` : null;
+  // The keys in order, the id last: every row has one place, so a page ends at one position.
+  const keys = rank
+    ? [rank, 'i.created_at', 'i.id']
+    : driven
+      ? ['h0.created_at', 'h0.item_id']
+      : [KEY_COLUMN[key === 'rank' ? 'createdAt' : key], 'i.id'];
+  const dir = f.order === 'asc' ? 'ASC' : 'DESC';
+  if (f.after) where.push(`(${keys.join(', ')}) ${dir === 'ASC' ? '>' : '<'} (${positionArgs(f.after, !!rank, arg)})`);
+  const select = rank ? `${d.columns}, ${rank} AS "listRank"` : d.columns;
+  const from = driven ? 'item_hashtags h0 JOIN items i ON i.id = h0.item_id' : 'items i';
+  const sql = `SELECT ${select} FROM ${from} WHERE ${where.join(' AND ')}
+    ORDER BY ${keys.map((k) => `${k} ${dir}`).join(', ')} LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`;
+  return { sql, values };
+}
+
+function positionArgs(p: ListPosition, ranked: boolean, arg: (v: unknown) => string): string {
+  return ranked ? [arg(p.key), arg(p.createdAt ?? ''), arg(p.id)].join(', ') : [arg(p.key), arg(p.id)].join(', ');
+}
+
+/** A row as the page statement returns it: the item's own columns, and its rank when ranked. */
+export interface ListedRow {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  title: string;
+  listRank?: number;
+}
+
+/** Where a page whose last row is `last` ends, in the filter's order (the next cursor's position). */
+export function positionOf(f: ListFilter, last: ListedRow): ListPosition {
+  const key = f.sort ?? 'createdAt';
+  if (key === 'rank' && last.listRank !== undefined)
+    return { key: Number(last.listRank), createdAt: last.createdAt, id: last.id };
+  if (key === 'updatedAt') return { key: last.updatedAt, id: last.id };
+  if (key === 'title') return { key: foldTitle(last.title), id: last.id };
+  return { key: last.createdAt, id: last.id };
+}
