@@ -70,8 +70,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 function oneMallocArena() {
   if (process.platform !== 'linux' || process.env.MALLOC_ARENA_MAX !== undefined) return;
   if (typeof process.execve !== 'function') return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)], {
-    ...process.env,
-    MALLOC_ARENA_MAX: '1',
-  });
+  process.execve(
+    process.execPath,
+    [process.execPath, ...process.execArgv, join(__dirname, 'contentlib.js'), ...process.argv.slice(2)],
+    {
+      ...process.env,
+      MALLOC_ARENA_MAX: '1',
+    },
+  );
 }
