@@ -45,7 +45,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     }
     throw err;
   }
-  // Only `upload`, `download` and `export` run long enough for V8's heap sizing to matter
+  // Only `upload`, `download`, `export` and `ls --all` run long enough for V8's heap sizing to matter
   // (bin/upload-heap.js: a 1 GiB download without it peaked ~37 MB above its start). The command
   // is found as the code cache finds it (after global flags such as --profile), so every run of
   // one compiles, and caches its code, under the same flags.
@@ -53,7 +53,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (['upload', 'download', 'export'].includes(command)) {
     oneMallocArena();
     require('./upload-heap.js').boundUploadHeap();
-  }
+  } else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
 }
 

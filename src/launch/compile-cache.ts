@@ -52,6 +52,7 @@ export const COMMANDS: readonly string[] = [
   'serve',
   'keys',
   'log',
+  'undo',
   'help',
 ];
 
@@ -73,6 +74,7 @@ const API_COMMANDS = new Set([
   'browse',
   'auth',
   'log',
+  'undo',
 ]);
 
 /**
@@ -105,6 +107,19 @@ export function commandKey(argv: readonly string[]): string {
     else if (!arg.startsWith('-')) return COMMANDS.includes(arg) ? arg : 'other';
   }
   return 'none';
+}
+
+/**
+ * `ls --all`: the whole library, page after page, which runs long enough for V8's heap sizing to
+ * matter (100,000 items peaked at 257 MB; bin/upload-heap.js bounds it to ~115 MB; bench/notes.md).
+ * Its code is cached apart from a plain `ls`'s (cacheKey): the bound changes V8 flags, and a code
+ * cache is valid only under the flags it was made with. `--all` after `--` is a search word.
+ */
+export function isWholeListing(argv: readonly string[]): boolean {
+  if (commandKey(argv) !== 'ls') return false;
+  const end = argv.indexOf('--');
+  const at = argv.indexOf('--all');
+  return at >= 0 && (end < 0 || at < end);
 }
 
 /**
@@ -148,7 +163,8 @@ export function cacheKey(
   if (command === 'none' || command === 'other' || command === 'help') return undefined;
   if (argv.includes('--help') || argv.includes('-h')) return undefined;
   if (!API_COMMANDS.has(command)) return command;
-  return `${command}-${targetKind(argv, env, configText)}`;
+  const name = isWholeListing(argv) ? 'ls-all' : command;
+  return `${name}-${targetKind(argv, env, configText)}`;
 }
 
 /** The cache folder's bound: at most this many bytes of cache files (least recently used go first). */

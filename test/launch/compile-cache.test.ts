@@ -242,6 +242,10 @@ describe('cacheKey', () => {
     [['ls'], {}, 'ls-embedded'],
     [['ls'], remoteEnv, 'ls-remote'],
     [['ls', '--embedded'], remoteEnv, 'ls-embedded'],
+    // `ls --all` runs under bin/upload-heap.js's V8 flags: a cache of its own.
+    [['ls', '--all', '--json', 'id'], remoteEnv, 'ls-all-remote'],
+    [['--profile', 'acme', 'ls', '--all'], {}, 'ls-all-remote'],
+    [['ls', '--', '--all'], remoteEnv, 'ls-remote'],
     [['show', 'id', '--base-url=http://x', '--api-key', 'k'], {}, 'show-remote'],
     [['upload', 'dir'], { CONTENTLIB_PROFILE: 'acme' }, 'upload-remote'],
     [['auth', 'status'], {}, 'auth-embedded'],
