@@ -69,6 +69,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
  */
 function oneMallocArena() {
   if (process.platform !== 'linux' || process.env.MALLOC_ARENA_MAX !== undefined) return;
+  // Help runs for a moment: not worth a second start-up.
+  if (process.argv.includes('--help') || process.argv.includes('-h')) return;
   if (typeof process.execve !== 'function') return;
   process.execve(
     process.execPath,
