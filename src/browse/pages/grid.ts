@@ -48,7 +48,7 @@ function card(item: ContentItem, terms: readonly string[]): Html {
   const picture = src
     ? html`<img src="${src}" alt="" loading="lazy" decoding="async" width="320" height="320" />`
     : html`<span class="no-picture" aria-hidden="true">${isVideoType(item.type) ? '▶' : '▦'}</span>`;
-  const count = item.type === 'carousel' && item.fileCount ? html` · ${item.fileCount} images` : '';
+  const count = item.type === 'carousel' && item.fileCount ? html` \u00b7 ${item.fileCount} images` : '';
   return html`<li class="card" data-id="${item.id}">
     <a class="card-link" href="${itemHref(item.id)}">
       <span class="thumb">${picture}</span>
@@ -85,7 +85,7 @@ function chips(q: GridQuery): Html {
             href="${gridHref({ ...q, hashtags: tags.filter((t) => t !== tag) }, 1)}"
             aria-label="${`Remove hashtag #${tag}`}"
             title="Remove"
-            >×</a
+            >\u00d7</a
           >
         </li>`,
     )}
@@ -132,9 +132,9 @@ function filters(q: GridQuery): Html {
 function pager(q: GridQuery, hasMore: boolean): Html {
   if (q.page === 1 && !hasMore) return html``;
   return html`<nav class="pager" aria-label="Pages">
-    ${q.page > 1 ? html`<a href="${gridHref(q, q.page - 1)}" rel="prev">← Newer</a>` : html`<span></span>`}
+    ${q.page > 1 ? html`<a href="${gridHref(q, q.page - 1)}" rel="prev">\u2190 Newer</a>` : html`<span></span>`}
     <span>Page ${q.page}</span>
-    ${hasMore ? html`<a href="${gridHref(q, q.page + 1)}" rel="next">Older →</a>` : html`<span></span>`}
+    ${hasMore ? html`<a href="${gridHref(q, q.page + 1)}" rel="next">Older \u2192</a>` : html`<span></span>`}
   </nav>`;
 }
 

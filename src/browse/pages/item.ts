@@ -29,14 +29,14 @@ function author(a: Record<string, unknown>): Child {
       : typeof a.keyId === 'string'
         ? `key ${a.keyId}`
         : 'a key since removed';
-  const at = typeof a.at === 'string' ? html` · <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
+  const at = typeof a.at === 'string' ? html` \u00b7 <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
   return html`${who}${at}`;
 }
 
 function fieldValue(key: string, v: unknown): Child {
-  if (v === null || v === undefined || v === '') return html`<span class="none">—</span>`;
+  if (v === null || v === undefined || v === '') return html`<span class="none">\u2014</span>`;
   if (key === 'hashtags' && Array.isArray(v))
-    return v.length ? hashtagsText(v.map(String)) : html`<span class="none">—</span>`;
+    return v.length ? hashtagsText(v.map(String)) : html`<span class="none">\u2014</span>`;
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string')
     return html`<time datetime="${v}">${formatWhen(v)}</time>`;
   if ((key === 'createdBy' || key === 'updatedBy') && typeof v === 'object')
@@ -138,12 +138,12 @@ function filesTable(files: readonly CarouselFile[]): Html {
             return html`<tr>
               <td>${i + 1}</td>
               <td>${f.sortOrder}</td>
-              <td>${f.fileName ?? '—'}</td>
-              <td>${f.contentType ?? '—'}</td>
-              <td>${typeof f.fileSize === 'number' ? formatSize(f.fileSize) : '—'}</td>
-              ${hasSha ? html`<td><code>${String(rec.sha256 ?? '—')}</code></td>` : ''}${extra.map((k) => html`<td>${fieldValue(k, rec[k])}</td>`)}
+              <td>${f.fileName ?? '\u2014'}</td>
+              <td>${f.contentType ?? '\u2014'}</td>
+              <td>${typeof f.fileSize === 'number' ? formatSize(f.fileSize) : '\u2014'}</td>
+              ${hasSha ? html`<td><code>${String(rec.sha256 ?? '\u2014')}</code></td>` : ''}${extra.map((k) => html`<td>${fieldValue(k, rec[k])}</td>`)}
               <td><code>${f.fileKey}</code></td>
-              <td>${src ? html`<a href="${src}">open</a>` : '—'}</td>
+              <td>${src ? html`<a href="${src}">open</a>` : '\u2014'}</td>
             </tr>`;
           })}
         </tbody>
@@ -240,7 +240,7 @@ export interface ItemView {
 
 export function itemMain(v: ItemView): Html {
   const { item, files } = v;
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Library</a> › <span>${item.type}</span></nav>
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Library</a> \u203a <span>${item.type}</span></nav>
     <h1>${item.title || '(untitled)'}</h1>
     <p class="badges">
       <span class="badge">${item.type}</span>
@@ -259,7 +259,7 @@ export function itemMain(v: ItemView): Html {
         ${editForm(item, v.form ?? formOf(item), v.problems ?? [])} ${thumbnailForm(item)}
         <section aria-labelledby="delete-h">
           <h2 id="delete-h">Delete</h2>
-          <p><a class="danger-link" href="${itemHref(item.id)}/delete">Delete this item…</a></p>
+          <p><a class="danger-link" href="${itemHref(item.id)}/delete">Delete this item\u2026</a></p>
         </section>
       </div>
     </div>
@@ -282,7 +282,7 @@ export function deletionWords(item: ContentItem): string {
 
 export function confirmMain(item: ContentItem): Html {
   return html`<nav class="crumbs" aria-label="Breadcrumb">
-      <a href="/">Library</a> › <a href="${itemHref(item.id)}">${item.title || '(untitled)'}</a>
+      <a href="/">Library</a> \u203a <a href="${itemHref(item.id)}">${item.title || '(untitled)'}</a>
     </nav>
     <h1>Delete ${item.title ? `“${item.title}”` : 'this item'}?</h1>
     <p>

@@ -33,7 +33,7 @@ export function page(f: Frame): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="referrer" content="no-referrer" />
-        <title>${f.title} · contentlib</title>
+        <title>${f.title} \u00b7 contentlib</title>
         <link rel="stylesheet" href="/assets/browse.css" />
         <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
         <script src="/assets/browse.js" defer></script>

@@ -75,7 +75,7 @@ async function browseOptions(
     );
     await client.patch(id, { thumbnailKey }, { signal });
   };
-  const libraryName = targetLine(target.info).replace(/^→ /, '');
+  const libraryName = targetLine(target.info).replace(/^\u2192 /, '');
   return { client, options: { library: client, describe, setThumbnail, libraryName } };
 }
 
