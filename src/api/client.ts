@@ -317,7 +317,11 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         requestId,
       });
     }
-    const parsed = schema.safeParse(json);
+    // jitless: zod's fast path generates and compiles a parser per object schema on its first
+    // parse (new Function, which no code cache keeps); a command parses a few small answers, so
+    // that compile cost more than it saved (bench/notes.md, issue 33). A page of 100 items parses
+    // in ~0.2 ms either way.
+    const parsed = schema.safeParse(json, { jitless: true });
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       throw new UnexpectedResponseError({
