@@ -55,7 +55,8 @@ export function createHttpPool(): HttpPool {
       }));
       return secure;
     }
-    if (protocol !== 'http:') return Promise.reject(new TypeError(`unsupported URL protocol ${protocol}; use http or https`));
+    if (protocol !== 'http:')
+      return Promise.reject(new TypeError(`unsupported URL protocol ${protocol}; use http or https`));
     plain ??= { request: http.request, agent: new http.Agent({ keepAlive: true, maxSockets: 16 }) };
     return Promise.resolve(plain);
   }

@@ -10,6 +10,7 @@ import { type GridQuery, gridHref, isFiltered, itemHref } from '../forms.js';
 import { Html, escapeHtml, html, safeMediaUrl } from '../html.js';
 import { platformBadges } from './badges.js';
 import { formatWhen, isVideoType } from './format.js';
+import { LEFT_ARROW, MIDDOT, RIGHT_ARROW, TIMES } from '../chars.js';
 
 /** The picture of a card: the thumbnail, else a carousel's first image; a video without one gets its type. */
 export function cardImageUrl(item: ContentItem): string | undefined {
@@ -48,7 +49,7 @@ function card(item: ContentItem, terms: readonly string[]): Html {
   const picture = src
     ? html`<img src="${src}" alt="" loading="lazy" decoding="async" width="320" height="320" />`
     : html`<span class="no-picture" aria-hidden="true">${isVideoType(item.type) ? '▶' : '▦'}</span>`;
-  const count = item.type === 'carousel' && item.fileCount ? html` \u00b7 ${item.fileCount} images` : '';
+  const count = item.type === 'carousel' && item.fileCount ? html` ${MIDDOT} ${item.fileCount} images` : '';
   return html`<li class="card" data-id="${item.id}">
     <a class="card-link" href="${itemHref(item.id)}">
       <span class="thumb">${picture}</span>
@@ -85,7 +86,7 @@ function chips(q: GridQuery): Html {
             href="${gridHref({ ...q, hashtags: tags.filter((t) => t !== tag) }, 1)}"
             aria-label="${`Remove hashtag #${tag}`}"
             title="Remove"
-            >\u00d7</a
+            >${TIMES}</a
           >
         </li>`,
     )}
@@ -132,9 +133,9 @@ function filters(q: GridQuery): Html {
 function pager(q: GridQuery, hasMore: boolean): Html {
   if (q.page === 1 && !hasMore) return html``;
   return html`<nav class="pager" aria-label="Pages">
-    ${q.page > 1 ? html`<a href="${gridHref(q, q.page - 1)}" rel="prev">\u2190 Newer</a>` : html`<span></span>`}
+    ${q.page > 1 ? html`<a href="${gridHref(q, q.page - 1)}" rel="prev">${LEFT_ARROW} Newer</a>` : html`<span></span>`}
     <span>Page ${q.page}</span>
-    ${hasMore ? html`<a href="${gridHref(q, q.page + 1)}" rel="next">Older \u2192</a>` : html`<span></span>`}
+    ${hasMore ? html`<a href="${gridHref(q, q.page + 1)}" rel="next">Older ${RIGHT_ARROW}</a>` : html`<span></span>`}
   </nav>`;
 }
 

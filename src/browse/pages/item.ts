@@ -13,6 +13,7 @@ import { type Child, type Html, html, safeMediaUrl } from '../html.js';
 import { type MediaFacts, describeMedia } from '../../rules/media-facts.js';
 import { platformBadges } from './badges.js';
 import { formatDuration, formatSize, formatWhen, isVideoType } from './format.js';
+import { ELLIPSIS, EM_DASH, MIDDOT, SINGLE_RIGHT_QUOTE } from '../chars.js';
 
 /** Shown in sections of their own. */
 const ELSEWHERE = new Set(['platformSettings', 'files']);
@@ -29,14 +30,14 @@ function author(a: Record<string, unknown>): Child {
       : typeof a.keyId === 'string'
         ? `key ${a.keyId}`
         : 'a key since removed';
-  const at = typeof a.at === 'string' ? html` \u00b7 <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
+  const at = typeof a.at === 'string' ? html` ${MIDDOT} <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
   return html`${who}${at}`;
 }
 
 function fieldValue(key: string, v: unknown): Child {
-  if (v === null || v === undefined || v === '') return html`<span class="none">\u2014</span>`;
+  if (v === null || v === undefined || v === '') return html`<span class="none">${EM_DASH}</span>`;
   if (key === 'hashtags' && Array.isArray(v))
-    return v.length ? hashtagsText(v.map(String)) : html`<span class="none">\u2014</span>`;
+    return v.length ? hashtagsText(v.map(String)) : html`<span class="none">${EM_DASH}</span>`;
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string')
     return html`<time datetime="${v}">${formatWhen(v)}</time>`;
   if ((key === 'createdBy' || key === 'updatedBy') && typeof v === 'object')
@@ -240,7 +241,9 @@ export interface ItemView {
 
 export function itemMain(v: ItemView): Html {
   const { item, files } = v;
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Library</a> \u203a <span>${item.type}</span></nav>
+  return html`<nav class="crumbs" aria-label="Breadcrumb">
+      <a href="/">Library</a> ${SINGLE_RIGHT_QUOTE} <span>${item.type}</span>
+    </nav>
     <h1>${item.title || '(untitled)'}</h1>
     <p class="badges">
       <span class="badge">${item.type}</span>
@@ -259,7 +262,7 @@ export function itemMain(v: ItemView): Html {
         ${editForm(item, v.form ?? formOf(item), v.problems ?? [])} ${thumbnailForm(item)}
         <section aria-labelledby="delete-h">
           <h2 id="delete-h">Delete</h2>
-          <p><a class="danger-link" href="${itemHref(item.id)}/delete">Delete this item\u2026</a></p>
+          <p><a class="danger-link" href="${itemHref(item.id)}/delete">Delete this item${ELLIPSIS}</a></p>
         </section>
       </div>
     </div>
@@ -282,7 +285,7 @@ export function deletionWords(item: ContentItem): string {
 
 export function confirmMain(item: ContentItem): Html {
   return html`<nav class="crumbs" aria-label="Breadcrumb">
-      <a href="/">Library</a> \u203a <a href="${itemHref(item.id)}">${item.title || '(untitled)'}</a>
+      <a href="/">Library</a> ${SINGLE_RIGHT_QUOTE} <a href="${itemHref(item.id)}">${item.title || '(untitled)'}</a>
     </nav>
     <h1>Delete ${item.title ? `“${item.title}”` : 'this item'}?</h1>
     <p>
