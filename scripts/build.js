@@ -158,7 +158,9 @@ if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set
 // The bundle must be ASCII: one character outside it (esbuild escapes strings, but not the text
 // of a tagged template or a regular expression literal) makes V8 hold the whole 2.8 MB source as a
 // two-byte string, which cost every command ~4 ms of start-up (bench/notes.md, issue 33). Write
-// such a character as \uXXXX in the source.
+// such a character as \uXXXX in the source, or put it into an html`…` template as a value
+// (src/browse/chars.ts: prettier turns escapes in those templates back into the characters).
+// eslint-disable-next-line no-control-regex -- the class is all of ASCII, control characters included
 const wide = /[^\x00-\x7f]/.exec(text);
 if (wide) {
   const line = text.slice(0, wide.index).split('\n').length;
