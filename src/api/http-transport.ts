@@ -26,6 +26,8 @@ export interface SendOptions {
 
 /** As undici's `connect.timeout` was: a connection not made in this long is a timeout too. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/** An idle kept-alive connection is closed after this long (undici's keepAliveTimeout was 10 s). */
+const IDLE_MS = 10_000;
 
 type RequestFn = typeof http.request;
 
@@ -42,7 +44,9 @@ function timedOut(what: string, ms: number): Error {
 
 export function createHttpPool(): HttpPool {
   // 16 connections per host, as the undici Agent had; idle ones are unref'd by Node, so they do
-  // not keep the process alive, and are dropped when the server's Keep-Alive timeout says so.
+  // not keep the process alive. An idle one is closed after the server's Keep-Alive timeout, or
+  // after 10 s where the server gives none (undici's keepAliveTimeout): `timeout` is the idle
+  // sockets' (a socket in use times out by send's own timers, not this).
   let plain: { request: RequestFn; agent: http.Agent } | undefined;
   let secure: Promise<{ request: RequestFn; agent: http.Agent }> | undefined;
 
@@ -51,13 +55,13 @@ export function createHttpPool(): HttpPool {
       // node:https loads tls and crypto: only a command against an https service pays for it.
       secure ??= import('node:https').then(({ default: https }) => ({
         request: https.request,
-        agent: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+        agent: new https.Agent({ keepAlive: true, maxSockets: 16, timeout: IDLE_MS }),
       }));
       return secure;
     }
     if (protocol !== 'http:')
       return Promise.reject(new TypeError(`unsupported URL protocol ${protocol}; use http or https`));
-    plain ??= { request: http.request, agent: new http.Agent({ keepAlive: true, maxSockets: 16 }) };
+    plain ??= { request: http.request, agent: new http.Agent({ keepAlive: true, maxSockets: 16, timeout: IDLE_MS }) };
     return Promise.resolve(plain);
   }
 
