@@ -320,7 +320,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     // jitless: zod's fast path generates and compiles a parser per object schema on its first
     // parse (new Function, which no code cache keeps); a command parses a few small answers, so
     // that compile cost more than it saved (bench/notes.md, issue 33). A page of 100 items parses
-    // in ~0.2 ms either way.
+    // in 0.2 ms this way, 0.12 ms with the compiled parser.
     const parsed = schema.safeParse(json, { jitless: true });
     if (!parsed.success) {
       const first = parsed.error.issues[0];
