@@ -44,7 +44,10 @@ export default tseslint.config(
   // The launcher is CommonJS (bin/package.json): see bin/contentlib.js for why.
   {
     files: ['bin/**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', __dirname: 'readonly', __filename: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

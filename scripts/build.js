@@ -110,6 +110,9 @@ await Promise.all([
     define: { 'import.meta.url': '__contentlibFileUrl' },
     plugins: [builtinImportsAsRequire, withoutHttp2, vendored],
     banner: { js: 'var __contentlibFileUrl=require("node:url").pathToFileURL(__filename).href;' },
+    // The bundled packages' licence comments in dist/cli/main.cjs.LEGAL.txt, not in the bundle:
+    // one of them is not ASCII (see the check below).
+    legalComments: 'external',
   }),
   // Loaded by Node's own require, not as a cached script: import() may stay in them.
   ...Object.entries(vendorFiles).map(([file, contents]) =>
@@ -152,6 +155,19 @@ await writeFile(
 );
 const left = text.match(/(?<![\w$.])import\("[^"]*"\)/g);
 if (left) throw new Error(`dist/cli/main.cjs still calls import(): ${[...new Set(left)].join(', ')}`);
+// The bundle must be ASCII: one character outside it (esbuild escapes strings, but not the text
+// of a tagged template or a regular expression literal) makes V8 hold the whole 2.8 MB source as a
+// two-byte string, which cost every command ~4 ms of start-up (bench/notes.md, issue 33). Write
+// such a character as \uXXXX in the source, or put it into an html`…` template as a value
+// (src/browse/chars.ts: prettier turns escapes in those templates back into the characters).
+// eslint-disable-next-line no-control-regex -- the class is all of ASCII, control characters included
+const wide = /[^\x00-\x7f]/.exec(text);
+if (wide) {
+  const line = text.slice(0, wide.index).split('\n').length;
+  throw new Error(
+    `dist/cli/main.cjs has a non-ASCII character (${JSON.stringify(wide[0])}) on line ${line}: ${JSON.stringify(text.slice(Math.max(0, wide.index - 60), wide.index + 20))}; write it as \\u${wide[0].charCodeAt(0).toString(16).padStart(4, '0')} in the source`,
+  );
+}
 
 // The man page, from the same command definitions as --help (shipped as man/contentlib.1). Its
 // generator is built aside, run, and removed: the CLI never loads it.

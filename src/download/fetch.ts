@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
+import type { Transport } from '../api/undici.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { request } from '../api/undici.js';
@@ -37,7 +38,7 @@ export interface RemoteFile {
 }
 
 export interface FetchDeps {
-  dispatcher: Dispatcher;
+  dispatcher: Transport;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => Date;

@@ -293,7 +293,7 @@ async function refuse(
   throw new HttpError(
     why.status,
     why.code,
-    `${why.message.replace(/ — PUT the file again, then complete$/, '')}; this multipart upload is closed and its parts freed — presign again and send the whole file`,
+    `${why.message.replace(/ \u2014 PUT the file again, then complete$/, '')}; this multipart upload is closed and its parts freed \u2014 presign again and send the whole file`,
     why.details,
     why.headers,
   );

@@ -4,7 +4,7 @@
 // changed since (size, mtime or SHA-256) starts over and its old upload is aborted; an upload the
 // service no longer knows (swept, expired) starts over once with a new presign. Progress counts
 // bytes as parts are stored; ./parts.ts sends them (in parallel, each read in place).
-import type { Dispatcher } from 'undici';
+import type { Transport } from '../api/undici.js';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
@@ -22,7 +22,7 @@ export type PartsApi = Pick<ApiClient, 'parts' | 'abortUpload'>;
 
 export interface MultipartContext {
   api: PartsApi;
-  dispatcher: Dispatcher;
+  dispatcher: Transport;
   journal: Journal;
   /** Parts sent at once in the whole run (PART_CONCURRENCY.default unless --part-concurrency), and their pool. */
   partConcurrency: number;

@@ -6,6 +6,7 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { Transport } from '../api/undici.js';
 import { request } from '../api/undici.js';
 import type { ApiClient } from '../api/client.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
@@ -26,7 +27,7 @@ export interface SentPart {
 
 export interface SendPartsOptions {
   api: Pick<ApiClient, 'parts'>;
-  dispatcher: Dispatcher;
+  dispatcher: Transport;
   concurrency: number;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;

@@ -15,6 +15,7 @@ import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { request } from '../api/undici.js';
 import type { Dispatcher } from 'undici';
+import type { Transport } from '../api/undici.js';
 import { StorageError, classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import type { RetryDecision, RetryPolicy } from '../api/retry.js';
 import { withRetry } from '../api/retry.js';
@@ -95,7 +96,7 @@ export function isExpired(err: unknown): boolean {
 }
 
 export interface PutOnceOptions {
-  dispatcher: Dispatcher;
+  dispatcher: Transport;
   now: () => Date;
   signal?: AbortSignal;
   /** Headers presign asked for besides Content-Type and Content-Length (presignedHeaders). */
@@ -207,7 +208,7 @@ async function assertUnchanged(handle: FileHandle, file: LocalFile, when: string
 }
 
 export interface PutWithRetryOptions {
-  dispatcher: Dispatcher;
+  dispatcher: Transport;
   now: () => Date;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   policy: RetryPolicy;

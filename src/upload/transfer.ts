@@ -2,7 +2,7 @@
 // its retries, reporting started / progress / retrying / uploaded. Shared by the engine and by
 // `edit --thumbnail`.
 import { performance } from 'node:perf_hooks';
-import type { Dispatcher } from 'undici';
+import type { Transport } from '../api/undici.js';
 import type { RetryPolicy } from '../api/retry.js';
 import type { CallOptions } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -47,7 +47,7 @@ export function wireFile(file: SendableFile, type?: ContentType): WireFile & { t
 
 export interface TransferDeps {
   api: {
-    dispatcher: Dispatcher;
+    dispatcher: Transport;
     presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   };
   now: () => Date;

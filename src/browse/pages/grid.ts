@@ -10,6 +10,7 @@ import { type GridQuery, gridHref, isFiltered, itemHref } from '../forms.js';
 import { Html, escapeHtml, html, safeMediaUrl } from '../html.js';
 import { platformBadges } from './badges.js';
 import { formatWhen, isVideoType } from './format.js';
+import { LEFT_ARROW, MIDDOT, RIGHT_ARROW, TIMES } from '../chars.js';
 
 /**
  * The picture of a card, the smallest there is (issue 39: ≤ 60 KB a card): the server's poster of
@@ -72,7 +73,7 @@ function card(item: ContentItem, terms: readonly string[]): Html {
     : frame
       ? html`<video src="${frame}" preload="metadata" muted playsinline tabindex="-1" aria-hidden="true"></video>`
       : html`<span class="no-picture" aria-hidden="true">${isVideoType(item.type) ? '▶' : '▦'}</span>`;
-  const count = item.type === 'carousel' && item.fileCount ? html` · ${item.fileCount} images` : '';
+  const count = item.type === 'carousel' && item.fileCount ? html` ${MIDDOT} ${item.fileCount} images` : '';
   return html`<li class="card" data-id="${item.id}">
     <a class="card-link" href="${itemHref(item.id)}">
       <span class="thumb">${picture}</span>
@@ -109,7 +110,7 @@ function chips(q: GridQuery): Html {
             href="${gridHref({ ...q, hashtags: tags.filter((t) => t !== tag) }, 1)}"
             aria-label="${`Remove hashtag #${tag}`}"
             title="Remove"
-            >×</a
+            >${TIMES}</a
           >
         </li>`,
     )}
@@ -156,9 +157,9 @@ function filters(q: GridQuery): Html {
 function pager(q: GridQuery, hasMore: boolean): Html {
   if (q.page === 1 && !hasMore) return html``;
   return html`<nav class="pager" aria-label="Pages">
-    ${q.page > 1 ? html`<a href="${gridHref(q, q.page - 1)}" rel="prev">← Newer</a>` : html`<span></span>`}
+    ${q.page > 1 ? html`<a href="${gridHref(q, q.page - 1)}" rel="prev">${LEFT_ARROW} Newer</a>` : html`<span></span>`}
     <span>Page ${q.page}</span>
-    ${hasMore ? html`<a href="${gridHref(q, q.page + 1)}" rel="next">Older →</a>` : html`<span></span>`}
+    ${hasMore ? html`<a href="${gridHref(q, q.page + 1)}" rel="next">Older ${RIGHT_ARROW}</a>` : html`<span></span>`}
   </nav>`;
 }
 

@@ -13,6 +13,7 @@ import { type Child, type Html, html, safeMediaUrl } from '../html.js';
 import { platformBadges } from './badges.js';
 import { mediaFacts } from './facts.js';
 import { formatDuration, formatSize, formatWhen, isVideoType } from './format.js';
+import { DOWN_ARROW, ELLIPSIS, EM_DASH, MIDDOT, SINGLE_RIGHT_QUOTE, UP_ARROW } from '../chars.js';
 
 /** Shown in sections of their own. */
 // `media` has its own section (./facts.ts), in words.
@@ -66,14 +67,14 @@ function author(a: Record<string, unknown>): Child {
       : typeof a.keyId === 'string'
         ? `key ${a.keyId}`
         : 'a key since removed';
-  const at = typeof a.at === 'string' ? html` · <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
+  const at = typeof a.at === 'string' ? html` ${MIDDOT} <time datetime="${a.at}">${formatWhen(a.at)}</time>` : '';
   return html`${who}${at}`;
 }
 
 function fieldValue(key: string, v: unknown): Child {
-  if (v === null || v === undefined || v === '') return html`<span class="none">—</span>`;
+  if (v === null || v === undefined || v === '') return html`<span class="none">${EM_DASH}</span>`;
   if (key === 'hashtags' && Array.isArray(v))
-    return v.length ? hashtagsText(v.map(String)) : html`<span class="none">—</span>`;
+    return v.length ? hashtagsText(v.map(String)) : html`<span class="none">${EM_DASH}</span>`;
   if ((key === 'createdAt' || key === 'updatedAt') && typeof v === 'string')
     return html`<time datetime="${v}">${formatWhen(v)}</time>`;
   if ((key === 'createdBy' || key === 'updatedBy') && typeof v === 'object')
@@ -171,7 +172,7 @@ function imageActions(item: ContentItem, f: CarouselFile, i: number, n: number, 
   return html`<form class="move" method="post" action="${itemHref(item.id)}/order">
       <input type="hidden" name="move" value="${f.id}" />
       <button type="submit" name="to" value="up" aria-label="Move ${which} up" ${i === 0 ? html` disabled` : ''}>
-        ↑ Up
+        ${UP_ARROW} Up
       </button>
       <button
         type="submit"
@@ -180,7 +181,7 @@ function imageActions(item: ContentItem, f: CarouselFile, i: number, n: number, 
         aria-label="Move ${which} down"
         ${i === n - 1 ? html` disabled` : ''}
       >
-        ↓ Down
+        ${DOWN_ARROW} Down
       </button>
     </form>
     <form class="remove" method="post" action="${base}/remove">
@@ -195,7 +196,7 @@ function imageActions(item: ContentItem, f: CarouselFile, i: number, n: number, 
 
 /** A long hex value shortened for the table; the whole of it in `title` and for copying. */
 function shortHex(v: unknown): Html {
-  if (typeof v !== 'string' || v === '') return html`<span class="none">—</span>`;
+  if (typeof v !== 'string' || v === '') return html`<span class="none">${EM_DASH}</span>`;
   return html`<code class="hex" title="${v}">${v.length > 12 ? `${v.slice(0, 12)}…` : v}</code>`;
 }
 
@@ -354,7 +355,9 @@ export interface ItemView {
 
 export function itemMain(v: ItemView): Html {
   const { item, files } = v;
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">Library</a> › <span>${item.type}</span></nav>
+  return html`<nav class="crumbs" aria-label="Breadcrumb">
+      <a href="/">Library</a> ${SINGLE_RIGHT_QUOTE} <span>${item.type}</span>
+    </nav>
     <h1>${item.title || '(untitled)'}</h1>
     <p class="badges">
       <span class="badge">${item.type}</span> <span class="badge status status-${item.status}">${item.status}</span>
@@ -374,7 +377,7 @@ export function itemMain(v: ItemView): Html {
         ${editForm(item, v.form ?? formOf(item), v.problems ?? [])} ${thumbnailForm(item)}
         <section aria-labelledby="delete-h">
           <h2 id="delete-h">Delete</h2>
-          <p><a class="danger-link" href="${itemHref(item.id)}/delete">Delete this item…</a></p>
+          <p><a class="danger-link" href="${itemHref(item.id)}/delete">Delete this item${ELLIPSIS}</a></p>
         </section>
       </div>
     </div>
@@ -403,7 +406,7 @@ export function deletionWords(item: ContentItem): string {
 
 export function confirmMain(item: ContentItem): Html {
   return html`<nav class="crumbs" aria-label="Breadcrumb">
-      <a href="/">Library</a> › <a href="${itemHref(item.id)}">${item.title || '(untitled)'}</a>
+      <a href="/">Library</a> ${SINGLE_RIGHT_QUOTE} <a href="${itemHref(item.id)}">${item.title || '(untitled)'}</a>
     </nav>
     <h1>Delete ${item.title ? `“${item.title}”` : 'this item'}?</h1>
     <p>

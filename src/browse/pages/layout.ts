@@ -2,6 +2,7 @@
 // allows nothing else), a skip link for keyboard users, the library's name, and a message line
 // (saved, deleted, or what went wrong) announced to screen readers.
 import { type Child, type Html, html } from '../html.js';
+import { MIDDOT } from '../chars.js';
 
 export interface Flash {
   kind: 'ok' | 'error';
@@ -33,7 +34,7 @@ export function page(f: Frame): Html {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="referrer" content="no-referrer" />
-        <title>${f.title} · contentlib</title>
+        <title>${f.title} ${MIDDOT} contentlib</title>
         <link rel="stylesheet" href="/assets/browse.css" />
         <link rel="icon" href="/assets/icon.svg" type="image/svg+xml" />
         <script src="/assets/browse.js" defer></script>

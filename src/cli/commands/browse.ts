@@ -92,7 +92,7 @@ async function browseOptions(
     const key = await sendCarouselImage(file, deps, signal);
     await client.replaceImage(id, fileId, { key, ...wireFile(file) }, { signal });
   };
-  const libraryName = targetLine(target.info).replace(/^→ /, '');
+  const libraryName = targetLine(target.info).replace(/^\u2192 /, '');
   return { client, options: { library: client, describe, setThumbnail, replaceImage, libraryName } };
 }
 

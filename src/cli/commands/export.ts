@@ -78,7 +78,7 @@ export async function exportCommand(
           dir: abs,
           filters: filtersOf(flags),
           concurrency: flags.concurrency,
-          from: targetLine(target.info).replace(/^→ /, ''),
+          from: targetLine(target.info).replace(/^\u2192 /, ''),
         },
         {
           api: client,

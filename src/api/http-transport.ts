@@ -1,0 +1,135 @@
+// The API's JSON calls over Node's own node:http (node:https loaded only for an https base URL):
+// one small request body, one small answer read whole. undici stays for the storage PUTs and
+// downloads (./undici.ts), loaded when one happens: loading it cost a remote `ls` ~25 ms of CPU,
+// more than the rest of the request (bench/notes.md, issue 33). Failures are Node's socket
+// errors (ECONNREFUSED, ENOTFOUND, ECONNRESET, TLS codes…) as undici passed them on, so
+// errors.ts describes them the same way; a timeout is an ETIMEDOUT error, which it reads as one.
+import http from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** One answer, its body read whole. */
+export interface JsonAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export interface SendOptions {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** No answer headers, or no byte of the body, for this long: an ETIMEDOUT error. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** As undici's `connect.timeout` was: a connection not made in this long is a timeout too. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** An idle kept-alive connection is closed after this long (undici's keepAliveTimeout was 10 s). */
+const IDLE_MS = 10_000;
+
+type RequestFn = typeof http.request;
+
+/** Keep-alive connection pools of one run, one per scheme, created on first use. */
+export interface HttpPool {
+  send(o: SendOptions): Promise<JsonAnswer>;
+  /** Closes the idle connections (an open one ends with its request). */
+  close(): void;
+}
+
+function timedOut(what: string, ms: number): Error {
+  return Object.assign(new Error(`${what} within ${ms} ms`), { code: 'ETIMEDOUT' });
+}
+
+export function createHttpPool(): HttpPool {
+  // 16 connections per host, as the undici Agent had; idle ones are unref'd by Node, so they do
+  // not keep the process alive. An idle one is closed after the server's Keep-Alive timeout, or
+  // after 10 s where the server gives none (undici's keepAliveTimeout): `timeout` is the idle
+  // sockets' (a socket in use times out by send's own timers, not this).
+  let plain: { request: RequestFn; agent: http.Agent } | undefined;
+  let secure: Promise<{ request: RequestFn; agent: http.Agent }> | undefined;
+
+  function via(protocol: string): Promise<{ request: RequestFn; agent: http.Agent }> {
+    if (protocol === 'https:') {
+      // node:https loads tls and crypto: only a command against an https service pays for it.
+      secure ??= import('node:https').then(({ default: https }) => ({
+        request: https.request,
+        agent: new https.Agent({ keepAlive: true, maxSockets: 16, timeout: IDLE_MS }),
+      }));
+      return secure;
+    }
+    if (protocol !== 'http:')
+      return Promise.reject(new TypeError(`unsupported URL protocol ${protocol}; use http or https`));
+    plain ??= { request: http.request, agent: new http.Agent({ keepAlive: true, maxSockets: 16, timeout: IDLE_MS }) };
+    return Promise.resolve(plain);
+  }
+
+  async function send(o: SendOptions): Promise<JsonAnswer> {
+    const target = new URL(o.url);
+    const { request, agent } = await via(target.protocol);
+    return new Promise<JsonAnswer>((resolve, reject) => {
+      const signal = o.signal;
+      // undici rejected with the signal's reason; the callers (errors.ts, retry.ts) expect that.
+      if (signal?.aborted) return reject(signal.reason);
+      let done = false;
+      let timer: NodeJS.Timeout | undefined;
+      let connectTimer: NodeJS.Timeout | undefined;
+      const finish = () => {
+        done = true;
+        clearTimeout(timer);
+        clearTimeout(connectTimer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (err: unknown) => {
+        if (done) return;
+        finish();
+        req.destroy();
+        reject(err);
+      };
+      const onAbort = () => fail(signal!.reason);
+      const arm = (what: string) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => fail(timedOut(what, o.timeoutMs)), o.timeoutMs);
+      };
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.body !== undefined) headers['content-length'] = String(Buffer.byteLength(o.body));
+      const req = request(target, { method: o.method, headers, agent });
+      arm('no answer headers');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', fail);
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        connectTimer = setTimeout(() => fail(timedOut('not connected', CONNECT_TIMEOUT_MS)), CONNECT_TIMEOUT_MS);
+        socket.once('connect', () => clearTimeout(connectTimer));
+      });
+      req.on('response', (res) => {
+        arm('the body stalled');
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          arm('the body stalled');
+        });
+        res.on('error', fail);
+        res.on('end', () => {
+          if (done) return;
+          finish();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        // A connection closed before the body's end, without an error event of its own.
+        res.on('close', () => {
+          if (!res.complete) fail(Object.assign(new Error('the answer ended early'), { code: 'ECONNRESET' }));
+        });
+      });
+      req.end(o.body);
+    });
+  }
+
+  return {
+    send,
+    close: () => {
+      plain?.agent.destroy();
+      void secure?.then((s) => s.agent.destroy());
+    },
+  };
+}
