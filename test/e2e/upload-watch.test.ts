@@ -161,16 +161,16 @@ describe('upload --watch refuses what it cannot watch (exit 2, before any librar
 // journal (the outage test on its own service), so together they take about as long as the longest.
 describe.concurrent('upload --watch', () => {
   it(
-    'a 30 MB video written slowly is sent once, after it is complete, with its SHA-256',
-    { timeout: 60_000 },
+    'a 200 MB video written slowly over 20 s is sent once, after it is complete, with its SHA-256',
+    { timeout: 120_000 },
     async () => {
       const folder = await folderOf('slow');
       // A longer settle time than the others: a slow machine must not stall the writer past it.
       const w = watch('slow', folder, ['--settle', '2.5']);
       await w.until((l) => l.some((x) => x.type === 'watching'));
-      const video = uniqueVideo(30 * 1024 * 1024);
-      // 30 writes 150 ms apart: 4.5 s of writing, almost twice the settle time.
-      await writeSlowly(join(folder, 'export.mp4'), video, 30, 150);
+      const video = uniqueVideo(200 * 1024 * 1024);
+      // 40 writes of 5 MiB 500 ms apart, each synced: about 20 s of writing, eight settle times.
+      await writeSlowly(join(folder, 'export.mp4'), video, 40, 500);
       await w.until((l) => completedOf(l, 'export.mp4').length > 0);
       const items = await itemsWhenThere('slow', 1, w);
       expect(items).toHaveLength(1);
