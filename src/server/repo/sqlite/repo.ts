@@ -5,33 +5,33 @@
 import { type Db, databasePath } from './db.js';
 import { sqliteCheck, sqliteItemsByType, sqlitePool } from './checks.js';
 import { loadSecret } from '../../signing.js';
-import { auditRepository } from '../audit.js';
-import { checksumsRepository } from '../checksums.js';
-import { mediaRepository } from '../media.js';
-import { previewsRepository } from '../previews.js';
-import { deletionsRepository } from '../deletions.js';
+import { sqliteAudit } from './audit.js';
+import { sqliteChecksums } from './checksums.js';
+import { sqliteMedia } from './media.js';
+import { sqlitePreviews } from './previews.js';
+import { sqliteDeletions } from './deletions.js';
 import { removeImage, reorder } from '../carousel.js';
 import { completion } from '../completion.js';
 import type { RepoSteps } from '../decisions.js';
 import { type Repo, ownKey } from '../interface.js';
 import { deleteItem, updateItem } from '../item-changes.js';
-import { itemsRepository } from '../items.js';
+import { sqliteItems } from './items.js';
 import { createKey, revokeKey } from '../key-changes.js';
-import { keysRepository } from '../keys.js';
+import { sqliteKeys } from './keys.js';
 import { type Decision, runSteps } from '../steps.js';
 import { abandonUploads, abortUpload, reserveUpload } from '../upload-changes.js';
-import { uploadsRepository } from '../uploads.js';
+import { sqliteUploads } from './uploads.js';
 
 /**
  * The steps of every decision (./decisions.ts) on this database. Run them inside an IMMEDIATE
  * transaction: its write lock is the lock of every row, and of a brand's quota and keys.
  */
 export function sqliteSteps(db: Db): RepoSteps {
-  const items = itemsRepository(db);
-  const uploads = uploadsRepository(db);
-  const keys = keysRepository(db);
-  const deletions = deletionsRepository(db);
-  const auditLog = auditRepository(db);
+  const items = sqliteItems(db);
+  const uploads = sqliteUploads(db);
+  const keys = sqliteKeys(db);
+  const deletions = sqliteDeletions(db);
+  const auditLog = sqliteAudit(db);
   return {
     lockItem: (brandId, id) => items.get(brandId, id),
     readItem: (brandId, id) => items.get(brandId, id),
@@ -67,17 +67,17 @@ export function sqliteSteps(db: Db): RepoSteps {
 }
 
 export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
-  const items = itemsRepository(db);
-  const uploads = uploadsRepository(db);
-  const keys = keysRepository(db);
-  const deletions = deletionsRepository(db);
-  const checksums = checksumsRepository(db);
-  const media = mediaRepository(db);
-  const previews = previewsRepository(db);
+  const items = sqliteItems(db);
+  const uploads = sqliteUploads(db);
+  const keys = sqliteKeys(db);
+  const deletions = sqliteDeletions(db);
+  const checksums = sqliteChecksums(db);
+  const media = sqliteMedia(db);
+  const previews = sqlitePreviews(db);
   // One server per data dir: claims of the outbox only need to exclude this process's other sweeps.
   const leases = new Map<string, number>();
   const fileCheck = sqliteCheck(db, databasePath(o.dataDir));
-  const auditLog = auditRepository(db);
+  const auditLog = sqliteAudit(db);
 
   const steps = sqliteSteps(db);
   /** Runs a decision in one IMMEDIATE transaction. */

@@ -1,8 +1,8 @@
-// Objects waiting to be removed from disk. A key is recorded in the same transaction that drops
+// Objects waiting to be removed from the store, on SQLite. A key is recorded in the same transaction that drops
 // its database rows, so an object is never forgotten: the sweeper retries until it is gone.
-import type { Db } from './sqlite/db.js';
+import type { Db } from './db.js';
 
-export function deletionsRepository(db: Db) {
+export function sqliteDeletions(db: Db) {
   function add(keys: readonly string[], at: string): void {
     const insert = db.prepare('INSERT OR IGNORE INTO pending_deletions (object_key, created_at) VALUES (?, ?)');
     for (const key of keys) insert.run(key, at);
@@ -27,4 +27,3 @@ export function deletionsRepository(db: Db) {
 
   return { add, done, failed, all };
 }
-export type DeletionsRepository = ReturnType<typeof deletionsRepository>;
