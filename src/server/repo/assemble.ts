@@ -18,30 +18,62 @@ type Answer<K extends keyof Repo> = Repo[K] extends (...args: infer A) => Promis
   ? (...args: A) => R | Promise<R>
   : never;
 
-/** The reads and small writes of each table, by the names both databases' repositories use. */
-export interface RepoTables {
-  keys: { authenticate: Answer<'authenticate'>; touch: Answer<'touchKey'>; list: Answer<'listKeys'> };
-  audit: { page: Answer<'listAudit'>; authors: Answer<'itemAuthors'>; prune: Answer<'pruneAudit'> };
-  uploads: {
-    get: Answer<'getUpload'>;
-    getByFileId: Answer<'getUploadByFileId'>;
-    openForPut: Answer<'openForPut'>;
-    markStored: Answer<'markStored'>;
-    markNotStored: Answer<'markNotStored'>;
-    renew: Answer<'renewUpload'>;
-    abandonedMultipart: Answer<'abandonedMultipart'>;
+/** Where a member is found: a table's name and the name of its function there. */
+type Sources = Record<string, readonly [table: string, fn: string]>;
+
+/** The tables `sources` names, each with the functions it names, typed as `Target`'s members. */
+type TablesOf<Src extends Sources, Target> = {
+  [T in Src[keyof Src][0]]: {
+    [K in keyof Src as Src[K][0] extends T ? Src[K][1] : never]: K extends keyof Target ? Target[K] : never;
   };
-  items: { get: Answer<'getItem'>; list: Answer<'listItems'>; files: Answer<'files'>; file: Answer<'file'> };
-  checksums: { held: Answer<'heldFiles'>; missing: Answer<'missingChecksums'>; record: Answer<'recordChecksum'> };
-  media: { missing: Answer<'missingMedia'>; record: Answer<'recordMedia'> };
-  previews: { missing: Answer<'missingPreviews'>; record: Answer<'recordPreview'>; fail: Answer<'previewFailed'> };
-  deletions: {
-    claim: Answer<'claimDeletions'>;
-    done: Answer<'deletionDone'>;
-    failed: Answer<'deletionFailed'>;
-    all: Answer<'pendingDeletions'>;
-  };
+};
+
+/** Each member `sources` names, taken from `tables`. */
+function membersOf<Src extends Sources>(sources: Src, tables: object): Record<keyof Src, unknown> {
+  // `tables` is a TablesOf<Src, …>: every table and function the sources name is there.
+  const byName = tables as Record<string, Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const [member, [table, fn]] of Object.entries(sources)) out[member] = byName[table]![fn];
+  return out as Record<keyof Src, unknown>;
 }
+
+/** The Repo's reads and small writes: each one table function, by the name both databases' repositories use. */
+const READS = {
+  authenticate: ['keys', 'authenticate'],
+  touchKey: ['keys', 'touch'],
+  listKeys: ['keys', 'list'],
+  listAudit: ['audit', 'page'],
+  itemAuthors: ['audit', 'authors'],
+  pruneAudit: ['audit', 'prune'],
+  getUpload: ['uploads', 'get'],
+  getUploadByFileId: ['uploads', 'getByFileId'],
+  openForPut: ['uploads', 'openForPut'],
+  markStored: ['uploads', 'markStored'],
+  markNotStored: ['uploads', 'markNotStored'],
+  renewUpload: ['uploads', 'renew'],
+  abandonedMultipart: ['uploads', 'abandonedMultipart'],
+  getItem: ['items', 'get'],
+  listItems: ['items', 'list'],
+  files: ['items', 'files'],
+  file: ['items', 'file'],
+  heldFiles: ['checksums', 'held'],
+  missingChecksums: ['checksums', 'missing'],
+  recordChecksum: ['checksums', 'record'],
+  missingMedia: ['media', 'missing'],
+  recordMedia: ['media', 'record'],
+  missingPreviews: ['previews', 'missing'],
+  recordPreview: ['previews', 'record'],
+  previewFailed: ['previews', 'fail'],
+  claimDeletions: ['deletions', 'claim'],
+  deletionDone: ['deletions', 'done'],
+  deletionFailed: ['deletions', 'failed'],
+  pendingDeletions: ['deletions', 'all'],
+} as const satisfies Sources;
+
+type Reads = keyof typeof READS;
+
+/** The table repositories a database brings for the Repo's reads (answering at once or later). */
+export type RepoTables = TablesOf<typeof READS, { [K in Reads]: Answer<K> }>;
 
 /** Runs a decision in one transaction of the database. */
 export type Decide = <R>(decision: Decision<RepoSteps, R>) => Promise<R>;
@@ -57,49 +89,25 @@ function later<A extends unknown[], R>(f: (...args: A) => R | Promise<R>): (...a
 }
 
 export function assembleRepo(t: RepoTables, decide: Decide, db: DatabaseCalls): Repo {
+  const reads = membersOf(READS, t) as { [K in Reads]: Answer<K> };
+  const answered = Object.fromEntries(
+    Object.entries(reads).map(([name, fn]) => [name, later(fn as (...args: unknown[]) => unknown)]),
+  ) as Pick<Repo, Reads>;
   return {
+    ...answered,
     kind: db.kind,
-    authenticate: later(t.keys.authenticate),
-    touchKey: later(t.keys.touch),
     createKey: (brand, now, ko = {}) => decide(createKey(brand, now, ko)),
-    listKeys: later(t.keys.list),
     revokeKey: (id, now, ro = {}) => decide(revokeKey(id, now, ro)),
-    listAudit: later(t.audit.page),
-    itemAuthors: later(t.audit.authors),
-    pruneAudit: later(t.audit.prune),
     reserveUpload: (u, limits, nowMs) => decide(reserveUpload(u, limits, nowMs)),
-    getUpload: later(t.uploads.get),
-    getUploadByFileId: later(t.uploads.getByFileId),
-    openForPut: later(t.uploads.openForPut),
-    markStored: later(t.uploads.markStored),
-    markNotStored: later(t.uploads.markNotStored),
-    renewUpload: later(t.uploads.renew),
     abortUpload: (key, at, keysOf = ownKey) => decide(abortUpload(key, at, keysOf)),
     complete: (c, keysOf = ownKey) => decide(completion(c, keysOf)),
-    getItem: later(t.items.get),
-    listItems: later(t.items.list),
-    files: later(t.items.files),
-    file: later(t.items.file),
     updateItem: (brandId, itemId, changes, at, actor, keysOf = ownKey) =>
       decide(updateItem({ brandId, itemId, changes, at, actor }, keysOf)),
     deleteItem: (brandId, itemId, at, actor, keysOf = ownKey) =>
       decide(deleteItem({ brandId, itemId, at, actor }, keysOf)),
     reorderImages: (c) => decide(reorder(c)),
     removeImage: (c, keysOf = ownKey) => decide(removeImage(c, keysOf)),
-    heldFiles: later(t.checksums.held),
-    missingChecksums: later(t.checksums.missing),
-    recordChecksum: later(t.checksums.record),
-    missingMedia: later(t.media.missing),
-    recordMedia: later(t.media.record),
-    missingPreviews: later(t.previews.missing),
-    recordPreview: later(t.previews.record),
-    previewFailed: later(t.previews.fail),
-    abandonedMultipart: later(t.uploads.abandonedMultipart),
     abandonUploads: (beforeMs, at, keysOf = ownKey) => decide(abandonUploads(beforeMs, at, keysOf)),
-    claimDeletions: later(t.deletions.claim),
-    deletionDone: later(t.deletions.done),
-    deletionFailed: later(t.deletions.failed),
-    pendingDeletions: later(t.deletions.all),
     sharedSecret: db.sharedSecret,
     ping: db.ping,
     check: db.check,
@@ -109,82 +117,48 @@ export function assembleRepo(t: RepoTables, decide: Decide, db: DatabaseCalls): 
   };
 }
 
-/** A step as a database answers it: at once (RepoSteps) or later (AsyncRepoSteps). */
-type StepOf<S, K extends keyof RepoSteps> = K extends keyof S ? S[K] : never;
-
-/** The tables' functions the decisions' steps are, by the repositories' names. */
-export interface StepTables<S extends RepoSteps | AsyncRepoSteps> {
-  items: {
-    get: StepOf<S, 'readItem'>;
-    files: StepOf<S, 'files'>;
-    update: StepOf<S, 'writeItem'>;
-    remove: StepOf<S, 'removeItem'>;
-    dropFile: StepOf<S, 'dropFile'>;
-    insertFile: StepOf<S, 'insertFile'>;
-    arrange: StepOf<S, 'arrange'>;
-    create: StepOf<S, 'createItem'>;
-    addFile: StepOf<S, 'addFile'>;
-    file: StepOf<S, 'readFile'>;
-  };
-  uploads: {
-    attachThumbnail: StepOf<S, 'attachThumbnail'>;
-    remove: StepOf<S, 'removeUpload'>;
-    removeOfItem: StepOf<S, 'removeUploadsOf'>;
-    markCompleted: StepOf<S, 'markCompleted'>;
-    holdings: StepOf<S, 'holdings'>;
-    insert: StepOf<S, 'insertUpload'>;
-    removeOpen: StepOf<S, 'removeOpenUpload'>;
-    removeAbandoned: StepOf<S, 'removeAbandoned'>;
-  };
-  keys: {
-    brandOf: StepOf<S, 'brandOf'>;
-    insertUser: StepOf<S, 'insertUser'>;
-    insertKey: StepOf<S, 'insertKey'>;
-    row: StepOf<S, 'keyRow'>;
-    list: StepOf<S, 'brandKeys'>;
-    markRevoked: StepOf<S, 'markRevoked'>;
-  };
-  deletions: { add: StepOf<S, 'queueDeletions'> };
-  audit: { write: StepOf<S, 'audit'> };
-}
+/** The steps of every decision but the locks: each one table function, by the repositories' names. */
+const STEPS = {
+  readItem: ['items', 'get'],
+  files: ['items', 'files'],
+  writeItem: ['items', 'update'],
+  removeItem: ['items', 'remove'],
+  dropFile: ['items', 'dropFile'],
+  insertFile: ['items', 'insertFile'],
+  arrange: ['items', 'arrange'],
+  createItem: ['items', 'create'],
+  addFile: ['items', 'addFile'],
+  readFile: ['items', 'file'],
+  attachThumbnail: ['uploads', 'attachThumbnail'],
+  removeUpload: ['uploads', 'remove'],
+  removeUploadsOf: ['uploads', 'removeOfItem'],
+  markCompleted: ['uploads', 'markCompleted'],
+  holdings: ['uploads', 'holdings'],
+  insertUpload: ['uploads', 'insert'],
+  removeOpenUpload: ['uploads', 'removeOpen'],
+  removeAbandoned: ['uploads', 'removeAbandoned'],
+  brandOf: ['keys', 'brandOf'],
+  insertUser: ['keys', 'insertUser'],
+  insertKey: ['keys', 'insertKey'],
+  keyRow: ['keys', 'row'],
+  brandKeys: ['keys', 'list'],
+  markRevoked: ['keys', 'markRevoked'],
+  queueDeletions: ['deletions', 'add'],
+  audit: ['audit', 'write'],
+} as const satisfies Sources;
 
 /** How a database holds what a decision reads until it commits (SQLite's write lock holds it all). */
-export type StepLocks<S extends RepoSteps | AsyncRepoSteps> = Pick<
-  S,
-  'lockItem' | 'lockUpload' | 'lockQuota' | 'lockBrand'
->;
+type LockStep = 'lockItem' | 'lockUpload' | 'lockQuota' | 'lockBrand';
+export type StepLocks<S extends RepoSteps | AsyncRepoSteps> = Pick<S, LockStep>;
+
+/** The table repositories a database brings for the steps (S: answering at once, or later). */
+export type StepTables<S extends RepoSteps | AsyncRepoSteps> = TablesOf<typeof STEPS, S>;
 
 /** The steps of every decision (./decisions.ts), from a database's tables and locks. */
 export function stepsOver<S extends RepoSteps | AsyncRepoSteps>(t: StepTables<S>, locks: StepLocks<S>): S {
-  const steps = {
-    ...locks,
-    readItem: t.items.get,
-    files: t.items.files,
-    writeItem: t.items.update,
-    removeItem: t.items.remove,
-    attachThumbnail: t.uploads.attachThumbnail,
-    removeUpload: t.uploads.remove,
-    removeUploadsOf: t.uploads.removeOfItem,
-    queueDeletions: t.deletions.add,
-    audit: t.audit.write,
-    dropFile: t.items.dropFile,
-    insertFile: t.items.insertFile,
-    arrange: t.items.arrange,
-    createItem: t.items.create,
-    addFile: t.items.addFile,
-    markCompleted: t.uploads.markCompleted,
-    readFile: t.items.file,
-    holdings: t.uploads.holdings,
-    insertUpload: t.uploads.insert,
-    removeOpenUpload: t.uploads.removeOpen,
-    removeAbandoned: t.uploads.removeAbandoned,
-    brandOf: t.keys.brandOf,
-    insertUser: t.keys.insertUser,
-    insertKey: t.keys.insertKey,
-    keyRow: t.keys.row,
-    brandKeys: t.keys.list,
-    markRevoked: t.keys.markRevoked,
-  };
-  // Every step of S is set above from the member of S it names; TypeScript cannot follow a generic S.
-  return steps as unknown as S;
+  // Every step but the locks is named in STEPS (_everyStep below checks it), from the table it names.
+  return { ...membersOf(STEPS, t), ...locks } as unknown as S;
 }
+
+// Every step is either a lock or named in STEPS (stepsOver's cast cannot check it; this does).
+const _everyStep: Record<Exclude<keyof RepoSteps, LockStep>, unknown> = STEPS;
