@@ -67,9 +67,9 @@ export interface NewItem {
   contentType: string;
   fileSize: number;
   durationSeconds: number | null;
-  /** The main file's verified SHA-256. */
+  /** The main file's SHA-256, verified before its bytes were promoted. */
   sha256: string;
-  /** The main file's media facts as JSON text, or null. */
+  /** What the main file's bytes say (JSON text of src/rules/media-facts.ts's MediaFacts), or null when unreadable. */
   media: string | null;
   createdAt: string;
 }
