@@ -4,7 +4,8 @@
 // words), and a page's `nextCursor` is made and read here. ./list-sql.ts turns a ListFilter into
 // each database's SQL; no database code reads the query itself.
 import { createHash } from 'node:crypto';
-import type { ListSort } from '../../api/schemas.js';
+import type { z } from 'zod';
+import type { ListQuerySchema, ListSort } from '../../api/schemas.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 
 /** The order a page is in: a sort key (rank: how well the text search matched) and its direction. */
@@ -58,28 +59,11 @@ export interface ListPage<T> {
   next: ListPosition | null;
 }
 
-/** The parameters as ListQuerySchema hands them over (after its checks and transforms). */
-export interface ListParameters {
-  status?: Status;
-  type?: ContentType;
-  search?: string;
-  idPrefix?: string;
+/** The parameters as ListQuerySchema hands them over (after its checks and transforms), the page's defaults filled in. */
+export type ListParameters = Omit<z.output<typeof ListQuerySchema>, 'limit' | 'offset'> & {
   limit: number;
   offset: number;
-  hashtag?: readonly string[];
-  createdAfter?: string;
-  createdBefore?: string;
-  updatedAfter?: string;
-  updatedBefore?: string;
-  createdBy?: string;
-  updatedBy?: string;
-  minDuration?: number;
-  maxDuration?: number;
-  q?: string;
-  sort?: ListSort;
-  order?: ListOrder;
-  cursor?: string;
-}
+};
 
 /** A parameter the list cannot use, as the route's 400 names it. */
 export interface ListProblem {
