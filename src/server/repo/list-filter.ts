@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import type { ListQuerySchema, ListSort } from '../../api/schemas.js';
-import type { ContentType, Status } from '../../rules/rules.js';
 
 /** The order a page is in: a sort key (rank: how well the text search matched) and its direction. */
 export type ListKey = ListSort | 'rank';
@@ -21,26 +20,25 @@ export interface ListPosition {
   id: string;
 }
 
-export interface ListFilter {
-  status?: Status;
-  type?: ContentType;
-  /** The spec's title substring. */
-  search?: string;
+/** The parameters a ListFilter keeps as asked: the times as stored ISO text (After inclusive, Before exclusive). */
+type KeptAsAsked =
+  | 'status'
+  | 'type'
+  | 'search'
+  | 'createdAfter'
+  | 'createdBefore'
+  | 'updatedAfter'
+  | 'updatedBefore'
+  | 'createdBy'
+  | 'updatedBy'
+  | 'minDuration'
+  | 'maxDuration';
+
+export interface ListFilter extends Pick<ListParameters, KeptAsAsked> {
   /** Extension: ids starting with this (lower case, the start of a UUID; checked by the route). */
   idPrefix?: string;
-  // ---- search extension
   /** Folded (foldHashtag): items carrying every one. */
   hashtags?: readonly string[];
-  /** Stored ISO text; After inclusive, Before exclusive. */
-  createdAfter?: string;
-  createdBefore?: string;
-  updatedAfter?: string;
-  updatedBefore?: string;
-  /** A key id or a key name of the brand (exact). */
-  createdBy?: string;
-  updatedBy?: string;
-  minDuration?: number;
-  maxDuration?: number;
   /** Free-text words (textWords): every one must start a word of the title, description or hashtags. */
   words?: readonly string[];
   /** Default: createdAt descending (the spec's order), or rank when `words` are given. */
