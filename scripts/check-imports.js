@@ -63,6 +63,14 @@ const SELF_CONTAINED = ['server/ops'];
  */
 const APART = { 'server/routes': ['common.ts'] };
 
+/**
+ * Each database's own room: what a folder here holds is that database's alone. Its modules import
+ * no other database's room, and the shared folder above them imports none of them (the code both
+ * share lives in src/server/repo/; a database is chosen where the store is opened).
+ */
+const DIALECTS = ['server/repo/sqlite', 'server/repo/pg'];
+const SHARED_BY_DIALECTS = 'server/repo';
+
 const graph = new Map();
 for (const file of files(SRC)) {
   const text = readFileSync(file, 'utf8');
@@ -97,6 +105,17 @@ for (const [file, deps] of graph) {
     const apart = Object.keys(APART).find((f) => dirname(relative(SRC, file)) === f);
     if (apart && dirname(relative(SRC, dep)) === apart && !APART[apart].includes(relative(join(SRC, apart), dep)))
       problems.push(`${name(file)}: a module of src/${apart}/ imports no other (imports ${name(dep)})`);
+    const from = relative(SRC, file);
+    const into = DIALECTS.find((d) => relative(SRC, dep).startsWith(`${d}/`));
+    if (into && !from.startsWith(`${into}/`)) {
+      const fromDialect = DIALECTS.find((d) => from.startsWith(`${d}/`));
+      if (fromDialect)
+        problems.push(`${name(file)}: src/${fromDialect}/ imports nothing of src/${into}/ (imports ${name(dep)})`);
+      else if (dirname(from) === SHARED_BY_DIALECTS)
+        problems.push(
+          `${name(file)}: src/${SHARED_BY_DIALECTS}/ holds what both databases share; it imports ${name(dep)}`,
+        );
+    }
     if (to === layer) continue;
     if (!allowed.includes(to))
       problems.push(`${name(file)}: src/${layer}/ may not import from src/${to}/ (imports ${name(dep)})`);

@@ -3,7 +3,7 @@
 // src/browse/ (scripts/check-imports.js): the CLI starts it here and knows nothing else of it.
 import Fastify from 'fastify';
 import { loadAssets } from './assets.js';
-import { type Guard, judge, launchUrl, makeGuard, securityHeaders } from './guard.js';
+import { type Guard, judge, launchUrl, makeGuard, securityHeaders } from './access-guard.js';
 import type { BrowseOptions } from './options.js';
 import { registerRoutes } from './routes.js';
 

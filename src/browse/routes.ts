@@ -18,7 +18,7 @@ import {
   parseGridQuery,
   patchFromForm,
 } from './forms.js';
-import { mediaOrigin, securityHeaders } from './guard.js';
+import { mediaOrigin, securityHeaders } from './access-guard.js';
 import type { Html } from './html.js';
 import type { BrowseOptions } from './options.js';
 import { gridMain, gridMediaUrls } from './pages/grid.js';

@@ -3,17 +3,16 @@
 import type { Server } from 'node:http';
 import { DEFAULT_QUOTA_BYTES, URL_LIFETIME_SECONDS } from '../rules/rules.js';
 import { buildApp } from './app.js';
-import { guard } from './outage-guard.js';
+import { outageGuard } from './outage-guard.js';
 import { DEFAULT_TIMEOUTS, type PutLimits, type RateLimit, type ReservationLimits, type Timeouts } from './limits.js';
 import { openRepo } from './open-repo.js';
 import { createOutageLog } from './ops/outages.js';
 import { type DrainOptions, drainApp } from './ops/drain.js';
-import { diskCheck } from './repo/sqlite/checks.js';
 import { type LogOptions, createLogger } from './ops/logging.js';
 import { createMetrics, listenMetrics } from './ops/metrics.js';
 import { createReserve } from './reserve.js';
-import { type DiskStorage, createDiskStorage } from './storage/disk.js';
-import { createDiskParts } from './storage/disk-parts.js';
+import { openStorage } from './open-storage.js';
+import type { DiskStorage } from './storage/disk.js';
 import type { Storage } from './storage/interface.js';
 import { type SweepReport, startSweeper, sweep } from './sweeper.js';
 import { isUnavailable } from './unavailable.js';
@@ -113,47 +112,14 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   // One log line per outage of a dependency, not one per failed request (ops/outages.ts).
   const outages = createOutageLog(logger, Math.max(timeouts.databaseMs + 1000, timeouts.storageMs));
   const rawRepo = await openRepo({ ...opts, timeouts });
-  const repo = guard(rawRepo, { part: 'database', outages, passThrough: ['kind', 'poolUse', 'close'] });
+  const repo = outageGuard(rawRepo, { part: 'database', outages, passThrough: ['kind', 'poolUse', 'close'] });
   let metricsServer: Server | undefined;
   try {
     // Every instance must sign and check URLs alike: on PostgreSQL the secret lives in the database.
     const secret = await repo.sharedSecret('signing');
     let publicUrl = opts.publicUrl ?? '';
-    const rawDisk =
-      opts.storageUrl === undefined
-        ? createDiskStorage({ dataDir: opts.dataDir, secret, publicUrl: () => publicUrl, writeError: opts.writeError })
-        : undefined;
-    const s3 = rawDisk
-      ? undefined
-      : await openS3Storage(opts.storageUrl!, { ...opts.s3, timeoutMs: timeouts.storageMs }, now);
-    const rawStorage: Storage = rawDisk ?? s3!;
-    // Signing a URL never reaches the store; a PUT body's errors are the client's (routes/storage.ts).
-    const disk = rawDisk
-      ? guard(rawDisk, {
-          part: 'storage',
-          outages,
-          passThrough: ['presignPut', 'presignGet', 'receive', 'pathOf', 'hashedOnArrival'],
-          // File system calls have no time limit of their own (a hung network disk).
-          deadlineMs: timeouts.storageMs,
-        })
-      : undefined;
-    const storage: Storage =
-      disk ?? guard(rawStorage, { part: 'storage', outages, passThrough: ['presignPut', 'presignGet'] });
-    // Multipart uploads (issue 28): the disk store's parts live beside its objects; S3's are its own.
-    // No deadline: joining a gigabyte's parts on disk takes as long as it takes.
-    const parts = rawDisk
-      ? createDiskParts(opts.dataDir, secret, () => publicUrl, rawDisk.pathOf, now, { writeError: opts.writeError })
-      : undefined;
-    const rawMultipart = parts ?? rawStorage.multipart;
-    const multipart = rawMultipart
-      ? guard(rawMultipart, { part: 'storage', outages, passThrough: ['presignPart'] })
-      : undefined;
-    // The PUT bodies (single and part): no deadline (a gigabyte takes as long as its client takes),
-    // and only errors that mean the disk is down become 503s; a body's own faults pass through.
-    const receiver =
-      rawDisk && parts
-        ? guard({ object: rawDisk.receive, part: parts.receive }, { part: 'storage', outages })
-        : undefined;
+    const opened = await openStorage({ ...opts, secret, publicUrl: () => publicUrl, timeouts, now, outages });
+    const { storage, disk, receiver, multipart } = opened;
     const ffmpeg = opts.previews?.enabled === false ? null : await chooseFfmpeg(opts.previews?.ffmpeg);
     // Told after each complete; the worker starts once the server listens.
     const previewHook = { nudge: () => {} };
@@ -191,12 +157,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         // Readiness asks the dependencies directly: probes are not requests that failed.
         checks: {
           database: () => rawRepo.check(),
-          // On disk this server receives the PUTs: its data folder must take a write, and the
-          // store its folders. On S3 the bucket must answer.
-          storage: async () => {
-            if (rawDisk) await diskCheck(opts.dataDir)();
-            await rawStorage.check();
-          },
+          storage: () => opened.check(),
         },
         metrics,
         metricsRoute: opts.metrics?.port === undefined,
@@ -259,7 +220,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
         await stopSweeper();
         await previews?.stop();
         await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
-        s3?.close();
+        opened.close();
         await repo.close();
         app.log.info('stopped');
       })());
@@ -286,16 +247,4 @@ async function chooseFfmpeg(asked: string | null | undefined): Promise<string | 
   if (asked === undefined) return findFfmpeg();
   if (!(await isExecutable(asked))) throw new Error(`--ffmpeg ${asked}: no such program (or not executable)`);
   return asked;
-}
-
-/** The S3 storage of `--storage s3://bucket/prefix`; the AWS SDK is imported only then. */
-async function openS3Storage(
-  url: string,
-  o: NonNullable<StartServerOptions['s3']> & { timeoutMs: number },
-  now: () => Date,
-) {
-  const { createS3Storage, parseS3Url } = await import('./storage/s3.js');
-  const location = parseS3Url(url);
-  if (location instanceof Error) throw location;
-  return createS3Storage({ location, now, ...o });
 }

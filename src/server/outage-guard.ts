@@ -29,7 +29,7 @@ function withDeadline<R>(work: Promise<R>, part: DependencyPart, ms: number): Pr
 }
 
 /** `target` with every method guarded; the same object shape, so callers cannot tell. */
-export function guard<T extends object>(target: T, o: GuardOptions<T>): T {
+export function outageGuard<T extends object>(target: T, o: GuardOptions<T>): T {
   const passThrough = new Set<PropertyKey>(o.passThrough ?? []);
   const wrapped = new Map<PropertyKey, unknown>();
   const classify = (err: unknown): unknown => {

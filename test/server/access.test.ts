@@ -2,6 +2,7 @@
 // server, on SQLite + disk and (vitest's postgres-s3 project) on PostgreSQL + S3.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Reply, type TestServer, call, image, startTestServer, uploadItem, video } from '../support/server.js';
+import type { AuditEntryWire } from '../../src/api/response-schemas.js';
 
 interface KeyInfo {
   id: string;
@@ -13,17 +14,8 @@ interface KeyInfo {
   lastUsedAt: string | null;
   revokedAt: string | null;
 }
-interface Entry {
-  id: number;
-  at: string;
-  action: string;
-  itemId: string | null;
-  keyId: string | null;
-  keyName: string | null;
-  requestId: string | null;
-  batchId: string | null;
-  details: Record<string, unknown>;
-}
+/** An audit entry as the API answers it. */
+type Entry = AuditEntryWire;
 
 let s: TestServer;
 let admin: { id: string; key: string };

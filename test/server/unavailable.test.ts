@@ -1,10 +1,10 @@
 // Which failures of a dependency are "unavailable" (503, src/server/unavailable.ts), the guard
-// that turns them into UnavailableError at the Repo/Storage boundary (src/server/guard.ts), the
+// that turns them into UnavailableError at the Repo/Storage boundary (src/server/outage-guard.ts), the
 // outage log that says each outage once (src/server/ops/outages.ts), and the judge of
 // reservations (src/server/repo/reservations.ts): tables over pure functions.
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { describe, expect, it, vi } from 'vitest';
-import { guard } from '../../src/server/outage-guard.js';
+import { outageGuard } from '../../src/server/outage-guard.js';
 import { reservationLimits } from '../../src/server/limits.js';
 import { createOutageLog } from '../../src/server/ops/outages.js';
 import { type Holdings, judgeReservation } from '../../src/server/repo/reservations.js';
@@ -64,7 +64,7 @@ describe('guard', () => {
 
   it('turns a down dependency into UnavailableError and tells the outage log; a bug stays a bug', async () => {
     const log = outages();
-    const repo = guard(
+    const repo = outageGuard(
       {
         kind: 'postgres',
         ping: async () => {
@@ -86,7 +86,7 @@ describe('guard', () => {
   });
 
   it('a call past its deadline fails as unavailable (a hung disk); pass-through methods are left alone', async () => {
-    const disk = guard(
+    const disk = outageGuard(
       { head: () => new Promise<never>(() => undefined), sign: async () => 'url' },
       { part: 'storage', outages: outages(), deadlineMs: 20, passThrough: ['sign'] },
     );

@@ -182,26 +182,9 @@ export async function startS3(): Promise<TestS3> {
     return keys;
   }
 
-  async function uploadsOf(real: string, prefix?: string): Promise<Array<{ Key: string; UploadId: string }>> {
-    const open: Array<{ Key: string; UploadId: string }> = [];
-    let keyMarker: string | undefined;
-    let idMarker: string | undefined;
-    do {
-      const page = await client.send(
-        new sdk.ListMultipartUploadsCommand({
-          Bucket: real,
-          Prefix: prefix,
-          KeyMarker: keyMarker,
-          UploadIdMarker: idMarker,
-        }),
-      );
-      for (const u of page.Uploads ?? []) if (u.Key && u.UploadId) open.push({ Key: u.Key, UploadId: u.UploadId });
-      const more = page.IsTruncated === true;
-      keyMarker = more ? page.NextKeyMarker : undefined;
-      idMarker = more ? page.NextUploadIdMarker : undefined;
-    } while (keyMarker);
-    return open;
-  }
+  // The server's own paging of ListMultipartUploads (src/server/storage/s3.ts).
+  const { multipartUploadsOf } = await import('../../src/server/storage/s3.js');
+  const uploadsOf = (real: string, prefix?: string) => multipartUploadsOf(client.send.bind(client), real, prefix);
 
   return {
     ...base,
@@ -219,12 +202,12 @@ export async function startS3(): Promise<TestS3> {
       return real;
     },
     listKeys: (name, prefix) => keysOf(bucket(name), prefix),
-    openUploads: async (name, prefix) => (await uploadsOf(bucket(name), prefix)).map((u) => u.Key),
+    openUploads: async (name, prefix) => (await uploadsOf(bucket(name), prefix)).map((u) => u.key),
     async stop() {
       try {
         for (const real of created) {
           for (const u of await uploadsOf(real))
-            await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: real, Key: u.Key, UploadId: u.UploadId }));
+            await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: real, Key: u.key, UploadId: u.uploadId }));
           for (const Key of await keysOf(real)) await client.send(new sdk.DeleteObjectCommand({ Bucket: real, Key }));
           await client.send(new sdk.DeleteBucketCommand({ Bucket: real }));
         }

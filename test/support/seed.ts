@@ -4,16 +4,16 @@
 // presign → PUT → complete, or one transaction per item, would take a minute.
 import { createHash, randomUUID } from 'node:crypto';
 import { openDatabase } from '../../src/server/repo/sqlite/db.js';
-import { itemsRepository } from '../../src/server/repo/items.js';
-import { keysRepository } from '../../src/server/repo/keys.js';
+import { sqliteItems } from '../../src/server/repo/sqlite/items.js';
+import { sqliteKeys } from '../../src/server/repo/sqlite/keys.js';
 
 /** `n` draft shortforms of the key's brand titled T0…T(n-1), T0 oldest; returns their ids newest first. */
 export function seedItems(dataDir: string, apiKey: string, n: number): string[] {
   const db = openDatabase(dataDir);
   try {
-    const caller = keysRepository(db).authenticate(apiKey);
+    const caller = sqliteKeys(db).authenticate(apiKey);
     if (!caller) throw new Error('seedItems: the key is not one of this library');
-    const items = itemsRepository(db);
+    const items = sqliteItems(db);
     const start = Date.parse('2026-01-01T00:00:00.000Z');
     const ids = Array.from({ length: n }, () => randomUUID());
     db.transaction(() => {

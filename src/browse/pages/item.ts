@@ -163,7 +163,7 @@ function carousel(item: ContentItem, files: readonly CarouselFile[]): Html {
  * An image's controls, plain forms that work without script (browse.js adds dragging): move it
  * up or down, remove it, or put another image in its place. They post to browse, which calls the
  * same endpoints as `contentlib edit` (docs/api.md, Carousel images), under the same guard as
- * every change (src/browse/guard.ts).
+ * every change (src/browse/access-guard.ts).
  */
 function imageActions(item: ContentItem, f: CarouselFile, i: number, n: number, name: string): Html {
   const base = `${itemHref(item.id)}/files/${encodeURIComponent(f.id)}`;

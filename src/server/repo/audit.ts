@@ -2,8 +2,7 @@
 // written by `writeAudit`, the one writer both Repos call inside the transaction of the change
 // they record, so a change and its entry commit (or roll back) together. The SQL is built here
 // once for both dialects; each Repo only says how it writes a parameter and runs the statement
-// (SQLite: `auditRepository` below; PostgreSQL: ./pg/audit.ts).
-import type { Db } from './sqlite/db.js';
+// (SQLite: ./sqlite/audit.ts; PostgreSQL: ./pg/audit.ts).
 import type { ItemChanges, ItemRow } from './items.js';
 
 export type AuditAction =
@@ -220,29 +219,4 @@ export function changedPaths(a: unknown, b: unknown, prefix = ''): string[] {
     return keys.flatMap((k) => changedPaths(a[k], b[k], prefix ? `${prefix}.${k}` : k));
   }
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [prefix];
-}
-
-const sqliteParam: Param = () => '?';
-
-/** The audit log on SQLite; `write` runs in whatever transaction is open (the change's own). */
-export function auditRepository(db: Db) {
-  return {
-    write: (e: AuditEvent): void => {
-      writeAudit((sql, values) => db.prepare(sql).run(...values), sqliteParam, e);
-      const authors = itemAuthorWrite(sqliteParam, e);
-      if (authors) db.prepare(authors.sql).run(...authors.values);
-    },
-    page(brandId: string, f: AuditFilter): { entries: AuditEntry[]; hasMore: boolean } {
-      const q = auditPageQuery(brandId, f, sqliteParam);
-      const rows = db.prepare(q.sql).all(...q.values) as RawAuditEntry[];
-      return { entries: rows.slice(0, f.limit).map(toAuditEntry), hasMore: rows.length > f.limit };
-    },
-    authors(brandId: string, itemIds: readonly string[]): Map<string, ItemAuthors> {
-      if (itemIds.length === 0) return new Map();
-      const q = itemAuthorQueries(sqliteParam, itemIds.length);
-      const rows = (sql: string) => db.prepare(sql).all(brandId, ...itemIds) as RawAuditEntry[];
-      return authorsByItem(itemIds, rows(q.first), rows(q.last));
-    },
-    prune: (before: string): number => db.prepare(pruneAuditSql(sqliteParam)).run(before).changes,
-  };
 }

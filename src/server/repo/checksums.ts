@@ -1,8 +1,7 @@
-// Content identity on SQLite: which of a brand's stored files hold given bytes (by SHA-256), for
+// Content identity (SQLite: ./sqlite/checksums.ts): which of a brand's stored files hold given bytes (by SHA-256), for
 // POST /api/v1/upload/check, and the rows made before checksums were kept, which the sweeper
-// fills in (src/server/checksum-backfill.ts). The same queries on PostgreSQL: ./pg/checksums.ts.
+// fills in (src/server/checksum-backfill.ts). PostgreSQL: ./pg/checksums.ts.
 import type { ContentType } from '../../rules/rules.js';
-import type { Db } from './sqlite/db.js';
 
 /** How a brand holds a file: an item's main file (a video), a carousel image, or a thumbnail. */
 export type FileRole = 'file' | 'image' | 'thumbnail';
@@ -84,32 +83,4 @@ export function byAge(a: HeldFile, b: HeldFile): number {
     (a.sortOrder ?? -1) - (b.sortOrder ?? -1) ||
     a.role.localeCompare(b.role)
   );
-}
-
-export function checksumsRepository(db: Db) {
-  function held(brandId: string, sha256s: readonly string[]): HeldFile[] {
-    if (sha256s.length === 0) return [];
-    const list = sha256s.map(() => '?').join(', ');
-    const sql = heldFilesQuery(
-      () => '?',
-      (column) => `${column} IN (${list})`,
-    );
-    const args = [brandId, ...sha256s, brandId, ...sha256s, brandId, ...sha256s];
-    return (db.prepare(sql).all(...args) as HeldFile[]).sort(byAge);
-  }
-
-  function missing(limit: number): MissingChecksum[] {
-    return db.prepare(`${MISSING_CHECKSUMS} LIMIT ?`).all(limit) as MissingChecksum[];
-  }
-
-  function record(m: MissingChecksum, sha256: string): void {
-    const t = checksumTarget(m.role);
-    db.prepare(`UPDATE ${t.table} SET ${t.column} = ? WHERE id = ? AND ${t.keyColumn} = ? AND ${t.column} IS NULL`).run(
-      sha256,
-      m.id,
-      m.key,
-    );
-  }
-
-  return { held, missing, record };
 }

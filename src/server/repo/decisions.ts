@@ -2,8 +2,8 @@
 // the completion (./completion.ts), a carousel's images (./carousel.ts), an item's update and
 // deletion (./item-changes.ts), an upload's reservation, abort and abandonment
 // (./upload-changes.ts), a key's creation and revocation (./key-changes.ts). Each database
-// answers all their steps, in the transaction of the change: SQLite in ./sqlite.ts, PostgreSQL in
-// ./pg/repo.ts; a Repo method only runs one decision.
+// answers all their steps, in the transaction of the change: SQLite in ./sqlite/repo.ts, PostgreSQL in
+// ./pg/repo.ts (both mapped onto the steps once, in ./assemble.ts); a Repo method only runs one decision.
 import type { CompletionSteps } from './completion.js';
 import type { KeySteps } from './key-changes.js';
 import type { AsyncSteps } from './steps.js';

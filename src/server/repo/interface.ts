@@ -3,7 +3,6 @@
 // operation that must be atomic across instances is one method here: a decision written once
 // (./decisions.ts) that each implementation runs in one transaction (row locks on PostgreSQL, the
 // write lock on SQLite), so routes never hold a transaction open across an await of their own.
-import type { ContentType } from '../../rules/rules.js';
 import type { Actor, AuditEntry, AuditFilter, ItemAuthors } from './audit.js';
 import type { CarouselChange, CarouselResult } from './carousel.js';
 import type { HeldFile, MissingChecksum } from './checksums.js';
@@ -42,23 +41,16 @@ export type {
 
 export { type ObjectKeysOf, ownKey } from './uploads.js';
 
-export interface CompleteInput {
-  brandId: string;
+/**
+ * A complete: the stored file as a new item would hold it (its brand, type, title, name, size,
+ * duration, verified SHA-256 and media facts, as NewItem), and where and by whom it goes.
+ */
+export interface CompleteInput extends Omit<NewItem, 'id' | 'fileKey' | 'createdAt'> {
   key: string;
   /** Add to this carousel; otherwise a new item is made. */
   contentItemId?: string;
   /** With contentItemId: take this image's place instead of adding one (docs/api.md, Carousel images). */
   replaceFileId?: string;
-  type: ContentType;
-  title: string;
-  fileName: string;
-  contentType: string;
-  fileSize: number;
-  durationSeconds: number | null;
-  /** The stored bytes' SHA-256, verified before the bytes were promoted. */
-  sha256: string;
-  /** What the stored bytes say (JSON text of src/rules/media-facts.ts's MediaFacts), or null when unreadable. */
-  media: string | null;
   /** Ids for what this call may create (a retry that finds the key completed uses the first call's). */
   newItemId: string;
   newFileId: string;

@@ -4,8 +4,8 @@
 // words), and a page's `nextCursor` is made and read here. ./list-sql.ts turns a ListFilter into
 // each database's SQL; no database code reads the query itself.
 import { createHash } from 'node:crypto';
-import type { ListSort } from '../../api/schemas.js';
-import type { ContentType, Status } from '../../rules/rules.js';
+import type { z } from 'zod';
+import type { ListQuerySchema, ListSort } from '../../api/schemas.js';
 
 /** The order a page is in: a sort key (rank: how well the text search matched) and its direction. */
 export type ListKey = ListSort | 'rank';
@@ -20,26 +20,25 @@ export interface ListPosition {
   id: string;
 }
 
-export interface ListFilter {
-  status?: Status;
-  type?: ContentType;
-  /** The spec's title substring. */
-  search?: string;
+/** The parameters a ListFilter keeps as asked: the times as stored ISO text (After inclusive, Before exclusive). */
+type KeptAsAsked =
+  | 'status'
+  | 'type'
+  | 'search'
+  | 'createdAfter'
+  | 'createdBefore'
+  | 'updatedAfter'
+  | 'updatedBefore'
+  | 'createdBy'
+  | 'updatedBy'
+  | 'minDuration'
+  | 'maxDuration';
+
+export interface ListFilter extends Pick<ListParameters, KeptAsAsked> {
   /** Extension: ids starting with this (lower case, the start of a UUID; checked by the route). */
   idPrefix?: string;
-  // ---- search extension
   /** Folded (foldHashtag): items carrying every one. */
   hashtags?: readonly string[];
-  /** Stored ISO text; After inclusive, Before exclusive. */
-  createdAfter?: string;
-  createdBefore?: string;
-  updatedAfter?: string;
-  updatedBefore?: string;
-  /** A key id or a key name of the brand (exact). */
-  createdBy?: string;
-  updatedBy?: string;
-  minDuration?: number;
-  maxDuration?: number;
   /** Free-text words (textWords): every one must start a word of the title, description or hashtags. */
   words?: readonly string[];
   /** Default: createdAt descending (the spec's order), or rank when `words` are given. */
@@ -58,28 +57,11 @@ export interface ListPage<T> {
   next: ListPosition | null;
 }
 
-/** The parameters as ListQuerySchema hands them over (after its checks and transforms). */
-export interface ListParameters {
-  status?: Status;
-  type?: ContentType;
-  search?: string;
-  idPrefix?: string;
+/** The parameters as ListQuerySchema hands them over (after its checks and transforms), the page's defaults filled in. */
+export type ListParameters = Omit<z.output<typeof ListQuerySchema>, 'limit' | 'offset'> & {
   limit: number;
   offset: number;
-  hashtag?: readonly string[];
-  createdAfter?: string;
-  createdBefore?: string;
-  updatedAfter?: string;
-  updatedBefore?: string;
-  createdBy?: string;
-  updatedBy?: string;
-  minDuration?: number;
-  maxDuration?: number;
-  q?: string;
-  sort?: ListSort;
-  order?: ListOrder;
-  cursor?: string;
-}
+};
 
 /** A parameter the list cannot use, as the route's 400 names it. */
 export interface ListProblem {

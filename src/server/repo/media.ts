@@ -1,7 +1,6 @@
 // Media facts of rows stored before facts were kept (issue 39): which files have none, and
 // recording what the sweeper measured (src/server/media-backfill.ts). One set of statements for
 // SQLite and PostgreSQL, their placeholders filled in per database.
-import type { Db } from './sqlite/db.js';
 
 /** A stored file without facts: an item's main file (`file`, never a carousel's) or a carousel image (`image`). */
 export interface MissingMedia {
@@ -25,13 +24,4 @@ export function missingMediaQuery(limit: string): string {
 export function recordMediaStatement(m: MissingMedia, p: (n: number) => string): string {
   const table = m.role === 'image' ? 'carousel_files' : 'items';
   return `UPDATE ${table} SET media = ${p(1)} WHERE id = ${p(2)} AND file_key = ${p(3)} AND media IS NULL`;
-}
-
-export function mediaRepository(db: Db) {
-  return {
-    missing: (limit: number) => db.prepare(missingMediaQuery('?')).all(limit) as unknown as MissingMedia[],
-    record: (m: MissingMedia, media: string) => {
-      db.prepare(recordMediaStatement(m, () => '?')).run(media, m.id, m.key);
-    },
-  };
 }

@@ -1,7 +1,7 @@
 // The schema of posters and previews (issue 39, ./previews.ts), one text for SQLite and PostgreSQL.
 
 /**
- * The migration of both databases (appended to MIGRATIONS and PG_MIGRATIONS; the same text is
+ * The migration of both databases (listed in ./migrations.ts; the same text is
  * valid on each): where each item's poster and each carousel image's preview is kept, how often
  * making it failed and why. Rows made before have none: the worker's pass makes theirs.
  */

@@ -2,7 +2,6 @@
 // one made or failed. The rows are the queue: an item is listed, usable and complete without
 // one, and a server that restarts finds the missing ones again (src/server/previews/worker.ts).
 // The same queries on PostgreSQL: ./pg/previews.ts.
-import type { Db } from './sqlite/db.js';
 
 /** A failed file is tried this many times in all (across restarts), then left without one. */
 export const PREVIEW_TRIES = 3;
@@ -52,25 +51,3 @@ export function previewRowValues(m: MissingPreview): unknown[] {
 }
 
 export const tableOf = (m: MissingPreview) => (m.role === 'video' ? 'items' : 'carousel_files');
-
-export function previewsRepository(db: Db) {
-  function missing(limit: number, videos: boolean): MissingPreview[] {
-    return db.prepare(`${missingPreviewsQuery(videos ? '1 = 1' : '1 = 0')} LIMIT ?`).all(limit) as MissingPreview[];
-  }
-
-  /** Records the preview if the row still names that file (not deleted nor replaced meanwhile). */
-  function record(m: MissingPreview, previewKey: string): boolean {
-    const { changes } = db
-      .prepare(`UPDATE ${tableOf(m)} SET preview_key = ?, preview_error = NULL WHERE ${previewRow(m, () => '?', 1)}`)
-      .run(previewKey, ...(previewRowValues(m) as string[]));
-    return Number(changes) > 0;
-  }
-
-  function fail(m: MissingPreview, error: string): void {
-    db.prepare(
-      `UPDATE ${tableOf(m)} SET preview_tries = preview_tries + 1, preview_error = ? WHERE ${previewRow(m, () => '?', 1)}`,
-    ).run(error.slice(0, 500), ...(previewRowValues(m) as string[]));
-  }
-
-  return { missing, record, fail };
-}

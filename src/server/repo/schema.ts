@@ -1,9 +1,9 @@
 // The first migrations, written once for both databases: the same tables and columns, each in
 // its database's types, and the parts later migrations share (the audit log's table, the
-// multipart columns). SQLite runs them from ./sqlite/db.ts, PostgreSQL from ./pg/migrations.ts,
-// and each appends its later migrations there. The texts are exactly those that shipped (a
-// migration that has run is never edited); PostgreSQL, shared by many instances, also has the
-// unique keys behind its row locks, the outbox's leases and the shared secrets.
+// multipart columns). They are listed with the later ones once, in ./migrations.ts. The texts
+// are exactly those that shipped (a migration that has run is never edited); PostgreSQL, shared
+// by many instances, also has the unique keys behind its row locks, the outbox's leases and the
+// shared secrets.
 
 export interface Dialect {
   /** Bytes (a key's hash). */

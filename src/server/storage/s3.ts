@@ -370,31 +370,11 @@ function s3Multipart(c: {
   }
 
   async function listUploads(): Promise<OpenMultipart[]> {
-    const open: OpenMultipart[] = [];
-    let keyMarker: string | undefined;
-    let idMarker: string | undefined;
-    do {
-      const page = await send(
-        new ListMultipartUploadsCommand({
-          Bucket: bucket,
-          Prefix: stagingPrefix,
-          KeyMarker: keyMarker,
-          UploadIdMarker: idMarker,
-        }),
-      );
-      for (const u of page.Uploads ?? []) {
-        if (!u.Key || !u.UploadId) continue;
-        open.push({
-          stagingKey: u.Key.slice(stagingPrefix.length - STAGING_PREFIX.length),
-          uploadId: u.UploadId,
-          initiated: u.Initiated ?? new Date(0),
-        });
-      }
-      const more = page.IsTruncated === true;
-      keyMarker = more ? page.NextKeyMarker : undefined;
-      idMarker = more ? page.NextUploadIdMarker : undefined;
-    } while (keyMarker);
-    return open;
+    return (await multipartUploadsOf(send, bucket, stagingPrefix)).map((u) => ({
+      stagingKey: u.key.slice(stagingPrefix.length - STAGING_PREFIX.length),
+      uploadId: u.uploadId,
+      initiated: u.initiated,
+    }));
   }
 
   return {
@@ -454,4 +434,31 @@ function s3Multipart(c: {
     },
     listUploads,
   };
+}
+
+/** Every multipart upload a bucket holds open under `prefix`, through all of ListMultipartUploads' pages. */
+export async function multipartUploadsOf(
+  send: S3Client['send'],
+  bucket: string,
+  prefix: string | undefined,
+): Promise<Array<{ key: string; uploadId: string; initiated: Date }>> {
+  const open: Array<{ key: string; uploadId: string; initiated: Date }> = [];
+  let keyMarker: string | undefined;
+  let idMarker: string | undefined;
+  do {
+    const page = await send(
+      new ListMultipartUploadsCommand({
+        Bucket: bucket,
+        Prefix: prefix,
+        KeyMarker: keyMarker,
+        UploadIdMarker: idMarker,
+      }),
+    );
+    for (const u of page.Uploads ?? [])
+      if (u.Key && u.UploadId) open.push({ key: u.Key, uploadId: u.UploadId, initiated: u.Initiated ?? new Date(0) });
+    const more = page.IsTruncated === true;
+    keyMarker = more ? page.NextKeyMarker : undefined;
+    idMarker = more ? page.NextUploadIdMarker : undefined;
+  } while (keyMarker);
+  return open;
 }

@@ -1,4 +1,4 @@
-// Content items and carousel file records on PostgreSQL: the queries of ../items.ts in
+// Content items and carousel file records on PostgreSQL: the queries of ../sqlite/items.ts in
 // PostgreSQL's words, over a Query that is the pool or one transaction's connection.
 import type { FileRow, ItemChanges, ItemRow, ListFilter, ListPage, NewItem } from '../items.js';
 import { PREVIEW_OF_ITEM, type RawItem, changedColumns, listPage, newItemRow, toItem } from '../items.js';

@@ -1,10 +1,8 @@
-// What /readyz and /metrics read from today's embedded back ends, the SQLite database and the
-// data folder on disk. Plain functions handed to ops/health.ts and ops/metrics.ts, which do not
-// know what they check, so other back ends (PostgreSQL, S3) bring their own.
-import { randomUUID } from 'node:crypto';
+// What /readyz and /metrics read from the embedded database, SQLite (the data folder's own check
+// is the disk store's: src/server/storage/disk-check.ts). Plain functions handed to ops/health.ts
+// and ops/metrics.ts, which do not know what they check, so other back ends bring their own.
 import { statSync } from 'node:fs';
-import { rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { Db } from './db.js';
 import type { Check } from '../../ops/health.js';
 import type { PoolUse } from '../../ops/metrics.js';
@@ -29,22 +27,6 @@ export function sqliteCheck(db: Db, file: string): Check {
       throw new Error('the database file was replaced since the server opened it; restart the server');
     if (!db.open) throw new Error('the database is closed');
     db.prepare('SELECT COUNT(*) FROM migrations').get();
-  };
-}
-
-/** The data folder takes a write: a small file is created and removed where PUTs write first. */
-export function diskCheck(dataDir: string): Check {
-  return async () => {
-    const probe = join(dataDir, 'tmp', `.readyz-${randomUUID()}`);
-    try {
-      await writeFile(probe, 'ready', { flag: 'wx', mode: 0o600 });
-    } catch (err) {
-      throw new Error(`the data folder cannot be written (${codeOf(err)})`, { cause: err });
-    } finally {
-      await rm(probe, { force: true }).catch(() => undefined);
-    }
-    const objects = await stat(join(dataDir, 'objects')).catch(() => null);
-    if (!objects?.isDirectory()) throw new Error('the objects folder is missing');
   };
 }
 

@@ -8,7 +8,7 @@ import {
   makeGuard,
   mediaOrigin,
   securityHeaders,
-} from '../../src/browse/guard.js';
+} from '../../src/browse/access-guard.js';
 
 const g = makeGuard(4100, 'secret-token');
 const cookie = 'contentlib_browse_4100=secret-token';
