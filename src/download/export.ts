@@ -24,7 +24,7 @@ import type { RetryPolicy } from '../api/retry.js';
 import type { ContentItem } from '../api/schemas.js';
 import { makeDir } from '../fs/make-dir.js';
 import { LIST_LIMITS } from '../rules/rules.js';
-import { type Pool, createPool, createSlots } from '../upload/pool.js';
+import { type Pool, createPool, createSlots } from '../concurrency/pool.js';
 import type { DownloadEvent, EmitFn, FileRef, ItemChange } from './events.js';
 import {
   fileRecord,

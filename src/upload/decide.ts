@@ -33,14 +33,8 @@ import {
   type TypeHint,
 } from './plan-checks.js';
 import { shownPath, type Skipped } from './plan-inputs.js';
-import {
-  carouselSidecarNames,
-  checkMetadata,
-  clean,
-  hasMetadata,
-  mergeMetadata,
-  videoSidecarName,
-} from './plan-metadata.js';
+import { checkMetadata, clean, hasMetadata, mergeMetadata } from './plan-metadata.js';
+import { carouselSidecarNames, videoSidecarName } from '../rules/folder-names.js';
 import type { PlanProblem } from '../rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';
 import { strictProblems } from './skips.js';

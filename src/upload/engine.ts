@@ -68,8 +68,8 @@ import {
 } from './events.js';
 import type { Journal } from './journal.js';
 import { fileKeyOf, metadataHash } from './journal.js';
-import type { Pool, Slots } from './pool.js';
-import { createPool, createSlots } from './pool.js';
+import type { Pool, Slots } from '../concurrency/pool.js';
+import { createPool, createSlots } from '../concurrency/pool.js';
 import { goneItems } from './item-check.js';
 import { FileChangedError, type LocalFile } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';

@@ -14,7 +14,7 @@ import type { CallOptions } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { CheckMatch, CheckRequest, CheckResponse } from '../api/schemas.js';
 import { StepError } from './events.js';
-import { createPool } from './pool.js';
+import { createPool } from '../concurrency/pool.js';
 import { sha256OfFile } from './hash.js';
 import type { SendableFile } from './transfer.js';
 

@@ -14,7 +14,7 @@ import { ApiError } from '../api/errors.js';
 import type { CallOptions } from '../api/client.js';
 import type { ContentItem } from '../api/schemas.js';
 import { LIST_LIMITS } from '../rules/rules.js';
-import { createPool } from './pool.js';
+import { createPool } from '../concurrency/pool.js';
 
 /** One page of the list costs about as much as this many GETs of a single item (server and client CPU). */
 export const PAGE_COST = 10;

@@ -15,7 +15,7 @@ import { escapeName } from '../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
-import type { Pool } from './pool.js';
+import type { Pool } from '../concurrency/pool.js';
 import type { LocalFile } from './put.js';
 
 export type PartsApi = Pick<ApiClient, 'parts' | 'abortUpload'>;

@@ -12,8 +12,9 @@ import type { ApiClient } from '../api/client.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { type PartPlan, partRange } from '../rules/parts.js';
-import { FileChangedError, type LocalFile, fileSlices, isExpired, redactUrl } from './put.js';
-import { type Pool, createPool } from './pool.js';
+import { isExpired, redactUrl } from '../api/storage-url.js';
+import { FileChangedError, type LocalFile, fileSlices } from './put.js';
+import { type Pool, createPool } from '../concurrency/pool.js';
 
 /** At most this many part URLs per request (the service's batch). */
 const URL_BATCH = 100;

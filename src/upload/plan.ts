@@ -5,7 +5,8 @@
 // (src/upload/engine.ts) runs a plan only when `problems` is empty.
 import { decide, type PlanOptions, type UploadPlan } from './decide.js';
 import { join, resolve } from 'node:path';
-import { EXPORT_MANIFEST, exportManifestIn } from './manifest.js';
+import { exportManifestIn } from './manifest.js';
+import { EXPORT_MANIFEST } from '../rules/folder-names.js';
 import { withPlatformChecks } from './platform-check.js';
 import { leaveOutInvalid } from './salvage.js';
 import { scan } from './scan.js';

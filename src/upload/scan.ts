@@ -12,7 +12,8 @@ import { loadManifest, type ResolvedManifestItem } from './manifest.js';
 import { expandInputs, shownPath, type Expanded, type Skipped } from './plan-inputs.js';
 import { SLICE_MS, inspectionMode } from './scan-pace.js';
 import type { ItemMetadata } from '../api/schemas.js';
-import { carouselSidecarNames, readSidecar, videoSidecarName } from './plan-metadata.js';
+import { readSidecar } from './plan-metadata.js';
+import { carouselSidecarNames, videoSidecarName } from '../rules/folder-names.js';
 import type { PlanProblem } from '../rules/problem.js';
 
 /** An inspected file and how messages name it. */

@@ -9,7 +9,7 @@ import {
   metadataHash,
   openJournal,
 } from '../../src/upload/journal.js';
-import { createPool } from '../../src/upload/pool.js';
+import { createPool } from '../../src/concurrency/pool.js';
 
 let dir: string;
 beforeEach(async () => {
