@@ -130,9 +130,9 @@ describe('runUpload', () => {
 
   it('a refused plan and --dry-run never open the library', async () => {
     const { d, io, client, journal, opened } = await deps('second');
-    await expect(runUpload({ paths: ['demo', 'nope.mp4'], concurrency: 4 }, d)).rejects.toBeInstanceOf(
-      RejectedFilesError,
-    );
+    const refused = await runUpload({ paths: ['demo', 'nope.mp4'], concurrency: 4 }, d);
+    if (refused.kind !== 'refused') throw new Error(refused.kind);
+    expect(refused.error).toBeInstanceOf(RejectedFilesError);
     const dry = await runUpload({ paths: ['demo'], concurrency: 4, dryRun: true }, d);
     expect(dry).toMatchObject({ kind: 'dry-run' });
     expect(io.out()).toContain('teaser');

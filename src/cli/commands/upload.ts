@@ -68,8 +68,16 @@ export interface UploadFlags {
   poll?: number | true;
 }
 
-/** What the command did: the plan it printed (--dry-run), or the engine's summary. */
-export type UploadResult = { kind: 'dry-run'; plan: UploadPlan } | { kind: 'uploaded'; summary: UploadSummary };
+/**
+ * What the command did: the plan it printed (--dry-run), the plan it refused (nothing sent), or
+ * the engine's summary and, when the outcome is not a success, the error it means for the exit
+ * code (`outcomeError`). A refusal or a summary has said itself already (with --json, on stdout):
+ * the caller only throws `error` / `failure`. What runUpload throws has been said nowhere.
+ */
+export type UploadResult =
+  | { kind: 'dry-run'; plan: UploadPlan }
+  | { kind: 'refused'; error: RejectedFilesError }
+  | { kind: 'uploaded'; summary: UploadSummary; failure?: CliError };
 
 /** The metadata flags as the plan takes them; --platform and --hashtags parsed as `edit` does. */
 export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
@@ -170,15 +178,6 @@ export interface UploadDeps {
   target?: () => TargetInfo | null;
 }
 
-/** Errors whose JSON (a summary, or an error event) is already on stdout: uploadCommand writes none. */
-const reportedAsJson = new WeakSet<object>();
-
-/** `err`, marked as said on stdout already (with --json). */
-function reported<E extends object>(err: E): E {
-  reportedAsJson.add(err);
-  return err;
-}
-
 /**
  * `contentlib upload`, without the process: plans (every problem reported at once, exit 2,
  * nothing sent), prints the plan for --dry-run, else opens the library, checks --to and sends.
@@ -214,19 +213,19 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   const skipOutput = sel ? 'json' : io.stderrIsTTY ? 'tty' : 'plain';
   // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
   const line = (v: object) => formatJson(v, sel ?? {}, false);
-  const refuse = async (err: RejectedFilesError, problems = plan.problems): Promise<never> => {
+  const refuse = async (error: RejectedFilesError, problems = plan.problems) => {
     // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
-    if (!sel) throw err;
-    await reportRefusedPlanJson(io, { ...plan, problems }, line, {
-      target: deps.target?.() ?? null,
-      exitCode: err.exitCode,
-      ms: deps.now().getTime() - startedAt,
-    });
-    throw reported(err);
+    if (sel)
+      await reportRefusedPlanJson(io, { ...plan, problems }, line, {
+        target: deps.target?.() ?? null,
+        exitCode: error.exitCode,
+        ms: deps.now().getTime() - startedAt,
+      });
+    return { kind: 'refused', error } as const;
   };
   if (plan.problems.length > 0) {
     if (!sel) await reportSkipped(io, skipOutput, plan.skipped);
-    await refuse(
+    return refuse(
       new RejectedFilesError(
         plan.problems.map(formatProblem),
         o.skipInvalid
@@ -250,16 +249,17 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   await reportSkipped(io, skipOutput, plan.skipped, line);
   await reportLeftOut(io, skipOutput, plan, line);
 
-  const { api, journal, progress, baseUrl } = await interruptible(
+  const opened = await interruptible(
     deps,
     async () => {
       const library = await deps.open();
       const problems = await checkAppendTo(plan, o, library, deps.signal);
-      if (problems.length > 0) {
-        await library.progress.stop().catch(() => {});
-        // The carousel's id is fine when only its room is short: then the hint says what fits.
-        const full = problems.every((p) => p.rule === 'carousel-full');
-        await refuse(
+      if (problems.length === 0) return { library };
+      await library.progress.stop().catch(() => {});
+      // The carousel's id is fine when only its room is short: then the hint says what fits.
+      const full = problems.every((p) => p.rule === 'carousel-full');
+      return {
+        refused: await refuse(
           new RejectedFilesError(
             problems.map(formatProblem),
             full
@@ -267,12 +267,13 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
               : 'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
           ),
           problems,
-        );
-      }
-      return library;
+        ),
+      };
     },
     'Interrupted before anything was uploaded.',
   );
+  if (opened.refused) return opened.refused;
+  const { api, journal, progress, baseUrl } = opened.library;
   let summary: UploadSummary;
   try {
     summary = await runPlan(
@@ -313,8 +314,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   const failure = outcomeError(summary, baseUrl ?? '');
   summary.exitCode = failure?.exitCode ?? EXIT.ok;
   await progress.finish(summary);
-  if (failure) throw reported(failure);
-  return { kind: 'uploaded', summary };
+  return { kind: 'uploaded', summary, ...(failure ? { failure } : {}) };
 }
 
 /**
@@ -417,9 +417,10 @@ export async function uploadCommand(
     );
   const json = jsonSelection(globals, undefined, 'upload');
   let targetInfo: TargetInfo | null = null;
+  let result: UploadResult;
   try {
     if (json?.jq !== undefined) await checkJq(json.jq);
-    const result = await runUpload(
+    result = await runUpload(
       { ...flags, paths, ...(json ? { json } : {}), verbose: Boolean(globals.verbose) },
       {
         io: ctx.io,
@@ -437,17 +438,19 @@ export async function uploadCommand(
         target: () => (targetInfo ??= describeTarget(ctx, globals)),
       },
     );
-    if (result.kind === 'uploaded' && ctx.env.CONTENTLIB_REPORT_RSS)
-      ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
-    return result;
   } catch (err) {
-    // With --json, stdout says what happened in every run: a refusal or failure that has not
-    // said so there yet (no remote in CI, a missing key, a journal that cannot be opened…)
-    // ends with an `error` event and a summary, as a refused plan does.
-    if (json && !(err instanceof Object && reportedAsJson.has(err)))
-      await reportErrorJson(ctx.io, err, json, targetInfo ?? describeTarget(ctx, globals));
+    // With --json, stdout says what happened in every run: what runUpload throws has not said
+    // so there (no remote in CI, a missing key, a journal that cannot be opened…), so it ends
+    // with an `error` event and a summary, as a refused plan does.
+    if (json) await reportErrorJson(ctx.io, err, json, targetInfo ?? describeTarget(ctx, globals));
     throw err;
   }
+  // A refusal and a summary have said themselves; what they mean for the exit code is left.
+  if (result.kind === 'refused') throw result.error;
+  if (result.kind === 'uploaded' && result.failure) throw result.failure;
+  if (result.kind === 'uploaded' && ctx.env.CONTENTLIB_REPORT_RSS)
+    ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
+  return result;
 }
 
 /** The error event and the summary of a run that stopped before its items could be reported. */
