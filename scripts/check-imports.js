@@ -78,6 +78,12 @@ const SELF_CONTAINED = ['server/ops'];
  */
 const APART = { 'server/routes': ['common.ts'] };
 
+/**
+ * Modules reached only through one other (paths in src/): the client's part sender is run by the
+ * multipart transfer alone, so a file's parts, fresh or an earlier run's, enter by one door.
+ */
+const ONLY_THROUGH = { 'upload/parts.ts': 'upload/multipart.ts' };
+
 const graph = new Map();
 for (const file of files(SRC)) {
   const text = readFileSync(file, 'utf8');
@@ -112,6 +118,9 @@ for (const [file, deps] of graph) {
     const apart = Object.keys(APART).find((f) => dirname(relative(SRC, file)) === f);
     if (apart && dirname(relative(SRC, dep)) === apart && !APART[apart].includes(relative(join(SRC, apart), dep)))
       problems.push(`${name(file)}: a module of src/${apart}/ imports no other (imports ${name(dep)})`);
+    const door = ONLY_THROUGH[relative(SRC, dep)];
+    if (door && relative(SRC, file) !== door)
+      problems.push(`${name(file)}: imports ${name(dep)}, which is reached only through src/${door}`);
     if (to === layer) continue;
     if (!allowed.includes(to))
       problems.push(`${name(file)}: src/${layer}/ may not import from src/${to}/ (imports ${name(dep)})`);

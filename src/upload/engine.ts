@@ -83,8 +83,7 @@ import {
   libraryMetadata,
   metadataDifferences,
 } from './metadata-diff.js';
-import { type MultipartContext, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
-import type { SentPart } from './parts.js';
+import { type MultipartContext, type SentPart, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
 import { PART_CONCURRENCY, asksForParts } from '../rules/parts.js';
 
 /**

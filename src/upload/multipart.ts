@@ -15,6 +15,10 @@ import { escapeName } from '../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
+
+// The one door to the part sender (scripts/check-imports.js): the engine and the transfer see
+// parts only through this module, fresh ones by `startParts`, an earlier run's by `sendAll`.
+export type { SentPart };
 import type { Pool } from '../concurrency/pool.js';
 import type { LocalFile } from './put.js';
 

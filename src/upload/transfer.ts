@@ -11,8 +11,7 @@ import { CONTROL_CHARACTERS } from '../api/schemas.js';
 import { asksForParts } from '../rules/parts.js';
 import type { ContentType } from '../rules/rules.js';
 import { type EmitFn, type FileRef, StepError } from './events.js';
-import type { SentPart } from './parts.js';
-import { NoPartsEndpointError } from './multipart.js';
+import { NoPartsEndpointError, type SentPart } from './multipart.js';
 import { presignAndPut } from './put.js';
 
 /** A file to send, as the plan describes it (src/upload/decide.ts PlannedFile fits). */
