@@ -82,7 +82,22 @@ const APART = { 'server/routes': ['common.ts'] };
  * Modules reached only through one other (paths in src/): the client's part sender is run by the
  * multipart transfer alone, so a file's parts, fresh or an earlier run's, enter by one door.
  */
-const ONLY_THROUGH = { 'upload/parts.ts': 'upload/multipart.ts' };
+const ONLY_THROUGH = { 'upload/send/parts.ts': 'upload/send/multipart.ts' };
+
+/**
+ * Rooms inside a layer, and the rooms of the same layer each may import besides its own. Every
+ * module of such a layer lives in one of its rooms. Planning an upload never imports sending:
+ * a plan is made, printed and refused without anything that talks to a library or a journal.
+ */
+const ROOMS = {
+  upload: {
+    'upload/plan': [],
+    'upload/send': ['upload/plan'],
+    'upload/watch': ['upload/plan', 'upload/send'],
+  },
+};
+const roomOf = (path) =>
+  Object.keys(ROOMS[layerOf(path)] ?? {}).find((room) => relative(SRC, path).startsWith(`${room}/`));
 
 const graph = new Map();
 for (const file of files(SRC)) {
@@ -106,6 +121,9 @@ for (const [file, deps] of graph) {
     problems.push(`${name(file)}: src/${layer}/ is not in the LAYERS table of scripts/check-imports.js`);
     continue;
   }
+  const room = roomOf(file);
+  if (ROOMS[layer] && !room)
+    problems.push(`${name(file)}: lies in none of src/${layer}/'s rooms (${Object.keys(ROOMS[layer]).join(', ')})`);
   for (const dep of deps) {
     if (!graph.has(dep)) {
       problems.push(`${name(file)}: imports ${name(dep)}, which is not a module of src/`);
@@ -118,6 +136,8 @@ for (const [file, deps] of graph) {
     const apart = Object.keys(APART).find((f) => dirname(relative(SRC, file)) === f);
     if (apart && dirname(relative(SRC, dep)) === apart && !APART[apart].includes(relative(join(SRC, apart), dep)))
       problems.push(`${name(file)}: a module of src/${apart}/ imports no other (imports ${name(dep)})`);
+    if (room && to === layer && roomOf(dep) !== room && !ROOMS[layer][room].includes(roomOf(dep)))
+      problems.push(`${name(file)}: src/${room}/ may not import from src/${roomOf(dep)}/ (imports ${name(dep)})`);
     const door = ONLY_THROUGH[relative(SRC, dep)];
     if (door && relative(SRC, file) !== door)
       problems.push(`${name(file)}: imports ${name(dep)}, which is reached only through src/${door}`);

@@ -1,6 +1,6 @@
 // A presigned storage URL as the client reads it: shown without its signature, its expiry read from
-// its query, and a store's "expired" refusal recognised. Upload's PUT (src/upload/put.ts), its
-// parts (src/upload/parts.ts) and download's GET (src/download/fetch.ts) share these.
+// its query, and a store's "expired" refusal recognised. Upload's PUT (src/upload/send/put.ts), its
+// parts (src/upload/send/parts.ts) and download's GET (src/download/fetch.ts) share these.
 import { StorageError } from './errors.js';
 import { isExpiredRefusal } from './storage-refusal.js';
 

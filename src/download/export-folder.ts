@@ -1,5 +1,5 @@
-// The export folder's format: what `contentlib upload DIR` reads back (src/upload/manifest.ts,
-// src/upload/plan-metadata.ts), written here from the library's items.
+// The export folder's format: what `contentlib upload DIR` reads back (src/upload/plan/manifest.ts,
+// src/upload/plan/plan-metadata.ts), written here from the library's items.
 //
 //   DIR/contentlib.json              the upload manifest: every item, oldest first, with its files
 //                                    in carousel order, its type, its thumbnail, and `original`

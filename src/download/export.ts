@@ -54,7 +54,7 @@ import { confine } from '../fs/confine.js';
 import { type ItemFile, mediaFiles, sourceOfUrl, thumbnailFile } from './item-files.js';
 import { partName, safeName } from './names.js';
 
-/** Items in the works at once per transfer slot (as upload's window: src/upload/engine.ts). */
+/** Items in the works at once per transfer slot (as upload's window: src/upload/send/engine.ts). */
 export const WINDOW_PER_TRANSFER = 4;
 
 export interface ExportOptions {

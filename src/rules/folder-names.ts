@@ -1,6 +1,6 @@
 // The names of the files that carry an item's metadata in a folder: the sidecars beside the
-// media and the manifest of an export folder. Upload reads them (src/upload/scan.ts,
-// src/upload/decide.ts, src/upload/plan.ts) and export writes them (src/download/export-folder.ts),
+// media and the manifest of an export folder. Upload reads them (src/upload/plan/scan.ts,
+// src/upload/plan/decide.ts, src/upload/plan/plan.ts) and export writes them (src/download/export-folder.ts),
 // so a folder export wrote is one upload reads back by the same rule.
 import { basename, dirname, join } from 'node:path';
 

@@ -8,7 +8,7 @@ import {
   journalTargetId,
   metadataHash,
   openJournal,
-} from '../../src/upload/journal.js';
+} from '../../src/upload/send/journal.js';
 import { createPool } from '../../src/concurrency/pool.js';
 
 let dir: string;

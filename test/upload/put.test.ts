@@ -19,7 +19,7 @@ import {
   fileSlices,
   presignAndPut,
   putOnce,
-} from '../../src/upload/put.js';
+} from '../../src/upload/send/put.js';
 import { redactUrl, urlExpiry } from '../../src/api/storage-url.js';
 
 interface Seen {

@@ -4,11 +4,11 @@
 import { type PlatformId, TARGETS_KEY } from '../../rules/platforms.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
-import { type EngineApi, runPlan } from '../../upload/engine.js';
-import type { UploadSummary } from '../../upload/events.js';
-import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
+import { type EngineApi, runPlan } from '../../upload/send/engine.js';
+import type { UploadSummary } from '../../upload/send/events.js';
+import { type Journal, journalTargetId, openJournal } from '../../upload/send/journal.js';
 import { openLockedLibrary } from './upload-library.js';
-import { type Lookup, lookUp } from '../../upload/library-lookup.js';
+import { type Lookup, lookUp } from '../../upload/send/library-lookup.js';
 import {
   type ItemMetadata,
   type PlanProblem,
@@ -16,12 +16,12 @@ import {
   buildPlan,
   formatProblem,
   readyItems,
-} from '../../upload/plan.js';
+} from '../../upload/plan/plan.js';
 import { existsSync } from 'node:fs';
 import { openConfig } from '../../config/store.js';
 import { resolveTarget } from '../../config/resolve.js';
-import { messageOf } from '../../upload/engine.js';
-import { checkAppendTargets } from '../../upload/preflight.js';
+import { messageOf } from '../../upload/send/engine.js';
+import { checkAppendTargets } from '../../upload/send/preflight.js';
 import { interruptible, libraryOf, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError, keyRejectedError, scopeRefusedError } from '../error-messages.js';

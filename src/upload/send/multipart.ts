@@ -4,14 +4,14 @@
 // changed since (size, mtime or SHA-256) starts over and its old upload is aborted; an upload the
 // service no longer knows (swept, expired) starts over once with a new presign. Progress counts
 // bytes as parts are stored; ./parts.ts sends them (in parallel, each read in place).
-import type { Transport } from '../api/undici.js';
-import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import type { RetryPolicy } from '../api/retry.js';
-import type { PresignResponse } from '../api/schemas.js';
-import { type PartPlan, partBytes } from '../rules/parts.js';
-import type { ContentType } from '../rules/rules.js';
-import { escapeName } from '../text/escape-name.js';
+import type { Transport } from '../../api/undici.js';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { RetryPolicy } from '../../api/retry.js';
+import type { PresignResponse } from '../../api/schemas.js';
+import { type PartPlan, partBytes } from '../../rules/parts.js';
+import type { ContentType } from '../../rules/rules.js';
+import { escapeName } from '../../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
@@ -19,7 +19,7 @@ import { type SentPart, sendParts } from './parts.js';
 // The one door to the part sender (scripts/check-imports.js): the engine and the transfer see
 // parts only through this module, fresh ones by `startParts`, an earlier run's by `sendAll`.
 export type { SentPart };
-import type { Pool } from '../concurrency/pool.js';
+import type { Pool } from '../../concurrency/pool.js';
 import type { LocalFile } from './put.js';
 
 export type PartsApi = Pick<ApiClient, 'parts' | 'abortUpload'>;

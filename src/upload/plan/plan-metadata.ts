@@ -3,9 +3,9 @@
 // are the server's), one merge (flags < sidecar < manifest), one check.
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
-import { type ItemMetadata, PatchRequestSchema, type PlatformSettings } from '../api/schemas.js';
-import { normalizeHashtags } from '../rules/rules.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { type ItemMetadata, PatchRequestSchema, type PlatformSettings } from '../../api/schemas.js';
+import { normalizeHashtags } from '../../rules/rules.js';
+import type { PlanProblem } from '../../rules/problem.js';
 
 const wire = PatchRequestSchema.shape;
 

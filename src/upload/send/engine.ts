@@ -50,13 +50,13 @@
 // answer says whether the item exists.
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { ApiClient } from '../api/client.js';
-import { ApiError, NetworkError, StorageError, missingScopeOf, requestIdNote } from '../api/errors.js';
-import { describeRefusal } from '../api/storage-refusal.js';
-import { escapeName } from '../text/escape-name.js';
-import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../api/schemas.js';
-import type { ContentType } from '../rules/rules.js';
-import { TYPE_RULES } from '../rules/rules.js';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError, NetworkError, StorageError, missingScopeOf, requestIdNote } from '../../api/errors.js';
+import { describeRefusal } from '../../api/storage-refusal.js';
+import { escapeName } from '../../text/escape-name.js';
+import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../../api/schemas.js';
+import type { ContentType } from '../../rules/rules.js';
+import { TYPE_RULES } from '../../rules/rules.js';
 import {
   type EmitFn,
   type FileRef,
@@ -68,8 +68,8 @@ import {
 } from './events.js';
 import type { Journal } from './journal.js';
 import { fileKeyOf, metadataHash } from './journal.js';
-import type { Pool, Slots } from '../concurrency/pool.js';
-import { createPool, createSlots } from '../concurrency/pool.js';
+import type { Pool, Slots } from '../../concurrency/pool.js';
+import { createPool, createSlots } from '../../concurrency/pool.js';
 import { goneItems } from './item-check.js';
 import { FileChangedError, type LocalFile } from './put.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
@@ -84,7 +84,7 @@ import {
   metadataDifferences,
 } from './metadata-diff.js';
 import { type MultipartContext, type SentPart, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
-import { PART_CONCURRENCY, asksForParts } from '../rules/parts.js';
+import { PART_CONCURRENCY, asksForParts } from '../../rules/parts.js';
 
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
@@ -100,7 +100,7 @@ export type EngineApi = Pick<
 > &
   Partial<Pick<ApiClient, 'parts' | 'abortUpload'>>;
 
-/** A planned item (src/upload/plan.ts PlannedItem fits). */
+/** A planned item (src/upload/plan/plan.ts PlannedItem fits). */
 export interface EngineItem {
   type: ContentType;
   /** A carousel's images in the order they are to appear. */

@@ -13,15 +13,15 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { request } from '../api/undici.js';
+import { request } from '../../api/undici.js';
 import type { Dispatcher } from 'undici';
-import type { Transport } from '../api/undici.js';
-import { StorageError, classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
-import type { RetryDecision, RetryPolicy } from '../api/retry.js';
-import { withRetry } from '../api/retry.js';
-import type { PresignResponse } from '../api/schemas.js';
-import { describeRefusal } from '../api/storage-refusal.js';
-import { isExpired, redactUrl, urlExpiry } from '../api/storage-url.js';
+import type { Transport } from '../../api/undici.js';
+import { StorageError, classifyForRetry, errorFromResponse, errorFromThrown } from '../../api/errors.js';
+import type { RetryDecision, RetryPolicy } from '../../api/retry.js';
+import { withRetry } from '../../api/retry.js';
+import type { PresignResponse } from '../../api/schemas.js';
+import { describeRefusal } from '../../api/storage-refusal.js';
+import { isExpired, redactUrl, urlExpiry } from '../../api/storage-url.js';
 
 /** Large reads: fewer syscalls and socket writes; at most a few of these are in memory per file. */
 export const READ_SLICE_BYTES = 2 * 1024 * 1024;
