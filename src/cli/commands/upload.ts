@@ -20,7 +20,7 @@ import {
 import { existsSync } from 'node:fs';
 import { openConfig } from '../../config/store.js';
 import { resolveTarget } from '../../config/resolve.js';
-import { messageOf } from '../../upload/send/engine.js';
+import { messageOf } from '../../upload/send/failure.js';
 import { checkAppendTargets } from '../../upload/send/preflight.js';
 import { interruptible, libraryOf, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
