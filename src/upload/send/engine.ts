@@ -65,7 +65,7 @@ import { transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
 import { libraryMetadata } from './metadata-diff.js';
-import { type MultipartContext, type SentPart, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
+import { type MultipartContext, type SentPart, abortQuietly, continueParts, startParts } from './multipart.js';
 import { PART_CONCURRENCY, asksForParts } from '../../rules/parts.js';
 import {
   type EngineDeps,
@@ -502,17 +502,15 @@ function transfer(
     try {
       const checksum = await checksumOf(run, file, sha256);
       const ctx = multipartContext(run);
-      // An earlier run's parts, if the file is unchanged and the service still has the upload.
-      const earlier =
+      // An earlier run's parts, if the file is unchanged and the service still has the upload:
+      // continued; else presign, which may offer parts (startParts). Both doors are multipart.ts's.
+      const resumed =
         ctx && asksForParts(file.size)
-          ? await resumable(file, ref, item.type, checksum.sha256, ctx, signal)
+          ? await continueParts(file, ref, item.type, checksum.sha256, ctx, signal)
           : undefined;
-      if (earlier && ctx) {
-        const parts = await sendAll(file, ref, earlier, ctx, signal).catch((err: unknown) => {
-          throw new StepError('put', err);
-        });
-        journal.recordPut(file, earlier.key);
-        return { key: earlier.key, parts };
+      if (resumed) {
+        journal.recordPut(file, resumed.key);
+        return resumed;
       }
       const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
         onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),

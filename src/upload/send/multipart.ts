@@ -17,7 +17,7 @@ import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
 
 // The one door to the part sender (scripts/check-imports.js): the engine and the transfer see
-// parts only through this module, fresh ones by `startParts`, an earlier run's by `sendAll`.
+// parts only through this module, fresh ones by `startParts`, an earlier run's by `continueParts`.
 export type { SentPart };
 import type { Pool } from '../../concurrency/pool.js';
 import type { LocalFile } from './put.js';
@@ -61,7 +61,7 @@ export class NoPartsEndpointError extends Error {
  * mtime, SHA-256 (when both are known) and type, and the service still knows it. Otherwise the old
  * upload is forgotten (and aborted, when the file changed) and undefined says: start afresh.
  */
-export async function resumable(
+async function resumable(
   file: LocalFile,
   ref: FileRef,
   type: ContentType,
@@ -114,6 +114,23 @@ export async function resumable(
   return { key: rec.key, plan, done: done.map((p) => ({ partNumber: p.partNumber, etag: p.etag, size: p.size })) };
 }
 
+/**
+ * An earlier run's upload of the file, continued when `resumable` allows: the parts the service
+ * lacks are sent. Undefined: there is none to continue, and the file goes to presign afresh.
+ */
+export async function continueParts(
+  file: LocalFile,
+  ref: FileRef,
+  type: ContentType,
+  sha256: string | undefined,
+  ctx: MultipartContext,
+  signal: AbortSignal,
+): Promise<{ key: string; parts: SentPart[] } | undefined> {
+  const earlier = await resumable(file, ref, type, sha256, ctx, signal);
+  if (!earlier) return undefined;
+  return { key: earlier.key, parts: await sendAll(file, ref, earlier, ctx, signal) };
+}
+
 /** A fresh upload that presign offered as parts: recorded, then sent. */
 export function startParts(
   file: LocalFile,
@@ -140,7 +157,7 @@ export function startParts(
  * service holds of the file) and `uploaded`. `fresh`: a 404 of the first parts request means the
  * service has no such endpoint (NoPartsEndpointError), not a lost upload.
  */
-export async function sendAll(
+async function sendAll(
   file: LocalFile,
   ref: FileRef,
   upload: Resumable,
