@@ -210,22 +210,10 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
     },
     { cwd: deps.cwd },
   );
-  const skipOutput = sel ? 'json' : io.stderrIsTTY ? 'tty' : 'plain';
-  // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
-  const line = (v: object) => formatJson(v, sel ?? {}, false);
-  const refuse = async (error: RejectedFilesError, problems = plan.problems) => {
-    // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
-    if (sel)
-      await reportRefusedPlanJson(io, { ...plan, problems }, line, {
-        target: deps.target?.() ?? null,
-        exitCode: error.exitCode,
-        ms: deps.now().getTime() - startedAt,
-      });
-    return { kind: 'refused', error } as const;
-  };
+  const say = sayingOf(plan, o, deps, startedAt);
   if (plan.problems.length > 0) {
-    if (!sel) await reportSkipped(io, skipOutput, plan.skipped);
-    return refuse(
+    if (!sel) await reportSkipped(io, say.skipOutput, plan.skipped);
+    return say.refuse(
       new RejectedFilesError(
         plan.problems.map(formatProblem),
         o.skipInvalid
@@ -238,16 +226,48 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   if (o.dryRun) {
     // --json prints one plan object, which lists the skipped and left-out files itself.
     if (!sel) {
-      await reportSkipped(io, skipOutput, plan.skipped);
-      await reportLeftOut(io, skipOutput, plan);
+      await reportSkipped(io, say.skipOutput, plan.skipped);
+      await reportLeftOut(io, say.skipOutput, plan);
     }
     const lookup = await lookInLibrary(plan, o, deps);
     await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, sel, lookup);
     return { kind: 'dry-run', plan };
   }
+  return sendPlan(plan, o, deps, say);
+}
+
+/** How a run says what it skipped and refused: as lines, on a terminal, or as NDJSON through --jq. */
+function sayingOf(plan: UploadPlan, o: UploadOptions, deps: UploadDeps, startedAt: number) {
+  const sel = o.json;
+  // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
+  const line = (v: object) => formatJson(v, sel ?? {}, false);
+  return {
+    skipOutput: sel ? 'json' : deps.io.stderrIsTTY ? 'tty' : 'plain',
+    line,
+    /** Nothing is sent; says why where the caller looks (NDJSON on stdout with --json). */
+    refuse: async (error: RejectedFilesError, problems = plan.problems) => {
+      if (sel)
+        await reportRefusedPlanJson(deps.io, { ...plan, problems }, line, {
+          target: deps.target?.() ?? null,
+          exitCode: error.exitCode,
+          ms: deps.now().getTime() - startedAt,
+        });
+      return { kind: 'refused', error } as const;
+    },
+  } as const;
+}
+
+/** A good plan sent: the library opened, --to checked, the engine run, its summary finished. */
+async function sendPlan(
+  plan: UploadPlan,
+  o: UploadOptions,
+  deps: UploadDeps,
+  say: ReturnType<typeof sayingOf>,
+): Promise<UploadResult> {
+  const { io } = deps;
   if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
-  await reportSkipped(io, skipOutput, plan.skipped, line);
-  await reportLeftOut(io, skipOutput, plan, line);
+  await reportSkipped(io, say.skipOutput, plan.skipped, say.line);
+  await reportLeftOut(io, say.skipOutput, plan, say.line);
 
   const opened = await interruptible(
     deps,
@@ -259,7 +279,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
       // The carousel's id is fine when only its room is short: then the hint says what fits.
       const full = problems.every((p) => p.rule === 'carousel-full');
       return {
-        refused: await refuse(
+        refused: await say.refuse(
           new RejectedFilesError(
             problems.map(formatProblem),
             full
@@ -273,10 +293,32 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
     'Interrupted before anything was uploaded.',
   );
   if (opened.refused) return opened.refused;
-  const { api, journal, progress, baseUrl } = opened.library;
-  let summary: UploadSummary;
+  const { progress, baseUrl } = opened.library;
+  const summary = await runEngine(plan, o, deps, opened.library);
+  // What only the plan knows: which items were appended to an existing carousel, what was
+  // skipped and left out; then what it all means for the exit code, which the summary carries.
+  for (const item of summary.items) {
+    const planned = plan.items[item.index];
+    if (planned?.contentItemId) item.appended = true;
+    if (planned?.metadata.title !== undefined) item.title = planned.metadata.title;
+  }
+  summary.skippedFiles = plan.skipped.length;
+  summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
+  const failure = outcomeError(summary, baseUrl ?? '');
+  summary.exitCode = failure?.exitCode ?? EXIT.ok;
+  await progress.finish(summary);
+  return { kind: 'uploaded', summary, ...(failure ? { failure } : {}) };
+}
+
+/** The engine over the plan's ready items, drawing with the library's progress renderer. */
+async function runEngine(
+  plan: UploadPlan,
+  o: UploadOptions,
+  deps: UploadDeps,
+  { api, journal, progress }: OpenedLibrary,
+): Promise<UploadSummary> {
   try {
-    summary = await runPlan(
+    return await runPlan(
       { items: readyItems(plan) },
       {
         api,
@@ -286,7 +328,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
         force: Boolean(o.force),
         updateMetadata: Boolean(o.updateMetadata),
         // Listed one by one only where someone reads them one by one: NDJSON, or a log with --verbose.
-        reportSkippedFiles: Boolean(sel) || Boolean(o.verbose),
+        reportSkippedFiles: Boolean(o.json) || Boolean(o.verbose),
         signal: deps.signal,
         now: deps.now,
         sleep: deps.sleep,
@@ -302,19 +344,6 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
     if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
-  // What only the plan knows: which items were appended to an existing carousel, what was
-  // skipped and left out; then what it all means for the exit code, which the summary carries.
-  for (const item of summary.items) {
-    const planned = plan.items[item.index];
-    if (planned?.contentItemId) item.appended = true;
-    if (planned?.metadata.title !== undefined) item.title = planned.metadata.title;
-  }
-  summary.skippedFiles = plan.skipped.length;
-  summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
-  const failure = outcomeError(summary, baseUrl ?? '');
-  summary.exitCode = failure?.exitCode ?? EXIT.ok;
-  await progress.finish(summary);
-  return { kind: 'uploaded', summary, ...(failure ? { failure } : {}) };
 }
 
 /**
