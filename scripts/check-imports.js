@@ -10,16 +10,31 @@ const SRC = join(ROOT, 'src');
 
 /** Each top-level folder of src/ and the folders it may import from (besides its own). */
 const LAYERS = {
-  cli: ['config', 'upload', 'download', 'server', 'browse', 'api', 'media', 'rules', 'fs', 'text', 'sqlite'],
+  cli: [
+    'config',
+    'upload',
+    'download',
+    'server',
+    'browse',
+    'api',
+    'media',
+    'rules',
+    'fs',
+    'text',
+    'sqlite',
+    'concurrency',
+  ],
   config: ['api', 'rules', 'fs'],
-  upload: ['api', 'media', 'rules', 'fs', 'text', 'sqlite'],
-  download: ['upload', 'api', 'rules', 'fs', 'text'],
+  upload: ['api', 'media', 'rules', 'fs', 'text', 'sqlite', 'concurrency'],
+  download: ['api', 'rules', 'fs', 'text', 'concurrency'],
   server: ['api', 'media', 'rules', 'fs', 'text', 'sqlite'],
   browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],
   media: ['rules', 'text'],
   rules: [],
   fs: [],
+  // The bounded pool and slots that upload and download both run their work in.
+  concurrency: [],
   sqlite: [],
   text: [],
   types: [],
@@ -71,6 +86,27 @@ const APART = { 'server/routes': ['common.ts'] };
 const DIALECTS = ['server/repo/sqlite', 'server/repo/pg'];
 const SHARED_BY_DIALECTS = 'server/repo';
 
+/**
+ * Modules reached only through one other (paths in src/): the client's part sender is run by the
+ * multipart transfer alone, so a file's parts, fresh or an earlier run's, enter by one door.
+ */
+const ONLY_THROUGH = { 'upload/send/parts.ts': 'upload/send/multipart.ts' };
+
+/**
+ * Rooms inside a layer, and the rooms of the same layer each may import besides its own. Every
+ * module of such a layer lives in one of its rooms. Planning an upload never imports sending:
+ * a plan is made, printed and refused without anything that talks to a library or a journal.
+ */
+const ROOMS = {
+  upload: {
+    'upload/plan': [],
+    'upload/send': ['upload/plan'],
+    'upload/watch': ['upload/plan', 'upload/send'],
+  },
+};
+const roomOf = (path) =>
+  Object.keys(ROOMS[layerOf(path)] ?? {}).find((room) => relative(SRC, path).startsWith(`${room}/`));
+
 const graph = new Map();
 for (const file of files(SRC)) {
   const text = readFileSync(file, 'utf8');
@@ -93,6 +129,9 @@ for (const [file, deps] of graph) {
     problems.push(`${name(file)}: src/${layer}/ is not in the LAYERS table of scripts/check-imports.js`);
     continue;
   }
+  const room = roomOf(file);
+  if (ROOMS[layer] && !room)
+    problems.push(`${name(file)}: lies in none of src/${layer}/'s rooms (${Object.keys(ROOMS[layer]).join(', ')})`);
   for (const dep of deps) {
     if (!graph.has(dep)) {
       problems.push(`${name(file)}: imports ${name(dep)}, which is not a module of src/`);
@@ -116,6 +155,11 @@ for (const [file, deps] of graph) {
           `${name(file)}: src/${SHARED_BY_DIALECTS}/ holds what both databases share; it imports ${name(dep)}`,
         );
     }
+    if (room && to === layer && roomOf(dep) !== room && !ROOMS[layer][room].includes(roomOf(dep)))
+      problems.push(`${name(file)}: src/${room}/ may not import from src/${roomOf(dep)}/ (imports ${name(dep)})`);
+    const door = ONLY_THROUGH[relative(SRC, dep)];
+    if (door && relative(SRC, file) !== door)
+      problems.push(`${name(file)}: imports ${name(dep)}, which is reached only through src/${door}`);
     if (to === layer) continue;
     if (!allowed.includes(to))
       problems.push(`${name(file)}: src/${layer}/ may not import from src/${to}/ (imports ${name(dep)})`);

@@ -135,7 +135,7 @@ export interface ApiClientOptions {
 
 export interface ApiClient {
   baseUrl: string;
-  /** What the storage PUTs and downloads go through (src/upload/put.ts, src/download/fetch.ts). */
+  /** What the storage PUTs and downloads go through (src/upload/send/put.ts, src/download/fetch.ts). */
   dispatcher: Transport;
   presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;

@@ -69,7 +69,7 @@ export function parseConcurrency(value: string): number {
 
 /**
  * `upload --part-concurrency`: parts of large files sent at once (in all), when the service offers
- * a multipart upload (src/upload/multipart.ts). Memory for parts is at most part size × this.
+ * a multipart upload (src/upload/send/multipart.ts). Memory for parts is at most part size × this.
  */
 export const DEFAULT_PART_CONCURRENCY = PART_CONCURRENCY.default;
 export const MAX_PART_CONCURRENCY = PART_CONCURRENCY.max;

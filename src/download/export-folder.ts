@@ -1,5 +1,5 @@
-// The export folder's format: what `contentlib upload DIR` reads back (src/upload/manifest.ts,
-// src/upload/plan-metadata.ts), written here from the library's items.
+// The export folder's format: what `contentlib upload DIR` reads back (src/upload/plan/manifest.ts,
+// src/upload/plan/plan-metadata.ts), written here from the library's items.
 //
 //   DIR/contentlib.json              the upload manifest: every item, oldest first, with its files
 //                                    in carousel order, its type, its thumbnail, and `original`
@@ -20,8 +20,7 @@ import { basename, join, posix } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { ContentItem } from '../api/schemas.js';
 import type { MediaFacts } from '../rules/media-facts.js';
-import { EXPORT_MANIFEST } from '../upload/manifest.js';
-import { carouselSidecarNames, videoSidecarName } from '../upload/plan-metadata.js';
+import { EXPORT_MANIFEST, carouselSidecarNames, videoSidecarName } from '../rules/folder-names.js';
 import { OutsideFolderError, confine } from '../fs/confine.js';
 import { hashFile } from './fetch.js';
 import { LOG_NAME, type ExportFilters, type ExportState, type FileRecord, type ItemRecord } from './export-log.js';

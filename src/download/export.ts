@@ -24,7 +24,7 @@ import type { RetryPolicy } from '../api/retry.js';
 import type { ContentItem } from '../api/schemas.js';
 import { makeDir } from '../fs/make-dir.js';
 import { LIST_LIMITS } from '../rules/rules.js';
-import { type Pool, createPool, createSlots } from '../upload/pool.js';
+import { type Pool, createPool, createSlots } from '../concurrency/pool.js';
 import type { DownloadEvent, EmitFn, FileRef, ItemChange } from './events.js';
 import {
   fileRecord,
@@ -54,7 +54,7 @@ import { confine } from '../fs/confine.js';
 import { type ItemFile, mediaFiles, sourceOfUrl, thumbnailFile } from './item-files.js';
 import { partName, safeName } from './names.js';
 
-/** Items in the works at once per transfer slot (as upload's window: src/upload/engine.ts). */
+/** Items in the works at once per transfer slot (as upload's window: src/upload/send/engine.ts). */
 export const WINDOW_PER_TRANSFER = 4;
 
 export interface ExportOptions {

@@ -24,7 +24,7 @@ import type { Transport } from '../api/undici.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { request } from '../api/undici.js';
-import { isExpired, redactUrl } from '../upload/put.js';
+import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
 
 /** A file as the library describes it. */

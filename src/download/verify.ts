@@ -15,7 +15,7 @@ import { join, posix } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import type { ContentItem } from '../api/schemas.js';
 import { LIST_LIMITS } from '../rules/rules.js';
-import { createPool } from '../upload/pool.js';
+import { createPool } from '../concurrency/pool.js';
 import { sidecarOf, sidecarPath, sidecarText } from './export-folder.js';
 import { type ExportFilters, type FileRecord, type ItemRecord, readExportState } from './export-log.js';
 import { hashFile, sizeOnDisk } from './fetch.js';

@@ -9,7 +9,7 @@ import type { GetResponse } from '../../src/api/schemas.js';
 import { type ImageEditDeps, runImageEdit } from '../../src/cli/commands/edit-images.js';
 import { CliError, EXIT } from '../../src/cli/errors.js';
 import { createApiKey } from '../../src/server/admin.js';
-import { inspectCarouselImage } from '../../src/upload/carousel-image.js';
+import { inspectCarouselImage } from '../../src/upload/send/carousel-image.js';
 import { apiClient, cli, createKey, startRemote, tempHome, upload } from '../support/cli-in-process.js';
 import { FIXTURES } from '../support/paths.js';
 import { type SpecOnlyProxy, startSpecOnlyProxy } from '../support/spec-only-proxy.js';

@@ -5,7 +5,7 @@ import { createJsonProgress, summaryItem } from '../../src/cli/output/progress-j
 import { createPlainProgress, heartbeatLines } from '../../src/cli/output/progress-plain.js';
 import { summaryLines } from '../../src/cli/output/progress-summary.js';
 import { createTtyProgress, formatEta } from '../../src/cli/output/progress-tty.js';
-import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/events.js';
+import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/send/events.js';
 import { bufferIO } from '../support/io.js';
 
 const clip: FileRef = { path: '/v/clip.mp4', name: 'clip.mp4', size: 4_000_000, item: 0, role: 'file' };

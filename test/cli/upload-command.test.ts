@@ -9,8 +9,8 @@ import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { type UploadDeps, metadataFromFlags, outcomeError, runUpload } from '../../src/cli/commands/upload.js';
 import { EXIT, RejectedFilesError, UsageError } from '../../src/cli/errors.js';
 import { createProgress } from '../../src/cli/output/progress.js';
-import type { ItemOutcome, UploadSummary } from '../../src/upload/events.js';
-import { openJournal } from '../../src/upload/journal.js';
+import type { ItemOutcome, UploadSummary } from '../../src/upload/send/events.js';
+import { openJournal } from '../../src/upload/send/journal.js';
 import { bufferIO } from '../support/io.js';
 import { FIXTURES } from '../support/paths.js';
 import { type TestServer, startTestServer } from '../support/server.js';
@@ -130,9 +130,9 @@ describe('runUpload', () => {
 
   it('a refused plan and --dry-run never open the library', async () => {
     const { d, io, client, journal, opened } = await deps('second');
-    await expect(runUpload({ paths: ['demo', 'nope.mp4'], concurrency: 4 }, d)).rejects.toBeInstanceOf(
-      RejectedFilesError,
-    );
+    const refused = await runUpload({ paths: ['demo', 'nope.mp4'], concurrency: 4 }, d);
+    if (refused.kind !== 'refused') throw new Error(refused.kind);
+    expect(refused.error).toBeInstanceOf(RejectedFilesError);
     const dry = await runUpload({ paths: ['demo'], concurrency: 4, dryRun: true }, d);
     expect(dry).toMatchObject({ kind: 'dry-run' });
     expect(io.out()).toContain('teaser');

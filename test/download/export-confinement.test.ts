@@ -15,7 +15,7 @@ import { ExportLogError } from '../../src/download/errors.js';
 import { LOG_NAME } from '../../src/download/export-log.js';
 import { runVerify } from '../../src/download/verify.js';
 import { OutsideFolderError, confine, textLeaves } from '../../src/fs/confine.js';
-import { buildPlan } from '../../src/upload/plan.js';
+import { buildPlan } from '../../src/upload/plan/plan.js';
 import { quietExport } from '../support/export.js';
 import { type TestServer, call, jpeg, mp4, serverWithKey, uploadItem } from '../support/server.js';
 

@@ -15,7 +15,7 @@ import { type ExportOptions, runExport } from '../../src/download/export.js';
 import { type VerifyEntry, runVerify } from '../../src/download/verify.js';
 import { describeError } from '../../src/cli/error-messages.js';
 import { EXIT } from '../../src/cli/errors.js';
-import { buildPlan } from '../../src/upload/plan.js';
+import { buildPlan } from '../../src/upload/plan/plan.js';
 import {
   type TestServer,
   call,

@@ -11,7 +11,7 @@ import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { runDownload } from '../../src/cli/commands/download.js';
 import { foldName, portableNames, safeName } from '../../src/download/names.js';
-import { buildPlan } from '../../src/upload/plan.js';
+import { buildPlan } from '../../src/upload/plan/plan.js';
 import { quietExport } from '../support/export.js';
 import { type TestServer, mp4, serverWithKey, uploadItem } from '../support/server.js';
 

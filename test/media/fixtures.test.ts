@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectFile } from '../../src/media/inspect.js';
 import { type DurationSource, probeVideoFile } from '../../src/media/probe.js';
-import { autoVideoType } from '../../src/upload/plan-checks.js';
+import { autoVideoType } from '../../src/upload/plan/plan-checks.js';
 import { FIXTURES } from '../support/paths.js';
 
 interface Row {

@@ -5,11 +5,11 @@ import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatOfName } from '../../src/media/inspect.js';
 import { FORMATS, GB, MB } from '../../src/rules/rules.js';
-import { decide, type PlanOptions, type UploadPlan } from '../../src/upload/decide.js';
-import type { ResolvedManifestItem } from '../../src/upload/manifest.js';
+import { decide, type PlanOptions, type UploadPlan } from '../../src/upload/plan/decide.js';
+import type { ResolvedManifestItem } from '../../src/upload/plan/manifest.js';
 import type { ItemMetadata } from '../../src/api/schemas.js';
 import { formatProblem } from '../../src/rules/problem.js';
-import type { Scanned, ScannedFile, ScannedManifestItem, Sidecar } from '../../src/upload/scan.js';
+import type { Scanned, ScannedFile, ScannedManifestItem, Sidecar } from '../../src/upload/plan/scan.js';
 
 const CWD = '/work';
 const ID = '6f1c0a5e-8d0b-4f5e-9a57-2b1d3c4e5f60';

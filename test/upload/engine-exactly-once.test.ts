@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError } from '../../src/api/errors.js';
 import type { CompleteRequest, PresignRequest } from '../../src/api/schemas.js';
-import { WINDOW_PER_TRANSFER } from '../../src/upload/engine.js';
-import type { UploadEvent } from '../../src/upload/events.js';
+import { WINDOW_PER_TRANSFER } from '../../src/upload/send/engine.js';
+import type { UploadEvent } from '../../src/upload/send/events.js';
 import type { Library } from '../support/library.js';
 import { copyFixtures, ofType, plan, startLibrary } from '../support/library.js';
 

@@ -4,7 +4,7 @@ import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresignRequest } from '../../src/api/schemas.js';
-import type { EnginePlan } from '../../src/upload/engine.js';
+import type { EnginePlan } from '../../src/upload/send/engine.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import type { Library } from '../support/library.js';
 import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
@@ -275,7 +275,7 @@ describe('upload engine', () => {
     expect(ofType(more.events, 'completed')[0]).toMatchObject({ created: false, sortOrder: 2 });
     expect((await lib.items())[0]!.files).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
 
-    const { checkAppendTargets } = await import('../../src/upload/preflight.js');
+    const { checkAppendTargets } = await import('../../src/upload/send/preflight.js');
     const video = (await lib.upload(await plan(['video/clip-5s.mp4']))).summary.items[0]!.itemId!;
     const problems = await checkAppendTargets(
       [

@@ -6,8 +6,8 @@ import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYNC_HASH_BYTES, sha256OfFile } from '../../src/upload/hash.js';
-import { FileChangedError, READ_SLICE_BYTES } from '../../src/upload/put.js';
+import { SYNC_HASH_BYTES, sha256OfFile } from '../../src/upload/send/hash.js';
+import { FileChangedError, READ_SLICE_BYTES } from '../../src/upload/send/put.js';
 
 let dir: string;
 beforeAll(async () => {

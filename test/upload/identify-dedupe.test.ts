@@ -4,8 +4,8 @@
 // gets back.
 import { describe, expect, it } from 'vitest';
 import type { CheckMatch, CheckRequest, CheckResponse } from '../../src/api/schemas.js';
-import { createIdentifier, type IdentifiedItem } from '../../src/upload/identify.js';
-import type { SendableFile } from '../../src/upload/transfer.js';
+import { createIdentifier, type IdentifiedItem } from '../../src/upload/send/identify.js';
+import type { SendableFile } from '../../src/upload/send/transfer.js';
 
 const file = (path: string, size: number): SendableFile => ({
   path,

@@ -2,8 +2,8 @@
 // library kept in memory, newest first and paged by offset as GET /api/v1/content is, so that a
 // delete between two pages shifts the rest the way it does on the server.
 import { describe, expect, it } from 'vitest';
-import type { CheckApi } from '../../src/upload/item-check.js';
-import { PAGE_COST, goneItems, listPageBudget } from '../../src/upload/item-check.js';
+import type { CheckApi } from '../../src/upload/send/item-check.js';
+import { PAGE_COST, goneItems, listPageBudget } from '../../src/upload/send/item-check.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { GetResponse, ListResponse } from '../../src/api/schemas.js';
 

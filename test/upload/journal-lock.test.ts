@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockJournal, lockPathOf } from '../../src/upload/journal-lock.js';
+import { lockJournal, lockPathOf } from '../../src/upload/send/journal-lock.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -8,8 +8,8 @@ import {
   journalTargetId,
   metadataHash,
   openJournal,
-} from '../../src/upload/journal.js';
-import { createPool } from '../../src/upload/pool.js';
+} from '../../src/upload/send/journal.js';
+import { createPool } from '../../src/concurrency/pool.js';
 
 let dir: string;
 beforeEach(async () => {

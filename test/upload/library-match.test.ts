@@ -1,7 +1,7 @@
 // Is a planned item already in the library? One row per case over the pure libraryVerdict.
 import { describe, expect, it } from 'vitest';
 import type { CheckMatch } from '../../src/api/schemas.js';
-import { type MatchedItem, libraryVerdict } from '../../src/upload/library-match.js';
+import { type MatchedItem, libraryVerdict } from '../../src/upload/send/library-match.js';
 
 const video = (itemId: string, itemType: 'shortform' | 'longform' = 'shortform'): CheckMatch => ({
   itemId,

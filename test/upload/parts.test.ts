@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
-import { FileChangedError, type LocalFile } from '../../src/upload/put.js';
-import { type SentPart, sendParts } from '../../src/upload/parts.js';
+import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
+import { type SentPart, sendParts } from '../../src/upload/send/parts.js';
 import { onS3 } from '../support/backend.js';
 import { type TestServer, mp4, serverWithKey } from '../support/server.js';
 

@@ -4,8 +4,8 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { buildPlan, formatProblem, type PlanOptions, type UploadPlan } from '../../src/upload/plan.js';
-import { skippedLines } from '../../src/upload/skips.js';
+import { buildPlan, formatProblem, type PlanOptions, type UploadPlan } from '../../src/upload/plan/plan.js';
+import { skippedLines } from '../../src/upload/plan/skips.js';
 import { layout as layoutIn, tempDirEach } from '../support/tree.js';
 
 const cwd = tempDirEach('contentlib-skips-');

@@ -19,9 +19,8 @@ import {
   fileSlices,
   presignAndPut,
   putOnce,
-  redactUrl,
-  urlExpiry,
-} from '../../src/upload/put.js';
+} from '../../src/upload/send/put.js';
+import { redactUrl, urlExpiry } from '../../src/api/storage-url.js';
 
 interface Seen {
   headers: IncomingHttpHeaders;

@@ -12,8 +12,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StorageError, classifyForRetry, errorFromResponse } from '../../src/api/errors.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { describeRefusal } from '../../src/api/storage-refusal.js';
-import { messageOf } from '../../src/upload/engine.js';
-import { presignAndPut } from '../../src/upload/put.js';
+import { messageOf } from '../../src/upload/send/failure.js';
+import { presignAndPut } from '../../src/upload/send/put.js';
 
 function s3Error(code: string, message: string, extra = ''): string {
   return (

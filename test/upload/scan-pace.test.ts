@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SLOW_FILE_MS, inspectionMode } from '../../src/upload/scan-pace.js';
+import { SLOW_FILE_MS, inspectionMode } from '../../src/upload/plan/scan-pace.js';
 
 describe('inspectionMode: synchronous while files come from the cache, parallel when each waits on the disk', () => {
   it.each([

@@ -1,7 +1,7 @@
 // A 10,000-item run's summary on stderr names at most MAX_LISTED items and counts the rest.
 import { describe, expect, it } from 'vitest';
 import { MAX_LISTED, summaryLines } from '../../src/cli/output/progress-summary.js';
-import type { ItemOutcome } from '../../src/upload/events.js';
+import type { ItemOutcome } from '../../src/upload/send/events.js';
 
 function outcome(i: number, o: Partial<ItemOutcome>): ItemOutcome {
   return {

@@ -1,11 +1,11 @@
 // The pure parts of `upload --watch`: which names are files still being written, when a file
-// has settled, and when a folder is due (src/upload/watch-names.ts, watch-settle.ts,
+// has settled, and when a folder is due (src/upload/watch/watch-names.ts, watch-settle.ts,
 // watch-queue.ts). Tables; the clock is a number.
 import { describe, expect, it } from 'vitest';
-import { isPartialName } from '../../src/upload/watch-names.js';
-import { imagesToPlan } from '../../src/upload/watch-pick.js';
-import { createWatchQueue } from '../../src/upload/watch-queue.js';
-import { readiness } from '../../src/upload/watch-settle.js';
+import { isPartialName } from '../../src/upload/watch/watch-names.js';
+import { imagesToPlan } from '../../src/upload/watch/watch-pick.js';
+import { createWatchQueue } from '../../src/upload/watch/watch-queue.js';
+import { readiness } from '../../src/upload/watch/watch-settle.js';
 
 describe('isPartialName', () => {
   it.each([

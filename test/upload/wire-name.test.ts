@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTROL_CHARACTERS } from '../../src/api/schemas.js';
-import { wireFile } from '../../src/upload/transfer.js';
+import { wireFile } from '../../src/upload/send/transfer.js';
 
 const file = (name: string) => ({ path: `/media/${name}`, name, size: 1234, mtimeMs: 0, contentType: 'video/mp4' });
 

@@ -5,9 +5,9 @@
 import type { ApiClient } from '../../api/client.js';
 import { type BrowseOptions, type RunningBrowse, startBrowse } from '../../browse/index.js';
 import { formatProblem } from '../../rules/problem.js';
-import { inspectCarouselImage, sendCarouselImage } from '../../upload/carousel-image.js';
-import { inspectThumbnail, sendThumbnail } from '../../upload/thumbnail.js';
-import { wireFile } from '../../upload/transfer.js';
+import { inspectCarouselImage, sendCarouselImage } from '../../upload/send/carousel-image.js';
+import { inspectThumbnail, sendThumbnail } from '../../upload/send/thumbnail.js';
+import { wireFile } from '../../upload/send/transfer.js';
 import { openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';

@@ -18,7 +18,7 @@ import { foldName, numbered, partName } from '../../download/names.js';
 import { makeDir } from '../../fs/make-dir.js';
 import type { ContentType } from '../../rules/rules.js';
 import { formatBytes } from '../../rules/rules.js';
-import { createPool } from '../../upload/pool.js';
+import { createPool } from '../../concurrency/pool.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError } from '../error-messages.js';

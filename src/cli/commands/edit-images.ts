@@ -6,8 +6,8 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import type { CarouselFile, ContentItem } from '../../api/schemas.js';
-import { sendCarouselImage } from '../../upload/carousel-image.js';
-import { type SendableFile, wireFile } from '../../upload/transfer.js';
+import { sendCarouselImage } from '../../upload/send/carousel-image.js';
+import { type SendableFile, wireFile } from '../../upload/send/transfer.js';
 import { CliError, UsageError } from '../errors.js';
 import { extensionMissing } from '../error-messages.js';
 import { type ShownFile, sortedFiles } from '../output/item.js';
@@ -23,7 +23,7 @@ import {
 export interface ImageEditOptions {
   id: string;
   images: ImageFlags;
-  /** --replace-image's file, already checked like any carousel image (src/upload/carousel-image.ts). */
+  /** --replace-image's file, already checked like any carousel image (src/upload/send/carousel-image.ts). */
   replacement?: SendableFile;
   dryRun?: boolean;
 }

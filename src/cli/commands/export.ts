@@ -13,7 +13,7 @@ import { type VerifyEntry, type VerifySummary, runVerify } from '../../download/
 import { formatBytes } from '../../rules/rules.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import { escapeName } from '../../text/escape-name.js';
-import { lockJournal } from '../../upload/journal-lock.js';
+import { lockJournal } from '../../upload/send/journal-lock.js';
 import { interruptible, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { CliError, EXIT, InterruptedError, PartialError, UsageError } from '../errors.js';

@@ -2,8 +2,8 @@
 // command's target (the embedded server started if that is the target) and its journal, locked
 // for this run so that another upload to the same library first finishes. Closed through
 // ctx.onClose.
-import { lockJournal } from '../../upload/journal-lock.js';
-import { journalTargetId, openJournal } from '../../upload/journal.js';
+import { lockJournal } from '../../upload/send/journal-lock.js';
+import { journalTargetId, openJournal } from '../../upload/send/journal.js';
 import { openApi } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 

@@ -1,8 +1,8 @@
 // contentlib upload --watch FOLDERS…: a hot folder. First what is there is uploaded, then every
 // file that appears or changes, once it has stopped growing for the settle time.
 //
-// The shape: the watcher's events only mark folders (src/upload/watch-queue.ts); when a folder
-// is due, its settled files that the journal does not know are picked (src/upload/watch-pick.ts)
+// The shape: the watcher's events only mark folders (src/upload/watch/watch-queue.ts); when a folder
+// is due, its settled files that the journal does not know are picked (src/upload/watch/watch-pick.ts)
 // and planned and sent by the same plan and engine as `upload DIR`. The journal and the
 // library's content identity then make it exactly once, across restarts too: a restart is just
 // the first look again. Memory holds the folders changed in the last moments and counters,
@@ -11,16 +11,16 @@ import type { PlatformId } from '../../rules/platforms.js';
 import { basename, resolve } from 'node:path';
 import { statSync } from 'node:fs';
 import type { RetryPolicy } from '../../api/retry.js';
-import { type EngineApi, runPlan } from '../../upload/engine.js';
-import type { UploadSummary } from '../../upload/events.js';
-import type { Journal } from '../../upload/journal.js';
+import { type EngineApi, runPlan } from '../../upload/send/engine.js';
+import type { UploadSummary } from '../../upload/send/events.js';
+import type { Journal } from '../../upload/send/journal.js';
 import { openLockedLibrary } from './upload-library.js';
-import { type UploadPlan, buildPlan, formatProblem, readyItems } from '../../upload/plan.js';
-import { shownPath } from '../../upload/plan-inputs.js';
-import { isPartialName } from '../../upload/watch-names.js';
-import { type Observations, pickNew } from '../../upload/watch-pick.js';
-import { createWatchQueue } from '../../upload/watch-queue.js';
-import { type WatchSource, watchFolders } from '../../upload/watch-source.js';
+import { type UploadPlan, buildPlan, formatProblem, readyItems } from '../../upload/plan/plan.js';
+import { shownPath } from '../../upload/plan/plan-inputs.js';
+import { isPartialName } from '../../upload/watch/watch-names.js';
+import { type Observations, pickNew } from '../../upload/watch/watch-pick.js';
+import { createWatchQueue } from '../../upload/watch/watch-queue.js';
+import { type WatchSource, watchFolders } from '../../upload/watch/watch-source.js';
 import { retryPolicy } from '../api.js';
 
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -29,9 +29,9 @@ import { EXIT, UsageError } from '../errors.js';
 import type { IO } from '../io.js';
 import { type WatchLog, type WatchTotals, createWatchLog, emptyTotals } from '../output/watch-log.js';
 import type { TargetInfo } from '../target.js';
-import type { ItemMetadata } from '../../upload/plan.js';
+import type { ItemMetadata } from '../../upload/plan/plan.js';
 import type { ContentType } from '../../rules/rules.js';
-import type { SkippedFile } from '../../upload/skips.js';
+import type { SkippedFile } from '../../upload/plan/skips.js';
 
 /** Seconds a file must stay unchanged before it is sent, unless --settle says otherwise. */
 export const DEFAULT_SETTLE_S = 3;

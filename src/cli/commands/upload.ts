@@ -4,11 +4,11 @@
 import { type PlatformId, TARGETS_KEY } from '../../rules/platforms.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
-import { type EngineApi, runPlan } from '../../upload/engine.js';
-import type { UploadSummary } from '../../upload/events.js';
-import { type Journal, journalTargetId, openJournal } from '../../upload/journal.js';
+import { type EngineApi, runPlan } from '../../upload/send/engine.js';
+import type { UploadSummary } from '../../upload/send/events.js';
+import { type Journal, journalTargetId, openJournal } from '../../upload/send/journal.js';
 import { openLockedLibrary } from './upload-library.js';
-import { type Lookup, lookUp } from '../../upload/library-lookup.js';
+import { type Lookup, lookUp } from '../../upload/send/library-lookup.js';
 import {
   type ItemMetadata,
   type PlanProblem,
@@ -16,12 +16,12 @@ import {
   buildPlan,
   formatProblem,
   readyItems,
-} from '../../upload/plan.js';
+} from '../../upload/plan/plan.js';
 import { existsSync } from 'node:fs';
 import { openConfig } from '../../config/store.js';
 import { resolveTarget } from '../../config/resolve.js';
-import { messageOf } from '../../upload/engine.js';
-import { checkAppendTargets } from '../../upload/preflight.js';
+import { messageOf } from '../../upload/send/failure.js';
+import { checkAppendTargets } from '../../upload/send/preflight.js';
 import { interruptible, libraryOf, openApi, retryPolicy } from '../api.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { describeError, keyRejectedError, scopeRefusedError } from '../error-messages.js';
@@ -68,8 +68,16 @@ export interface UploadFlags {
   poll?: number | true;
 }
 
-/** What the command did: the plan it printed (--dry-run), or the engine's summary. */
-export type UploadResult = { kind: 'dry-run'; plan: UploadPlan } | { kind: 'uploaded'; summary: UploadSummary };
+/**
+ * What the command did: the plan it printed (--dry-run), the plan it refused (nothing sent), or
+ * the engine's summary and, when the outcome is not a success, the error it means for the exit
+ * code (`outcomeError`). A refusal or a summary has said itself already (with --json, on stdout):
+ * the caller only throws `error` / `failure`. What runUpload throws has been said nowhere.
+ */
+export type UploadResult =
+  | { kind: 'dry-run'; plan: UploadPlan }
+  | { kind: 'refused'; error: RejectedFilesError }
+  | { kind: 'uploaded'; summary: UploadSummary; failure?: CliError };
 
 /** The metadata flags as the plan takes them; --platform and --hashtags parsed as `edit` does. */
 export async function metadataFromFlags(f: UploadFlags): Promise<ItemMetadata> {
@@ -170,15 +178,6 @@ export interface UploadDeps {
   target?: () => TargetInfo | null;
 }
 
-/** Errors whose JSON (a summary, or an error event) is already on stdout: uploadCommand writes none. */
-const reportedAsJson = new WeakSet<object>();
-
-/** `err`, marked as said on stdout already (with --json). */
-function reported<E extends object>(err: E): E {
-  reportedAsJson.add(err);
-  return err;
-}
-
 /**
  * `contentlib upload`, without the process: plans (every problem reported at once, exit 2,
  * nothing sent), prints the plan for --dry-run, else opens the library, checks --to and sends.
@@ -211,22 +210,10 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
     },
     { cwd: deps.cwd },
   );
-  const skipOutput = sel ? 'json' : io.stderrIsTTY ? 'tty' : 'plain';
-  // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
-  const line = (v: object) => formatJson(v, sel ?? {}, false);
-  const refuse = async (err: RejectedFilesError, problems = plan.problems): Promise<never> => {
-    // Nothing is sent; say why where the caller looks: NDJSON on stdout with --json.
-    if (!sel) throw err;
-    await reportRefusedPlanJson(io, { ...plan, problems }, line, {
-      target: deps.target?.() ?? null,
-      exitCode: err.exitCode,
-      ms: deps.now().getTime() - startedAt,
-    });
-    throw reported(err);
-  };
+  const say = sayingOf(plan, o, deps, startedAt);
   if (plan.problems.length > 0) {
-    if (!sel) await reportSkipped(io, skipOutput, plan.skipped);
-    await refuse(
+    if (!sel) await reportSkipped(io, say.skipOutput, plan.skipped);
+    return say.refuse(
       new RejectedFilesError(
         plan.problems.map(formatProblem),
         o.skipInvalid
@@ -239,27 +226,60 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
   if (o.dryRun) {
     // --json prints one plan object, which lists the skipped and left-out files itself.
     if (!sel) {
-      await reportSkipped(io, skipOutput, plan.skipped);
-      await reportLeftOut(io, skipOutput, plan);
+      await reportSkipped(io, say.skipOutput, plan.skipped);
+      await reportLeftOut(io, say.skipOutput, plan);
     }
     const lookup = await lookInLibrary(plan, o, deps);
     await printPlan(io, sel ? 'json' : io.stdoutIsTTY ? 'table' : 'plain', plan, sel, lookup);
     return { kind: 'dry-run', plan };
   }
-  if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
-  await reportSkipped(io, skipOutput, plan.skipped, line);
-  await reportLeftOut(io, skipOutput, plan, line);
+  return sendPlan(plan, o, deps, say);
+}
 
-  const { api, journal, progress, baseUrl } = await interruptible(
+/** How a run says what it skipped and refused: as lines, on a terminal, or as NDJSON through --jq. */
+function sayingOf(plan: UploadPlan, o: UploadOptions, deps: UploadDeps, startedAt: number) {
+  const sel = o.json;
+  // Every NDJSON line goes through --jq when it is given, these as the engine's events do.
+  const line = (v: object) => formatJson(v, sel ?? {}, false);
+  return {
+    skipOutput: sel ? 'json' : deps.io.stderrIsTTY ? 'tty' : 'plain',
+    line,
+    /** Nothing is sent; says why where the caller looks (NDJSON on stdout with --json). */
+    refuse: async (error: RejectedFilesError, problems = plan.problems) => {
+      if (sel)
+        await reportRefusedPlanJson(deps.io, { ...plan, problems }, line, {
+          target: deps.target?.() ?? null,
+          exitCode: error.exitCode,
+          ms: deps.now().getTime() - startedAt,
+        });
+      return { kind: 'refused', error } as const;
+    },
+  } as const;
+}
+
+/** A good plan sent: the library opened, --to checked, the engine run, its summary finished. */
+async function sendPlan(
+  plan: UploadPlan,
+  o: UploadOptions,
+  deps: UploadDeps,
+  say: ReturnType<typeof sayingOf>,
+): Promise<UploadResult> {
+  const { io } = deps;
+  if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was sent.');
+  await reportSkipped(io, say.skipOutput, plan.skipped, say.line);
+  await reportLeftOut(io, say.skipOutput, plan, say.line);
+
+  const opened = await interruptible(
     deps,
     async () => {
       const library = await deps.open();
       const problems = await checkAppendTo(plan, o, library, deps.signal);
-      if (problems.length > 0) {
-        await library.progress.stop().catch(() => {});
-        // The carousel's id is fine when only its room is short: then the hint says what fits.
-        const full = problems.every((p) => p.rule === 'carousel-full');
-        await refuse(
+      if (problems.length === 0) return { library };
+      await library.progress.stop().catch(() => {});
+      // The carousel's id is fine when only its room is short: then the hint says what fits.
+      const full = problems.every((p) => p.rule === 'carousel-full');
+      return {
+        refused: await say.refuse(
           new RejectedFilesError(
             problems.map(formatProblem),
             full
@@ -267,15 +287,38 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
               : 'Fix the carousel id (--to, or the manifest\'s "to") and run the command again.',
           ),
           problems,
-        );
-      }
-      return library;
+        ),
+      };
     },
     'Interrupted before anything was uploaded.',
   );
-  let summary: UploadSummary;
+  if (opened.refused) return opened.refused;
+  const { progress, baseUrl } = opened.library;
+  const summary = await runEngine(plan, o, deps, opened.library);
+  // What only the plan knows: which items were appended to an existing carousel, what was
+  // skipped and left out; then what it all means for the exit code, which the summary carries.
+  for (const item of summary.items) {
+    const planned = plan.items[item.index];
+    if (planned?.contentItemId) item.appended = true;
+    if (planned?.metadata.title !== undefined) item.title = planned.metadata.title;
+  }
+  summary.skippedFiles = plan.skipped.length;
+  summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
+  const failure = outcomeError(summary, baseUrl ?? '');
+  summary.exitCode = failure?.exitCode ?? EXIT.ok;
+  await progress.finish(summary);
+  return { kind: 'uploaded', summary, ...(failure ? { failure } : {}) };
+}
+
+/** The engine over the plan's ready items, drawing with the library's progress renderer. */
+async function runEngine(
+  plan: UploadPlan,
+  o: UploadOptions,
+  deps: UploadDeps,
+  { api, journal, progress }: OpenedLibrary,
+): Promise<UploadSummary> {
   try {
-    summary = await runPlan(
+    return await runPlan(
       { items: readyItems(plan) },
       {
         api,
@@ -285,7 +328,7 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
         force: Boolean(o.force),
         updateMetadata: Boolean(o.updateMetadata),
         // Listed one by one only where someone reads them one by one: NDJSON, or a log with --verbose.
-        reportSkippedFiles: Boolean(sel) || Boolean(o.verbose),
+        reportSkippedFiles: Boolean(o.json) || Boolean(o.verbose),
         signal: deps.signal,
         now: deps.now,
         sleep: deps.sleep,
@@ -301,20 +344,6 @@ export async function runUpload(o: UploadOptions, deps: UploadDeps): Promise<Upl
     if (deps.signal.aborted) throw new InterruptedError('Interrupted before anything was uploaded.');
     throw err;
   }
-  // What only the plan knows: which items were appended to an existing carousel, what was
-  // skipped and left out; then what it all means for the exit code, which the summary carries.
-  for (const item of summary.items) {
-    const planned = plan.items[item.index];
-    if (planned?.contentItemId) item.appended = true;
-    if (planned?.metadata.title !== undefined) item.title = planned.metadata.title;
-  }
-  summary.skippedFiles = plan.skipped.length;
-  summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
-  const failure = outcomeError(summary, baseUrl ?? '');
-  summary.exitCode = failure?.exitCode ?? EXIT.ok;
-  await progress.finish(summary);
-  if (failure) throw reported(failure);
-  return { kind: 'uploaded', summary };
 }
 
 /**
@@ -417,9 +446,10 @@ export async function uploadCommand(
     );
   const json = jsonSelection(globals, undefined, 'upload');
   let targetInfo: TargetInfo | null = null;
+  let result: UploadResult;
   try {
     if (json?.jq !== undefined) await checkJq(json.jq);
-    const result = await runUpload(
+    result = await runUpload(
       { ...flags, paths, ...(json ? { json } : {}), verbose: Boolean(globals.verbose) },
       {
         io: ctx.io,
@@ -437,17 +467,19 @@ export async function uploadCommand(
         target: () => (targetInfo ??= describeTarget(ctx, globals)),
       },
     );
-    if (result.kind === 'uploaded' && ctx.env.CONTENTLIB_REPORT_RSS)
-      ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
-    return result;
   } catch (err) {
-    // With --json, stdout says what happened in every run: a refusal or failure that has not
-    // said so there yet (no remote in CI, a missing key, a journal that cannot be opened…)
-    // ends with an `error` event and a summary, as a refused plan does.
-    if (json && !(err instanceof Object && reportedAsJson.has(err)))
-      await reportErrorJson(ctx.io, err, json, targetInfo ?? describeTarget(ctx, globals));
+    // With --json, stdout says what happened in every run: what runUpload throws has not said
+    // so there (no remote in CI, a missing key, a journal that cannot be opened…), so it ends
+    // with an `error` event and a summary, as a refused plan does.
+    if (json) await reportErrorJson(ctx.io, err, json, targetInfo ?? describeTarget(ctx, globals));
     throw err;
   }
+  // A refusal and a summary have said themselves; what they mean for the exit code is left.
+  if (result.kind === 'refused') throw result.error;
+  if (result.kind === 'uploaded' && result.failure) throw result.failure;
+  if (result.kind === 'uploaded' && ctx.env.CONTENTLIB_REPORT_RSS)
+    ctx.io.stderr.write(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB\n`);
+  return result;
 }
 
 /** The error event and the summary of a run that stopped before its items could be reported. */

@@ -2,7 +2,7 @@
 // Progress ticks are left out (they would drown the rest; the bars are for people). The `planned`
 // and `summary` objects name the target, so a log says where things went.
 import { createJsonLines } from './json-lines.js';
-import type { ItemOutcome, UploadEvent, UploadSummary } from '../../upload/events.js';
+import type { ItemOutcome, UploadEvent, UploadSummary } from '../../upload/send/events.js';
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import type { ProgressListener } from './progress-shared.js';

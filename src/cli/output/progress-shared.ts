@@ -2,7 +2,7 @@
 // listener interface, speed and time formats, and waiting for a stream to flush.
 import type { Writable } from 'node:stream';
 import { formatBytes } from '../../rules/rules.js';
-import type { UploadEvent, UploadSummary } from '../../upload/events.js';
+import type { UploadEvent, UploadSummary } from '../../upload/send/events.js';
 
 export interface ProgressListener {
   onEvent(event: UploadEvent): void;

@@ -3,7 +3,7 @@
 // after Ctrl-C what was and was not created. Pure functions of the engine's summary.
 import { escapeText } from '../../text/escape-name.js';
 import { formatBytes } from '../../rules/rules.js';
-import type { ItemOutcome, UploadSummary } from '../../upload/events.js';
+import type { ItemOutcome, UploadSummary } from '../../upload/send/events.js';
 import { formatMs } from './progress-shared.js';
 
 /** One row per item that exists: id, type, status, source. Tab-separated unless `aligned`. */

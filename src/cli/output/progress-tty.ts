@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import cliProgress from 'cli-progress';
 import type { MultiBar, SingleBar } from 'cli-progress';
 import { formatBytes } from '../../rules/rules.js';
-import type { FileRef, UploadEvent, UploadSummary } from '../../upload/events.js';
+import type { FileRef, UploadEvent, UploadSummary } from '../../upload/send/events.js';
 import { escapeName, escapeText } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';

@@ -1,6 +1,6 @@
 // The three ways an upload shows its progress, chosen once per run: bars on a terminal, one
 // plain line per file otherwise (CI logs), NDJSON events with --json. Each is a listener of the
-// engine's events (src/upload/events.ts); none of them knows how uploads work.
+// engine's events (src/upload/send/events.ts); none of them knows how uploads work.
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import type { JsonSelection } from './json.js';

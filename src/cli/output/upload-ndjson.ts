@@ -2,7 +2,7 @@
 // what scripts read (docs/cli.md lists the same fields). progress-json.ts and upload-skips.ts
 // build the objects with these types; the tests parse every line of real runs with them.
 import * as z from 'zod';
-import { METADATA_FIELDS } from '../../upload/metadata-diff.js';
+import { METADATA_FIELDS } from '../../upload/send/metadata-diff.js';
 
 /**
  * A file, in every event that names one: the same object whether the plan, the engine or a

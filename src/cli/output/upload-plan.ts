@@ -2,8 +2,8 @@
 // JSON object with --json, and for each item whether the library has it already (and as which
 // item) when the library could be asked. Nothing is sent.
 import { formatBytes } from '../../rules/rules.js';
-import type { LibraryView, Lookup } from '../../upload/library-lookup.js';
-import type { UploadPlan } from '../../upload/plan.js';
+import type { LibraryView, Lookup } from '../../upload/send/library-lookup.js';
+import type { UploadPlan } from '../../upload/plan/plan.js';
 import type { IO } from '../io.js';
 import type { JsonSelection } from './json.js';
 import { formatJson } from './json.js';

@@ -5,11 +5,11 @@
 // summary on stdout.
 import { basename } from 'node:path';
 import { formatProblem, type PlanProblem } from '../../rules/problem.js';
-import type { UploadPlan } from '../../upload/plan.js';
+import type { UploadPlan } from '../../upload/plan/plan.js';
 import type { TargetInfo } from '../target.js';
 import { emptySummary } from './progress-json.js';
 import type { FileObject } from './upload-ndjson.js';
-import { skippedLines, type SkippedFile } from '../../upload/skips.js';
+import { skippedLines, type SkippedFile } from '../../upload/plan/skips.js';
 import type { IO } from '../io.js';
 import { write } from './mode.js';
 

@@ -2,14 +2,14 @@
 // ("12:04:31 ✓ clip-07.mp4 → shortform 3f2a1b2c"), or with --json one NDJSON object per file
 // (the engine's events, as `upload --json` prints them) plus a heartbeat, and a summary when it
 // stops. Nothing is kept per file: a day of uploads costs the counters below.
-import type { UploadEvent } from '../../upload/events.js';
+import type { UploadEvent } from '../../upload/send/events.js';
 import { escapeName, escapeText } from '../../text/escape-name.js';
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import { createJsonLines } from './json-lines.js';
 import { flushed, formatMs, retryLines } from './progress-shared.js';
 import { skippedEvent } from './upload-skips.js';
-import { type SkippedFile, skippedLines } from '../../upload/skips.js';
+import { type SkippedFile, skippedLines } from '../../upload/plan/skips.js';
 
 /** What a watch did so far. */
 export interface WatchTotals {

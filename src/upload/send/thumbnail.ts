@@ -2,11 +2,11 @@
 // thumbnail rule, presign it with `thumbnail: true` and stream it; `edit` then PATCHes
 // thumbnailKey. The upload command does the same inside the engine, in one PATCH with the item's
 // metadata.
-import { inspectFile } from '../media/inspect.js';
+import { inspectFile } from '../../media/inspect.js';
 import { type EmitFn, causeOf } from './events.js';
 import { sha256OfFile } from './hash.js';
-import { checkThumbnailFile } from './plan-checks.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { checkThumbnailFile } from '../plan/plan-checks.js';
+import type { PlanProblem } from '../../rules/problem.js';
 import type { SendableFile, TransferDeps } from './transfer.js';
 import { transferFile } from './transfer.js';
 

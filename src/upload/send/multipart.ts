@@ -4,18 +4,22 @@
 // changed since (size, mtime or SHA-256) starts over and its old upload is aborted; an upload the
 // service no longer knows (swept, expired) starts over once with a new presign. Progress counts
 // bytes as parts are stored; ./parts.ts sends them (in parallel, each read in place).
-import type { Transport } from '../api/undici.js';
-import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import type { RetryPolicy } from '../api/retry.js';
-import type { PresignResponse } from '../api/schemas.js';
-import { type PartPlan, partBytes } from '../rules/parts.js';
-import type { ContentType } from '../rules/rules.js';
-import { escapeName } from '../text/escape-name.js';
+import type { Transport } from '../../api/undici.js';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { RetryPolicy } from '../../api/retry.js';
+import type { PresignResponse } from '../../api/schemas.js';
+import { type PartPlan, partBytes } from '../../rules/parts.js';
+import type { ContentType } from '../../rules/rules.js';
+import { escapeName } from '../../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
-import type { Pool } from './pool.js';
+
+// The one door to the part sender (scripts/check-imports.js): the engine and the transfer see
+// parts only through this module, fresh ones by `startParts`, an earlier run's by `continueParts`.
+export type { SentPart };
+import type { Pool } from '../../concurrency/pool.js';
 import type { LocalFile } from './put.js';
 
 export type PartsApi = Pick<ApiClient, 'parts' | 'abortUpload'>;
@@ -57,7 +61,7 @@ export class NoPartsEndpointError extends Error {
  * mtime, SHA-256 (when both are known) and type, and the service still knows it. Otherwise the old
  * upload is forgotten (and aborted, when the file changed) and undefined says: start afresh.
  */
-export async function resumable(
+async function resumable(
   file: LocalFile,
   ref: FileRef,
   type: ContentType,
@@ -110,6 +114,23 @@ export async function resumable(
   return { key: rec.key, plan, done: done.map((p) => ({ partNumber: p.partNumber, etag: p.etag, size: p.size })) };
 }
 
+/**
+ * An earlier run's upload of the file, continued when `resumable` allows: the parts the service
+ * lacks are sent. Undefined: there is none to continue, and the file goes to presign afresh.
+ */
+export async function continueParts(
+  file: LocalFile,
+  ref: FileRef,
+  type: ContentType,
+  sha256: string | undefined,
+  ctx: MultipartContext,
+  signal: AbortSignal,
+): Promise<{ key: string; parts: SentPart[] } | undefined> {
+  const earlier = await resumable(file, ref, type, sha256, ctx, signal);
+  if (!earlier) return undefined;
+  return { key: earlier.key, parts: await sendAll(file, ref, earlier, ctx, signal) };
+}
+
 /** A fresh upload that presign offered as parts: recorded, then sent. */
 export function startParts(
   file: LocalFile,
@@ -136,7 +157,7 @@ export function startParts(
  * service holds of the file) and `uploaded`. `fresh`: a 404 of the first parts request means the
  * service has no such endpoint (NoPartsEndpointError), not a lost upload.
  */
-export async function sendAll(
+async function sendAll(
   file: LocalFile,
   ref: FileRef,
   upload: Resumable,

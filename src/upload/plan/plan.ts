@@ -2,15 +2,16 @@
 // checked against the one rules table (src/rules/rules.ts), every problem listed at once, before
 // a byte is sent. Two halves: scan.ts reads the disk (globbing, inspecting, sidecars, the
 // manifest), decide.ts decides (a pure function of what was scanned and the options). The engine
-// (src/upload/engine.ts) runs a plan only when `problems` is empty.
+// (src/upload/send/engine.ts) runs a plan only when `problems` is empty.
 import { decide, type PlanOptions, type UploadPlan } from './decide.js';
 import { join, resolve } from 'node:path';
-import { EXPORT_MANIFEST, exportManifestIn } from './manifest.js';
+import { exportManifestIn } from './manifest.js';
+import { EXPORT_MANIFEST } from '../../rules/folder-names.js';
 import { withPlatformChecks } from './platform-check.js';
 import { leaveOutInvalid } from './salvage.js';
 import { scan } from './scan.js';
 
-export type { InspectedFile } from '../media/inspect.js';
+export type { InspectedFile } from '../../media/inspect.js';
 export {
   type PlanOptions,
   type PlannedFile,
@@ -20,9 +21,9 @@ export {
   type LeftOut,
   readyItems,
 } from './decide.js';
-export type { ItemMetadata } from '../api/schemas.js';
+export type { ItemMetadata } from '../../api/schemas.js';
 export type { SkippedFile, SkipKind } from './skips.js';
-export { formatProblem, type PlanProblem } from '../rules/problem.js';
+export { formatProblem, type PlanProblem } from '../../rules/problem.js';
 
 export async function buildPlan(inputs: string[], options: PlanOptions, deps: { cwd: string }): Promise<UploadPlan> {
   const asExport = await exportFolder(inputs, options, deps.cwd);

@@ -30,10 +30,10 @@
 import { createHash } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Database, plucked, typed } from '../sqlite/database.js';
-import { errorCode } from '../sqlite/codes.js';
-import type { ContentType } from '../rules/rules.js';
-import { makeDir } from '../fs/make-dir.js';
+import { Database, plucked, typed } from '../../sqlite/database.js';
+import { errorCode } from '../../sqlite/codes.js';
+import type { ContentType } from '../../rules/rules.js';
+import { makeDir } from '../../fs/make-dir.js';
 import { migrateJsonJournal } from './journal-migrate.js';
 
 /** PRAGMA user_version of the database; the JSON journals were version 1. */

@@ -16,15 +16,13 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
-import { ContentTypeSchema } from '../api/schemas.js';
-import { OutsideFolderError, confine } from '../fs/confine.js';
-import { TYPE_RULES } from '../rules/rules.js';
-import type { ItemMetadata } from '../api/schemas.js';
+import { ContentTypeSchema } from '../../api/schemas.js';
+import { OutsideFolderError, confine } from '../../fs/confine.js';
+import { TYPE_RULES } from '../../rules/rules.js';
+import { EXPORT_MANIFEST } from '../../rules/folder-names.js';
+import type { ItemMetadata } from '../../api/schemas.js';
 import { clean, describeIssues, metadataFields } from './plan-metadata.js';
-import type { PlanProblem } from '../rules/problem.js';
-
-/** The upload manifest an export folder holds (src/download/export.ts writes it). */
-export const EXPORT_MANIFEST = 'contentlib.json';
+import type { PlanProblem } from '../../rules/problem.js';
 
 /** A file: its path, or its path and the name the library is told instead of the one on disk. */
 const ManifestFileSchema = z.union([

@@ -2,20 +2,19 @@
 // its retries, reporting started / progress / retrying / uploaded. Shared by the engine and by
 // `edit --thumbnail`.
 import { performance } from 'node:perf_hooks';
-import type { Transport } from '../api/undici.js';
-import type { RetryPolicy } from '../api/retry.js';
-import type { CallOptions } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import type { PresignRequest, PresignResponse } from '../api/schemas.js';
-import { CONTROL_CHARACTERS } from '../api/schemas.js';
-import { asksForParts } from '../rules/parts.js';
-import type { ContentType } from '../rules/rules.js';
+import type { Transport } from '../../api/undici.js';
+import type { RetryPolicy } from '../../api/retry.js';
+import type { CallOptions } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { PresignRequest, PresignResponse } from '../../api/schemas.js';
+import { CONTROL_CHARACTERS } from '../../api/schemas.js';
+import { asksForParts } from '../../rules/parts.js';
+import type { ContentType } from '../../rules/rules.js';
 import { type EmitFn, type FileRef, StepError } from './events.js';
-import type { SentPart } from './parts.js';
-import { NoPartsEndpointError } from './multipart.js';
+import { NoPartsEndpointError, type SentPart } from './multipart.js';
 import { presignAndPut } from './put.js';
 
-/** A file to send, as the plan describes it (src/upload/decide.ts PlannedFile fits). */
+/** A file to send, as the plan describes it (src/upload/plan/decide.ts PlannedFile fits). */
 export interface SendableFile {
   path: string;
   name: string;

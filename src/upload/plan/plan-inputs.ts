@@ -7,8 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
-import { escapeName } from '../text/escape-name.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { escapeName } from '../../text/escape-name.js';
+import type { PlanProblem } from '../../rules/problem.js';
 import { SLICE_MS } from './scan-pace.js';
 import { hiddenFolderSkip, looksLikeMedia, skipOfName, type SkippedFile } from './skips.js';
 

@@ -1,17 +1,17 @@
 // Which files of the folders due in a watch to plan now: those that have settled and that this
 // machine's journal does not know as uploaded. The folders are listed by the ordinary walk
-// (./plan-inputs.ts: the same skips, hidden folders and links as `upload DIR`), so a watch
+// (../plan/plan-inputs.ts: the same skips, hidden folders and links as `upload DIR`), so a watch
 // uploads what `upload DIR` would, only later. What is new is then planned and sent by the
 // ordinary plan and engine, whose journal and content identity make it exactly once.
 import { statSync } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
-import { FORMATS, TYPE_RULES, formatOfFileName } from '../rules/rules.js';
-import type { FileIdentity } from './journal.js';
-import { expandInputs } from './plan-inputs.js';
+import { FORMATS, TYPE_RULES, formatOfFileName } from '../../rules/rules.js';
+import type { FileIdentity } from '../send/journal.js';
+import { expandInputs } from '../plan/plan-inputs.js';
 import type { DuePath } from './watch-queue.js';
 import { isPartialName } from './watch-names.js';
 import { type Observation, readiness } from './watch-settle.js';
-import type { SkippedFile } from './skips.js';
+import type { SkippedFile } from '../plan/skips.js';
 
 export interface PickDeps {
   journal: { completedItem(file: FileIdentity): string | undefined };

@@ -1,7 +1,7 @@
 // The rules of src/rules/rules.ts applied to planned groups of files: which type a video
 // becomes, and every way a video, a carousel or a thumbnail can break the one rules table
 // (src/rules/rules.ts). Each problem says what is wrong and what to do.
-import type { InspectedFile } from '../media/inspect.js';
+import type { InspectedFile } from '../../media/inspect.js';
 import {
   FORMATS,
   TYPE_RULES,
@@ -12,8 +12,8 @@ import {
   formatBytesExact,
   type ContentType,
   type Violation,
-} from '../rules/rules.js';
-import type { PlanProblem } from '../rules/problem.js';
+} from '../../rules/rules.js';
+import type { PlanProblem } from '../../rules/problem.js';
 
 /** How hints name a type choice: `--type longform` for flags, `"type": "longform"` in a manifest. */
 export type TypeHint = (type: ContentType) => string;

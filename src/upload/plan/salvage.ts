@@ -4,7 +4,7 @@
 // Problems that are about no file or item (a flag, the manifest's shape, nothing left to upload)
 // still refuse the whole upload: there is nothing to leave out for them. Pure: decide() again on
 // what scan() found, with fewer files.
-import type { PlanProblem } from '../rules/problem.js';
+import type { PlanProblem } from '../../rules/problem.js';
 import { type LeftOut, type PlanOptions, type UploadPlan, decide } from './decide.js';
 import type { Scanned } from './scan.js';
 

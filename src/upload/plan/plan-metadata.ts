@@ -2,11 +2,10 @@
 // schema for the sidecar and the manifest (built from the wire schema's fields, so the limits
 // are the server's), one merge (flags < sidecar < manifest), one check.
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
-import { type ItemMetadata, PatchRequestSchema, type PlatformSettings } from '../api/schemas.js';
-import { normalizeHashtags } from '../rules/rules.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { type ItemMetadata, PatchRequestSchema, type PlatformSettings } from '../../api/schemas.js';
+import { normalizeHashtags } from '../../rules/rules.js';
+import type { PlanProblem } from '../../rules/problem.js';
 
 const wire = PatchRequestSchema.shape;
 
@@ -27,16 +26,6 @@ export const metadataFields = {
 
 /** A sidecar: `clip.mp4.json` beside a video, `carousel.json` in a carousel's folder. Unknown keys are typos. */
 export const SidecarSchema = z.strictObject(metadataFields);
-
-/** Names a carousel folder's sidecar can have: carousel.json, or the folder's own name + .json. */
-export function carouselSidecarNames(dir: string): string[] {
-  return [join(dir, 'carousel.json'), join(dir, `${basename(dir)}.json`)];
-}
-
-/** A video's sidecar: the video's whole file name plus .json ("clip.mp4.json"). */
-export function videoSidecarName(videoPath: string): string {
-  return join(dirname(videoPath), `${basename(videoPath)}.json`);
-}
 
 /** One line per zod issue: "hashtags.2: Too big: expected string to have <=100 characters". */
 export function describeIssues(error: z.ZodError): string {

@@ -10,8 +10,8 @@
 //   with a carousel that has others too is a new carousel.
 // - A carousel with a target already (--to, or the item an earlier run on this machine started)
 //   skips the images that target holds and appends the rest.
-import type { CheckMatch } from '../api/schemas.js';
-import type { ContentType } from '../rules/rules.js';
+import type { CheckMatch } from '../../api/schemas.js';
+import type { ContentType } from '../../rules/rules.js';
 
 export type LibraryVerdict =
   /** Nothing of it is in the library (or nothing could be asked): upload it as planned. */

@@ -1,9 +1,9 @@
 // Checks that need the service, made before any byte is sent: the carousel named by --to (or a
 // manifest's "to") exists, is a carousel, and has room for the new images.
-import { ApiError } from '../api/errors.js';
-import type { GetResponse } from '../api/schemas.js';
-import type { PlanProblem } from '../rules/problem.js';
-import { TYPE_RULES } from '../rules/rules.js';
+import { ApiError } from '../../api/errors.js';
+import type { GetResponse } from '../../api/schemas.js';
+import type { PlanProblem } from '../../rules/problem.js';
+import { TYPE_RULES } from '../../rules/rules.js';
 
 export interface AppendTarget {
   contentItemId?: string;

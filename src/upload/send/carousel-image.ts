@@ -1,11 +1,11 @@
 // One image for an existing carousel's place (`edit <id> --replace-image N FILE`): checked like
 // any carousel image of an upload before anything is sent, then presigned as a carousel image and
 // streamed; `edit` then completes it into the image's place (docs/api.md, Carousel images).
-import { inspectFile } from '../media/inspect.js';
-import type { PlanProblem } from '../rules/problem.js';
-import { FORMATS, TYPE_RULES } from '../rules/rules.js';
+import { inspectFile } from '../../media/inspect.js';
+import type { PlanProblem } from '../../rules/problem.js';
+import { FORMATS, TYPE_RULES } from '../../rules/rules.js';
 import { causeOf } from './events.js';
-import { checkImage, flagTypeHint } from './plan-checks.js';
+import { checkImage, flagTypeHint } from '../plan/plan-checks.js';
 import { type SendableFile, type TransferDeps, transferFile } from './transfer.js';
 
 /** The image, or what is wrong with it (nothing sent yet). */

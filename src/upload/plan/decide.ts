@@ -8,11 +8,11 @@
 // all given images in one carousel; `--to <id>` appends them to an existing one. Metadata:
 // flags < sidecar (`clip.mp4.json`, `carousel.json` or `<folder>.json`) < manifest item, merged
 // field by field.
-import type { PlatformId } from '../rules/platforms.js';
+import type { PlatformId } from '../../rules/platforms.js';
 import { basename, dirname } from 'node:path';
 import * as z from 'zod';
-import type { ItemMetadata } from '../api/schemas.js';
-import type { InspectedFile } from '../media/inspect.js';
+import type { ItemMetadata } from '../../api/schemas.js';
+import type { InspectedFile } from '../../media/inspect.js';
 import {
   FORMATS,
   METADATA_LIMITS,
@@ -20,8 +20,8 @@ import {
   normalizeHashtags,
   type ContentType,
   type Media,
-} from '../rules/rules.js';
-import { needsEscape } from '../text/escape-name.js';
+} from '../../rules/rules.js';
+import { needsEscape } from '../../text/escape-name.js';
 import {
   checkCarouselCount,
   checkImage,
@@ -33,15 +33,9 @@ import {
   type TypeHint,
 } from './plan-checks.js';
 import { shownPath, type Skipped } from './plan-inputs.js';
-import {
-  carouselSidecarNames,
-  checkMetadata,
-  clean,
-  hasMetadata,
-  mergeMetadata,
-  videoSidecarName,
-} from './plan-metadata.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { checkMetadata, clean, hasMetadata, mergeMetadata } from './plan-metadata.js';
+import { carouselSidecarNames, videoSidecarName } from '../../rules/folder-names.js';
+import type { PlanProblem } from '../../rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';
 import { strictProblems } from './skips.js';
 

@@ -6,14 +6,15 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Transport } from '../api/undici.js';
-import { request } from '../api/undici.js';
-import type { ApiClient } from '../api/client.js';
-import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
-import { type RetryPolicy, withRetry } from '../api/retry.js';
-import { type PartPlan, partRange } from '../rules/parts.js';
-import { FileChangedError, type LocalFile, fileSlices, isExpired, redactUrl } from './put.js';
-import { type Pool, createPool } from './pool.js';
+import type { Transport } from '../../api/undici.js';
+import { request } from '../../api/undici.js';
+import type { ApiClient } from '../../api/client.js';
+import { classifyForRetry, errorFromResponse, errorFromThrown } from '../../api/errors.js';
+import { type RetryPolicy, withRetry } from '../../api/retry.js';
+import { type PartPlan, partRange } from '../../rules/parts.js';
+import { isExpired, redactUrl } from '../../api/storage-url.js';
+import { FileChangedError, type LocalFile, fileSlices } from './put.js';
+import { type Pool, createPool } from '../../concurrency/pool.js';
 
 /** At most this many part URLs per request (the service's batch). */
 const URL_BATCH = 100;

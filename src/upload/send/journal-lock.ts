@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { makeDir } from '../fs/make-dir.js';
+import { makeDir } from '../../fs/make-dir.js';
 
 export interface JournalLock {
   readonly path: string;

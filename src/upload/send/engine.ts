@@ -1,6 +1,8 @@
 // The upload engine: runs a checked plan against the service. For each file presign → PUT →
 // complete, then one PATCH per item for its metadata and thumbnail. It emits events (./events.ts)
-// and never draws; it returns what became of every item.
+// and never draws; it returns what became of every item. Its parts: ./run.ts (what a run is
+// given, the state its parts share, and their common steps), ./finish-item.ts (an item's
+// thumbnail and metadata once its files are in), ./failure.ts (what an error means, in words).
 //
 // Scheduling, so that time grows with the number of files and memory does not:
 // - Items are worked through in plan order. A window of files (WINDOW_PER_TRANSFER × concurrency)
@@ -50,42 +52,55 @@
 // answer says whether the item exists.
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { ApiClient } from '../api/client.js';
-import { ApiError, NetworkError, StorageError, missingScopeOf, requestIdNote } from '../api/errors.js';
-import { describeRefusal } from '../api/storage-refusal.js';
-import { escapeName } from '../text/escape-name.js';
-import type { CompleteRequest, CompleteResponse, ItemMetadata, PatchRequest } from '../api/schemas.js';
-import type { ContentType } from '../rules/rules.js';
-import { TYPE_RULES } from '../rules/rules.js';
-import {
-  type EmitFn,
-  type FileRef,
-  type ItemOutcome,
-  type Step,
-  StepError,
-  type UploadSummary,
-  causeOf,
-} from './events.js';
-import type { Journal } from './journal.js';
-import { fileKeyOf, metadataHash } from './journal.js';
-import type { Pool, Slots } from './pool.js';
-import { createPool, createSlots } from './pool.js';
+import { missingScopeOf } from '../../api/errors.js';
+import { escapeName } from '../../text/escape-name.js';
+import type { CompleteRequest, CompleteResponse } from '../../api/schemas.js';
+import { TYPE_RULES } from '../../rules/rules.js';
+import { type EmitFn, type FileRef, type ItemOutcome, StepError, type UploadSummary } from './events.js';
+import type { Slots } from '../../concurrency/pool.js';
+import { createPool, createSlots } from '../../concurrency/pool.js';
 import { goneItems } from './item-check.js';
-import { FileChangedError, type LocalFile } from './put.js';
-import type { SendableFile, TransferDeps } from './transfer.js';
-import { reasonOf, transferFile, wireFile } from './transfer.js';
+import type { SendableFile } from './transfer.js';
+import { transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
+import { libraryMetadata } from './metadata-diff.js';
+import { type MultipartContext, type SentPart, abortQuietly, continueParts, startParts } from './multipart.js';
+import { PART_CONCURRENCY, asksForParts } from '../../rules/parts.js';
 import {
-  type LibraryMetadata,
-  type MetadataField,
-  fieldNames,
-  libraryMetadata,
-  metadataDifferences,
-} from './metadata-diff.js';
-import { type MultipartContext, abortQuietly, resumable, sendAll, startParts } from './multipart.js';
-import type { SentPart } from './parts.js';
-import { PART_CONCURRENCY, asksForParts } from '../rules/parts.js';
+  type EngineDeps,
+  type EngineItem,
+  type EnginePlan,
+  type ItemState,
+  type Run,
+  checksumOf,
+  judge,
+  onceAgainIfChanged,
+  refOf,
+  retryEvent,
+  sendingAgain,
+  settle,
+  stopped,
+} from './run.js';
+import {
+  STEP_LABEL,
+  codeOf,
+  isChangedOnTheWay,
+  isKeyRejected,
+  isUnknownKey,
+  isUploadGone,
+  messageOf,
+} from './failure.js';
+import {
+  type ThumbnailUpload,
+  finishItem,
+  itemCreated,
+  metadataPending,
+  startThumbnail,
+  thumbnailAttached,
+} from './finish-item.js';
+
+export type { EngineApi, EngineDeps, EngineItem, EnginePlan } from './run.js';
 
 /**
  * Files admitted at once per transfer slot. Enough for the pool never to wait on a carousel's
@@ -93,55 +108,6 @@ import { PART_CONCURRENCY, asksForParts } from '../rules/parts.js';
  * few enough that a file waits for at most a handful of completes between its PUT and its own.
  */
 export const WINDOW_PER_TRANSFER = 4;
-
-/** `parts` and `abortUpload` (the multipart extension) are optional: without them every file goes as one PUT. */
-export type EngineApi = Pick<
-  ApiClient,
-  'dispatcher' | 'presign' | 'complete' | 'check' | 'patch' | 'get' | 'list' | 'remove'
-> &
-  Partial<Pick<ApiClient, 'parts' | 'abortUpload'>>;
-
-/** A planned item (src/upload/plan.ts PlannedItem fits). */
-export interface EngineItem {
-  type: ContentType;
-  /** A carousel's images in the order they are to appear. */
-  files: SendableFile[];
-  /** --to: an existing carousel to append to. */
-  contentItemId?: string;
-  metadata: ItemMetadata;
-  thumbnail?: SendableFile;
-  source: string;
-}
-
-export interface EnginePlan {
-  items: EngineItem[];
-}
-
-export interface EngineDeps extends TransferDeps {
-  api: EngineApi;
-  journal: Journal;
-  concurrency: number;
-  /** Upload again what the journal says is done. */
-  force: boolean;
-  /**
-   * --update-metadata: an item that was in the library before this run gets the differences
-   * between the local metadata and its own applied. Without it such an item is never written to:
-   * the differences are only reported (./metadata-diff.ts).
-   */
-  updateMetadata?: boolean;
-  /**
-   * Emit a `skipped` event for each file an earlier run uploaded (NDJSON, --verbose). Off, the
-   * `planned` event's `alreadyDone` and the summary's counts say it once: a re-run over 10,000
-   * files costs no event per file for output that would drop them.
-   */
-  reportSkippedFiles?: boolean;
-  /** Ctrl-C. */
-  signal: AbortSignal;
-  /** Parts of one file sent at once when the service offers a multipart upload (./multipart.ts). */
-  partConcurrency?: number;
-  /** Tests: how a file is hashed (./hash.ts by default). */
-  hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
-}
 
 /** What the journal knows about one planned item before this run, in compact form. */
 interface Prior {
@@ -156,34 +122,6 @@ interface Prior {
   appended?: true;
   /** Per file, whether it was found in the library (said as it was found, not as done before). */
   found?: boolean[];
-}
-
-interface Run {
-  deps: EngineDeps;
-  emit: EmitFn;
-  /** Each file's SHA-256 and what the library holds of it (./identify.ts). */
-  identifier: Identifier;
-  /** Files sent again because the bytes that reached the store were not theirs: once each. */
-  sentAgain: WeakSet<SendableFile>;
-  /** Aborts on Ctrl-C and on a rejected key: nothing new starts. */
-  signal: AbortSignal;
-  pool: Pool;
-  bytesSent: number;
-  /** Per file sent as parts and not yet completed: the bytes of its parts the service holds. */
-  held: Map<LocalFile, number>;
-  /** Set once the service refused parts (the field, or the endpoint): every file goes as one PUT. */
-  noParts: boolean;
-  /** The parts of every file run in one pool (made at the first file sent as parts). */
-  parts?: { pool: Pool };
-  /**
-   * Items the library held before this run, as the existence check read them: their metadata,
-   * compared with the local one when they are concluded (metadataToApply). Cleared as used.
-   */
-  library: Map<string, LibraryMetadata>;
-  keyRejected: boolean;
-  /** The scope the key lacks, when that is why it was refused. */
-  missingScope?: string;
-  rejectKey(err: unknown): void;
 }
 
 export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn): Promise<UploadSummary> {
@@ -368,14 +306,6 @@ function withLibrary(run: Run, item: EngineItem, index: number, prior: Prior, id
   };
 }
 
-/** The item's thumbnail is attached already: the journal says so, or the library holds its bytes as this item's thumbnail. */
-function thumbnailAttached(run: Run, item: EngineItem, itemId: string | undefined, identity?: ItemIdentity): boolean {
-  const thumb = item.thumbnail;
-  if (!thumb || !itemId || run.deps.force) return false;
-  if (run.deps.journal.item(itemId)?.thumbnail === fileKeyOf(thumb)) return true;
-  return (identity?.thumbnail?.matches ?? []).some((m) => m.role === 'thumbnail' && m.itemId === itemId);
-}
-
 // ---- The window -----------------------------------------------------------------------------
 
 async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<ItemOutcome[]> {
@@ -447,20 +377,6 @@ function notStarted(run: Run, item: EngineItem, index: number, prior: Prior): It
 }
 
 // ---- One item -------------------------------------------------------------------------------
-
-interface ItemState {
-  itemId: string | undefined;
-  /** This run created the item (its first file's complete made it): its metadata is applied. */
-  created?: true;
-  /** Each file's SHA-256 (declared at presign) and what the library holds. */
-  identity: ItemIdentity;
-  completed: number;
-  failure?: { name: string; message: string; keyRejected: boolean };
-  /** The last admitted file's work; each file's complete waits for the one before. */
-  chain: Promise<void>;
-  /** Stops this item's transfers: a failure (later images are useless) or the run stopping. */
-  ctl: AbortController;
-}
 
 function openItem(run: Run, item: EngineItem, index: number, prior: Prior, identity: ItemIdentity) {
   const state: ItemState = {
@@ -586,17 +502,15 @@ function transfer(
     try {
       const checksum = await checksumOf(run, file, sha256);
       const ctx = multipartContext(run);
-      // An earlier run's parts, if the file is unchanged and the service still has the upload.
-      const earlier =
+      // An earlier run's parts, if the file is unchanged and the service still has the upload:
+      // continued; else presign, which may offer parts (startParts). Both doors are multipart.ts's.
+      const resumed =
         ctx && asksForParts(file.size)
-          ? await resumable(file, ref, item.type, checksum.sha256, ctx, signal)
+          ? await continueParts(file, ref, item.type, checksum.sha256, ctx, signal)
           : undefined;
-      if (earlier && ctx) {
-        const parts = await sendAll(file, ref, earlier, ctx, signal).catch((err: unknown) => {
-          throw new StepError('put', err);
-        });
-        journal.recordPut(file, earlier.key);
-        return { key: earlier.key, parts };
+      if (resumed) {
+        journal.recordPut(file, resumed.key);
+        return resumed;
       }
       const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
         onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
@@ -754,213 +668,6 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
   }
 }
 
-/**
- * Runs `send` (presign → PUT); when the store refused the bytes that reached it as not the
- * file's (SHA-256 mismatch: changed on the way), sends them once more from disk.
- */
-async function onceAgainIfChanged<T>(run: Run, file: SendableFile, ref: FileRef, send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (err) {
-    if (!isChangedOnTheWay(err) || run.sentAgain.has(file)) throw err;
-    sendingAgain(run, file, ref);
-    return send();
-  }
-}
-
-/** Says why the file is sent again, and that it is the one time. */
-function sendingAgain(run: Run, file: SendableFile, ref: FileRef): void {
-  run.sentAgain.add(file);
-  run.emit({
-    type: 'retrying',
-    step: 'put',
-    file: ref,
-    attempt: 1,
-    delayMs: 0,
-    reason:
-      'the bytes that reached the store differ from the file (SHA-256 mismatch); nothing was stored, sending it again from disk',
-  });
-}
-
-/** The store (at PUT) or complete refused the bytes as not the file's: 400 bad_digest, or S3's BadDigest. */
-function isChangedOnTheWay(err: unknown): boolean {
-  const cause = causeOf(err);
-  if (cause instanceof StorageError) return cause.code === 'bad_digest' || cause.code === 'BadDigest';
-  return cause instanceof ApiError && cause.is('bad_digest');
-}
-
-/** The checksum presign declares: the known SHA-256, else the file hashed now; none once the service refused them. */
-async function checksumOf(run: Run, file: SendableFile, known: string | undefined) {
-  const { identifier } = run;
-  const sha256 = identifier.declares ? (known ?? (await identifier.sha256Of(file).catch(hashFailed))) : undefined;
-  return {
-    sha256,
-    declares: () => identifier.declares,
-    refused: () => {
-      if (!identifier.declares) return;
-      identifier.refused();
-      run.emit({
-        type: 'notice',
-        message:
-          'this service refuses a declared checksum at presign: uploading without one (the bytes are not verified end to end)',
-      });
-    },
-  };
-}
-
-function hashFailed(err: unknown): never {
-  throw new StepError('hash', err);
-}
-
-type ThumbnailUpload = Promise<{ key: string; fileKey: string; ref: FileRef }>;
-
-/** Sends the thumbnail's bytes (in parallel with the item's) unless it is attached already (journal or library). */
-function startThumbnail(
-  run: Run,
-  item: EngineItem,
-  index: number,
-  itemId: string | undefined,
-  identity: ItemIdentity,
-  signal: AbortSignal,
-): ThumbnailUpload | undefined {
-  const thumb = item.thumbnail;
-  if (!thumb) return undefined;
-  if (thumbnailAttached(run, item, itemId, identity)) return undefined;
-  const ref = refOf(thumb, index, 'thumbnail');
-  const p = run.pool.run(async () =>
-    onceAgainIfChanged(run, thumb, ref, async () =>
-      transferFile(thumb, ref, { thumbnail: true }, run.deps, run.emit, signal, {
-        onBytes: (n) => (run.bytesSent += n),
-        checksum: await checksumOf(run, thumb, identity.thumbnail?.sha256),
-      }),
-    ),
-  );
-  p.catch(() => {}); // awaited later; this only keeps an early failure from being "unhandled"
-  return p.then((presigned) => ({ key: presigned.key, fileKey: fileKeyOf(thumb), ref }));
-}
-
-/**
- * The journal's mark for an item this tool created whose metadata is not applied yet (its PATCH
- * failed or was cut short): the next run applies it, as part of making the item.
- */
-const METADATA_PENDING = 'pending';
-/** The journal's mark for an item made with no metadata of its own (a thumbnail only): nothing pending. */
-const METADATA_NONE = 'none';
-
-/** The item was created by this run: until its metadata is applied, the journal says it is pending. */
-function itemCreated(run: Run, item: EngineItem, state: ItemState, itemId: string): void {
-  state.created = true;
-  if (item.thumbnail || Object.keys(definedFields(item.metadata)).length > 0)
-    run.deps.journal.recordItem(itemId, { metadataHash: METADATA_PENDING });
-}
-
-/** This tool created the item in an earlier run and could not apply its metadata then. */
-function metadataPending(run: Run, itemId: string): boolean {
-  return !run.deps.force && run.deps.journal.item(itemId)?.metadataHash === METADATA_PENDING;
-}
-
-/**
- * What the item gets of the local metadata. An item this run made (or an earlier run made and
- * could not finish) gets all of it. One the library held before gets nothing: the library's
- * word wins, and the differences are only reported, unless --update-metadata asks for exactly
- * those to be applied. `differs` is what was not applied.
- */
-async function metadataToApply(
-  run: Run,
-  item: EngineItem,
-  index: number,
-  itemId: string,
-  state: ItemState,
-): Promise<{ body: PatchRequest; differs?: MetadataField[]; updated?: MetadataField[] }> {
-  const metadata = definedFields(item.metadata);
-  if (state.created || metadataPending(run, itemId)) return { body: { ...metadata } };
-  const thumbDiffers = item.thumbnail !== undefined && !thumbnailAttached(run, item, itemId, state.identity);
-  if (Object.keys(metadata).length === 0 && !thumbDiffers) return { body: {} };
-  const known = run.library.get(itemId);
-  run.library.delete(itemId);
-  const library =
-    known ??
-    (
-      await run.deps.api
-        .get(itemId, { signal: run.signal, onRetry: retryEvent(run, 'check', refOf(item.files[0]!, index, 'file')) })
-        .catch((err: unknown) => {
-          throw new StepError('check', err);
-        })
-    ).item;
-  const diff = metadataDifferences(metadata, library);
-  const names = fieldNames(diff, thumbDiffers);
-  if (names.length === 0) return { body: {} };
-  if (!run.deps.updateMetadata) return { body: {}, differs: names };
-  // The thumbnail is sent (startThumbnail) only when it differs: the caller adds its key.
-  return { body: { ...diff }, updated: names };
-}
-
-/** Applies what the item gets of its metadata and thumbnail (one PATCH), or says what differs. */
-async function finishItem(
-  run: Run,
-  item: EngineItem,
-  index: number,
-  state: ItemState,
-  thumb: ThumbnailUpload | undefined,
-  outcome: ItemOutcome,
-): Promise<ItemOutcome> {
-  const { deps } = run;
-  const itemId = state.itemId!;
-  const status: ItemOutcome['status'] = outcome.filesCompleted > 0 ? 'created' : 'skipped';
-  const made = state.created || metadataPending(run, itemId);
-  const metadata = definedFields(item.metadata);
-  const hash = Object.keys(metadata).length > 0 ? metadataHash(metadata) : undefined;
-  let thumbFileKey: string | undefined;
-  let body: PatchRequest = {};
-  const notApplied = made
-    ? `${itemId} was created; its metadata was not applied: run the same command again to apply it`
-    : `the metadata of ${itemId} was not updated: run the same command again to update it`;
-  try {
-    const wanted = await metadataToApply(run, item, index, itemId, state);
-    body = wanted.body;
-    if (wanted.differs) return { ...outcome, status, differs: wanted.differs };
-    if (thumb) {
-      const t = await thumb;
-      body.thumbnailKey = t.key;
-      thumbFileKey = t.fileKey;
-    }
-    // Once applied, the item is made: the journal's pending mark goes (an item without metadata
-    // of its own, a thumbnail only, gets a mark that says so).
-    const appliedHash = hash ?? (made ? METADATA_NONE : undefined);
-    if (Object.keys(body).length === 0) {
-      if (made && appliedHash) deps.journal.recordItem(itemId, { metadataHash: appliedHash });
-      return { ...outcome, status };
-    }
-    if (run.signal.aborted) return stopped(run, outcome, notApplied);
-    const first = item.files[0];
-    await deps.api
-      .patch(itemId, body, first ? { onRetry: retryEvent(run, 'patch', refOf(first, index, 'file')) } : {})
-      .catch((err: unknown) => {
-        throw new StepError('patch', err);
-      });
-    deps.journal.recordItem(itemId, {
-      ...(appliedHash ? { metadataHash: appliedHash } : {}),
-      ...(thumbFileKey ? { thumbnail: thumbFileKey } : {}),
-    });
-    return { ...outcome, status, ...(wanted.updated ? { updated: wanted.updated } : {}) };
-  } catch (err) {
-    const verdict = judge(run, err, run.signal);
-    if (verdict === 'cut-short') return stopped(run, outcome, notApplied);
-    const { step, cause } = err instanceof StepError ? err : new StepError('patch', err);
-    const what = body.thumbnailKey === undefined && thumb ? 'its thumbnail' : 'its metadata';
-    const message = made
-      ? `${itemId} was created, but ${what} could not be applied: ${messageOf(cause)}. Run the same command again to apply it.`
-      : `${itemId} is in the library, but ${step === 'check' ? 'its metadata could not be compared with the library' : `${what} could not be updated`}: ${messageOf(cause)}. Run the same command again.`;
-    run.emit({ type: 'failed', item: index, message, step, ...codeOf(cause) });
-    return {
-      ...outcome,
-      status: 'partial',
-      message,
-      ...(verdict === 'key-rejected' ? { keyRejected: true as const } : {}),
-    };
-  }
-}
-
 // ---- Multipart --------------------------------------------------------------------------------
 
 /** A stored upload ready for complete: its key, and its parts' ETags when it was sent as parts. */
@@ -1016,19 +723,6 @@ function bytesKept(run: Run): { bytesKept?: number } {
 
 // ---- Small helpers --------------------------------------------------------------------------
 
-const STEP_LABEL: Record<Step, string> = {
-  hash: 'reading the file for its checksum',
-  presign: 'presign',
-  put: 'PUT',
-  complete: 'complete',
-  patch: 'PATCH',
-  check: 'check',
-};
-
-function refOf(file: SendableFile, item: number, role: FileRef['role']): FileRef {
-  return { path: file.path, name: file.name, size: file.size, item, role };
-}
-
 function baseOutcome(item: EngineItem, index: number): ItemOutcome {
   return {
     index,
@@ -1039,102 +733,4 @@ function baseOutcome(item: EngineItem, index: number): ItemOutcome {
     filesSkipped: 0,
     filesTotal: item.files.length,
   };
-}
-
-/** Why the run stopped, if it did: Ctrl-C, or a request's 401. Ctrl-C wins: the user asked. */
-function stopReason(run: Run): 'interrupted' | 'key-rejected' | undefined {
-  if (run.deps.signal.aborted) return 'interrupted';
-  if (run.keyRejected) return 'key-rejected';
-  return undefined;
-}
-
-/** An item the stop left unfinished: stopped by another request's 401, or interrupted (with what to do). */
-function stopped(run: Run, outcome: ItemOutcome, interruptedMessage?: string): ItemOutcome {
-  if (stopReason(run) !== 'key-rejected')
-    return { ...outcome, status: 'interrupted', ...(interruptedMessage ? { message: interruptedMessage } : {}) };
-  const made = outcome.itemId !== undefined;
-  return {
-    ...outcome,
-    status: made ? 'partial' : 'failed',
-    keyRejected: true,
-    message: `not ${made ? 'finished' : 'uploaded'}: the service rejected the API key, so the upload stopped`,
-  };
-}
-
-/**
- * What an error means for the run: the service rejected the key (a 401 stops the whole run at
- * once, as every later request would be refused too, and is reported), or `signal` had cut the
- * request short (not a failure of its own), or a failure.
- */
-function judge(run: Run, err: unknown, signal: AbortSignal): 'key-rejected' | 'cut-short' | 'failed' {
-  if (isKeyRejected(err)) {
-    run.rejectKey(causeOf(err));
-    return 'key-rejected';
-  }
-  return signal.aborted ? 'cut-short' : 'failed';
-}
-
-function definedFields(metadata: ItemMetadata): ItemMetadata {
-  return Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== undefined)) as ItemMetadata;
-}
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-function settle<T>(p: Promise<T>): Promise<Settled<T>> {
-  return p.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-}
-
-function retryEvent(run: Run, step: Step, file: FileRef) {
-  return ({ attempt, delayMs, error }: { attempt: number; delayMs: number; error: unknown }) =>
-    run.emit({ type: 'retrying', step, file, attempt, delayMs, reason: reasonOf(error) });
-}
-
-/** The key itself is refused: unknown, revoked or expired (401), or lacking a scope (403 forbidden). */
-function isKeyRejected(err: unknown): boolean {
-  const cause = causeOf(err);
-  return (cause instanceof ApiError && cause.status === 401) || missingScopeOf(cause) !== undefined;
-}
-
-/** complete's answer for a key it cannot use: unknown, never stored, or completed into an item since deleted. */
-function isUnknownKey(err: unknown): boolean {
-  const cause = causeOf(err);
-  return cause instanceof ApiError && cause.is('invalid_upload');
-}
-
-/**
- * complete's answer for an upload the server no longer has, e.g. swept after its URL expired
- * while the file waited for its turn (docs/api.md: `details[0]` names the key as unknown).
- */
-function isUploadGone(err: unknown): boolean {
-  return (
-    isUnknownKey(err) &&
-    (causeOf(err) as ApiError).details.some(
-      (d) =>
-        typeof d === 'object' &&
-        d !== null &&
-        'path' in d &&
-        d.path === 'key' &&
-        'message' in d &&
-        d.message === 'unknown upload',
-    )
-  );
-}
-
-function codeOf(err: unknown): { code?: string } {
-  if (err instanceof ApiError || err instanceof StorageError) return { code: err.code };
-  if (err instanceof NetworkError && err.code) return { code: err.code };
-  return {};
-}
-
-/** One line on why a file failed, with the server's code so a person can search for it. */
-export function messageOf(err: unknown): string {
-  if (err instanceof FileChangedError) return err.message;
-  if ((err instanceof StorageError || err instanceof ApiError) && isChangedOnTheWay(err))
-    return `the bytes that reached the store differ from the file on disk (SHA-256 mismatch), so nothing was stored; sent again from disk, they differed again: something between this machine and the store changes data in flight (a proxy, a network device) (${err.status} ${err.code}${requestIdNote(err)})`;
-  if (err instanceof StorageError) return `storage refused the upload: ${describeRefusal(err, requestIdNote(err))}`;
-  if (err instanceof ApiError) return `${err.message} (${err.status} ${err.code}${requestIdNote(err)})`;
-  return err instanceof Error ? err.message : String(err);
 }

@@ -3,17 +3,18 @@
 // that could give them metadata, and the thumbnail images. Nothing is decided here; decide.ts
 // turns a Scanned into the plan, and plan.ts runs one after the other.
 import { dirname, relative, resolve } from 'node:path';
-import { OutsideFolderError, confine } from '../fs/confine.js';
+import { OutsideFolderError, confine } from '../../fs/confine.js';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { inspectFile, inspectFileSync, probeDuration, type InspectedFile } from '../media/inspect.js';
-import { FORMATS } from '../rules/rules.js';
+import { inspectFile, inspectFileSync, probeDuration, type InspectedFile } from '../../media/inspect.js';
+import { FORMATS } from '../../rules/rules.js';
 import { loadManifest, type ResolvedManifestItem } from './manifest.js';
 import { expandInputs, shownPath, type Expanded, type Skipped } from './plan-inputs.js';
 import { SLICE_MS, inspectionMode } from './scan-pace.js';
-import type { ItemMetadata } from '../api/schemas.js';
-import { carouselSidecarNames, readSidecar, videoSidecarName } from './plan-metadata.js';
-import type { PlanProblem } from '../rules/problem.js';
+import type { ItemMetadata } from '../../api/schemas.js';
+import { readSidecar } from './plan-metadata.js';
+import { carouselSidecarNames, videoSidecarName } from '../../rules/folder-names.js';
+import type { PlanProblem } from '../../rules/problem.js';
 
 /** An inspected file and how messages name it. */
 export interface ScannedFile {

@@ -2,9 +2,9 @@
 // one is reported (a "Skipped" block on a terminal, a line in logs, a `skipped` NDJSON event),
 // and `--strict` turns the skipped media files into problems. Pure: names in, reasons out.
 import { extname } from 'node:path';
-import { formatOfName } from '../media/inspect.js';
-import { unsupportedFormatOfFileName } from '../rules/rules.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { formatOfName } from '../../media/inspect.js';
+import { unsupportedFormatOfFileName } from '../../rules/rules.js';
+import type { PlanProblem } from '../../rules/problem.js';
 
 export type SkipKind =
   /** .DS_Store, ._*, Thumbs.db, desktop.ini: counted on one line, never listed. */

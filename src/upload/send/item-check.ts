@@ -9,12 +9,12 @@
 // - An item not seen on the pages read is asked for by its id (one GET): only a 404 there counts
 //   as deleted. Pages are read by offset, so an item deleted meanwhile shifts the rest up and one
 //   item may be missed; the GET makes sure that it never counts as deleted when it is not.
-import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import type { CallOptions } from '../api/client.js';
-import type { ContentItem } from '../api/schemas.js';
-import { LIST_LIMITS } from '../rules/rules.js';
-import { createPool } from './pool.js';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { CallOptions } from '../../api/client.js';
+import type { ContentItem } from '../../api/schemas.js';
+import { LIST_LIMITS } from '../../rules/rules.js';
+import { createPool } from '../../concurrency/pool.js';
 
 /** One page of the list costs about as much as this many GETs of a single item (server and client CPU). */
 export const PAGE_COST = 10;

@@ -13,14 +13,15 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { request } from '../api/undici.js';
+import { request } from '../../api/undici.js';
 import type { Dispatcher } from 'undici';
-import type { Transport } from '../api/undici.js';
-import { StorageError, classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
-import type { RetryDecision, RetryPolicy } from '../api/retry.js';
-import { withRetry } from '../api/retry.js';
-import type { PresignResponse } from '../api/schemas.js';
-import { describeRefusal, isExpiredRefusal } from '../api/storage-refusal.js';
+import type { Transport } from '../../api/undici.js';
+import { StorageError, classifyForRetry, errorFromResponse, errorFromThrown } from '../../api/errors.js';
+import type { RetryDecision, RetryPolicy } from '../../api/retry.js';
+import { withRetry } from '../../api/retry.js';
+import type { PresignResponse } from '../../api/schemas.js';
+import { describeRefusal } from '../../api/storage-refusal.js';
+import { isExpired, redactUrl, urlExpiry } from '../../api/storage-url.js';
 
 /** Large reads: fewer syscalls and socket writes; at most a few of these are in memory per file. */
 export const READ_SLICE_BYTES = 2 * 1024 * 1024;
@@ -53,46 +54,12 @@ export class FileChangedError extends Error {
   }
 }
 
-/** The URL without its query: the signature never goes into a message or a trace. */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? url : `${url.slice(0, q)}?[signed]`;
-}
-
-/**
- * When a presigned URL stops working, read from its query: ours (`expires`, Unix seconds), S3
- * signature v4 (`X-Amz-Date` + `X-Amz-Expires`) or v2 (`Expires`). Undefined when it does not say.
- */
-export function urlExpiry(url: string): Date | undefined {
-  let params: URLSearchParams;
-  try {
-    params = new URL(url).searchParams;
-  } catch {
-    return undefined;
-  }
-  const seconds = params.get('expires') ?? params.get('Expires');
-  if (seconds && /^\d+$/.test(seconds)) return new Date(Number(seconds) * 1000);
-  const amzDate = params.get('X-Amz-Date');
-  const amzExpires = params.get('X-Amz-Expires');
-  const m = amzDate ? /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate) : null;
-  if (m && amzExpires && /^\d+$/.test(amzExpires)) {
-    const start = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-    return new Date(start + Number(amzExpires) * 1000);
-  }
-  return undefined;
-}
-
 /** Whether the URL would expire before `size` bytes could be sent at the conservative speed. */
 export function expiresTooSoon(url: string, size: number, now: Date): boolean {
   const expiry = urlExpiry(url);
   if (!expiry) return false;
   const needMs = (size / CONSERVATIVE_BYTES_PER_SECOND) * 1000 + EXPIRY_MARGIN_MS;
   return expiry.getTime() - now.getTime() < needMs;
-}
-
-/** Storage said the URL has expired: ours (`expired`) or S3 ("Request has expired"). */
-export function isExpired(err: unknown): boolean {
-  return err instanceof StorageError && isExpiredRefusal(err);
 }
 
 export interface PutOnceOptions {

@@ -10,11 +10,11 @@
 // - A service without the extension (the check answers 404, 405 or 501): `onUnsupported` is told
 //   once, and from then on nothing is hashed or checked, and presign declares no checksum —
 //   the upload goes exactly as it did before checksums.
-import type { CallOptions } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import type { CheckMatch, CheckRequest, CheckResponse } from '../api/schemas.js';
+import type { CallOptions } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { CheckMatch, CheckRequest, CheckResponse } from '../../api/schemas.js';
 import { StepError } from './events.js';
-import { createPool } from './pool.js';
+import { createPool } from '../../concurrency/pool.js';
 import { sha256OfFile } from './hash.js';
 import type { SendableFile } from './transfer.js';
 

@@ -1,7 +1,7 @@
 // What the upload engine tells the world. The engine only emits these; the progress bars, the
 // plain CI lines and the NDJSON stream are three listeners (src/cli/output/progress-*.ts), and
 // tests simply collect them.
-import type { ContentType } from '../rules/rules.js';
+import type { ContentType } from '../../rules/rules.js';
 import type { MetadataField } from './metadata-diff.js';
 
 /** One file as events name it: enough for a listener to print a line or draw a bar. */

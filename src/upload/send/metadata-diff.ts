@@ -2,7 +2,7 @@
 // what the library says and the upload only reports where its own metadata (flags, sidecar,
 // manifest) differs; `--update-metadata` applies exactly those differences. Pure: the local
 // metadata and the library's item in, the differing fields out.
-import type { ContentItem, ItemMetadata } from '../api/schemas.js';
+import type { ContentItem, ItemMetadata } from '../../api/schemas.js';
 
 /** A metadata field of an item as the upload can set it; `thumbnail` for the thumbnail image. */
 export type MetadataField = keyof ItemMetadata | 'thumbnail';

@@ -4,10 +4,10 @@
 // problem of that file (the upload is refused, exit 2, or --skip-invalid leaves the file out);
 // what it takes with bars or a crop is a warning.
 import { relative } from 'node:path';
-import { readMediaFactsFile } from '../media/facts.js';
-import { MediaError } from '../media/errors.js';
-import { type PlatformId, checkFor, checkImageCount } from '../rules/platforms.js';
-import type { PlanProblem } from '../rules/problem.js';
+import { readMediaFactsFile } from '../../media/facts.js';
+import { MediaError } from '../../media/errors.js';
+import { type PlatformId, checkFor, checkImageCount } from '../../rules/platforms.js';
+import type { PlanProblem } from '../../rules/problem.js';
 import type { UploadPlan } from './decide.js';
 
 /** The plan with the platforms' problems and warnings added to its own. */

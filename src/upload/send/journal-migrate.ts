@@ -4,9 +4,9 @@
 // at; never read again). Importing is idempotent: a crash between the commit and the rename
 // imports the same entries again on the next open, and what the database already has wins.
 import { readFile, rename } from 'node:fs/promises';
-import type { Database } from '../sqlite/database.js';
+import type { Database } from '../../sqlite/database.js';
 import * as z from 'zod';
-import { ContentTypeSchema } from '../api/schemas.js';
+import { ContentTypeSchema } from '../../api/schemas.js';
 
 const V1FileSchema = z.object({
   path: z.string(),
