@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/sqlite/database.js';
 import pg from 'pg';
 import { SCOPES } from '../../src/api/scopes.js';
@@ -22,40 +22,10 @@ import { createPostgresRepo, pgSteps } from '../../src/server/repo/pg/repo.js';
 import { createSqliteRepo, sqliteSteps } from '../../src/server/repo/sqlite/repo.js';
 import { type Decision, runSteps, runStepsAsync } from '../../src/server/repo/steps.js';
 import { reservationLimits } from '../../src/server/limits.js';
-import { type TestPostgres, startPostgres } from '../support/postgres.js';
+import { repoBackends } from '../support/repo-backends.js';
 
-let postgres: TestPostgres;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  for (const c of cleanups) await c();
-  await postgres?.stop();
-});
-
-const backends: Array<[string, () => Promise<Repo>]> = [
-  [
-    'sqlite',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'contentlib-repo-'));
-      const repo = createSqliteRepo(openDatabase(dir), { dataDir: dir });
-      cleanups.push(async () => {
-        await repo.close();
-        await rm(dir, { recursive: true, force: true });
-      });
-      return repo;
-    },
-  ],
-  [
-    'postgres',
-    async () => {
-      const repo = await createPostgresRepo({ connectionString: await postgres.createDatabase('repo'), max: 12 });
-      cleanups.push(() => repo.close());
-      return repo;
-    },
-  ],
-];
+const both = repoBackends('repo', { max: 12 });
+const { backends, cleanups } = both;
 
 const AT = '2026-01-01T00:00:00.000Z';
 const NOW_MS = Date.parse(AT);
@@ -595,7 +565,7 @@ describe('keys made before scopes existed keep every scope', () => {
   });
 
   it('on PostgreSQL', async () => {
-    const url = await postgres.createDatabase('legacy');
+    const url = await both.postgres().createDatabase('legacy');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query(
@@ -616,7 +586,7 @@ describe('keys made before scopes existed keep every scope', () => {
 
 describe('PostgreSQL migrations', () => {
   it('instances starting together migrate once', async () => {
-    const url = await postgres.createDatabase('migrate');
+    const url = await both.postgres().createDatabase('migrate');
     const repos = await Promise.all([1, 2, 3, 4].map(() => createPostgresRepo({ connectionString: url, max: 2 })));
     const made = await repos[0]!.createKey('acme', new Date(AT));
     expect(await repos[3]!.authenticate(made.key)).not.toBeNull();
@@ -662,7 +632,7 @@ const deciders: Array<
   [
     'postgres',
     async () => {
-      const url = await postgres.createDatabase('decide');
+      const url = await both.postgres().createDatabase('decide');
       const repo = await createPostgresRepo({ connectionString: url, max: 2 });
       const pool = createPool({ connectionString: url, max: 2 });
       cleanups.push(async () => {

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/sqlite/database.js';
 import type { Actor, ItemChanges, Repo } from '../../src/server/repo/interface.js';
 import { type ListParameters, cursorOf, listFilterOf } from '../../src/server/repo/list-filter.js';
@@ -17,40 +17,10 @@ import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
 import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite/repo.js';
 import { reservationLimits } from '../../src/server/limits.js';
-import { type TestPostgres, startPostgres } from '../support/postgres.js';
+import { repoBackends } from '../support/repo-backends.js';
 
-let postgres: TestPostgres;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  for (const c of cleanups) await c();
-  await postgres?.stop();
-});
-
-const backends: Array<[string, () => Promise<Repo>]> = [
-  [
-    'sqlite',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'contentlib-search-'));
-      const repo = createSqliteRepo(openDatabase(dir), { dataDir: dir });
-      cleanups.push(async () => {
-        await repo.close();
-        await rm(dir, { recursive: true, force: true });
-      });
-      return repo;
-    },
-  ],
-  [
-    'postgres',
-    async () => {
-      const repo = await createPostgresRepo({ connectionString: await postgres.createDatabase('search'), max: 4 });
-      cleanups.push(() => repo.close());
-      return repo;
-    },
-  ],
-];
+const both = repoBackends('search', { max: 4 });
+const { backends, cleanups } = both;
 
 const day = (n: number, h = 0) => new Date(Date.UTC(2026, 0, n, h)).toISOString();
 
@@ -448,7 +418,7 @@ describe('the migration on a library made before it', () => {
   });
 
   it('on PostgreSQL', async () => {
-    const url = await postgres.createDatabase('searchold');
+    const url = await both.postgres().createDatabase('searchold');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query(
@@ -466,7 +436,7 @@ describe('the migration on a library made before it', () => {
   });
 
   it('on PostgreSQL as a role that may not add pg_trgm: migrated without the trigram index, searches work', async () => {
-    const url = await postgres.createDatabase('searchrole');
+    const url = await both.postgres().createDatabase('searchrole');
     const name = new URL(url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -492,7 +462,7 @@ describe('the migration on a library made before it', () => {
   });
 
   it('on PostgreSQL as the owner: pg_trgm added and the title search indexed', async () => {
-    const url = await postgres.createDatabase('searchtrgm');
+    const url = await both.postgres().createDatabase('searchtrgm');
     const repo = await createPostgresRepo({ connectionString: url, max: 2 });
     cleanups.push(() => repo.close());
     const client = new pg.Client({ connectionString: url });

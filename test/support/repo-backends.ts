@@ -1,0 +1,60 @@
+// Both Repo implementations for a test file that runs the same cases on each: SQLite in a temp
+// folder, and PostgreSQL (one real server for the file, ./postgres.ts, a database per opening).
+// Everything opened is closed, and the server stopped, after the file.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { Repo } from '../../src/server/repo/interface.js';
+import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
+import { openDatabase } from '../../src/server/repo/sqlite/db.js';
+import { createSqliteRepo } from '../../src/server/repo/sqlite/repo.js';
+import { type TestPostgres, startPostgres } from './postgres.js';
+
+export interface RepoBackends {
+  /** For `describe.each`: each database's name and how to open a fresh Repo on it. */
+  backends: Array<[string, () => Promise<Repo>]>;
+  /** The file's PostgreSQL server (once beforeAll has run), for databases of a test's own. */
+  postgres: () => TestPostgres;
+  /** Run after the file, before the server stops: what a test opened itself. */
+  cleanups: Array<() => Promise<void>>;
+}
+
+/** `name` names the temp folders and databases; `max` is the PostgreSQL pool's size. */
+export function repoBackends(name: string, o: { max: number }): RepoBackends {
+  let postgres: TestPostgres | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+    await postgres?.stop();
+  });
+  const server = () => {
+    if (!postgres) throw new Error('the PostgreSQL server is not started yet (use it inside a test or hook)');
+    return postgres;
+  };
+  const sqlite = async () => {
+    const dir = await mkdtemp(join(tmpdir(), `contentlib-${name}-`));
+    const repo = createSqliteRepo(openDatabase(dir), { dataDir: dir });
+    cleanups.push(async () => {
+      await repo.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    return repo;
+  };
+  const postgresRepo = async () => {
+    const repo = await createPostgresRepo({ connectionString: await server().createDatabase(name), max: o.max });
+    cleanups.push(() => repo.close());
+    return repo;
+  };
+  return {
+    backends: [
+      ['sqlite', sqlite],
+      ['postgres', postgresRepo],
+    ],
+    postgres: server,
+    cleanups,
+  };
+}
