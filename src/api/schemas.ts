@@ -170,6 +170,15 @@ const queryNumber = (name: string) =>
     .regex(/^\d{1,9}(\.\d{1,6})?$/, `${name} must be a number of seconds, e.g. 30 or 7.5`)
     .transform(Number);
 
+/** A page's size as query text: 1 to LIST_LIMITS.maxLimit (the list's and the audit log's alike). */
+const pageLimit = () =>
+  queryInt('limit').pipe(
+    z
+      .number()
+      .min(1, 'limit must be at least 1')
+      .max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`),
+  );
+
 export const ListQuerySchema = z.strictObject({
   status: StatusSchema.optional(),
   type: ContentTypeSchema.optional(),
@@ -179,14 +188,7 @@ export const ListQuerySchema = z.strictObject({
     .string()
     .regex(/^[0-9a-fA-F-]{1,36}$/, 'idPrefix must be the start of an id: hexadecimal digits and dashes')
     .optional(),
-  limit: queryInt('limit')
-    .pipe(
-      z
-        .number()
-        .min(1, 'limit must be at least 1')
-        .max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`),
-    )
-    .optional(),
+  limit: pageLimit().optional(),
   offset: queryInt('offset').optional(),
   // ---- Search extension (docs/api.md "Search, sort and cursor paging"): none of these is in
   // the service specification; a client that never sends them sees the spec's list unchanged.
@@ -239,14 +241,7 @@ export const AuditQuerySchema = z.strictObject({
   before: queryInt('before').optional(),
   /** Extension: only the entries of one bulk change (the batch id its requests carried, BATCH_HEADER). */
   batchId: z.string().regex(BATCH_ID_PATTERN, 'batchId must be a batch id from contentlib log').optional(),
-  limit: queryInt('limit')
-    .pipe(
-      z
-        .number()
-        .min(1, 'limit must be at least 1')
-        .max(LIST_LIMITS.maxLimit, `limit must be at most ${LIST_LIMITS.maxLimit}`),
-    )
-    .optional(),
+  limit: pageLimit().optional(),
 });
 export type AuditQuery = z.input<typeof AuditQuerySchema>;
 /** Files per "do you already have these?" request (an extension, docs/api.md). */
