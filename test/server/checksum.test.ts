@@ -3,15 +3,14 @@
 // the sweeper filling in files stored before checksums were kept. Runs on SQLite + disk and on
 // PostgreSQL + S3 (RGW 16.2, which verifies no checksum: complete hashes the object itself there).
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { onS3 } from '../support/backend.js';
 import {
   type FileSpec,
   type TestServer,
   call,
   complete,
+  execOnLibrary,
   image,
   jpeg,
   png,
@@ -296,17 +295,10 @@ describe('POST /api/v1/upload/check', () => {
 describe('files stored before checksums were kept', () => {
   /** What a library made by an earlier version holds: the same rows, without their checksums. */
   async function forgetChecksums(): Promise<void> {
-    const sql = ['UPDATE items SET sha256 = NULL, thumbnail_sha256 = NULL', 'UPDATE carousel_files SET sha256 = NULL'];
-    if (s.databaseUrl) {
-      const client = new pg.Client({ connectionString: s.databaseUrl });
-      await client.connect();
-      for (const q of sql) await client.query(q);
-      await client.end();
-    } else {
-      const db = openDatabase(s.dataDir);
-      for (const q of sql) db.exec(q);
-      db.close();
-    }
+    await execOnLibrary(s, [
+      'UPDATE items SET sha256 = NULL, thumbnail_sha256 = NULL',
+      'UPDATE carousel_files SET sha256 = NULL',
+    ]);
   }
 
   it('say so (null) until the sweeper fills them in from the stored objects', async () => {

@@ -4,12 +4,10 @@
 // sweeper for files stored before facts were kept. Runs on SQLite + disk and on PostgreSQL + S3.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetResponseSchema } from '../../src/api/response-schemas.js';
-import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { FIXTURES } from '../support/paths.js';
-import { type FileSpec, type TestServer, call, serverWithKey, uploadItem } from '../support/server.js';
+import { type FileSpec, type TestServer, call, execOnLibrary, serverWithKey, uploadItem } from '../support/server.js';
 
 let s: TestServer;
 let key: string;
@@ -85,17 +83,7 @@ describe('media facts measured at complete', () => {
 describe('files stored before facts were kept', () => {
   /** What a library made by an earlier version holds: the same rows, without facts. */
   async function forgetMedia(): Promise<void> {
-    const sql = ['UPDATE items SET media = NULL', 'UPDATE carousel_files SET media = NULL'];
-    if (s.databaseUrl) {
-      const client = new pg.Client({ connectionString: s.databaseUrl });
-      await client.connect();
-      for (const q of sql) await client.query(q);
-      await client.end();
-    } else {
-      const db = openDatabase(s.dataDir);
-      for (const q of sql) db.exec(q);
-      db.close();
-    }
+    await execOnLibrary(s, ['UPDATE items SET media = NULL', 'UPDATE carousel_files SET media = NULL']);
   }
 
   it('show null until the sweeper measures them from the stored objects', async () => {

@@ -3,7 +3,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { request } from 'undici';
+import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { type CreateKeyOptions, type CreatedKey, createApiKey, revokeApiKey } from '../../src/server/admin.js';
 import { type RunningServer, type StartServerOptions, startServer } from '../../src/server/index.js';
 import { fixedClockStart, testDatabaseUrl, testStorage } from './backend.js';
@@ -347,4 +349,27 @@ export function urlExpiresAt(presigned: string): number {
   if (!m) throw new Error(`no expiry in ${presigned}`);
   const [, y, mo, d, h, mi, sec] = m.map(Number) as number[];
   return Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!) / 1000 + Number(q.get('X-Amz-Expires'));
+}
+
+/**
+ * Runs SQL on the test server's own database (SQLite in its data dir, or its PostgreSQL), as a
+ * library made by an earlier version would hold it: e.g. rows without what a later one records.
+ */
+export async function execOnLibrary(s: Pick<TestServer, 'dataDir' | 'databaseUrl'>, statements: readonly string[]) {
+  if (s.databaseUrl) {
+    const client = new pg.Client({ connectionString: s.databaseUrl });
+    await client.connect();
+    try {
+      for (const q of statements) await client.query(q);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = openDatabase(s.dataDir);
+  try {
+    for (const q of statements) db.exec(q);
+  } finally {
+    db.close();
+  }
 }
