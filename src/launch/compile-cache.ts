@@ -31,51 +31,36 @@ const FLAGS_WITH_VALUE = new Set(['--profile', '--base-url', '--api-key', '--jq'
 
 /**
  * Every command of src/cli/program.ts (test/launch/compile-cache.test.ts holds the two lists
- * together). Any other word is `other`: the cache folder holds a bounded set of files, whatever
- * is typed.
+ * together), and whether it opens the API (src/cli/api.ts): on the embedded library those also
+ * run the server's code (Fastify, SQLite), against a remote they do not, so each kind keeps a
+ * cache of its own; with one file per command, whichever ran first wrote it and the other
+ * compiled its part again on every run (`ls --embedded` 4.6× `node -e 0` instead of 3.5×;
+ * bench/notes.md). Any other word is `other`: the cache folder holds a bounded set of files,
+ * whatever is typed. One table, so a new command cannot be in one list and not the other.
  */
-export const COMMANDS: readonly string[] = [
-  'upload',
-  'ls',
-  'show',
-  'check',
-  'edit',
-  'rm',
-  'download',
-  'export',
-  'browse',
-  'login',
-  'logout',
-  'auth',
-  'config',
-  'completion',
-  'serve',
-  'keys',
-  'log',
-  'undo',
-  'help',
-];
-
-/**
- * The commands that open the API (src/cli/api.ts): on the embedded library they also run the
- * server's code (Fastify, SQLite), against a remote they do not. Each kind keeps a cache of its
- * own; with one file per command, whichever ran first wrote it and the other compiled its part
- * again on every run (`ls --embedded` 4.6× `node -e 0` instead of 3.5×; bench/notes.md).
- */
-const API_COMMANDS = new Set([
-  'upload',
-  'ls',
-  'show',
-  'check',
-  'edit',
-  'rm',
-  'download',
-  'export',
-  'browse',
-  'auth',
-  'log',
-  'undo',
-]);
+const COMMAND_TABLE: Readonly<Record<string, 'api' | 'local'>> = {
+  upload: 'api',
+  ls: 'api',
+  show: 'api',
+  check: 'api',
+  edit: 'api',
+  rm: 'api',
+  download: 'api',
+  export: 'api',
+  browse: 'api',
+  login: 'local',
+  logout: 'local',
+  auth: 'api',
+  config: 'local',
+  completion: 'local',
+  serve: 'local',
+  keys: 'local',
+  log: 'api',
+  undo: 'api',
+  help: 'local',
+};
+export const COMMANDS: readonly string[] = Object.keys(COMMAND_TABLE);
+const API_COMMANDS = new Set(COMMANDS.filter((c) => COMMAND_TABLE[c] === 'api'));
 
 /**
  * Where the cache lives: `$CONTENTLIB_HOME/cache` when set (like config, data and state, see
