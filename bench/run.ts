@@ -4,7 +4,8 @@
 //
 // Knobs: BENCH_RUNS (3), BENCH_SIZE (bytes of the large file, 1 GiB), BENCH_BULK (200 files),
 // BENCH_ITEMS (10000 listed items), BENCH_STARTUP_RUNS (20), BENCH_SCALE_FILES (10000), BENCH_SCALE_SMALL
-// (500), BENCH_SCALE_DRY (100000), BENCH_INSTANCES_FILES (200),
+// (500), BENCH_SCALE_HUGE (0: off; 100000 for issue 41, 10–25 minutes), BENCH_SCALE_DRY (100000),
+// BENCH_INSTANCES_FILES (200),
 // BENCH_BROWSE_ITEMS (10000 items in the browse grid), BENCH_EXPORT_ITEMS (10000), BENCH_EXPORT_SMALL (500),
 // BENCH_MULTIPART_SIZE (bytes of the multipart file, 1 GiB; e.g. 268435456 for a quick check),
 // BENCH_CAP_MBPS (20, the per-connection cap of the multipart scenario), BENCH_PART_CONCURRENCY (6, the CLI's default),
@@ -24,6 +25,7 @@ import { type BrowseResult, benchBrowse, renderBrowse } from './browse.js';
 import { benchBulk } from './bulk.js';
 import { type InstancesResult, benchInstances, renderInstances } from './instances.js';
 import { type JqResult, benchJq, renderJq } from './jq.js';
+import { renderIssue41 } from './issue41.js';
 import { benchLarge } from './large.js';
 import { benchListing } from './listing.js';
 import { type MultipartResult, benchMultipart, renderMultipart } from './multipart.js';
@@ -199,6 +201,7 @@ async function main(): Promise<void> {
         home: dirs.cliHome,
         files: envNumber('BENCH_SCALE_FILES', 10_000),
         small: envNumber('BENCH_SCALE_SMALL', 500),
+        huge: envNumber('BENCH_SCALE_HUGE', 0),
         dry: envNumber('BENCH_SCALE_DRY', 100_000),
         log,
       });
@@ -310,7 +313,8 @@ async function main(): Promise<void> {
     (multipart ? `\n${renderMultipart(multipart).join('\n')}` : '') +
     (jq ? `\n${renderJq(jq).join('\n')}` : '') +
     (watched ? `\n${renderWatch(watched).join('\n')}` : '') +
-    (searched ? `\n${renderSearch(searched).join('\n')}` : '');
+    (searched ? `\n${renderSearch(searched).join('\n')}` : '') +
+    issue41Section(results, scale, download, multipart);
   process.stdout.write(text);
   if (only.size === SCENARIOS.length || process.env.BENCH_WRITE === '1') {
     await writeFile(join(ROOT, 'bench/results.md'), text);
@@ -322,6 +326,22 @@ async function main(): Promise<void> {
   } else {
     log('partial run (BENCH_ONLY): bench/results.md left as it was (BENCH_WRITE=1 writes it)');
   }
+}
+
+/** Issue 41's before/after table, when this run measured any of its scenarios. */
+function issue41Section(
+  results: Results,
+  scale: Awaited<ReturnType<typeof benchScale>> | undefined,
+  download: DownloadResult | undefined,
+  multipart: MultipartResult | undefined,
+): string {
+  const lines = renderIssue41({
+    ...(results.large ? { large: results.large } : {}),
+    ...(scale ? { scale } : {}),
+    ...(download ? { download } : {}),
+    ...(multipart ? { multipart } : {}),
+  });
+  return lines.length > 0 ? `\n${lines.join('\n')}` : '';
 }
 
 main().catch((err: unknown) => {

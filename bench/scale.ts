@@ -29,6 +29,8 @@ export interface ScaleRun {
 export interface ScaleResult {
   small: ScaleRun;
   large: ScaleRun;
+  /** BENCH_SCALE_HUGE files (issue 41: 100,000), when asked for: it takes 10–25 minutes here. */
+  huge?: ScaleRun;
   rerunMs: number;
   dryRun: { files: number; wallMs: number; peakRssMiB: number };
   load: string;
@@ -141,7 +143,7 @@ async function uploadRun(t: Target, dir: string, home: string, files: number): P
 
 export async function benchScale(
   t: Target,
-  o: { dir: string; home: string; files: number; small: number; dry: number; log: (s: string) => void },
+  o: { dir: string; home: string; files: number; small: number; huge: number; dry: number; log: (s: string) => void },
 ): Promise<ScaleResult> {
   const { loadavg } = await import('node:os');
   const load = loadavg()[0]!.toFixed(2);
@@ -158,6 +160,9 @@ export async function benchScale(
   };
   const small = await runOf('small', o.small);
   const large = await runOf('large', o.files);
+  // Its tree is removed at once: 100,000 files of their own bytes take ~430 MB.
+  const huge = o.huge > 0 ? await runOf('huge', o.huge) : undefined;
+  if (huge) for (const p of [huge.dir, `${huge.dir}-sources`]) await rm(p, { recursive: true, force: true });
 
   const env = cliEnv({ CONTENTLIB_HOME: large.home, CONTENTLIB_BASE_URL: t.url, CONTENTLIB_API_KEY: t.key });
   const again = await runCli(['upload', large.dir, '--json'], env, join(large.home, 'rss'));
@@ -174,6 +179,7 @@ export async function benchScale(
   return {
     small: small.r,
     large: large.r,
+    ...(huge ? { huge: huge.r } : {}),
     rerunMs: again.wallMs,
     dryRun: { files: o.dry, wallMs: dry.wallMs, peakRssMiB: dry.peakRssMiB },
     load,
@@ -194,6 +200,7 @@ export function renderScale(s: ScaleResult): string[] {
     '|---|---|---|---|---|',
     row(s.small),
     row(s.large),
+    ...(s.huge ? [row(s.huge)] : []),
     '',
     '| target (issue 17) | goal | measured | verdict |',
     '|---|---|---|---|',
