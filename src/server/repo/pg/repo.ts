@@ -14,10 +14,10 @@ import type { Repo } from '../interface.js';
 import { auditQueries } from '../audit.js';
 import { checksumQueries } from '../checksums.js';
 import { keyQueries } from '../keys.js';
+import { mediaQueries } from '../media.js';
+import { previewQueries } from '../previews.js';
 import { type Param, type SqlSteps, asyncTable } from '../statements.js';
 import type { AsyncSteps } from '../steps.js';
-import { pgMedia } from './media.js';
-import { pgPreviews } from './previews.js';
 import { pgDeletions } from './deletions.js';
 import { pgItems } from './items.js';
 import { migratePostgres } from './migrations.js';
@@ -96,8 +96,8 @@ export async function createPostgresRepo(o: PostgresRepoOptions): Promise<Repo> 
     {
       ...pgTables(query),
       checksums: asyncTable(checksumQueries(PG_PARAM), statements(query)),
-      media: pgMedia(query),
-      previews: pgPreviews(query),
+      media: asyncTable(mediaQueries(PG_PARAM), statements(query)),
+      previews: asyncTable(previewQueries(PG_PARAM), statements(query)),
     },
     // One transaction per decision.
     (decision) => transaction((q) => runStepsAsync(pgSteps(q), decision)),

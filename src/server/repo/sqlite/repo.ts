@@ -11,12 +11,12 @@ import type { Repo } from '../interface.js';
 import { auditQueries } from '../audit.js';
 import { checksumQueries } from '../checksums.js';
 import { keyQueries } from '../keys.js';
+import { mediaQueries } from '../media.js';
+import { previewQueries } from '../previews.js';
 import { type Param, type SqlSteps, syncTable } from '../statements.js';
 import { runSteps } from '../steps.js';
 import { sqliteDeletions } from './deletions.js';
 import { sqliteItems } from './items.js';
-import { sqliteMedia } from './media.js';
-import { sqlitePreviews } from './previews.js';
 import { sqliteUploads } from './uploads.js';
 
 /** SQLite's numbered parameters (`?1`), for the queries written once (../statements.ts). */
@@ -63,8 +63,8 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
     {
       ...sqliteTables(db),
       checksums: syncTable(checksumQueries(SQLITE_PARAM), statements(db)),
-      media: sqliteMedia(db),
-      previews: sqlitePreviews(db),
+      media: syncTable(mediaQueries(SQLITE_PARAM), statements(db)),
+      previews: syncTable(previewQueries(SQLITE_PARAM), statements(db)),
     },
     // One IMMEDIATE transaction per decision.
     async (decision) => db.transaction(() => runSteps(steps, decision)).immediate(),
