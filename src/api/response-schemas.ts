@@ -200,13 +200,17 @@ export const KeyInfoSchema = z.lazy(() =>
 );
 export type KeyInfo = z.infer<typeof KeyInfoSchema>;
 
+/** The fields of a key the API shows (without the schema's room for fields a later server adds). */
+export type KeyFields = Pick<
+  KeyInfo,
+  'id' | 'name' | 'prefix' | 'scopes' | 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'revokedAt'
+>;
+
 /**
  * A key as the API shows it, from any record that has these fields (the server's row, an
  * answer): exactly them, in this order; never its secret or hash, nor its user or brand ids.
  */
-export function keyInfoOf(
-  k: Pick<KeyInfo, 'id' | 'name' | 'prefix' | 'scopes' | 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'revokedAt'>,
-): KeyInfo {
+export function keyInfoOf(k: KeyFields): KeyInfo {
   return {
     id: k.id,
     name: k.name,

@@ -62,6 +62,51 @@ export interface PlatformRule {
 
 const CHECKED = '2026-11-26';
 
+/** Where a row's limits were read (its `source`), and when (its `checked` date). */
+const readFrom = (source: string) => ({ source, checked: CHECKED });
+
+/** A vertical video full screen: what Shorts, Reels, TikTok and Facebook Reels show. */
+const PORTRAIT = { width: 9, height: 16 };
+
+/** What Instagram takes of any post, video or image (its publishing API's one page). */
+const INSTAGRAM = {
+  captionMax: 2200,
+  hashtagsMax: 5,
+  ...readFrom('https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media'),
+};
+
+/** What Instagram takes of any video, a Reel or the feed's. */
+const INSTAGRAM_VIDEO = {
+  ...INSTAGRAM,
+  media: 'video',
+  maxLongSide: 1920,
+  maxFileSize: 300 * MB,
+  videoCodecs: ['h264', 'hevc'],
+  maxBitDepth: 8,
+  audioCodecs: ['aac'],
+  frameRate: { min: 23, max: 60 },
+} as const;
+
+/** The Instagram feed's shapes, for a video or an image. */
+const INSTAGRAM_FEED = {
+  platform: 'instagram-feed',
+  short: 'the Instagram feed',
+  aspect: { min: 0.8, max: 1.91 },
+  preferredAspect: { width: 4, height: 5 },
+  minShortSide: 320,
+} as const;
+
+/** What X takes of any post: one page for its video and its images. */
+const X = {
+  platform: 'x',
+  short: 'X',
+  captionMax: 280,
+  ...readFrom('https://developer.x.com/en/docs/x-api/v1/media/upload-media/uploading-media/media-best-practices'),
+} as const;
+
+/** What LinkedIn takes of any post (its video and its images each have their own page). */
+const LINKEDIN = { platform: 'linkedin', short: 'LinkedIn', captionMax: 3000 } as const;
+
 export const PLATFORM_RULES: readonly PlatformRule[] = [
   {
     platform: 'shorts',
@@ -70,7 +115,7 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     media: 'video',
     // Square or vertical; a wider video is a regular video, not a Short.
     aspect: { min: 0.3, max: 1 },
-    preferredAspect: { width: 9, height: 16 },
+    preferredAspect: PORTRAIT,
     duration: { max: 180 },
     maxFileSize: 256 * GB,
     videoCodecs: ['h264', 'hevc', 'vp9', 'av1', 'mpeg4', 'prores'],
@@ -78,67 +123,30 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     captionMax: 5000,
     // YouTube ignores every hashtag of a video with more than 60.
     hashtagsMax: 60,
-    source: 'https://support.google.com/youtube/answer/10059070',
-    checked: CHECKED,
+    ...readFrom('https://support.google.com/youtube/answer/10059070'),
   },
   {
+    ...INSTAGRAM_VIDEO,
     platform: 'reels',
     name: 'Instagram Reels',
     short: 'Reels',
-    media: 'video',
     // Reels play 9:16; Instagram takes 4:5 with bars, and crops anything wider.
     aspect: { min: 0.5, max: 0.8 },
-    preferredAspect: { width: 9, height: 16 },
+    preferredAspect: PORTRAIT,
     minShortSide: 540,
-    maxLongSide: 1920,
     duration: { min: 3, max: 15 * 60 },
-    maxFileSize: 300 * MB,
-    videoCodecs: ['h264', 'hevc'],
-    maxBitDepth: 8,
-    audioCodecs: ['aac'],
-    frameRate: { min: 23, max: 60 },
-    captionMax: 2200,
-    hashtagsMax: 5,
-    source: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media',
-    checked: CHECKED,
   },
+  { ...INSTAGRAM_VIDEO, ...INSTAGRAM_FEED, name: 'Instagram feed video', duration: { min: 3, max: 60 * 60 } },
   {
-    platform: 'instagram-feed',
-    name: 'Instagram feed video',
-    short: 'the Instagram feed',
-    media: 'video',
-    aspect: { min: 0.8, max: 1.91 },
-    preferredAspect: { width: 4, height: 5 },
-    minShortSide: 320,
-    maxLongSide: 1920,
-    duration: { min: 3, max: 60 * 60 },
-    maxFileSize: 300 * MB,
-    videoCodecs: ['h264', 'hevc'],
-    maxBitDepth: 8,
-    audioCodecs: ['aac'],
-    frameRate: { min: 23, max: 60 },
-    captionMax: 2200,
-    hashtagsMax: 5,
-    source: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media',
-    checked: CHECKED,
-  },
-  {
-    platform: 'instagram-feed',
+    ...INSTAGRAM,
+    ...INSTAGRAM_FEED,
     name: 'Instagram feed image',
-    short: 'the Instagram feed',
     media: 'image',
-    aspect: { min: 0.8, max: 1.91 },
-    preferredAspect: { width: 4, height: 5 },
-    minShortSide: 320,
     maxLongSide: 1440,
     maxFileSize: 8 * MB,
     // The publishing API takes JPEG only.
     imageFormats: ['jpeg'],
-    captionMax: 2200,
-    hashtagsMax: 5,
     maxImages: 20,
-    source: 'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media',
-    checked: CHECKED,
   },
   {
     platform: 'tiktok',
@@ -146,7 +154,7 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     short: 'TikTok',
     media: 'video',
     aspect: { min: 0.5, max: 1.91 },
-    preferredAspect: { width: 9, height: 16 },
+    preferredAspect: PORTRAIT,
     minShortSide: 360,
     maxLongSide: 4096,
     duration: { min: 3, max: 10 * 60 },
@@ -154,8 +162,7 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     videoCodecs: ['h264', 'hevc', 'vp8', 'vp9'],
     frameRate: { min: 23, max: 60 },
     captionMax: 2200,
-    source: 'https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide',
-    checked: CHECKED,
+    ...readFrom('https://developers.tiktok.com/doc/content-posting-api-media-transfer-guide'),
   },
   {
     platform: 'facebook-reels',
@@ -163,20 +170,18 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     short: 'Facebook Reels',
     media: 'video',
     aspect: { min: 0.5, max: 0.8 },
-    preferredAspect: { width: 9, height: 16 },
+    preferredAspect: PORTRAIT,
     minShortSide: 540,
     duration: { min: 3, max: 90 },
     maxFileSize: 1 * GB,
     videoCodecs: ['h264', 'hevc', 'vp9', 'av1'],
     frameRate: { min: 24, max: 60 },
     captionMax: 2200,
-    source: 'https://developers.facebook.com/docs/video-api/guides/reels-publishing',
-    checked: CHECKED,
+    ...readFrom('https://developers.facebook.com/docs/video-api/guides/reels-publishing'),
   },
   {
-    platform: 'x',
+    ...X,
     name: 'X video',
-    short: 'X',
     media: 'video',
     aspect: { min: 1 / 2.39, max: 2.39 },
     minShortSide: 32,
@@ -186,26 +191,18 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     videoCodecs: ['h264'],
     audioCodecs: ['aac'],
     frameRate: { max: 60 },
-    captionMax: 280,
-    source: 'https://developer.x.com/en/docs/x-api/v1/media/upload-media/uploading-media/media-best-practices',
-    checked: CHECKED,
   },
   {
-    platform: 'x',
+    ...X,
     name: 'X image',
-    short: 'X',
     media: 'image',
     maxFileSize: 5 * MB,
     imageFormats: ['jpeg', 'png', 'webp', 'gif'],
-    captionMax: 280,
     maxImages: 4,
-    source: 'https://developer.x.com/en/docs/x-api/v1/media/upload-media/uploading-media/media-best-practices',
-    checked: CHECKED,
   },
   {
-    platform: 'linkedin',
+    ...LINKEDIN,
     name: 'LinkedIn video',
-    short: 'LinkedIn',
     media: 'video',
     aspect: { min: 1 / 2.4, max: 2.4 },
     minShortSide: 144,
@@ -215,21 +212,16 @@ export const PLATFORM_RULES: readonly PlatformRule[] = [
     videoCodecs: ['h264'],
     audioCodecs: ['aac'],
     frameRate: { min: 10, max: 60 },
-    captionMax: 3000,
-    source: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api',
-    checked: CHECKED,
+    ...readFrom('https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/videos-api'),
   },
   {
-    platform: 'linkedin',
+    ...LINKEDIN,
     name: 'LinkedIn image',
-    short: 'LinkedIn',
     media: 'image',
     maxFileSize: 5 * MB,
     imageFormats: ['jpeg', 'png', 'gif'],
-    captionMax: 3000,
     maxImages: 20,
-    source: 'https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api',
-    checked: CHECKED,
+    ...readFrom('https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/images-api'),
   },
 ];
 

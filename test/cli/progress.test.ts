@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createJsonProgress, summaryItem } from '../../src/cli/output/progress-json.js';
 import { createPlainProgress, heartbeatLines } from '../../src/cli/output/progress-plain.js';
 import { summaryLines } from '../../src/cli/output/progress-summary.js';
-import { createTtyProgress, formatEta } from '../../src/cli/output/progress-tty.js';
+import { createTtyProgress } from '../../src/cli/output/progress-tty.js';
+import { formatEta } from '../../src/cli/output/tty-bars.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../src/upload/send/events.js';
 import { bufferIO } from '../support/io.js';
 

@@ -2,18 +2,8 @@
 // server, on SQLite + disk and (vitest's postgres-s3 project) on PostgreSQL + S3.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Reply, type TestServer, call, image, startTestServer, uploadItem, video } from '../support/server.js';
-import type { AuditEntryWire } from '../../src/api/response-schemas.js';
+import type { AuditEntryWire, KeyFields as KeyInfo } from '../../src/api/response-schemas.js';
 
-interface KeyInfo {
-  id: string;
-  name: string | null;
-  prefix: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
 /** An audit entry as the API answers it. */
 type Entry = AuditEntryWire;
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/sqlite/database.js';
 import pg from 'pg';
+import { CHECK_MAX_FILES } from '../../src/api/schemas.js';
 import { SCOPES } from '../../src/api/scopes.js';
 import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { hashKey } from '../../src/server/repo/keys.js';
@@ -262,6 +263,30 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     if (clip.kind !== 'done') throw new Error(clip.kind);
     expect(clip.item).toMatchObject({ type: 'shortform', durationSeconds: 12, fileCount: 1 });
     expect(clip.file).toBeNull();
+  });
+
+  it("checksums: the brand's files holding the asked bytes, with a check request's most hashes at once; never another brand's", async () => {
+    const { repo, caller } = await withCaller();
+    const other = (await repo.authenticate((await repo.createKey('other', new Date(AT))).key))!;
+    const sha = createHash('sha256').update('the same bytes').digest('hex');
+    const made = await repo.complete(completion(await stored(repo, upload(caller)), { sha256: sha }));
+    if (made.kind !== 'done') throw new Error(made.kind);
+    await repo.complete(completion(await stored(repo, upload(other)), { sha256: sha }));
+    // Each hash is a parameter of its own on both databases: the most a request may ask, at once.
+    const unknown = Array.from({ length: CHECK_MAX_FILES - 1 }, (_, i) =>
+      createHash('sha256').update(`${i}`).digest('hex'),
+    );
+    expect(await repo.heldFiles(caller.brandId, [...unknown, sha])).toEqual([
+      expect.objectContaining({
+        sha256: sha,
+        itemId: made.item.id,
+        role: 'image',
+        fileId: made.file!.id,
+        itemFileCount: 1,
+      }),
+    ]);
+    expect(await repo.heldFiles(caller.brandId, unknown)).toEqual([]);
+    expect(await repo.heldFiles(caller.brandId, [])).toEqual([]);
   });
 
   it('complete: an upload swept meanwhile is upload_gone, a carousel deleted meanwhile carousel_gone; nothing is written', async () => {

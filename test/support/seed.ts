@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { sqliteItems } from '../../src/server/repo/sqlite/items.js';
-import { sqliteKeys } from '../../src/server/repo/sqlite/keys.js';
+import { sqliteKeys } from '../../src/server/repo/sqlite/repo.js';
 
 /** `n` draft shortforms of the key's brand titled T0…T(n-1), T0 oldest; returns their ids newest first. */
 export function seedItems(dataDir: string, apiKey: string, n: number): string[] {

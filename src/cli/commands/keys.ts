@@ -6,7 +6,7 @@
 // alone on stdout (only its hash is kept); lists show a short prefix, never a key.
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { type KeyInfo as WireKey, keyInfoOf } from '../../api/schemas.js';
+import { type KeyFields, type KeyInfo as WireKey, keyInfoOf } from '../../api/schemas.js';
 import { type Scope, SCOPES, ROLES, ROLE_NAMES, effectiveScopes, isScope, parseScopeFlags } from '../../api/scopes.js';
 import { brandNameProblem, nameProblem } from '../../api/text-rules.js';
 import { type ConfigData, openConfig } from '../../config/store.js';
@@ -35,18 +35,10 @@ export type KeysPlace =
   | { kind: 'local'; where: KeysWhere }
   | { kind: 'api'; client: Pick<ApiClient, 'createKey' | 'listKeys' | 'revokeKey'>; baseUrl: string };
 
-/** A key as the keys commands print it, from the database or the API alike. */
-export interface KeyView {
-  id: string;
-  name: string | null;
+/** A key as the keys commands print it, from the database or the API alike: the API's fields and the brand. */
+export interface KeyView extends KeyFields {
   /** The brand, when known: the database says; the API lists only the caller's own. */
   brand: string | null;
-  prefix: string;
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
 }
 
 export interface KeysCreateOptions {
@@ -124,7 +116,7 @@ async function openPlace(ctx: CliContext, globals: GlobalOptions, flags: KeysFla
 // ---- the work -----------------------------------------------------------------------------
 
 /** The API's fields of a key (keyInfoOf, as the server presents it) with its brand after its name. */
-function keyView(k: Parameters<typeof keyInfoOf>[0], brand: string | null): KeyView {
+function keyView(k: KeyFields, brand: string | null): KeyView {
   const { id, name, ...rest } = keyInfoOf(k);
   return { id, name, brand, ...rest };
 }

@@ -4,8 +4,7 @@
 // src/download/events.ts; none of them knows how files are fetched.
 import { createJsonLines } from './json-lines.js';
 import { performance } from 'node:perf_hooks';
-import cliProgress from 'cli-progress';
-import type { MultiBar, SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import type { DownloadEvent, FileRef } from '../../download/events.js';
 import { formatBytes } from '../../rules/rules.js';
 import { escapeName } from '../../text/escape-name.js';
@@ -13,8 +12,8 @@ import type { IO } from '../io.js';
 import { write } from './mode.js';
 import type { ProgressKind } from './progress.js';
 import { flushed, formatMs, formatSpeed } from './progress-shared.js';
-import { formatEta } from './progress-tty.js';
 import { truncate } from './table.js';
+import { formatEta, keyOf, ttyBars } from './tty-bars.js';
 
 export interface TransferListener {
   onEvent(event: DownloadEvent): void;
@@ -85,10 +84,6 @@ function barName(file: FileRef): string {
   return file.role === 'thumbnail' ? `${name} (thumb)` : name;
 }
 
-function keyOf(file: FileRef): string {
-  return `${file.role}:${file.path}`;
-}
-
 function plainListener(io: IO, clock: () => number, heartbeatMs: number): TransferListener {
   const running = new Map<string, { file: FileRef; t0: number; have: number }>();
   const say = (line: string) => {
@@ -134,26 +129,7 @@ function plainListener(io: IO, clock: () => number, heartbeatMs: number): Transf
 }
 
 function ttyListener(io: IO, clock: () => number): TransferListener {
-  const multibar: MultiBar = new cliProgress.MultiBar({
-    stream: io.stderr,
-    fps: 10,
-    format: '{name} {bar} {percentage}% {done}/{size} {speed} ETA {etaText}',
-    barsize: 20,
-    hideCursor: true,
-    clearOnComplete: true,
-    autopadding: true,
-    barCompleteChar: '█',
-    barIncompleteChar: '░',
-  });
-  const live = new Map<string, { bar: SingleBar; t0: number; from: number }>();
-  // A log line is written over the top bar's line: clear what is left of the bar after it.
-  const log = (line: string) => multibar.log(`${line}\u001b[0K\n`);
-  const end = (file: FileRef) => {
-    const l = live.get(keyOf(file));
-    if (!l) return;
-    live.delete(keyOf(file));
-    multibar.remove(l.bar);
-  };
+  const { multibar, live, log, end, stop: stopBars } = ttyBars<{ bar: SingleBar; t0: number; from: number }>(io);
   return {
     onEvent(event) {
       if (event.type === 'started') {
@@ -193,14 +169,12 @@ function ttyListener(io: IO, clock: () => number): TransferListener {
       log(`${mark} ${line.replace(/^\S+\s+/, '')}`);
     },
     async finish(_summary, lines) {
-      multibar.update(); // prints the lines still queued in its log buffer
-      multibar.stop();
+      stopBars();
       for (const line of lines) await write(io.stderr, `${line}\n`);
       await flushed(io.stderr);
     },
     async stop() {
-      multibar.update();
-      multibar.stop();
+      stopBars();
       await flushed(io.stderr);
     },
   };

@@ -1,9 +1,7 @@
-// Progress on a terminal: a cli-progress multibar on stderr with one bar per file in flight
-// (name, percent, bytes, speed, ETA) and a total bar, redrawn at most 10 times a second by
-// cli-progress's own timer — events only update numbers. Finished files scroll up as lines.
+// Upload's progress on a terminal: the bars of ./tty-bars.ts, one per file in flight (name,
+// percent, bytes, speed, ETA) and a total bar. Finished files scroll up as lines.
 import { performance } from 'node:perf_hooks';
-import cliProgress from 'cli-progress';
-import type { MultiBar, SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import { formatBytes } from '../../rules/rules.js';
 import type { FileRef, UploadEvent, UploadSummary } from '../../upload/send/events.js';
 import { escapeName, escapeText } from '../../text/escape-name.js';
@@ -13,21 +11,9 @@ import type { ProgressListener } from './progress-shared.js';
 import { flushed, formatMs, formatSpeed, retryLines } from './progress-shared.js';
 import { itemRows, summaryLines } from './progress-summary.js';
 import { truncate } from './table.js';
+import { formatEta, keyOf, ttyBars } from './tty-bars.js';
 
 const NAME_WIDTH = 24;
-// The ETA is ours (etaText): cli-progress's own says "NFs" until its buffer fills; ours says
-// "--" until bytes have moved.
-const FORMAT = '{name} {bar} {percentage}% {done}/{size} {speed} ETA {etaText}';
-
-/** "--" until there is a speed to divide by, then "12s", "3m05s", "1h02m". */
-export function formatEta(remaining: number, sent: number, ms: number): string {
-  if (sent <= 0 || ms <= 0) return '--';
-  if (remaining <= 0) return '0s';
-  const s = Math.ceil((remaining * ms) / sent / 1000);
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
 
 interface Live {
   bar: SingleBar;
@@ -37,29 +23,13 @@ interface Live {
   base: number;
 }
 
-function keyOf(file: FileRef): string {
-  return `${file.role}:${file.path}`;
-}
-
 function nameCell(file: FileRef): string {
   const name = file.role === 'thumbnail' ? `${escapeName(file.name)} (thumb)` : escapeName(file.name);
   return truncate(name, NAME_WIDTH).padEnd(NAME_WIDTH);
 }
 
 export function createTtyProgress(io: IO, clock: () => number = () => performance.now()): ProgressListener {
-  const multibar: MultiBar = new cliProgress.MultiBar({
-    stream: io.stderr,
-    fps: 10,
-    format: FORMAT,
-    barsize: 20,
-    hideCursor: true,
-    clearOnComplete: true,
-    autopadding: true,
-    etaBuffer: 50,
-    barCompleteChar: '█',
-    barIncompleteChar: '░',
-  });
-  const live = new Map<string, Live>();
+  const { multibar, live, log, end, stop: stopBars } = ttyBars<Live>(io);
   let total: SingleBar | undefined;
   let totalT0 = 0;
   let totalBytes = 0;
@@ -78,14 +48,6 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
       speed: formatSpeed(now, ms),
       etaText: formatEta(totalBytes - sent, now, ms),
     });
-  };
-  // A log line is written over the top bar's line: clear what is left of the bar after it.
-  const log = (line: string) => multibar.log(`${line}\u001b[0K\n`);
-  const end = (file: FileRef) => {
-    const l = live.get(keyOf(file));
-    if (!l) return;
-    live.delete(keyOf(file));
-    multibar.remove(l.bar);
   };
 
   const worthALine = retryLines();
@@ -193,15 +155,13 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
       }
     },
     async finish(summary: UploadSummary) {
-      multibar.update(); // prints the lines still queued in its log buffer
-      multibar.stop();
+      stopBars();
       for (const row of itemRows(summary, io.stdoutIsTTY)) await write(io.stdout, `${row}\n`);
       for (const line of summaryLines(summary)) await write(io.stderr, `${line}\n`);
       await Promise.all([flushed(io.stdout), flushed(io.stderr)]);
     },
     async stop() {
-      multibar.update();
-      multibar.stop();
+      stopBars();
       await flushed(io.stderr);
     },
   };

@@ -1,9 +1,10 @@
 // The audit log (docs/api.md, Audit log): who did what, when, through which request. Entries are
-// written by `writeAudit`, the one writer both Repos call inside the transaction of the change
-// they record, so a change and its entry commit (or roll back) together. The SQL is built here
-// once for both dialects; each Repo only says how it writes a parameter and runs the statement
-// (SQLite: ./sqlite/audit.ts; PostgreSQL: ./pg/audit.ts).
+// written by `writeAudit`, the one writer, which the decisions call (their `audit` step) inside
+// the transaction of the change they record, so a change and its entry commit (or roll back)
+// together. The queries are written here once for both databases (`auditQueries`, over
+// ./statements.ts).
 import type { ItemChanges, ItemRow } from './items.js';
+import { type Param, type Sql, params, rows, run } from './statements.js';
 
 export type AuditAction =
   | 'item.created'
@@ -66,18 +67,14 @@ export interface AuditFilter {
   limit: number;
 }
 
-/** How a dialect writes its n-th parameter (1-based): `?` on SQLite, `$n` on PostgreSQL. */
-export type Param = (n: number) => string;
-/** Runs one statement with its values, in the caller's transaction. */
-export type Run<R> = (sql: string, values: unknown[]) => R;
-
 const INSERT_COLUMNS = 'at, brand_id, action, item_id, key_id, key_name, request_id, batch_id, details';
 
 /**
- * Records one entry: call it inside the transaction of the change it records (both Repos do, and
- * so must any new change: a carousel reorder is one more `writeAudit` with its own action).
+ * Records one entry, and the item's authors with it (`itemAuthorWrite`): run it inside the
+ * transaction of the change it records (every decision's `audit` step does, and so must any new
+ * change: a carousel reorder is one more entry with its own action).
  */
-export function writeAudit<R>(run: Run<R>, param: Param, e: AuditEvent): R {
+function* writeAudit(param: Param, e: AuditEvent): Sql<void> {
   const values = [
     e.at,
     e.brandId,
@@ -89,20 +86,19 @@ export function writeAudit<R>(run: Run<R>, param: Param, e: AuditEvent): R {
     e.actor.batchId ?? null,
     JSON.stringify(e.details),
   ];
-  return run(
-    `INSERT INTO audit_log (${INSERT_COLUMNS}) VALUES (${values.map((_, i) => param(i + 1)).join(', ')})`,
-    values,
-  );
+  yield* run(`INSERT INTO audit_log (${INSERT_COLUMNS}) VALUES (${params(param, 1, values.length)})`, values);
+  const authors = itemAuthorWrite(param, e);
+  if (authors) yield* run(authors.sql, authors.values);
 }
 
 /**
  * The item's own record of who made it and who changed it last (items.created_by_key_id and
  * updated_by_key_id, the list's createdBy and updatedBy filters), kept with each entry that
  * presents them (`itemAuthorQueries`): item.created sets both, every later entry of the item the
- * second. Null for entries that are not an existing item's. Both Repos run it right after
- * `writeAudit`, in the same transaction.
+ * second. Null for entries that are not an existing item's. `writeAudit` runs it right after the
+ * entry, in the same transaction.
  */
-export function itemAuthorWrite(param: Param, e: AuditEvent): { sql: string; values: unknown[] } | null {
+function itemAuthorWrite(param: Param, e: AuditEvent): { sql: string; values: unknown[] } | null {
   if (e.itemId === null || !e.action.startsWith('item.') || e.action === 'item.deleted') return null;
   if (e.action === 'item.created')
     return {
@@ -116,17 +112,17 @@ export function itemAuthorWrite(param: Param, e: AuditEvent): { sql: string; val
 }
 
 /** The columns of an entry as the row mappers below expect them (quoted: PostgreSQL folds case). */
-export const AUDIT_SELECT = `SELECT id, at, brand_id AS "brandId", action, item_id AS "itemId", key_id AS "keyId",
+const AUDIT_SELECT = `SELECT id, at, brand_id AS "brandId", action, item_id AS "itemId", key_id AS "keyId",
   key_name AS "keyName", request_id AS "requestId", batch_id AS "batchId", details FROM audit_log`;
 
-export type RawAuditEntry = Omit<AuditEntry, 'details'> & { details: string };
+type RawAuditEntry = Omit<AuditEntry, 'details'> & { details: string };
 
-export function toAuditEntry(row: RawAuditEntry): AuditEntry {
+function toAuditEntry(row: RawAuditEntry): AuditEntry {
   return { ...row, id: Number(row.id), details: JSON.parse(row.details) as Record<string, unknown> };
 }
 
 /** A page of a brand's entries, newest first, with one extra row asked for to know `hasMore`. */
-export function auditPageQuery(brandId: string, f: AuditFilter, param: Param): { sql: string; values: unknown[] } {
+function auditPageQuery(brandId: string, f: AuditFilter, param: Param): { sql: string; values: unknown[] } {
   const values: unknown[] = [brandId];
   const arg = (v: unknown) => {
     values.push(v);
@@ -151,9 +147,8 @@ export interface ItemAuthors {
  * For a page of items at once: the item.created entries, and the latest entry of each item (two
  * queries whatever the page's size). Values: the brand, then the item ids.
  */
-export function itemAuthorQueries(param: Param, count: number): { first: string; last: string } {
-  const ids = Array.from({ length: count }, (_, i) => param(i + 2)).join(', ');
-  const where = `brand_id = ${param(1)} AND item_id IN (${ids})`;
+function itemAuthorQueries(param: Param, count: number): { first: string; last: string } {
+  const where = `brand_id = ${param(1)} AND item_id IN (${params(param, 2, count)})`;
   return {
     first: `${AUDIT_SELECT} WHERE ${where} AND action = 'item.created'`,
     last: `${AUDIT_SELECT} WHERE id IN (SELECT MAX(id) FROM audit_log WHERE ${where} GROUP BY item_id)`,
@@ -161,7 +156,7 @@ export function itemAuthorQueries(param: Param, count: number): { first: string;
 }
 
 /** The two queries' rows, by item id (an item with no entries kept has nulls). */
-export function authorsByItem(
+function authorsByItem(
   itemIds: readonly string[],
   first: readonly RawAuditEntry[],
   last: readonly RawAuditEntry[],
@@ -179,9 +174,26 @@ export function authorsByItem(
   return out;
 }
 
-/** Entries older than the retention go; nothing else ever deletes them (not an item's deletion). */
-export function pruneAuditSql(param: Param): string {
-  return `DELETE FROM audit_log WHERE at < ${param(1)}`;
+/** The audit_log table's queries in a dialect's parameters (./statements.ts runs them on either database). */
+export function auditQueries(p: Param) {
+  return {
+    /** One entry, in the transaction of the change it records. */
+    write: (e: AuditEvent): Sql<void> => writeAudit(p, e),
+    *page(brandId: string, f: AuditFilter): Sql<{ entries: AuditEntry[]; hasMore: boolean }> {
+      const q = auditPageQuery(brandId, f, p);
+      const found = yield* rows<RawAuditEntry>(q.sql, q.values);
+      return { entries: found.slice(0, f.limit).map(toAuditEntry), hasMore: found.length > f.limit };
+    },
+    *authors(brandId: string, itemIds: readonly string[]): Sql<Map<string, ItemAuthors>> {
+      if (itemIds.length === 0) return new Map();
+      const q = itemAuthorQueries(p, itemIds.length);
+      const first = yield* rows<RawAuditEntry>(q.first, [brandId, ...itemIds]);
+      const last = yield* rows<RawAuditEntry>(q.last, [brandId, ...itemIds]);
+      return authorsByItem(itemIds, first, last);
+    },
+    /** Entries older than the retention go; nothing else ever deletes them (not an item's deletion). */
+    prune: (before: string): Sql<number> => run(`DELETE FROM audit_log WHERE at < ${p(1)}`, [before]),
+  };
 }
 
 /** At most this many changed platformSettings paths are listed in one entry. */

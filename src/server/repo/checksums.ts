@@ -1,7 +1,9 @@
-// Content identity (SQLite: ./sqlite/checksums.ts): which of a brand's stored files hold given bytes (by SHA-256), for
+// Content identity: which of a brand's stored files hold given bytes (by SHA-256), for
 // POST /api/v1/upload/check, and the rows made before checksums were kept, which the sweeper
-// fills in (src/server/checksum-backfill.ts). PostgreSQL: ./pg/checksums.ts.
+// fills in (src/server/checksum-backfill.ts). The queries are written once for both databases
+// (`checksumQueries`, over ./statements.ts).
 import type { ContentType } from '../../rules/rules.js';
+import { type Param, type Sql, params, rows, run } from './statements.js';
 
 /** How a brand holds a file: an item's main file (a video), a carousel image, or a thumbnail. */
 export type FileRole = 'file' | 'image' | 'thumbnail';
@@ -31,11 +33,13 @@ export interface MissingChecksum {
 }
 
 /**
- * The three ways a brand holds bytes, as one query; `$BRAND` and `$HASHES` are filled in per
- * database (SQLite: `?` and an IN list; PostgreSQL: `$1` and `= ANY($2)`). A carousel's main
- * file is its first image, so carousels are found by their images, not twice.
+ * The three ways a brand holds bytes, as one query over `count` hashes. Values: the brand, then
+ * the hashes. A carousel's main file is its first image, so carousels are found by their images,
+ * not twice.
  */
-export function heldFilesQuery(brand: () => string, hashes: (column: string) => string): string {
+function heldFilesQuery(p: Param, count: number): string {
+  const brand = () => p(1);
+  const hashes = (column: string) => `${column} IN (${params(p, 2, count)})`;
   return `
     SELECT i.sha256 AS sha256, i.file_size AS size, i.id AS "itemId", i.type AS "itemType", 'file' AS role,
            NULL AS "fileId", NULL AS "sortOrder", i.file_name AS "fileName", 1 AS "itemFileCount",
@@ -55,7 +59,7 @@ export function heldFilesQuery(brand: () => string, hashes: (column: string) => 
 }
 
 /** Rows without a checksum, the three kinds in one list (at most `limit`). */
-export const MISSING_CHECKSUMS = `
+const MISSING_CHECKSUMS = `
   SELECT role, id, key FROM (
     SELECT 'file' AS role, id, file_key AS key FROM items WHERE sha256 IS NULL
     UNION ALL
@@ -69,18 +73,38 @@ export const MISSING_CHECKSUMS = `
  * only where the row still names that object and has none yet (the thumbnail may have been
  * replaced meanwhile).
  */
-export function checksumTarget(role: FileRole): { table: string; column: string; keyColumn: string } {
+function checksumTarget(role: FileRole): { table: string; column: string; keyColumn: string } {
   if (role === 'image') return { table: 'carousel_files', column: 'sha256', keyColumn: 'file_key' };
   if (role === 'thumbnail') return { table: 'items', column: 'thumbnail_sha256', keyColumn: 'thumbnail_key' };
   return { table: 'items', column: 'sha256', keyColumn: 'file_key' };
 }
 
 /** The oldest item first, then by role and position: the same order on both databases. */
-export function byAge(a: HeldFile, b: HeldFile): number {
+function byAge(a: HeldFile, b: HeldFile): number {
   return (
     a.createdAt.localeCompare(b.createdAt) ||
     a.itemId.localeCompare(b.itemId) ||
     (a.sortOrder ?? -1) - (b.sortOrder ?? -1) ||
     a.role.localeCompare(b.role)
   );
+}
+
+/** The checksums' queries in a dialect's parameters (./statements.ts runs them on either database). */
+export function checksumQueries(p: Param) {
+  return {
+    *held(brandId: string, sha256s: readonly string[]): Sql<HeldFile[]> {
+      if (sha256s.length === 0) return [];
+      const found = yield* rows<HeldFile>(heldFilesQuery(p, sha256s.length), [brandId, ...sha256s]);
+      return found.sort(byAge);
+    },
+    missing: (limit: number): Sql<MissingChecksum[]> =>
+      rows<MissingChecksum>(`${MISSING_CHECKSUMS} LIMIT ${p(1)}`, [limit]),
+    *record(m: MissingChecksum, sha256: string): Sql<void> {
+      const t = checksumTarget(m.role);
+      yield* run(
+        `UPDATE ${t.table} SET ${t.column} = ${p(1)} WHERE id = ${p(2)} AND ${t.keyColumn} = ${p(3)} AND ${t.column} IS NULL`,
+        [sha256, m.id, m.key],
+      );
+    },
+  };
 }

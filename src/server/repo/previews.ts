@@ -1,7 +1,8 @@
 // Posters and previews (issue 39): which stored files still want their small JPEG, and recording
 // one made or failed. The rows are the queue: an item is listed, usable and complete without
 // one, and a server that restarts finds the missing ones again (src/server/previews/worker.ts).
-// The same queries on PostgreSQL: ./pg/previews.ts.
+// The queries are written once for both databases (`previewQueries`, over ./statements.ts).
+import { type Param, type Sql, rows, run } from './statements.js';
 
 /** A failed file is tried this many times in all (across restarts), then left without one. */
 export const PREVIEW_TRIES = 3;
@@ -23,7 +24,7 @@ export interface MissingPreview {
  * Newest first (what was just uploaded is what someone is looking at). `frames` is true when the
  * server can take video frames; without, only videos with a thumbnail are listed.
  */
-export function missingPreviewsQuery(frames: string): string {
+function missingPreviewsQuery(frames: string): string {
   return `
   SELECT role, id, key, "contentType", "durationSeconds", "thumbnailKey" FROM (
     SELECT 'video' AS role, id, file_key AS key, content_type AS "contentType",
@@ -38,16 +39,47 @@ export function missingPreviewsQuery(frames: string): string {
 
 /**
  * Where a preview made of `m` is recorded: its row, if it still names that file (and, for a
- * video, the same thumbnail: one set meanwhile asks for a new poster). `$n` placeholders from `first`.
+ * video, the same thumbnail: one set meanwhile asks for a new poster). Parameters from `first`.
  */
-export function previewRow(m: MissingPreview, placeholder: (n: number) => string, first: number): string {
+function previewRow(m: MissingPreview, placeholder: Param, first: number): string {
   const where = `id = ${placeholder(first)} AND file_key = ${placeholder(first + 1)}`;
   return m.role === 'video' ? `${where} AND thumbnail_key IS NOT DISTINCT FROM ${placeholder(first + 2)}` : where;
 }
 
 /** The values of previewRow's placeholders. */
-export function previewRowValues(m: MissingPreview): unknown[] {
+function previewRowValues(m: MissingPreview): unknown[] {
   return m.role === 'video' ? [m.id, m.key, m.thumbnailKey] : [m.id, m.key];
 }
 
-export const tableOf = (m: MissingPreview) => (m.role === 'video' ? 'items' : 'carousel_files');
+const tableOf = (m: MissingPreview) => (m.role === 'video' ? 'items' : 'carousel_files');
+
+/** The previews' queries in a dialect's parameters (./statements.ts runs them on either database). */
+export function previewQueries(p: Param) {
+  return {
+    /** `videos`: whether the server can take video frames (without, only videos with a thumbnail). */
+    *missing(limit: number, videos: boolean): Sql<MissingPreview[]> {
+      const found = yield* rows<MissingPreview>(`${missingPreviewsQuery(videos ? '1 = 1' : '1 = 0')} LIMIT ${p(1)}`, [
+        limit,
+      ]);
+      // PostgreSQL hands a numeric column as text.
+      return found.map((r) => ({
+        ...r,
+        durationSeconds: r.durationSeconds === null ? null : Number(r.durationSeconds),
+      }));
+    },
+    /** Records the preview if the row still names that file (not deleted nor replaced meanwhile). */
+    *record(m: MissingPreview, previewKey: string): Sql<boolean> {
+      const changed = yield* run(
+        `UPDATE ${tableOf(m)} SET preview_key = ${p(1)}, preview_error = NULL WHERE ${previewRow(m, p, 2)}`,
+        [previewKey, ...previewRowValues(m)],
+      );
+      return changed > 0;
+    },
+    *fail(m: MissingPreview, error: string): Sql<void> {
+      yield* run(
+        `UPDATE ${tableOf(m)} SET preview_tries = preview_tries + 1, preview_error = ${p(1)} WHERE ${previewRow(m, p, 2)}`,
+        [error.slice(0, 500), ...previewRowValues(m)],
+      );
+    },
+  };
+}

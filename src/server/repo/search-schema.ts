@@ -2,7 +2,7 @@
 // each database, written once here like ./schema.ts: what the list's filters read, filled in
 // from the rows an existing library has.
 // - items.created_by_key_id / updated_by_key_id: who made the item and who changed it last, kept
-//   by the audit writers (./audit.ts itemAuthorWrite) and filled in here from the audit log.
+//   by the audit writers (itemAuthorWrite in ./audit.ts) and filled in here from the audit log.
 // - item_hashtags: one row per item and folded hashtag (./list-filter.ts foldHashtag), written by
 //   the items repositories with the hashtags. Each row repeats its item's brand and createdAt
 //   (neither ever changes), so a hashtag's newest items are read from one index in order

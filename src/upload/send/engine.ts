@@ -2,7 +2,8 @@
 // complete, then one PATCH per item for its metadata and thumbnail. It emits events (./events.ts)
 // and never draws; it returns what became of every item. Its parts: ./run.ts (what a run is
 // given, the state its parts share, and their common steps), ./finish-item.ts (an item's
-// thumbnail and metadata once its files are in), ./failure.ts (what an error means, in words).
+// thumbnail and metadata once its files are in), ./run-parts.ts (the run's side of sending a
+// file as parts), ./failure.ts (what an error means, in words).
 //
 // Scheduling, so that time grows with the number of files and memory does not:
 // - Items are worked through in plan order. A window of files (WINDOW_PER_TRANSFER × concurrency)
@@ -65,8 +66,9 @@ import { transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
 import { libraryVerdict } from './library-match.js';
 import { libraryMetadata } from './metadata-diff.js';
-import { type MultipartContext, type SentPart, abortQuietly, continueParts, startParts } from './multipart.js';
-import { PART_CONCURRENCY, asksForParts } from '../../rules/parts.js';
+import { type SentPart, continueParts, startParts } from './multipart.js';
+import { asksForParts } from '../../rules/parts.js';
+import { bytesKept, forgetParts, journalParts, multipartContext } from './run-parts.js';
 import {
   type EngineDeps,
   type EngineItem,
@@ -674,51 +676,6 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
 interface Sent {
   key: string;
   parts?: SentPart[];
-}
-
-/** What the multipart transfer needs of the run; undefined when the service cannot take parts. */
-function multipartContext(run: Run): MultipartContext | undefined {
-  const { api } = run.deps;
-  if (run.noParts || !api.parts || !api.abortUpload) return undefined;
-  const partConcurrency = run.deps.partConcurrency ?? PART_CONCURRENCY.default;
-  run.parts ??= { pool: createPool(partConcurrency, run.signal) };
-  return {
-    api: { parts: api.parts, abortUpload: api.abortUpload },
-    dispatcher: api.dispatcher,
-    journal: run.deps.journal,
-    partConcurrency,
-    partPool: run.parts.pool,
-    policy: run.deps.policy,
-    sleep: run.deps.sleep,
-    now: run.deps.now,
-    emit: run.emit,
-    onBytes: (n) => (run.bytesSent += n),
-    onHeld: (file, bytes) => run.held.set(file, bytes),
-  };
-}
-
-/** The parts an earlier run sent of `key` (all of them: its PUTs were done), for complete. */
-function journalParts(run: Run, file: SendableFile, key: string): { parts?: SentPart[] } {
-  const rec = run.deps.journal.multipart(file.path);
-  if (rec?.key !== key) return {};
-  return { parts: rec.parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })) };
-}
-
-/** The file is sent afresh: its multipart upload, if any, is forgotten and closed. */
-async function forgetParts(run: Run, file: SendableFile): Promise<void> {
-  const rec = run.deps.journal.multipart(file.path);
-  if (!rec) return;
-  run.deps.journal.dropMultipart(rec.key);
-  run.held.delete(file);
-  const { abortUpload } = run.deps.api;
-  if (abortUpload) await abortQuietly({ abortUpload }, rec.key);
-}
-
-/** The bytes of parts the service holds for files not completed: what the next run need not send. */
-function bytesKept(run: Run): { bytesKept?: number } {
-  let kept = 0;
-  for (const bytes of run.held.values()) kept += bytes;
-  return kept > 0 ? { bytesKept: kept } : {};
 }
 
 // ---- Small helpers --------------------------------------------------------------------------

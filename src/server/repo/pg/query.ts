@@ -1,6 +1,6 @@
 // The connection pool and the two ways the PostgreSQL repositories reach it: one statement on any
 // connection (`query`), or several in one transaction on one connection (`transaction`). Each
-// table's repository (./items.ts, ./uploads.ts, ./keys.ts, ./deletions.ts) takes a Query, so the
+// table's repository (./items.ts, ./uploads.ts, ./deletions.ts) takes a Query, so the
 // same functions run alone or inside a transaction.
 import pg from 'pg';
 import type { Timeouts } from '../../limits.js';

@@ -8,15 +8,30 @@ import { loadSecret } from '../../signing.js';
 import { assembleRepo, stepsOver } from '../assemble.js';
 import type { RepoSteps } from '../decisions.js';
 import type { Repo } from '../interface.js';
+import { auditQueries } from '../audit.js';
+import { checksumQueries } from '../checksums.js';
+import { keyQueries } from '../keys.js';
+import { mediaQueries } from '../media.js';
+import { previewQueries } from '../previews.js';
+import { type Param, type SqlSteps, syncTable } from '../statements.js';
 import { runSteps } from '../steps.js';
-import { sqliteAudit } from './audit.js';
-import { sqliteChecksums } from './checksums.js';
 import { sqliteDeletions } from './deletions.js';
 import { sqliteItems } from './items.js';
-import { sqliteKeys } from './keys.js';
-import { sqliteMedia } from './media.js';
-import { sqlitePreviews } from './previews.js';
 import { sqliteUploads } from './uploads.js';
+
+/** SQLite's numbered parameters (`?1`), for the queries written once (../statements.ts). */
+const SQLITE_PARAM: Param = (n) => `?${n}`;
+
+/** One statement at a time on the connection, in whatever transaction is open. */
+function statements(db: Db): SqlSteps {
+  return {
+    rows: (sql, values) => db.prepare(sql).all(...values),
+    run: (sql, values) => Number(db.prepare(sql).run(...values).changes),
+  };
+}
+
+/** The keys table (../keys.ts) on SQLite. */
+export const sqliteKeys = (db: Db) => syncTable(keyQueries(SQLITE_PARAM), statements(db));
 
 function sqliteTables(db: Db) {
   return {
@@ -24,7 +39,7 @@ function sqliteTables(db: Db) {
     uploads: sqliteUploads(db),
     keys: sqliteKeys(db),
     deletions: sqliteDeletions(db),
-    audit: sqliteAudit(db),
+    audit: syncTable(auditQueries(SQLITE_PARAM), statements(db)),
   };
 }
 
@@ -47,9 +62,9 @@ export function createSqliteRepo(db: Db, o: { dataDir: string }): Repo {
   return assembleRepo(
     {
       ...sqliteTables(db),
-      checksums: sqliteChecksums(db),
-      media: sqliteMedia(db),
-      previews: sqlitePreviews(db),
+      checksums: syncTable(checksumQueries(SQLITE_PARAM), statements(db)),
+      media: syncTable(mediaQueries(SQLITE_PARAM), statements(db)),
+      previews: syncTable(previewQueries(SQLITE_PARAM), statements(db)),
     },
     // One IMMEDIATE transaction per decision.
     async (decision) => db.transaction(() => runSteps(steps, decision)).immediate(),
