@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
 import { forward } from '../support/http-forward.js';
 import { listenLocal } from '../support/listen.js';
-import { type TestS3, startS3 } from '../support/s3.js';
+import { type TestS3, serverStorage, startS3 } from '../support/s3.js';
 import {
   type FileSpec,
   type TestServer,
@@ -83,11 +83,7 @@ const disk: Store = {
 const s3Store: Store & { start(prefix?: string): Promise<TestServer> } = {
   name: 's3',
   start: (prefix = 'library') =>
-    startTestServer({
-      storageUrl: `s3://${s3.bucket(BUCKET)}/${prefix}`,
-      s3: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
-      clock: 'real',
-    }),
+    startTestServer({ ...serverStorage(s3, `s3://${s3.bucket(BUCKET)}/${prefix}`), clock: 'real' }),
   openUploads: async () => {
     const res = await s3Client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket(BUCKET), Prefix: 'library/' }));
     return (res.Uploads ?? []).map((u) => u.Key!);
@@ -336,11 +332,7 @@ describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
         res.end('<?xml version="1.0"?><Error><Code>NotImplemented</Code><Message>no multipart</Message></Error>');
       }),
     );
-    const t = await startTestServer({
-      storageUrl: 's3://plain/library',
-      s3: { endpoint: store.url, region: s3.region, credentials: s3.credentials },
-      clock: 'real',
-    });
+    const t = await startTestServer({ ...serverStorage(s3, 's3://plain/library', store.url), clock: 'real' });
     try {
       const k = await t.key('acme');
       const res = await presign(t, k, big('plain.mp4'), { multipart: true });
@@ -373,8 +365,7 @@ describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
       }),
     );
     const t = await startTestServer({
-      storageUrl: `s3://${s3.bucket(BUCKET)}/unlisted`,
-      s3: { endpoint: store.url, region: s3.region, credentials: s3.credentials },
+      ...serverStorage(s3, `s3://${s3.bucket(BUCKET)}/unlisted`, store.url),
       clock: 'real',
     });
     const open = async () =>
