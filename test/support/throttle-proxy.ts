@@ -1,5 +1,6 @@
-// A slow link for end-to-end tests: a TCP proxy on 127.0.0.1 that forwards to a real server and
-// lets the client's bytes through at a fixed rate (the answers come back at full speed). Signed
+// A slow link for the tests and the multipart bench: a TCP proxy on 127.0.0.1 that forwards to a
+// real server and lets each connection's client bytes through at a fixed rate (the answers come
+// back at full speed). It counts what the clients sent, for "how much did the re-run send". Signed
 // URLs name the server's public URL, so a server behind it is started with `--public-url` set to
 // the proxy's URL; the target is therefore read when a connection arrives, not when it starts.
 import { createConnection, createServer } from 'node:net';
