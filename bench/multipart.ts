@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { journalParts } from '../test/support/journal-parts.js';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { startSpecOnlyProxy } from '../test/support/spec-only-proxy.js';
+import { startThrottleProxy } from '../test/support/throttle-proxy.js';
 import { type Target, complete, curlPut, presign, remove } from './lib/api.js';
-import { startCapProxy } from './lib/cap-proxy.js';
 import { BIN, cliEnv, createKey, run, serve } from './lib/proc.js';
 import { median } from './lib/stats.js';
 
@@ -105,7 +105,7 @@ export async function benchMultipart(o: {
   await mkdir(o.dir, { recursive: true });
   await sparseMp4(file, o.bytes, 600);
   let target = '';
-  const cap = await startCapProxy(() => target, o.capMBps * 1e6);
+  const cap = await startThrottleProxy(() => target, o.capMBps * 1e6);
   const capped = await served(o.dir, 'capped', ['--public-url', cap.url]);
   target = capped.url;
   const plain = await served(o.dir, 'plain');

@@ -3,25 +3,22 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, readInputs, splitWords, uploadArgs } from '../../src/action/inputs.js';
 import { SUMMARY_LIMIT_BYTES, cell, jobSummary, type RunRecord } from '../../src/action/job-summary.js';
+import { summaryItem } from '../../src/cli/output/progress-json.js';
 import type { SummaryLine } from '../../src/cli/output/upload-ndjson.js';
 
-const item = (k: number, title: string | null = `Clip ${k}`): SummaryLine['items'][number] => ({
-  id: `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`,
-  title,
-  type: 'shortform',
-  outcome: 'created',
-  source: `clips/${k}.mp4`,
-  index: k,
-  filesCompleted: 1,
-  filesSkipped: 0,
-  filesInLibrary: 0,
-  filesTotal: 1,
-  message: null,
-  keyRejected: false,
-  deletedItemId: null,
-  differs: [],
-  updated: [],
-});
+/** A created clip's line in `upload --json`'s summary, as the CLI writes it (summaryItem). */
+const item = (k: number, title: string | null = `Clip ${k}`): SummaryLine['items'][number] =>
+  summaryItem({
+    index: k,
+    type: 'shortform',
+    source: `clips/${k}.mp4`,
+    status: 'created',
+    itemId: `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`,
+    filesCompleted: 1,
+    filesSkipped: 0,
+    filesTotal: 1,
+    ...(title === null ? {} : { title }),
+  });
 
 const summary = (items: SummaryLine['items']): SummaryLine => ({
   type: 'summary',

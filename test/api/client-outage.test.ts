@@ -3,13 +3,13 @@
 // succeeds once the service answers again; a later outage is told again. A bare node:http server on 127.0.0.1 plays
 // a service answering 503 with Retry-After (what `serve` answers while its database is down).
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { outageReason } from '../../src/api/errors.js';
 import { DEFAULT_RETRY, createOutageWatch } from '../../src/api/retry.js';
 import { retryPolicy } from '../../src/cli/api.js';
 import { UsageError } from '../../src/cli/errors.js';
+import { listenLocal } from '../support/listen.js';
 
 let down = 0;
 const server = createServer((req, res) => {
@@ -30,14 +30,9 @@ const server = createServer((req, res) => {
   });
 });
 let base = '';
-beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+let close: () => Promise<void>;
+beforeAll(async () => ({ url: base, close } = await listenLocal(server)));
+afterAll(() => close());
 
 describe('riding out an outage', () => {
   it('eight calls meeting one outage: told once, all succeed; a second outage is told again', async () => {

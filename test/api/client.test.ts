@@ -20,6 +20,7 @@ import {
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { describeError } from '../../src/cli/error-messages.js';
 import { EXIT } from '../../src/cli/errors.js';
+import { listenLocal } from '../support/listen.js';
 
 const KEY = 'cl_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG';
 type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void;
@@ -32,15 +33,9 @@ const server = createServer((req, res) => {
   req.on('end', () => handler(req, res, hits++));
 });
 let base = '';
-
-beforeAll(async () => {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+let close: () => Promise<void>;
+beforeAll(async () => ({ url: base, close } = await listenLocal(server)));
+afterAll(() => close());
 
 function client(extra: Partial<Parameters<typeof createApiClient>[0]> = {}) {
   hits = 0;

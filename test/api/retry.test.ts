@@ -10,6 +10,18 @@ import { DEFAULT_RETRY, backoffDelay, createOutageWatch, parseRetryAfter, withRe
 
 const noSleep = async () => {};
 
+/** A call that always fails, counting its calls: `message(n)` is the error of the n-th. */
+function failing(message: (n: number) => string) {
+  const f = {
+    calls: 0,
+    run: async (): Promise<never> => {
+      f.calls++;
+      throw new Error(message(f.calls));
+    },
+  };
+  return f;
+}
+
 describe('backoff', () => {
   it('grows exponentially up to the cap, with full jitter', () => {
     expect(backoffDelay(0, DEFAULT_RETRY, () => 0.999)).toBe(499);
@@ -51,37 +63,29 @@ describe('withRetry', () => {
   });
 
   it('stops at the attempt limit and rethrows the last error', async () => {
-    let calls = 0;
+    const fails = failing((n) => `fail ${n}`);
     await expect(
-      withRetry(
-        async () => {
-          calls++;
-          throw new Error(`fail ${calls}`);
-        },
-        { policy: { ...DEFAULT_RETRY, attempts: 3 }, sleep: noSleep, classify: () => ({ retry: true }) },
-      ),
+      withRetry(fails.run, {
+        policy: { ...DEFAULT_RETRY, attempts: 3 },
+        sleep: noSleep,
+        classify: () => ({ retry: true }),
+      }),
     ).rejects.toThrow('fail 3');
-    expect(calls).toBe(3);
+    expect(fails.calls).toBe(3);
   });
 
   it('never retries what classify refuses, and honours the server delay', async () => {
     const slept: number[] = [];
-    let calls = 0;
+    const fails = failing((n) => (n === 1 ? 'busy' : 'fatal'));
     await expect(
-      withRetry(
-        async () => {
-          calls++;
-          throw new Error(calls === 1 ? 'busy' : 'fatal');
-        },
-        {
-          policy: DEFAULT_RETRY,
-          sleep: async (ms) => void slept.push(ms),
-          classify: (e) => ((e as Error).message === 'busy' ? { retry: true, afterMs: 1234 } : { retry: false }),
-        },
-      ),
+      withRetry(fails.run, {
+        policy: DEFAULT_RETRY,
+        sleep: async (ms) => void slept.push(ms),
+        classify: (e) => ((e as Error).message === 'busy' ? { retry: true, afterMs: 1234 } : { retry: false }),
+      }),
     ).rejects.toThrow('fatal');
     expect(slept).toEqual([1234]);
-    expect(calls).toBe(2);
+    expect(fails.calls).toBe(2);
   });
 });
 
@@ -103,24 +107,18 @@ describe('riding out an outage', () => {
 
   it('keeps trying past the attempt limit for rideOutMs, with short waits, then gives up', async () => {
     const time = fakeTime();
-    let calls = 0;
+    const fails = failing(() => 'refused');
     const outages: Array<number | undefined> = [];
     await expect(
-      withRetry(
-        async () => {
-          calls++;
-          throw new Error('refused');
-        },
-        {
-          policy: { ...DEFAULT_RETRY, rideOutMs: 60_000 },
-          ...time,
-          classify: outage,
-          random: () => 0.999,
-          onRetry: (i) => outages.push(i.outage?.rideOutMs),
-        },
-      ),
+      withRetry(fails.run, {
+        policy: { ...DEFAULT_RETRY, rideOutMs: 60_000 },
+        ...time,
+        classify: outage,
+        random: () => 0.999,
+        onRetry: (i) => outages.push(i.outage?.rideOutMs),
+      }),
     ).rejects.toThrow('refused');
-    expect(calls).toBeGreaterThan(DEFAULT_RETRY.attempts);
+    expect(fails.calls).toBeGreaterThan(DEFAULT_RETRY.attempts);
     // Waits stay between 100 ms and 5 s; the last is cut to what is left of the minute.
     expect(Math.max(...time.slept)).toBeLessThanOrEqual(5_000);
     expect(Math.min(...time.slept)).toBeGreaterThanOrEqual(100);
@@ -167,48 +165,34 @@ describe('riding out an outage', () => {
 
   it('honours Retry-After within the ride-out, and rideOutMs 0 keeps the attempt limit', async () => {
     const time = fakeTime();
-    let calls = 0;
+    let fails = failing(() => '503');
     await expect(
-      withRetry(
-        async () => {
-          calls++;
-          throw new Error('503');
-        },
-        { policy: { ...DEFAULT_RETRY, rideOutMs: 10_000 }, ...time, classify: () => ({ ...outage(), afterMs: 3000 }) },
-      ),
+      withRetry(fails.run, {
+        policy: { ...DEFAULT_RETRY, rideOutMs: 10_000 },
+        ...time,
+        classify: () => ({ ...outage(), afterMs: 3000 }),
+      }),
     ).rejects.toThrow('503');
     expect(time.slept).toEqual([3000, 3000, 3000, 1000]);
-    calls = 0;
+    fails = failing(() => 'refused');
     await expect(
-      withRetry(
-        async () => {
-          calls++;
-          throw new Error('refused');
-        },
-        { policy: { ...DEFAULT_RETRY, rideOutMs: 0 }, ...fakeTime(), classify: outage },
-      ),
+      withRetry(fails.run, { policy: { ...DEFAULT_RETRY, rideOutMs: 0 }, ...fakeTime(), classify: outage }),
     ).rejects.toThrow('refused');
-    expect(calls).toBe(DEFAULT_RETRY.attempts);
+    expect(fails.calls).toBe(DEFAULT_RETRY.attempts);
   });
 
   it('a failure that is not an outage ends the ride-out: the attempt limit applies again', async () => {
     const time = fakeTime();
-    let calls = 0;
+    const fails = failing((n) => (n < 20 ? 'refused' : 'internal'));
     await expect(
-      withRetry(
-        async () => {
-          calls++;
-          throw new Error(calls < 20 ? 'refused' : 'internal');
-        },
-        {
-          policy: DEFAULT_RETRY,
-          ...time,
-          classify: (e) => ((e as Error).message === 'refused' ? outage() : { retry: true }),
-          random: () => 0,
-        },
-      ),
+      withRetry(fails.run, {
+        policy: DEFAULT_RETRY,
+        ...time,
+        classify: (e) => ((e as Error).message === 'refused' ? outage() : { retry: true }),
+        random: () => 0,
+      }),
     ).rejects.toThrow('internal');
-    expect(calls).toBe(20);
+    expect(fails.calls).toBe(20);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runShow } from '../../src/cli/commands/show.js';
 import { type BrowseFixture, browseFixture } from '../support/browse.js';
-import { launchChromium, seriousA11yViolations } from '../support/chromium.js';
+import { launchChromium, seriousA11yViolations, watchForProblems } from '../support/chromium.js';
 import { apiClient, upload } from '../support/cli.js';
 import { FIXTURES } from '../support/paths.js';
 
@@ -54,14 +54,7 @@ beforeEach(async () => {
     return route.abort();
   });
   page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
+  watchForProblems(page, (what) => problems.push(what));
   // Seen by the test's own script (not the page's: the CSP allows no other).
   await page.addInitScript(() =>
     document.addEventListener('securitypolicyviolation', (e) =>

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type BrowseFixture, browseFixture } from '../support/browse.js';
-import { launchChromium, seriousA11yViolations } from '../support/chromium.js';
+import { launchChromium, seriousA11yViolations, watchForProblems } from '../support/chromium.js';
 import { upload } from '../support/cli.js';
 import { FIXTURES } from '../support/paths.js';
 
@@ -28,14 +28,7 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   problems = [];
   page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
+  watchForProblems(page, (what) => problems.push(what));
   await page.goto(f.browse.launchUrl('/'));
 });
 afterEach(async () => {

@@ -11,26 +11,22 @@ import { run } from '../../src/cli/main.js';
 import { resolvePaths } from '../../src/config/paths.js';
 import { runEditWhere } from '../../src/cli/commands/bulk.js';
 import { InterruptedError, PartialError } from '../../src/cli/errors.js';
-import { apiClient, cli, createKey, startRemote, tempHome, upload } from '../support/cli-in-process.js';
+import { cli, upload } from '../support/cli-in-process.js';
 import { bufferIO } from '../support/io.js';
+import { type RemoteLibrary, startRemoteLibrary } from '../support/remote-library.js';
 
-let serverHome: { dir: string; remove: () => Promise<void> };
-let home: { dir: string; remove: () => Promise<void> };
-let remote: Awaited<ReturnType<typeof startRemote>>;
-let key: string;
-let client: ApiClient;
+let lib: RemoteLibrary;
 
-const env = () => ({ CONTENTLIB_BASE_URL: remote.url, CONTENTLIB_API_KEY: key });
-const clib = (args: string[]) => cli(home.dir, args, { env: env() });
+const clib = (args: string[]) => cli(lib.home, args, { env: lib.env });
 
 /** The command line with a terminal on both ends, answering `answer` to the one question. */
 async function onTerminal(args: string[], answer: string): Promise<{ exitCode: number; out: string; err: string }> {
   const io = bufferIO({ stdinIsTTY: true, stderrIsTTY: true });
   const ctx: CliContext = {
     io,
-    env: { CONTENTLIB_HOME: home.dir, ...env() },
-    paths: resolvePaths({ CONTENTLIB_HOME: home.dir }),
-    cwd: home.dir,
+    env: { CONTENTLIB_HOME: lib.home, ...lib.env },
+    paths: resolvePaths({ CONTENTLIB_HOME: lib.home }),
+    cwd: lib.home,
     now: () => new Date(),
     sleep: async () => {},
     signal: new AbortController().signal,
@@ -48,7 +44,7 @@ async function onTerminal(args: string[], answer: string): Promise<{ exitCode: n
   return { exitCode, out: io.out(), err: io.err() };
 }
 
-const item = async (id: string) => (await client.get(id)).item;
+const item = async (id: string) => (await lib.client.get(id)).item;
 /** What a change may touch, and when it last did (signed URLs differ from one second to the next). */
 const fieldsOf = (i: ContentItem) => ({
   id: i.id,
@@ -61,16 +57,16 @@ const fieldsOf = (i: ContentItem) => ({
 });
 /** The item as the library holds it now, unchanged since `i` was read. */
 const expectUnchanged = async (i: ContentItem) => expect(fieldsOf(await item(i.id))).toEqual(fieldsOf(i));
-const batchEntries = async (batchId: string) => (await client.audit({ batchId, limit: 100 })).entries;
+const batchEntries = async (batchId: string) => (await lib.client.audit({ batchId, limit: 100 })).entries;
 /** Items with titles that begin with `prefix`: the title search is a filter every service has. */
 const itemsTitled = async (prefix: string) =>
-  (await client.list({ search: prefix, limit: 100 })).items.filter((i) => i.title.startsWith(prefix));
+  (await lib.client.list({ search: prefix, limit: 100 })).items.filter((i) => i.title.startsWith(prefix));
 
 /** `n` short videos titled `<group> 1`…, with hashtags and platform settings of their own. */
 async function seed(group: string, n: number, extra: (i: number) => Record<string, unknown> = () => ({})) {
   const out: ContentItem[] = [];
   for (let i = 1; i <= n; i++) {
-    const made = await upload(client, 'video/clip-5s.mp4', { fileName: `${group}-${i}.mp4` });
+    const made = await upload(lib.client, 'video/clip-5s.mp4', { fileName: `${group}-${i}.mp4` });
     const body = {
       title: `${group} ${i}`,
       description: `about ${group} ${i}`,
@@ -81,24 +77,13 @@ async function seed(group: string, n: number, extra: (i: number) => Record<strin
       },
       ...extra(i),
     };
-    out.push((await client.patch(made.id, body as never)).item);
+    out.push((await lib.client.patch(made.id, body as never)).item);
   }
   return out;
 }
 
-beforeAll(async () => {
-  serverHome = await tempHome();
-  home = await tempHome();
-  remote = await startRemote(serverHome.dir);
-  key = await createKey(serverHome.dir, 'acme');
-  client = apiClient(remote.url, key);
-}, 60_000);
-afterAll(async () => {
-  await client?.close();
-  await remote?.stop();
-  await home?.remove();
-  await serverHome?.remove();
-});
+beforeAll(async () => (lib = await startRemoteLibrary()), 60_000);
+afterAll(async () => lib?.dispose());
 
 describe('ls QUERY and the search flags: what is sent', () => {
   it('the query and the flags become one list request', async () => {
@@ -177,7 +162,7 @@ describe('edit --where', () => {
   });
 
   it('without a terminal and without --yes: refused (2), nothing opened or changed', async () => {
-    const r = await cli(home.dir, ['--verbose', 'edit', '--where', where(), '--status', 'scheduled'], { env: env() });
+    const r = await cli(lib.home, ['--verbose', 'edit', '--where', where(), '--status', 'scheduled'], { env: lib.env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('Refusing to change items without confirmation: no terminal to ask on.');
     expect(r.stderr).toContain('--yes');
@@ -244,12 +229,12 @@ describe('edit --where', () => {
     // The item is deleted between the listing and its PATCH.
     const racing = {
       list: async (...a: Parameters<ApiClient['list']>) => {
-        const page = await client.list(...a);
-        await client.remove(gone.id);
+        const page = await lib.client.list(...a);
+        await lib.client.remove(gone.id);
         return page;
       },
-      patch: client.patch,
-      remove: client.remove,
+      patch: lib.client.patch,
+      remove: lib.client.remove,
     };
     const io = bufferIO();
     const result = await runEditWhere(
@@ -272,9 +257,9 @@ describe('edit --where', () => {
   it('a service that ignores a filter (no search extension) lists non-matches: refused, nothing changed', async () => {
     // As a spec-only service answers: the hashtag filter unknown, so every item of the title listed.
     const spec = {
-      ...client,
+      ...lib.client,
       list: (q: Parameters<ApiClient['list']>[0], o?: Parameters<ApiClient['list']>[1]) =>
-        client.list({ ...q, hashtag: undefined }, o),
+        lib.client.list({ ...q, hashtag: undefined }, o),
     };
     await expect(
       runEditWhere(
@@ -288,9 +273,9 @@ describe('edit --where', () => {
   it('Ctrl-C after the listing: nothing more is sent, every item not tried is skipped', async () => {
     const stop = new AbortController();
     const interrupted = {
-      ...client,
+      ...lib.client,
       list: async (...a: Parameters<ApiClient['list']>) => {
-        const page = await client.list(...a);
+        const page = await lib.client.list(...a);
         stop.abort();
         return page;
       },
@@ -307,7 +292,7 @@ describe('edit --where', () => {
     const io = bufferIO({ stdinIsTTY: true, stderrIsTTY: true });
     (io.stdin as PassThrough).end('no\n');
     await expect(
-      runEditWhere({ where: where(), flags: { title: 'x' } }, { client, io, now: () => new Date() }),
+      runEditWhere({ where: where(), flags: { title: 'x' } }, { client: lib.client, io, now: () => new Date() }),
     ).rejects.toBeInstanceOf(InterruptedError);
   });
 
@@ -380,7 +365,7 @@ describe('undo', () => {
     const edit = await clib(['edit', '--where', where, '--status', 'published', '--yes', '--json', 'batchId']);
     const { batchId } = JSON.parse(edit.stdout) as { batchId: string };
     const later = items[1]!;
-    await client.patch(later.id, { title: `${later.title} renamed` });
+    await lib.client.patch(later.id, { title: `${later.title} renamed` });
 
     const undo = await clib(['undo', batchId, '--yes']);
     expect(undo.exitCode, undo.stderr).toBe(3);

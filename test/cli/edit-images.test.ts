@@ -3,52 +3,42 @@
 // whole command lines through run() for what a person sees and the exit codes.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import type { GetResponse } from '../../src/api/schemas.js';
 import { type ImageEditDeps, runImageEdit } from '../../src/cli/commands/edit-images.js';
 import { CliError, EXIT } from '../../src/cli/errors.js';
 import { createApiKey } from '../../src/server/admin.js';
 import { inspectCarouselImage } from '../../src/upload/send/carousel-image.js';
-import { apiClient, cli, createKey, startRemote, tempHome, upload } from '../support/cli-in-process.js';
+import { apiClient, cli, upload } from '../support/cli-in-process.js';
 import { FIXTURES } from '../support/paths.js';
+import { type RemoteLibrary, startRemoteLibrary } from '../support/remote-library.js';
 import { type SpecOnlyProxy, startSpecOnlyProxy } from '../support/spec-only-proxy.js';
 
-let serverHome: Awaited<ReturnType<typeof tempHome>>;
-let home: Awaited<ReturnType<typeof tempHome>>;
-let remote: Awaited<ReturnType<typeof startRemote>>;
+let lib: RemoteLibrary;
 let specOnly: SpecOnlyProxy;
-let key: string;
-let client: ApiClient;
 
 beforeAll(async () => {
-  serverHome = await tempHome();
-  home = await tempHome();
-  remote = await startRemote(serverHome.dir);
-  key = await createKey(serverHome.dir, 'acme');
-  client = apiClient(remote.url, key);
-  specOnly = await startSpecOnlyProxy(remote.url);
+  lib = await startRemoteLibrary();
+  specOnly = await startSpecOnlyProxy(lib.url);
 });
 
 afterAll(async () => {
-  await client?.close();
   await specOnly?.close();
-  await remote?.stop();
-  await home?.remove();
-  await serverHome?.remove();
+  await lib?.dispose();
 });
 
 /** A carousel of images named a.jpg, b.png, c.webp… (real fixture bytes), in that order. */
 async function carousel(names = ['a.jpg', 'b.png', 'c.webp']): Promise<GetResponse> {
   const fixture = (name: string) => `image/photo${name.slice(name.lastIndexOf('.'))}`;
-  const first = await upload(client, fixture(names[0]!), { fileName: names[0]! });
-  for (const name of names.slice(1)) await upload(client, fixture(name), { fileName: name, contentItemId: first.id });
-  return client.get(first.id);
+  const first = await upload(lib.client, fixture(names[0]!), { fileName: names[0]! });
+  for (const name of names.slice(1))
+    await upload(lib.client, fixture(name), { fileName: name, contentItemId: first.id });
+  return lib.client.get(first.id);
 }
 
 const namesOf = (r: { files: ReadonlyArray<{ fileName?: string }> }) => r.files.map((f) => f.fileName);
 
-function deps(c: ImageEditDeps['client'] = client): ImageEditDeps {
+function deps(c: ImageEditDeps['client'] = lib.client): ImageEditDeps {
   return {
     client: c,
     now: () => new Date(),
@@ -65,8 +55,8 @@ async function replacement(fixture: string) {
 }
 
 /** The command line against the remote, as the binary runs it. */
-const run = (args: string[], baseUrl = remote.url) =>
-  cli(home.dir, args, { env: { CONTENTLIB_BASE_URL: baseUrl, CONTENTLIB_API_KEY: key } });
+const run = (args: string[], baseUrl = lib.url) =>
+  cli(lib.home, args, { env: { CONTENTLIB_BASE_URL: baseUrl, CONTENTLIB_API_KEY: lib.key } });
 
 describe('runImageEdit', () => {
   it('reorders, removes and replaces, each answering the carousel as it now is', async () => {
@@ -91,7 +81,7 @@ describe('runImageEdit', () => {
     );
     expect(replaced.summary).toBe('image 2 (b.png) replaced by photo.webp');
     expect(namesOf(replaced)).toEqual(['c.webp', 'photo.webp', 'd.jpg']);
-    expect(namesOf(await client.get(id))).toEqual(['c.webp', 'photo.webp', 'd.jpg']);
+    expect(namesOf(await lib.client.get(id))).toEqual(['c.webp', 'photo.webp', 'd.jpg']);
   });
 
   it('--dry-run shows the result and changes nothing', async () => {
@@ -119,7 +109,7 @@ describe('runImageEdit', () => {
       fileCount: 2,
       fileSize: c.files[1]!.fileSize! + c.files[2]!.fileSize!,
     });
-    const after = await client.get(c.item.id);
+    const after = await lib.client.get(c.item.id);
     expect(after.files.map((f) => f.id)).toEqual(c.files.map((f) => f.id));
     expect(after.item.updatedAt).toBe(c.item.updatedAt);
   });
@@ -128,17 +118,17 @@ describe('runImageEdit', () => {
     const c = await carousel();
     const r = await runImageEdit({ id: c.item.id, images: { order: '1,2' } }, deps());
     expect(r.outcome).toBe('unchanged');
-    expect((await client.get(c.item.id)).item.updatedAt).toBe(c.item.updatedAt);
+    expect((await lib.client.get(c.item.id)).item.updatedAt).toBe(c.item.updatedAt);
   });
 
   it('an image added between reading the carousel and reordering it: the service refuses, nothing changes (exit 1)', async () => {
     const c = await carousel();
     // Another client appends an image right after this command has read the carousel.
     const racing = {
-      ...client,
+      ...lib.client,
       get: async (id: string) => {
-        const read = await client.get(id);
-        await upload(client, 'image/photo.jpg', { fileName: 'late.jpg', contentItemId: id });
+        const read = await lib.client.get(id);
+        await upload(lib.client, 'image/photo.jpg', { fileName: 'late.jpg', contentItemId: id });
         return read;
       },
     };
@@ -150,16 +140,16 @@ describe('runImageEdit', () => {
     expect((err as CliError).message).toBe(
       `Carousel ${c.item.id} changed while this command ran (an image was added, removed or replaced); nothing was changed.`,
     );
-    expect(namesOf(await client.get(c.item.id))).toEqual(['a.jpg', 'b.png', 'c.webp', 'late.jpg']);
+    expect(namesOf(await lib.client.get(c.item.id))).toEqual(['a.jpg', 'b.png', 'c.webp', 'late.jpg']);
   });
 
   it('an image removed meanwhile down to 2: the remove is refused in words (exit 1)', async () => {
     const c = await carousel();
     const racing = {
-      ...client,
+      ...lib.client,
       get: async (id: string) => {
-        const read = await client.get(id);
-        await client.removeImage(id, read.files[0]!.id);
+        const read = await lib.client.get(id);
+        await lib.client.removeImage(id, read.files[0]!.id);
         return read;
       },
     };
@@ -170,12 +160,12 @@ describe('runImageEdit', () => {
       `Carousel ${c.item.id} is down to 2 images, the fewest a carousel keeps; nothing was removed.`,
     );
     expect((err as CliError).exitCode).toBe(EXIT.failure);
-    expect(namesOf(await client.get(c.item.id))).toEqual(['b.png', 'c.webp']);
+    expect(namesOf(await lib.client.get(c.item.id))).toEqual(['b.png', 'c.webp']);
   });
 
   it('a service without the extension: said so with the manifest workaround (exit 1), nothing changed', async () => {
     const c = await carousel();
-    const spec = apiClient(specOnly.url, key);
+    const spec = apiClient(specOnly.url, lib.key);
     try {
       const file = await replacement('image/photo.jpg');
       for (const images of [{ order: '2,1' }, { removeImage: '1' }, { replaceImage: ['1', file.path] }]) {
@@ -197,7 +187,7 @@ describe('runImageEdit', () => {
         `DELETE /api/v1/content/${c.item.id}/files/${c.files[0]!.id}`,
         `PUT /api/v1/content/${c.item.id}/files/${c.files[0]!.id}`,
       ]);
-      const after = await client.get(c.item.id);
+      const after = await lib.client.get(c.item.id);
       expect(after.files.map((f) => f.id)).toEqual(c.files.map((f) => f.id));
     } finally {
       await spec.close();
@@ -242,7 +232,7 @@ describe('edit with image flags, as a command line', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe('b.png\nc.webp');
     expect(r.stderr).toContain('Dry run, nothing was changed: image 1 (a.jpg) removed; the 2 images after it moved up');
-    expect(namesOf(await client.get(c.item.id))).toEqual(['a.jpg', 'b.png', 'c.webp']);
+    expect(namesOf(await lib.client.get(c.item.id))).toEqual(['a.jpg', 'b.png', 'c.webp']);
   });
 
   it.each([
@@ -267,13 +257,13 @@ describe('edit with image flags, as a command line', () => {
     const r = await run(['edit', c.item.id, ...flags]);
     expect(r.exitCode, r.stderr).toBe(EXIT.usage);
     expect(r.stderr).toContain(message);
-    const after = await client.get(c.item.id);
+    const after = await lib.client.get(c.item.id);
     expect(after.files.map((f) => f.id)).toEqual(c.files.map((f) => f.id));
     expect(after.item.updatedAt).toBe(c.item.updatedAt);
   });
 
   it('a video is no carousel (exit 2); an unknown id is not found (exit 5)', async () => {
-    const clip = await upload(client, 'video/clip-5s.mp4');
+    const clip = await upload(lib.client, 'video/clip-5s.mp4');
     const video = await run(['edit', clip.id, '--order', '1']);
     expect(video.exitCode).toBe(EXIT.usage);
     expect(video.stderr).toContain(`Item ${clip.id} is a shortform, not a carousel`);
@@ -283,11 +273,11 @@ describe('edit with image flags, as a command line', () => {
 
   it('a key without content:write may --dry-run, but not change (exit 4)', async () => {
     const c = await carousel();
-    const reader = (await createApiKey(join(serverHome.dir, 'data'), 'acme', { scopes: ['content:read'] })).key;
-    const env = { CONTENTLIB_BASE_URL: remote.url, CONTENTLIB_API_KEY: reader };
-    const dry = await cli(home.dir, ['edit', c.item.id, '--order', '2', '--dry-run'], { env });
+    const reader = (await createApiKey(join(lib.serverHome, 'data'), 'acme', { scopes: ['content:read'] })).key;
+    const env = { CONTENTLIB_BASE_URL: lib.url, CONTENTLIB_API_KEY: reader };
+    const dry = await cli(lib.home, ['edit', c.item.id, '--order', '2', '--dry-run'], { env });
     expect(dry.exitCode, dry.stderr).toBe(0);
-    const refused = await cli(home.dir, ['edit', c.item.id, '--order', '2'], { env });
+    const refused = await cli(lib.home, ['edit', c.item.id, '--order', '2'], { env });
     expect(refused.exitCode).toBe(EXIT.auth);
     expect(refused.stderr).toContain('content:write');
   });

@@ -6,24 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
 import type { ContentItem } from '../../src/api/schemas.js';
-import {
-  apiClient,
-  cli,
-  createKey,
-  fileMode,
-  readConfig,
-  seedShortform,
-  startRemote,
-  tempHome,
-  upload,
-} from '../support/cli-in-process.js';
+import { apiClient, cli, createKey, fileMode, readConfig, seedShortform, upload } from '../support/cli-in-process.js';
+import { type RemoteLibrary, startRemoteLibrary } from '../support/remote-library.js';
 
-let serverHome: { dir: string; remove: () => Promise<void> };
-let home: { dir: string; remove: () => Promise<void> };
-let remote: Awaited<ReturnType<typeof startRemote>>;
-let key: string;
+let lib: RemoteLibrary;
 let otherKey: string;
-let client: ApiClient;
 let otherClient: ApiClient;
 let mine: ContentItem;
 let theirs: ContentItem;
@@ -31,34 +18,27 @@ const BULK = 105;
 
 /** Runs the CLI against the remote through the environment. */
 const run = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
-  cli(home.dir, args, { env: { CONTENTLIB_BASE_URL: remote.url, CONTENTLIB_API_KEY: key, ...env }, input });
+  cli(lib.home, args, { env: { ...lib.env, ...env }, input });
 
 beforeAll(async () => {
-  serverHome = await tempHome();
-  home = await tempHome();
-  remote = await startRemote(serverHome.dir);
-  key = await createKey(serverHome.dir, 'acme');
-  otherKey = await createKey(serverHome.dir, 'globex');
-  client = apiClient(remote.url, key);
-  otherClient = apiClient(remote.url, otherKey);
+  lib = await startRemoteLibrary();
+  otherKey = await createKey(lib.serverHome, 'globex');
+  otherClient = apiClient(lib.url, otherKey);
   // Real uploads, a few at a time: BULK small clips for paging, one named item per brand.
   for (let i = 0; i < BULK; i += 8) {
     await Promise.all(
       Array.from({ length: Math.min(8, BULK - i) }, (_, k) =>
-        upload(client, 'video/clip-5s.mp4', { fileName: `bulk-${String(i + k).padStart(3, '0')}.mp4` }),
+        upload(lib.client, 'video/clip-5s.mp4', { fileName: `bulk-${String(i + k).padStart(3, '0')}.mp4` }),
       ),
     );
   }
-  mine = await seedShortform(client, 'Acme launch');
+  mine = await seedShortform(lib.client, 'Acme launch');
   theirs = await seedShortform(otherClient, 'Globex secret');
 }, 120_000);
 
 afterAll(async () => {
-  await client?.close();
   await otherClient?.close();
-  await remote?.stop();
-  await home?.remove();
-  await serverHome?.remove();
+  await lib?.dispose();
 });
 
 describe('remote by environment', () => {
@@ -67,7 +47,7 @@ describe('remote by environment', () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().split('\n')[0]!.split('\t')[3]).toBe('Acme launch');
     expect(r.stdout).not.toContain('Globex');
-    await expect(fileMode(join(home.dir, 'data'))).rejects.toThrow(); // no embedded data dir
+    await expect(fileMode(join(lib.home, 'data'))).rejects.toThrow(); // no embedded data dir
   });
 
   it('--limit above 100 is served by several pages; --all --json is one valid array of everything', async () => {
@@ -89,13 +69,11 @@ describe('remote by environment', () => {
     const r = await run(['show', mine.id, '--verbose']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(
-      new RegExp(
-        `→ GET ${remote.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…; x-request-id \\S+\\)`,
-      ),
+      new RegExp(`→ GET ${lib.url}/api/v1/content/${mine.id} \\(Authorization: Bearer cl_....…; x-request-id \\S+\\)`),
     );
     expect(r.stderr).toMatch(/← 200 GET \S+ in \d+ ms/);
-    expect(r.stderr).not.toContain(key);
-    expect(r.stderr).not.toContain(key.slice(8));
+    expect(r.stderr).not.toContain(lib.key);
+    expect(r.stderr).not.toContain(lib.key.slice(8));
   });
 
   it('a wrong key: exit 4, names the base URL and how to log in, never the key', async () => {
@@ -103,7 +81,7 @@ describe('remote by environment', () => {
     const r = await run(['ls'], { CONTENTLIB_API_KEY: wrong });
     expect(r.exitCode).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`${remote.url} rejected the API key`);
+    expect(r.stderr).toContain(`${lib.url} rejected the API key`);
     expect(r.stderr).toContain('contentlib login');
     expect(r.stderr).not.toContain(wrong);
   });
@@ -131,11 +109,11 @@ describe('remote by environment', () => {
     const noUrl = await run(['ls'], { CONTENTLIB_BASE_URL: undefined });
     expect(noUrl.exitCode).toBe(2);
     expect(noUrl.stderr).toContain('without a base URL');
-    expect(noUrl.stderr).not.toContain(key);
+    expect(noUrl.stderr).not.toContain(lib.key);
   });
 
   it('flags work too, and --embedded overrides a configured remote', async () => {
-    const r = await cli(home.dir, ['--base-url', remote.url, '--api-key', key, 'show', mine.id, '--json']);
+    const r = await cli(lib.home, ['--base-url', lib.url, '--api-key', lib.key, 'show', mine.id, '--json']);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).title).toBe('Acme launch');
     // The environment names the remote, but --embedded forces the library on this machine.
@@ -143,37 +121,37 @@ describe('remote by environment', () => {
     expect(embedded.exitCode).toBe(0);
     expect(JSON.parse(embedded.stdout)).toEqual([]);
     // Flags that name a remote together with --embedded are a contradiction.
-    expect((await cli(home.dir, ['ls', '--embedded', '--base-url', remote.url, '--api-key', key])).exitCode).toBe(2);
+    expect((await cli(lib.home, ['ls', '--embedded', '--base-url', lib.url, '--api-key', lib.key])).exitCode).toBe(2);
   });
 });
 
 describe('profiles: login, config, logout', () => {
   it('login --with-token checks the key, saves a 0600 profile and makes it active', async () => {
-    const r = await cli(home.dir, ['login', '--with-token', '--base-url', `${remote.url}/`], { input: `${key}\n` });
+    const r = await cli(lib.home, ['login', '--with-token', '--base-url', `${lib.url}/`], { input: `${lib.key}\n` });
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toContain(`Logged in to ${remote.url} as profile "default" (key ${key.slice(0, 7)}…)`);
-    expect(r.stderr + r.stdout).not.toContain(key);
-    const config = await readConfig(home.dir);
+    expect(r.stderr).toContain(`Logged in to ${lib.url} as profile "default" (key ${lib.key.slice(0, 7)}…)`);
+    expect(r.stderr + r.stdout).not.toContain(lib.key);
+    const config = await readConfig(lib.home);
     expect(config.activeProfile).toBe('default');
-    expect(config.profiles.default).toEqual({ baseUrl: remote.url, apiKey: key });
-    expect(await fileMode(join(home.dir, 'config', 'config.json'))).toBe(0o600);
+    expect(config.profiles.default).toEqual({ baseUrl: lib.url, apiKey: lib.key });
+    expect(await fileMode(join(lib.home, 'config', 'config.json'))).toBe(0o600);
     // Now plain commands use the profile.
-    const ls = await cli(home.dir, ['ls', '--search', 'acme launch']);
+    const ls = await cli(lib.home, ['ls', '--search', 'acme launch']);
     expect(ls.exitCode).toBe(0);
     expect(ls.stdout).toContain(mine.id);
   });
 
   it('login with a wrong key: exit 4 and nothing saved', async () => {
-    const r = await cli(home.dir, ['login', '--with-token', '--base-url', remote.url, '--profile', 'bad'], {
+    const r = await cli(lib.home, ['login', '--with-token', '--base-url', lib.url, '--profile', 'bad'], {
       input: `cl_${'y'.repeat(43)}`,
     });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toContain('nothing was saved');
-    expect((await readConfig(home.dir)).profiles.bad).toBeUndefined();
+    expect((await readConfig(lib.home)).profiles.bad).toBeUndefined();
   });
 
   it('login without a terminal and without --with-token refuses (exit 2)', async () => {
-    const r = await cli(home.dir, ['login', '--base-url', remote.url]);
+    const r = await cli(lib.home, ['login', '--base-url', lib.url]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('--with-token');
   });
@@ -181,53 +159,53 @@ describe('profiles: login, config, logout', () => {
   it('a second profile; --profile and CONTENTLIB_PROFILE pick it; config get/set/list', async () => {
     expect(
       (
-        await cli(home.dir, ['login', '--with-token', '--base-url', remote.url, '--profile', 'globex'], {
+        await cli(lib.home, ['login', '--with-token', '--base-url', lib.url, '--profile', 'globex'], {
           input: otherKey,
         })
       ).exitCode,
     ).toBe(0);
-    expect((await cli(home.dir, ['config', 'get', 'active-profile'])).stdout).toBe('globex');
-    expect((await cli(home.dir, ['config', 'set', 'active-profile', 'default'])).exitCode).toBe(0);
-    expect((await cli(home.dir, ['show', theirs.id])).exitCode).toBe(5);
-    expect((await cli(home.dir, ['show', theirs.id, '--profile', 'globex'])).exitCode).toBe(0);
-    expect((await cli(home.dir, ['show', theirs.id], { env: { CONTENTLIB_PROFILE: 'globex' } })).exitCode).toBe(0);
-    const got = await cli(home.dir, ['config', 'get', 'api-key', '--profile', 'globex']);
+    expect((await cli(lib.home, ['config', 'get', 'active-profile'])).stdout).toBe('globex');
+    expect((await cli(lib.home, ['config', 'set', 'active-profile', 'default'])).exitCode).toBe(0);
+    expect((await cli(lib.home, ['show', theirs.id])).exitCode).toBe(5);
+    expect((await cli(lib.home, ['show', theirs.id, '--profile', 'globex'])).exitCode).toBe(0);
+    expect((await cli(lib.home, ['show', theirs.id], { env: { CONTENTLIB_PROFILE: 'globex' } })).exitCode).toBe(0);
+    const got = await cli(lib.home, ['config', 'get', 'api-key', '--profile', 'globex']);
     expect(got.stdout).toBe(`${otherKey.slice(0, 7)}…`);
-    const list = await cli(home.dir, ['config', 'list', '--json']);
+    const list = await cli(lib.home, ['config', 'list', '--json']);
     const entries = JSON.parse(list.stdout) as Record<string, string>;
-    expect(entries['profiles.globex.base-url']).toBe(remote.url);
-    expect(list.stdout).not.toContain(key);
+    expect(entries['profiles.globex.base-url']).toBe(lib.url);
+    expect(list.stdout).not.toContain(lib.key);
     expect(list.stdout).not.toContain(otherKey);
-    expect((await cli(home.dir, ['config', 'set', 'api-key', 'cl_x'])).exitCode).toBe(2);
-    expect((await cli(home.dir, ['config', 'set', 'active-profile', 'nope'])).exitCode).toBe(2);
-    expect((await cli(home.dir, ['config', 'get', 'colour'])).exitCode).toBe(2);
-    const unknown = await cli(home.dir, ['ls', '--profile', 'nope']);
+    expect((await cli(lib.home, ['config', 'set', 'api-key', 'cl_x'])).exitCode).toBe(2);
+    expect((await cli(lib.home, ['config', 'set', 'active-profile', 'nope'])).exitCode).toBe(2);
+    expect((await cli(lib.home, ['config', 'get', 'colour'])).exitCode).toBe(2);
+    const unknown = await cli(lib.home, ['ls', '--profile', 'nope']);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('Known profiles: default, globex');
   });
 
   it('config set base-url to a dead port gives the refused-connection error through the profile', async () => {
     expect(
-      (await cli(home.dir, ['config', 'set', 'base-url', 'http://127.0.0.1:9', '--profile', 'globex'])).exitCode,
+      (await cli(lib.home, ['config', 'set', 'base-url', 'http://127.0.0.1:9', '--profile', 'globex'])).exitCode,
     ).toBe(0);
-    const r = await cli(home.dir, ['ls', '--profile', 'globex']);
+    const r = await cli(lib.home, ['ls', '--profile', 'globex']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('Could not reach http://127.0.0.1:9');
-    expect((await cli(home.dir, ['config', 'set', 'base-url', 'not a url', '--profile', 'globex'])).exitCode).toBe(2);
+    expect((await cli(lib.home, ['config', 'set', 'base-url', 'not a url', '--profile', 'globex'])).exitCode).toBe(2);
   });
 
   it('logout forgets the active profile; commands fall back to the embedded library', async () => {
-    const r = await cli(home.dir, ['logout']);
+    const r = await cli(lib.home, ['logout']);
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain('profile "default"');
-    const config = await readConfig(home.dir);
+    const config = await readConfig(lib.home);
     expect(config.profiles.default).toBeUndefined();
     expect(config.activeProfile).toBeUndefined();
-    expect(JSON.stringify(config)).not.toContain(key);
-    const ls = await cli(home.dir, ['ls', '--json']);
+    expect(JSON.stringify(config)).not.toContain(lib.key);
+    const ls = await cli(lib.home, ['ls', '--json']);
     expect(ls.exitCode).toBe(0);
     expect(JSON.parse(ls.stdout)).toEqual([]);
-    expect((await cli(home.dir, ['logout', '--profile', 'globex'])).exitCode).toBe(0);
-    expect((await cli(home.dir, ['logout'])).stderr).toContain('Not logged in');
+    expect((await cli(lib.home, ['logout', '--profile', 'globex'])).exitCode).toBe(0);
+    expect((await cli(lib.home, ['logout'])).stderr).toContain('Not logged in');
   });
 });

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/errors.js';
-import { type SummaryLine, SummarySchema, UploadLineSchema } from '../../src/cli/output/upload-ndjson.js';
-import { type CliResult, cli as runCli } from '../support/cli-in-process.js';
+import { cli as runCli } from '../support/cli-in-process.js';
 import { sparseVideo } from '../support/library.js';
 import { FIXTURES } from '../support/paths.js';
 import { type TestServer, startTestServer } from '../support/server.js';
 import { type ThrottleProxy, startThrottleProxy } from '../support/throttle-proxy.js';
+import { uploadLines, uploadSummary } from '../support/upload-json.js';
 
 let server: TestServer;
 let key: string;
@@ -53,22 +53,6 @@ async function uniqueJpeg(to: string): Promise<void> {
   await layout({ [to]: Buffer.concat([bytes, Buffer.from(`${to} ${Math.random()}`)]) });
 }
 
-/** Every stdout line, each checked against the NDJSON schema; the last must be the summary. */
-function lines(r: CliResult): Array<Record<string, unknown>> {
-  const parsed = r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  for (const line of parsed) {
-    const check = UploadLineSchema.safeParse(line);
-    expect(check.success, `${JSON.stringify(line)}: ${check.error?.message}`).toBe(true);
-  }
-  expect(parsed.at(-1)?.type).toBe('summary');
-  return parsed;
-}
-
-const summaryOf = (r: CliResult): SummaryLine => SummarySchema.parse(lines(r).at(-1));
-
 describe('--json: stdout says what happened in every run, refusals included', () => {
   it.each([
     [
@@ -107,7 +91,7 @@ describe('--json: stdout says what happened in every run, refusals included', ()
     ) as Record<string, string | undefined>;
     const r = await cli(args as string[], withServer);
     expect(r.exitCode, r.stderr).toBe(code);
-    const summary = summaryOf(r);
+    const summary = uploadSummary(r);
     expect(summary.exitCode).toBe(code);
     expect(summary.created).toBe(0);
     expect(summary.bytesSent).toBe(0);
@@ -119,7 +103,7 @@ describe('--json: stdout says what happened in every run, refusals included', ()
     await layout({ 'empty.mp4': Buffer.alloc(0), 'a.mp4': 'video/clip-5s.mp4' });
     const r = await cli(['upload', '--json', 'empty.mp4', 'a.mp4', '--title', 'Same']);
     expect(r.exitCode).toBe(EXIT.usage);
-    const problems = lines(r).filter((l) => l.type === 'problem');
+    const problems = uploadLines(r).filter((l) => l.type === 'problem');
     expect(problems).toContainEqual(
       expect.objectContaining({
         file: { path: join(work, 'empty.mp4'), name: 'empty.mp4', size: null, item: null, role: 'file' },
@@ -129,17 +113,21 @@ describe('--json: stdout says what happened in every run, refusals included', ()
     );
     // A problem about a flag names no file.
     expect(problems).toContainEqual(expect.objectContaining({ file: null, subject: '--title', rule: 'usage' }));
-    expect(summaryOf(r)).toMatchObject({ refused: true, problems: problems.length, target: { baseUrl: server.url } });
+    expect(uploadSummary(r)).toMatchObject({
+      refused: true,
+      problems: problems.length,
+      target: { baseUrl: server.url },
+    });
   });
 
   it('a run that works: every line fits the schema, and the summary counts what it did', async () => {
     await layout({ 'demo/': 'demo' });
     const r = await cli(['upload', '--json', 'demo', '--force']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const all = lines(r);
+    const all = uploadLines(r);
     const started = all.filter((l) => l.type === 'started');
     expect(started).toHaveLength(5);
-    expect(summaryOf(r)).toMatchObject({ exitCode: 0, refused: false, created: 3, appended: 0, leftOut: 0 });
+    expect(uploadSummary(r)).toMatchObject({ exitCode: 0, refused: false, created: 3, appended: 0, leftOut: 0 });
   });
 });
 
@@ -152,7 +140,7 @@ describe('started means bytes started', () => {
       CONTENTLIB_API_KEY: key,
     });
     expect(r.exitCode).toBe(EXIT.failure);
-    const all = lines(r);
+    const all = uploadLines(r);
     expect(all.filter((l) => l.type === 'started')).toEqual([]);
     // The first request is the library's duplicate check (or presign, without it): it fails, and
     // nothing was started.
@@ -171,7 +159,7 @@ describe('appending to a carousel', () => {
     await uniqueJpeg('set/2.jpg');
     await uniqueJpeg('more/3.jpg');
     const first = await cli(['upload', '--json', 'set']);
-    const id = summaryOf(first).items[0]!.id!;
+    const id = uploadSummary(first).items[0]!.id!;
     const plain = await cli(['upload', '--to', id, 'more/3.jpg']);
     expect(plain.exitCode, plain.stderr).toBe(0);
     const said = plain.stderr.split('\n');
@@ -181,7 +169,7 @@ describe('appending to a carousel', () => {
 
     await uniqueJpeg('more/4.jpg');
     const json = await cli(['upload', '--json', '--to', id, 'more/4.jpg']);
-    expect(summaryOf(json)).toMatchObject({ created: 0, appended: 1, items: [{ id, outcome: 'appended' }] });
+    expect(uploadSummary(json)).toMatchObject({ created: 0, appended: 1, items: [{ id, outcome: 'appended' }] });
 
     // 4 images now; 7 more would be 11.
     for (let k = 0; k < 7; k++) await uniqueJpeg(`seven/${k}.jpg`);
@@ -192,7 +180,7 @@ describe('appending to a carousel', () => {
     );
     expect(over.stderr).toContain('Append fewer images');
     expect(over.stderr).not.toContain('Fix the carousel id');
-    expect(lines(over).filter((l) => l.type === 'problem')).toEqual([
+    expect(uploadLines(over).filter((l) => l.type === 'problem')).toEqual([
       expect.objectContaining({ rule: 'carousel-full', file: null }),
     ]);
   });
@@ -229,9 +217,9 @@ describe('--skip-invalid', () => {
 
     const json = await cli(['upload', '--json', '--skip-invalid', '--force', 'mixed']);
     expect(json.exitCode).toBe(EXIT.partial);
-    const left = lines(json).filter((l) => l.type === 'problem');
+    const left = uploadLines(json).filter((l) => l.type === 'problem');
     expect(left.every((l) => l.leftOut === true)).toBe(true);
-    expect(summaryOf(json)).toMatchObject({ exitCode: EXIT.partial, leftOut: 3, created: 3 });
+    expect(uploadSummary(json)).toMatchObject({ exitCode: EXIT.partial, leftOut: 3, created: 3 });
   });
 
   it('still refuses what is about no file or item (a flag), exit 2, nothing sent', async () => {
@@ -239,7 +227,7 @@ describe('--skip-invalid', () => {
     const r = await cli(['upload', '--skip-invalid', '--json', 'solo.mp4', 'duo.mp4', '--title', 'Same']);
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.stderr).toContain('--skip-invalid cannot leave them out');
-    expect(summaryOf(r)).toMatchObject({ refused: true, created: 0 });
+    expect(uploadSummary(r)).toMatchObject({ refused: true, created: 0 });
   });
 });
 
@@ -251,7 +239,7 @@ describe('--split', () => {
     expect(without.stderr).toContain('add --split');
     const r = await cli(['upload', '--json', '--split', 'trip']);
     expect(r.exitCode, r.stderr).toBe(0);
-    const summary = summaryOf(r);
+    const summary = uploadSummary(r);
     expect(summary.items.map((i) => [i.source, i.filesTotal])).toEqual([
       ['trip (1/2)', 6],
       ['trip (2/2)', 6],
@@ -329,10 +317,10 @@ describe('Ctrl-C during a transfer', () => {
     controller.abort(new Error('SIGINT'));
     const r = await running;
     expect(r.exitCode).toBe(EXIT.interrupted);
-    const summary = summaryOf(r);
+    const summary = uploadSummary(r);
     expect(summary.interrupted).toBe(true);
     expect(summary.bytesSent).toBeGreaterThan(0);
     expect(summary.bytesSent).toBeLessThan(8 * 1024 * 1024);
-    expect(lines(r).filter((l) => l.type === 'started')).toHaveLength(1);
+    expect(uploadLines(r).filter((l) => l.type === 'started')).toHaveLength(1);
   });
 });

@@ -12,13 +12,13 @@ import { createApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { EXIT } from '../../src/cli/errors.js';
-import { type SummaryLine, SummarySchema, UploadLineSchema } from '../../src/cli/output/upload-ndjson.js';
 import { type CliResult, cli as runCli } from '../support/cli-in-process.js';
 import { onS3 } from '../support/backend.js';
 import { sparseVideo } from '../support/library.js';
 import { type TestServer, startTestServer } from '../support/server.js';
 import { type SpecOnlyProxy, startSpecOnlyProxy } from '../support/spec-only-proxy.js';
 import { type ThrottleProxy, startThrottleProxy } from '../support/throttle-proxy.js';
+import { uploadSummary } from '../support/upload-json.js';
 
 const MIB = 1024 * 1024;
 const PART = 8 * MIB;
@@ -67,19 +67,6 @@ async function scribble(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/** Every stdout line checked against the NDJSON schema; the summary. */
-function summaryOf(r: CliResult): SummaryLine {
-  const lines = r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-  for (const line of lines) {
-    const check = UploadLineSchema.safeParse(line);
-    expect(check.success, `${JSON.stringify(line)}: ${check.error?.message}`).toBe(true);
-  }
-  return SummarySchema.parse(lines.at(-1));
 }
 
 /** The parts this machine's journal holds (the CLI writes them as each is stored). */
@@ -131,14 +118,14 @@ describe.skipIf(onS3)('a large file as parts, interrupted and run again', () => 
     const args = ['upload', '--json', '--part-concurrency', '2', 'resume.mp4'];
     const first = await interruptAfterParts(args, 2);
     expect(first.exitCode, first.stderr).toBe(EXIT.interrupted);
-    const cut = summaryOf(first);
+    const cut = uploadSummary(first);
     expect(cut.interrupted).toBe(true);
     expect(cut.bytesKept).toBeGreaterThanOrEqual(2 * PART);
     expect(cut.bytesSent).toBeGreaterThanOrEqual(cut.bytesKept);
 
     const again = await cli(args);
     expect(again.exitCode, again.stderr).toBe(0);
-    const done = summaryOf(again);
+    const done = uploadSummary(again);
     expect(done.created).toBe(1);
     expect(done.bytesKept).toBe(0);
     // Only what the service lacked: the file less what the first run kept — or less still, when a
@@ -183,7 +170,7 @@ describe.skipIf(onS3)('a large file as parts, interrupted and run again', () => 
     const again = await cli(args);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toContain('changed.mp4 changed since its upload began: starting over');
-    const done = summaryOf(again);
+    const done = uploadSummary(again);
     expect(done.bytesSent).toBeGreaterThanOrEqual(SIZE);
     expect(sha256(await storedBytes(done.items[0]!.id!))).toBe(sha256(await readFile(path)));
     // The old upload was aborted by the CLI (where the service has the abort endpoint).
@@ -224,7 +211,7 @@ describe.skipIf(onS3)('a large file as parts, interrupted and run again', () => 
     }
     const again = await cli(args);
     expect(again.exitCode, again.stderr).toBe(0);
-    const done = summaryOf(again);
+    const done = uploadSummary(again);
     expect(done.bytesSent).toBe(SIZE);
     expect(sha256(await storedBytes(done.items[0]!.id!))).toBe(sha256(await readFile(path)));
   });
@@ -239,7 +226,7 @@ describe.skipIf(onS3)('parts of several files', () => {
     const args = ['upload', '--json', '--concurrency', '2', '--part-concurrency', '2', 'shared-a.mp4', 'shared-b.mp4'];
     const r = await cli(args, { env: remote(server.url) });
     expect(r.exitCode, r.stderr).toBe(0);
-    const done = summaryOf(r);
+    const done = uploadSummary(r);
     expect(done.created).toBe(2);
     // Storage connections (each part PUT takes one while it is sent): two, not two per file.
     expect(slow.peakConnections()).toBeLessThanOrEqual(2);
@@ -270,7 +257,7 @@ describe('a service without the multipart extension', () => {
     const path = await uniqueVideo(`single-${multipart ?? 'ignored'}.mp4`, 2 * PART + 5);
     const r = await cli(['upload', '--json', `single-${multipart ?? 'ignored'}.mp4`], { env: remote(spec.url) });
     expect(r.exitCode, r.stderr).toBe(0);
-    const done = summaryOf(r);
+    const done = uploadSummary(r);
     expect(done.created).toBe(1);
     expect(done.bytesSent).toBe(2 * PART + 5);
     expect(spec.refused.filter((x) => x.includes('/parts'))).toEqual([]);
@@ -289,7 +276,7 @@ describe('a service without the multipart extension', () => {
       env: remote(spec.url),
     });
     expect(r.exitCode, r.stderr).toBe(0);
-    const done = summaryOf(r);
+    const done = uploadSummary(r);
     expect(done.created).toBe(2);
     // Each file's bytes once: the offered parts were never sent, the single PUT was.
     expect(done.bytesSent).toBe(4 * PART + 12);

@@ -22,9 +22,8 @@ import {
   jpeg,
   mp4,
   png,
-  presign,
-  put,
   serverWithKey,
+  setThumbnail,
   uploadItem,
   webp,
 } from '../support/server.js';
@@ -37,13 +36,6 @@ const ids: Record<string, string> = {};
 const bytesOf: Record<string, Buffer> = {};
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-
-async function setThumbnail(id: string, name: string, bytes: Buffer, contentType: string) {
-  const p = await presign(s, key, { fileName: name, contentType, bytes }, { thumbnail: true });
-  await put(p.body.presignedUrl, { fileName: name, contentType, bytes });
-  const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, { key, json: { thumbnailKey: p.body.key } });
-  if (r.status !== 200) throw new Error(r.text);
-}
 
 async function patch(id: string, json: Record<string, unknown>) {
   const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, { key, json });
@@ -65,7 +57,7 @@ beforeAll(async () => {
     status: 'scheduled',
     platformSettings: { youtube: { visibility: 'private', category: 22 } },
   });
-  await setThumbnail(ids.clip, 'cover.png', png(500), 'image/png');
+  await setThumbnail(s, key, ids.clip, { fileName: 'cover.png', contentType: 'image/png', bytes: png(500) });
   const images = [
     { fileName: 'z.jpg', contentType: 'image/jpeg', bytes: jpeg(3000) },
     { fileName: 'a.png', contentType: 'image/png', bytes: png(2000) },
@@ -75,7 +67,7 @@ beforeAll(async () => {
   for (const img of images.slice(1)) await uploadItem(s, key, img, { type: 'carousel', contentItemId: ids.carousel });
   images.forEach((img, i) => (bytesOf[`img${i}`] = img.bytes));
   await patch(ids.carousel, { title: 'Stills', status: 'published' });
-  await setThumbnail(ids.carousel, 'first.jpg', jpeg(700), 'image/jpeg');
+  await setThumbnail(s, key, ids.carousel, { fileName: 'first.jpg', contentType: 'image/jpeg', bytes: jpeg(700) });
   bytesOf.talk = mp4(10, { size: 200_000 });
   ids.talk = (
     await uploadItem(
@@ -235,7 +227,7 @@ describe('contentlib export', () => {
 
   it('fetches only what changed: metadata, a replaced thumbnail, an appended image, a file lost locally', async () => {
     await patch(ids.clip!, { title: 'Launch clip (final)' });
-    await setThumbnail(ids.carousel!, 'new-cover.png', png(900), 'image/png');
+    await setThumbnail(s, key, ids.carousel!, { fileName: 'new-cover.png', contentType: 'image/png', bytes: png(900) });
     const extra = webp(1500);
     await uploadItem(
       s,

@@ -9,22 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAction } from '../../src/action/run.js';
 import { SummarySchema } from '../../src/cli/output/upload-ndjson.js';
-import { type ServeProcess } from '../support/serve-process.js';
-import { apiClient, createKey, startRemote, tempHome } from '../support/cli.js';
+import { apiClient } from '../support/cli.js';
 import { BIN, FIXTURES, ROOT } from '../support/paths.js';
+import { type RemoteLibrary, startServedLibrary } from '../support/remote-library.js';
 
-let remote: ServeProcess;
-let serverHome: { dir: string; remove: () => Promise<void> };
-let key: string;
-beforeAll(async () => {
-  serverHome = await tempHome();
-  remote = await startRemote(serverHome.dir);
-  key = await createKey(serverHome.dir, 'ci');
-});
-afterAll(async () => {
-  await remote.stop();
-  await serverHome.remove();
-});
+let lib: RemoteLibrary;
+beforeAll(async () => (lib = await startServedLibrary('ci')));
+afterAll(async () => lib?.dispose());
 
 interface Runner {
   workspace: string;
@@ -89,29 +80,32 @@ async function step(inputs: Record<string, string>, files: Record<string, string
 
 describe('the GitHub Action, with a simulated runner', () => {
   it('publishes a folder: ids and the summary as outputs, a job summary table, the key masked, exit 0', async () => {
-    const r = await step({ paths: 'demo', 'base-url': remote.url, 'api-key': key, concurrency: '2' }, { demo: 'demo' });
+    const r = await step(
+      { paths: 'demo', 'base-url': lib.url, 'api-key': lib.key, concurrency: '2' },
+      { demo: 'demo' },
+    );
     expect(r.exitCode).toBe(0);
-    expect(r.log[0]).toBe(`::add-mask::${key}`);
+    expect(r.log[0]).toBe(`::add-mask::${lib.key}`);
     const summary = SummarySchema.parse(JSON.parse(r.outputs.summary!));
-    expect(summary).toMatchObject({ exitCode: 0, created: 3, refused: false, target: { baseUrl: remote.url } });
+    expect(summary).toMatchObject({ exitCode: 0, created: 3, refused: false, target: { baseUrl: lib.url } });
     const ids = JSON.parse(r.outputs['item-ids']!) as string[];
     expect(ids).toHaveLength(3);
     expect(JSON.parse(r.outputs['created-ids']!)).toEqual(ids);
     expect(JSON.parse(r.outputs['appended-ids']!)).toEqual([]);
     expect(r.outputs['exit-code']).toBe('0');
     expect(r.summary).toContain('## contentlib upload');
-    expect(r.summary).toContain(`3 created to ${remote.url}`);
+    expect(r.summary).toContain(`3 created to ${lib.url}`);
     expect(r.summary).toContain('| Title | Type | Id | Outcome |');
     for (const id of ids) expect(r.summary).toContain(`\`${id}\``);
     expect(r.summary).toMatch(/\| Demo carousel \| carousel \| `[0-9a-f-]{36}` \| created \|/);
     expect(r.summary).toContain('Intro to the demo library');
     // The key is nowhere but in the mask command.
-    expect([...r.log.slice(1), r.summary, JSON.stringify(r.outputs)].join('\n')).not.toContain(key);
+    expect([...r.log.slice(1), r.summary, JSON.stringify(r.outputs)].join('\n')).not.toContain(lib.key);
   });
 
   it('a refused plan: exit 2, nothing sent, the problems in the job summary and as annotations', async () => {
     const r = await step(
-      { paths: 'clips\nset', 'base-url': remote.url, 'api-key': key, strict: 'true' },
+      { paths: 'clips\nset', 'base-url': lib.url, 'api-key': lib.key, strict: 'true' },
       {
         'clips/empty.mp4': Buffer.alloc(0),
         'clips/ok.mp4': 'video/clip-5s.mp4',
@@ -133,7 +127,7 @@ describe('the GitHub Action, with a simulated runner', () => {
   });
 
   it('a missing key (the secret is not set): exit 4, said in the job summary, nothing sent', async () => {
-    const r = await step({ paths: 'demo', 'base-url': remote.url, 'api-key': '' }, { demo: 'demo' });
+    const r = await step({ paths: 'demo', 'base-url': lib.url, 'api-key': '' }, { demo: 'demo' });
     expect(r.exitCode).toBe(4);
     expect(r.log.some((l) => l.startsWith('::add-mask::'))).toBe(false);
     expect(r.log).toContainEqual(
@@ -145,7 +139,7 @@ describe('the GitHub Action, with a simulated runner', () => {
   });
 
   it('if-no-files-found: warn succeeds with a warning, error fails, ignore says nothing', async () => {
-    const inputs = { paths: 'release/*.mp4', 'base-url': remote.url, 'api-key': key };
+    const inputs = { paths: 'release/*.mp4', 'base-url': lib.url, 'api-key': lib.key };
     const warn = await step(inputs);
     expect(warn.exitCode).toBe(0);
     expect(warn.log).toContainEqual(
@@ -168,7 +162,7 @@ describe('the GitHub Action, with a simulated runner', () => {
 
   it('extra flags reach the CLI: --skip-invalid uploads the rest and exits 3', async () => {
     const r = await step(
-      { paths: 'clips', 'base-url': remote.url, 'api-key': key, flags: '--skip-invalid --status "scheduled"' },
+      { paths: 'clips', 'base-url': lib.url, 'api-key': lib.key, flags: '--skip-invalid --status "scheduled"' },
       { 'clips/empty.mp4': Buffer.alloc(0), 'clips/ok.mp4': 'video/clip-5s.mp4' },
     );
     expect(r.exitCode).toBe(3);
@@ -185,11 +179,11 @@ describe('the GitHub Action on a re-run: the library’s word wins', () => {
       'film/launch.mov': 'video/clip-5s.mov',
       'film/launch.mov.json': Buffer.from(JSON.stringify({ title: 'Launch film' })),
     };
-    const inputs = { paths: 'film', 'base-url': remote.url, 'api-key': key, flags: '--status scheduled' };
+    const inputs = { paths: 'film', 'base-url': lib.url, 'api-key': lib.key, flags: '--status scheduled' };
     const first = await step(inputs, files);
     expect(first.exitCode).toBe(0);
     const [id] = JSON.parse(first.outputs['created-ids']!) as string[];
-    const support = apiClient(remote.url, key);
+    const support = apiClient(lib.url, lib.key);
     try {
       await support.patch(id!, { title: 'Launch film (final cut)', status: 'published' });
       const entries = (await support.audit({ itemId: id!, limit: 100 })).entries;

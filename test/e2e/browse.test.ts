@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES } from '../support/paths.js';
-import { cleanEnv, cli, createKey, startRemote, tempHome } from '../support/cli.js';
+import { cleanEnv, cli, tempHome } from '../support/cli.js';
+import { type RemoteLibrary, startServedLibrary } from '../support/remote-library.js';
 
 interface BrowseProcess {
   child: ChildProcess;
@@ -129,32 +130,21 @@ describe('on the embedded library', () => {
 });
 
 describe('on a remote (contentlib serve)', () => {
-  let serverHome: Awaited<ReturnType<typeof tempHome>>;
-  let home: Awaited<ReturnType<typeof tempHome>>;
-  let remote: Awaited<ReturnType<typeof startRemote>>;
-  let key: string;
-  beforeAll(async () => {
-    serverHome = await tempHome();
-    home = await tempHome();
-    remote = await startRemote(serverHome.dir);
-    key = await createKey(serverHome.dir, 'acme');
-  });
-  afterAll(async () => {
-    await remote.stop();
-    await Promise.all([serverHome.remove(), home.remove()]);
-  });
+  let lib: RemoteLibrary;
+  beforeAll(async () => (lib = await startServedLibrary()));
+  afterAll(async () => lib?.dispose());
 
   it('a title edited in the page is what contentlib show prints; the key never reaches the page', async () => {
-    const env = { CONTENTLIB_BASE_URL: remote.url, CONTENTLIB_API_KEY: key };
-    const up = await cli(home.dir, ['upload', join(FIXTURES, 'video', 'clip-5s.mp4')], { env });
+    const env = lib.env;
+    const up = await cli(lib.home, ['upload', join(FIXTURES, 'video', 'clip-5s.mp4')], { env });
     expect(up.exitCode, up.stderr).toBe(0);
-    const id = (await cli(home.dir, ['ls', '--json', 'id'], { env })).stdout.match(/[0-9a-f-]{36}/)![0];
-    const b = await startBrowseProcess(home.dir, ['browse', '--no-open'], env);
+    const id = (await cli(lib.home, ['ls', '--json', 'id'], { env })).stdout.match(/[0-9a-f-]{36}/)![0];
+    const b = await startBrowseProcess(lib.home, ['browse', '--no-open'], env);
     const s = await session(b.url);
     const page = await s.get(`/items/${id}`);
     expect(page.text).toContain('clip-5s');
-    expect(page.text).not.toContain(key);
-    expect(b.url).not.toContain(key);
+    expect(page.text).not.toContain(lib.key);
+    expect(b.url).not.toContain(lib.key);
     const status = await s.post(`/items/${id}/edit`, {
       title: 'Renamed in the browser',
       description: '',
@@ -163,7 +153,7 @@ describe('on a remote (contentlib serve)', () => {
       platformSettings: '{}',
     });
     expect(status).toBe(303);
-    const shown = await cli(home.dir, ['show', id, '--json', 'title'], { env });
+    const shown = await cli(lib.home, ['show', id, '--json', 'title'], { env });
     expect(JSON.parse(shown.stdout)).toEqual({ title: 'Renamed in the browser' });
     expect(await b.interrupt()).toBe(0);
   });

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Answer, answerOf } from '../support/answer.js';
 import { type OutageProxy, startOutageProxy } from '../support/outage-proxy.js';
 import { BIN } from '../support/paths.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
@@ -85,55 +85,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
-interface Answer {
-  op: string;
-  /** The body of an answer that is neither 200 nor 503, to say what went wrong. */
-  text?: string;
-  status: number;
-  ms: number;
-  retryAfter?: string;
-  code?: string;
-}
-
-async function timed(
-  n: number,
-  op: string,
-  method: 'GET' | 'POST' | 'PATCH',
-  path: string,
-  json?: unknown,
-): Promise<Answer & { body: unknown }> {
-  const started = performance.now();
-  let res: Awaited<ReturnType<typeof request>>;
-  let text: string;
-  try {
-    res = await request(`${instances[n % 3]!.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-      ...(json ? { body: JSON.stringify(json) } : {}),
-    });
-    text = await res.body.text();
-  } catch (err) {
-    // No answer at all (an instance that died, a reset): status 0, which no assertion accepts.
-    return { op, status: 0, ms: performance.now() - started, text: String(err), body: undefined };
-  }
-  const ms = performance.now() - started;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  const retryAfter = res.headers['retry-after'];
-  return {
-    op,
-    status: res.statusCode,
-    ...(res.statusCode === 200 || res.statusCode === 503 ? {} : { text: text.slice(0, 300) }),
-    ms,
-    ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-    code: (body as { error?: { code?: string } } | undefined)?.error?.code,
-    body,
-  };
-}
+/** One request to instance n (of three, in turn) with the key, its answer recorded (answerOf). */
+const timed = (n: number, op: string, method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown) =>
+  answerOf(op, `${instances[n % 3]!.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    ...(json ? { body: JSON.stringify(json) } : {}),
+  });
 
 interface Staged {
   f: FileSpec;

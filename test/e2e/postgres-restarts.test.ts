@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Answer, answerOf } from '../support/answer.js';
 import { BIN } from '../support/paths.js';
 import { type TestPostgres, startPostgres } from '../support/postgres.js';
 import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
@@ -52,58 +53,23 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
-interface Answer {
-  op: string;
-  status: number;
-  retryAfter?: string;
-  code?: string;
-  /** What came back when it was neither a success nor a 503 (or no answer at all). */
-  text?: string;
-}
-
-async function call(
+/** One request with the key (a presigned PUT without it), its answer recorded (answerOf). */
+const call = (
   op: string,
   method: 'GET' | 'POST' | 'PATCH' | 'PUT',
   url: string,
   o: { json?: unknown; body?: Buffer; contentType?: string } = {},
-): Promise<Answer & { body: unknown }> {
-  let res: Awaited<ReturnType<typeof request>>;
-  let text: string;
-  try {
-    res = await request(url, {
-      method,
-      headers: {
-        // A presigned PUT carries its signature in the URL, and no other credential.
-        ...(method === 'PUT' ? {} : { authorization: `Bearer ${key}` }),
-        ...(o.json !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(o.contentType ? { 'content-type': o.contentType } : {}),
-      },
-      ...(o.json !== undefined ? { body: JSON.stringify(o.json) } : o.body ? { body: o.body } : {}),
-    });
-    text = await res.body.text();
-  } catch (err) {
-    // No answer at all: the instance died or reset the connection. Status 0, which nothing accepts.
-    return { op, status: 0, text: String(err), body: undefined };
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  const retryAfter = res.headers['retry-after'];
-  const ok = res.statusCode >= 200 && res.statusCode < 300;
-  return {
-    op,
-    status: res.statusCode,
-    ...(ok || res.statusCode === 503 ? {} : { text: text.slice(0, 300) }),
-    ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
-    ...((body as { error?: { code?: string } } | undefined)?.error?.code
-      ? { code: (body as { error: { code: string } }).error.code }
-      : {}),
-    body,
-  };
-}
+) =>
+  answerOf(op, url, {
+    method,
+    headers: {
+      // A presigned PUT carries its signature in the URL, and no other credential.
+      ...(method === 'PUT' ? {} : { authorization: `Bearer ${key}` }),
+      ...(o.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(o.contentType ? { 'content-type': o.contentType } : {}),
+    },
+    ...(o.json !== undefined ? { body: JSON.stringify(o.json) } : o.body ? { body: o.body } : {}),
+  });
 
 describe('PostgreSQL stopped and started five times under load, one instance', () => {
   it(

@@ -9,25 +9,18 @@ import { createHash } from 'node:crypto';
 import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiClient } from '../../src/api/client.js';
-import { apiClient, cli, createKey, startRemote, tempHome } from '../support/cli.js';
+import { cli, tempHome } from '../support/cli.js';
 import { FIXTURES } from '../support/paths.js';
-import type { ServeProcess } from '../support/serve-process.js';
+import { type RemoteLibrary, startServedLibrary } from '../support/remote-library.js';
 import { layout } from '../support/tree.js';
 
-let serveHome: { dir: string; remove: () => Promise<void> };
+let lib: RemoteLibrary;
+/** Where the folder to upload is. */
 let work: { dir: string; remove: () => Promise<void> };
-let server: ServeProcess;
-let key: string;
-let client: ApiClient;
-const homes: Array<{ dir: string; remove: () => Promise<void> }> = [];
 
 beforeAll(async () => {
-  serveHome = await tempHome();
+  lib = await startServedLibrary();
   work = await tempHome();
-  key = await createKey(serveHome.dir, 'acme');
-  server = await startRemote(serveHome.dir);
-  client = apiClient(server.url, key);
   await layout(join(work.dir, 'media'), {
     'launch_full.mp4': 'video/clip-5s.mp4',
     'launch_full.mp4.json': Buffer.from(JSON.stringify({ title: 'Launch teaser' })),
@@ -40,28 +33,23 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  for (const h of [serveHome, work, ...homes]) await h?.remove();
+  await lib?.dispose();
+  await work?.remove();
 });
 
 /** A fresh runner: a CONTENTLIB_HOME nobody has used, pointed at the service. */
-async function freshHome(): Promise<string> {
-  const home = await tempHome();
-  homes.push(home);
-  return home.dir;
-}
+const freshHome = () => lib.freshHome();
 
 const run = (home: string, args: string[]) =>
   cli(home, args, {
-    env: { CONTENTLIB_BASE_URL: server.url, CONTENTLIB_API_KEY: key, CONTENTLIB_EMBEDDED: undefined },
+    env: { ...lib.env, CONTENTLIB_EMBEDDED: undefined },
   });
 
 async function library() {
-  const { items } = await client.list({ limit: 100 });
+  const { items } = await lib.client.list({ limit: 100 });
   return Promise.all(
     items.map(async (i) => {
-      const { item, files } = await client.get(i.id);
+      const { item, files } = await lib.client.get(i.id);
       return { id: item.id, type: item.type, title: item.title, files: files.map((f) => f.fileName) };
     }),
   );
@@ -74,7 +62,8 @@ const sha256 = async (path: string) =>
 
 describe('the same folder from fresh machines', () => {
   it('two empty homes, then every file touched: one item per video and per folder', async () => {
-    const first = await run(await freshHome(), ['upload', join(work.dir, 'media')]);
+    const firstHome = await freshHome();
+    const first = await run(firstHome, ['upload', join(work.dir, 'media')]);
     expect(first.exitCode, first.stderr).toBe(0);
     const made = await library();
     expect(made.map((i) => i.title).sort()).toEqual(['Launch teaser', 'behind', 'launch-carousel']);
@@ -94,7 +83,7 @@ describe('the same folder from fresh machines', () => {
       'launch-carousel/3.webp',
     ])
       await utimes(join(work.dir, 'media', f), later, later);
-    const touched = await run(homes[0]!.dir, ['upload', join(work.dir, 'media')]);
+    const touched = await run(firstHome, ['upload', join(work.dir, 'media')]);
     expect(touched.exitCode, touched.stderr).toBe(0);
     expect(touched.stderr).toContain('already in the library');
 

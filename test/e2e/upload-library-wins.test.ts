@@ -7,24 +7,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient } from '../../src/api/client.js';
 import { SummarySchema } from '../../src/cli/output/upload-ndjson.js';
-import { apiClient, cli, createKey, startRemote, tempHome } from '../support/cli.js';
-import type { ServeProcess } from '../support/serve-process.js';
+import { apiClient, cli, createKey, tempHome } from '../support/cli.js';
+import { type RemoteLibrary, startServedLibrary } from '../support/remote-library.js';
 import { layout } from '../support/tree.js';
 
-let serveHome: { dir: string; remove: () => Promise<void> };
+/** The library, with the CI's key. */
+let lib: RemoteLibrary;
+/** Where the folder to upload is. */
 let work: { dir: string; remove: () => Promise<void> };
-let server: ServeProcess;
-let ciKey: string;
+/** Support's own key on the same brand. */
 let support: ApiClient;
-const homes: Array<{ dir: string; remove: () => Promise<void> }> = [];
 
 beforeAll(async () => {
-  serveHome = await tempHome();
+  lib = await startServedLibrary();
   work = await tempHome();
-  ciKey = await createKey(serveHome.dir, 'acme');
-  const supportKey = await createKey(serveHome.dir, 'acme');
-  server = await startRemote(serveHome.dir);
-  support = apiClient(server.url, supportKey);
+  support = apiClient(lib.url, await createKey(lib.serverHome, 'acme'));
   await layout(join(work.dir, 'media'), {
     'launch.mp4': 'video/clip-5s.mp4',
     'launch.mp4.json': Buffer.from(JSON.stringify({ title: 'Launch film', hashtags: ['launch'] })),
@@ -34,16 +31,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await support?.close();
-  await server?.stop();
-  for (const h of [serveHome, work, ...homes]) await h?.remove();
+  await lib?.dispose();
+  await work?.remove();
 });
 
 /** A fresh runner: a CONTENTLIB_HOME nobody has used, pointed at the service with the CI key. */
 async function freshRun(args: string[]) {
-  const home = await tempHome();
-  homes.push(home);
-  return cli(home.dir, ['upload', join(work.dir, 'media'), '--status', 'scheduled', ...args], {
-    env: { CONTENTLIB_BASE_URL: server.url, CONTENTLIB_API_KEY: ciKey, CONTENTLIB_EMBEDDED: undefined },
+  return cli(await lib.freshHome(), ['upload', join(work.dir, 'media'), '--status', 'scheduled', ...args], {
+    env: { ...lib.env, CONTENTLIB_EMBEDDED: undefined },
   });
 }
 

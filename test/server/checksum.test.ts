@@ -5,25 +5,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
-import {
-  type FileSpec,
-  type TestServer,
-  call,
-  complete,
-  execOnLibrary,
-  image,
-  jpeg,
-  png,
-  presign,
-  put,
-  serverWithKey,
-  uploadedSize,
-  video,
-} from '../support/server.js';
+import * as srv from '../support/server.js';
+import type { FileSpec, TestServer } from '../support/server.js';
 
 let s: TestServer;
 let key: string;
-beforeAll(async () => ({ s, key } = await serverWithKey()));
+beforeAll(async () => ({ s, key } = await srv.serverWithKey()));
 afterAll(async () => s.dispose());
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -34,7 +21,7 @@ const errorOf = (r: { body: unknown }) =>
 const photo = (n: number, name = `p${n}.jpg`): FileSpec => ({
   fileName: name,
   contentType: 'image/jpeg',
-  bytes: jpeg(300 + n),
+  bytes: srv.jpeg(300 + n),
 });
 
 /** The PUT as a client that honours presign's `headers` sends it (S3 signs the checksum header). */
@@ -42,7 +29,7 @@ async function putWith(p: { body: { presignedUrl: string; headers?: Record<strin
   const headers = Object.fromEntries(
     Object.entries(p.body.headers ?? {}).filter(([name]) => !/^content-(length|type)$/i.test(name)),
   );
-  return put(p.body.presignedUrl, f, headers);
+  return srv.put(p.body.presignedUrl, f, headers);
 }
 
 /** presign (declaring the checksum unless `declare` is false) → PUT → complete; the complete's answer. */
@@ -51,10 +38,10 @@ async function upload(f: FileSpec, o: { declare?: boolean; type?: string; conten
     ...(o.declare === false ? {} : { sha256: sha256(f.bytes) }),
     ...(o.type ? { type: o.type } : {}),
   };
-  const p = await presign(s, o.k ?? key, f, extra);
+  const p = await srv.presign(s, o.k ?? key, f, extra);
   expect(p.status, p.text).toBe(200);
   expect((await putWith(p, f)).status).toBe(200);
-  const c = await complete(
+  const c = await srv.complete(
     s,
     o.k ?? key,
     p.body.key,
@@ -67,7 +54,7 @@ async function upload(f: FileSpec, o: { declare?: boolean; type?: string; conten
 }
 
 const check = (files: Array<{ sha256: string; size: number }>, k = key) =>
-  call<{ files: Array<{ sha256: string; size: number; matches: Array<Record<string, unknown>> }> }>(
+  srv.call<{ files: Array<{ sha256: string; size: number; matches: Array<Record<string, unknown>> }> }>(
     'POST',
     `${s.url}/api/v1/upload/check`,
     { key: k, json: { files } },
@@ -76,10 +63,10 @@ const check = (files: Array<{ sha256: string; size: number }>, k = key) =>
 describe('presign declares the checksum', () => {
   it('takes a SHA-256 in hex, either case; anything else is 400 invalid_request naming sha256', async () => {
     const f = photo(1);
-    const upper = await presign(s, key, f, { sha256: sha256(f.bytes).toUpperCase() });
+    const upper = await srv.presign(s, key, f, { sha256: sha256(f.bytes).toUpperCase() });
     expect(upper.status).toBe(200);
     for (const bad of ['abc', sha256(f.bytes).slice(1) + 'g', 42]) {
-      const r = await presign(s, key, f, { sha256: bad });
+      const r = await srv.presign(s, key, f, { sha256: bad });
       expect(r.status).toBe(400);
       expect(errorOf(r).code).toBe('invalid_request');
       expect(errorOf(r).details.map((d) => d.path)).toContain('sha256');
@@ -88,7 +75,7 @@ describe('presign declares the checksum', () => {
 
   it.runIf(onS3)('on S3 the PUT must carry it as x-amz-checksum-sha256 (base64), a signed header', async () => {
     const f = photo(2);
-    const p = await presign(s, key, f, { sha256: sha256(f.bytes) });
+    const p = await srv.presign(s, key, f, { sha256: sha256(f.bytes) });
     const headers = p.body.headers;
     expect(headers['x-amz-checksum-sha256']).toBe(createHash('sha256').update(f.bytes).digest('base64'));
     expect(new URL(p.body.presignedUrl).searchParams.get('X-Amz-SignedHeaders')).toContain('x-amz-checksum-sha256');
@@ -97,10 +84,10 @@ describe('presign declares the checksum', () => {
 
 describe('every stored file has its SHA-256', () => {
   it('a video: sha256 in the item, from complete, GET and the list', async () => {
-    const f = video('keep.mp4', 10);
+    const f = srv.video('keep.mp4', 10);
     const done = await upload(f);
     expect(done.item.sha256).toBe(sha256(f.bytes));
-    const got = await call<{ item: { sha256: string } }>('GET', `${s.url}/api/v1/content/${done.contentItemId}`, {
+    const got = await srv.call<{ item: { sha256: string } }>('GET', `${s.url}/api/v1/content/${done.contentItemId}`, {
       key,
     });
     expect(got.body.item.sha256).toBe(sha256(f.bytes));
@@ -108,12 +95,12 @@ describe('every stored file has its SHA-256', () => {
 
   it('each carousel image on its file record; the carousel item carries its first image’s', async () => {
     const a = photo(3);
-    const b: FileSpec = { fileName: 'b.png', contentType: 'image/png', bytes: png(400) };
+    const b: FileSpec = { fileName: 'b.png', contentType: 'image/png', bytes: srv.png(400) };
     const first = await upload(a);
     const second = await upload(b, { contentItemId: first.contentItemId });
     expect(first.file?.sha256).toBe(sha256(a.bytes));
     expect(second.file?.sha256).toBe(sha256(b.bytes));
-    const got = await call<{ item: { sha256: string }; files: Array<{ sha256: string }> }>(
+    const got = await srv.call<{ item: { sha256: string }; files: Array<{ sha256: string }> }>(
       'GET',
       `${s.url}/api/v1/content/${first.contentItemId}`,
       { key },
@@ -123,17 +110,17 @@ describe('every stored file has its SHA-256', () => {
   });
 
   it('a client that declares none (the spec’s presign) still works: the server computes it at complete', async () => {
-    const f = video('undeclared.mp4', 12);
+    const f = srv.video('undeclared.mp4', 12);
     const done = await upload(f, { declare: false });
     expect(done.item.sha256).toBe(sha256(f.bytes));
   });
 
   it('a thumbnail: thumbnailSha256 once attached by PATCH', async () => {
-    const item = await upload(video('with-thumb.mp4', 11));
-    const t: FileSpec = { fileName: 't.jpg', contentType: 'image/jpeg', bytes: jpeg(777) };
-    const p = await presign(s, key, t, { thumbnail: true, sha256: sha256(t.bytes) });
+    const item = await upload(srv.video('with-thumb.mp4', 11));
+    const t: FileSpec = { fileName: 't.jpg', contentType: 'image/jpeg', bytes: srv.jpeg(777) };
+    const p = await srv.presign(s, key, t, { thumbnail: true, sha256: sha256(t.bytes) });
     expect((await putWith(p, t)).status).toBe(200);
-    const r = await call<{ item: { thumbnailSha256: string } }>(
+    const r = await srv.call<{ item: { thumbnailSha256: string } }>(
       'PATCH',
       `${s.url}/api/v1/content/${item.contentItemId}`,
       {
@@ -155,14 +142,14 @@ describe('a byte changed on the way', () => {
   };
 
   it('is refused (by the disk store at PUT, by complete on RGW), nothing is promoted, and the right bytes then complete', async () => {
-    const f = video('flip.mp4', 10);
-    const p = await presign(s, key, f, { sha256: sha256(f.bytes) });
+    const f = srv.video('flip.mp4', 10);
+    const p = await srv.presign(s, key, f, { sha256: sha256(f.bytes) });
     const bad = flipped(f, 300);
     const stored = await putWith(p, bad);
     if (onS3 && stored.status === 200) {
       // RGW 16.2 stores what it is sent: it does not verify x-amz-checksum-sha256 (AWS answers
       // 400 BadDigest, below). Complete hashes the object itself and refuses it.
-      const c = await complete(s, key, p.body.key, f, 'shortform');
+      const c = await srv.complete(s, key, p.body.key, f, 'shortform');
       expect(c.status).toBe(400);
       expect(errorOf(c).code).toBe('bad_digest');
       expect(errorOf(c).message).toContain(sha256(f.bytes));
@@ -171,35 +158,35 @@ describe('a byte changed on the way', () => {
       expect(stored.status).toBe(400);
       if (onS3) expect(stored.text).toContain('BadDigest');
       else expect((stored.body as { error: { code: string } }).error.code).toBe('bad_digest');
-      const c = await complete(s, key, p.body.key, f, 'shortform');
+      const c = await srv.complete(s, key, p.body.key, f, 'shortform');
       expect(c.status).toBe(400);
       expect(errorOf(c).code).toBe('invalid_upload');
     }
     // Nothing was promoted, and nothing is left staged.
-    expect(await uploadedSize(s.storage, p.body)).toBeNull();
+    expect(await srv.uploadedSize(s.storage, p.body)).toBeNull();
     expect(await s.storage.head(p.body.key)).toBeNull();
     // The same URL takes the right bytes, and complete then makes the item.
     expect((await putWith(p, f)).status).toBe(200);
-    const c = await complete(s, key, p.body.key, f, 'shortform');
+    const c = await srv.complete(s, key, p.body.key, f, 'shortform');
     expect(c.status, c.text).toBe(200);
     expect(c.body.item.sha256).toBe(sha256(f.bytes));
   });
 
   it('a flipped byte in the magic bytes is reported as the checksum, not as another format', async () => {
     const f = photo(4);
-    const p = await presign(s, key, f, { sha256: sha256(f.bytes) });
+    const p = await srv.presign(s, key, f, { sha256: sha256(f.bytes) });
     const r = await putWith(p, flipped(f, 0));
-    const c = r.status === 200 ? await complete(s, key, p.body.key, f, 'carousel') : r;
+    const c = r.status === 200 ? await srv.complete(s, key, p.body.key, f, 'carousel') : r;
     expect(errorOf(c).code).toBe('bad_digest');
   });
 
   it('a thumbnail with a wrong checksum is not attached', async () => {
-    const item = await upload(video('thumb-flip.mp4', 16));
-    const t: FileSpec = { fileName: 't.jpg', contentType: 'image/jpeg', bytes: jpeg(779) };
-    const p = await presign(s, key, t, { thumbnail: true, sha256: sha256(t.bytes) });
+    const item = await upload(srv.video('thumb-flip.mp4', 16));
+    const t: FileSpec = { fileName: 't.jpg', contentType: 'image/jpeg', bytes: srv.jpeg(779) };
+    const p = await srv.presign(s, key, t, { thumbnail: true, sha256: sha256(t.bytes) });
     const r = await putWith(p, flipped(t, 100));
     if (!onS3) expect(r.status).toBe(400);
-    const patched = await call('PATCH', `${s.url}/api/v1/content/${item.contentItemId}`, {
+    const patched = await srv.call('PATCH', `${s.url}/api/v1/content/${item.contentItemId}`, {
       key,
       json: { thumbnailKey: p.body.key },
     });
@@ -211,13 +198,13 @@ describe('a byte changed on the way', () => {
 
 describe('POST /api/v1/upload/check', () => {
   it("answers each (sha256, size) with the brand's items and files holding those bytes, in order", async () => {
-    const v = video('known.mp4', 13);
+    const v = srv.video('known.mp4', 13);
     const a = photo(5);
     const b = photo(6);
     const made = await upload(v);
     const carousel = await upload(a);
     const second = await upload(b, { contentItemId: carousel.contentItemId });
-    const unknown = jpeg(12345);
+    const unknown = srv.jpeg(12345);
     const r = await check([
       { sha256: sha256(b.bytes), size: b.bytes.length },
       { sha256: sha256(unknown), size: unknown.length },
@@ -262,11 +249,14 @@ describe('POST /api/v1/upload/check', () => {
   });
 
   it('finds thumbnails as thumbnails', async () => {
-    const item = await upload(video('thumbed.mp4', 14));
-    const t: FileSpec = { fileName: 'thumb.png', contentType: 'image/png', bytes: png(901) };
-    const p = await presign(s, key, t, { thumbnail: true, sha256: sha256(t.bytes) });
+    const item = await upload(srv.video('thumbed.mp4', 14));
+    const t: FileSpec = { fileName: 'thumb.png', contentType: 'image/png', bytes: srv.png(901) };
+    const p = await srv.presign(s, key, t, { thumbnail: true, sha256: sha256(t.bytes) });
     await putWith(p, t);
-    await call('PATCH', `${s.url}/api/v1/content/${item.contentItemId}`, { key, json: { thumbnailKey: p.body.key } });
+    await srv.call('PATCH', `${s.url}/api/v1/content/${item.contentItemId}`, {
+      key,
+      json: { thumbnailKey: p.body.key },
+    });
     const r = await check([{ sha256: sha256(t.bytes), size: t.bytes.length }]);
     expect(r.body.files[0]!.matches).toEqual([
       { itemId: item.contentItemId, itemType: 'shortform', itemFileCount: 1, role: 'thumbnail', fileName: 'thumb.png' },
@@ -280,14 +270,14 @@ describe('POST /api/v1/upload/check', () => {
     ['a negative size', { files: [{ sha256: 'a'.repeat(64), size: -1 }] }, 'files.0.size'],
     ['501 files', { files: Array.from({ length: 501 }, () => ({ sha256: 'a'.repeat(64), size: 1 })) }, 'files'],
   ])('%s is 400 invalid_request naming %s', async (_what, json, path) => {
-    const r = await call('POST', `${s.url}/api/v1/upload/check`, { key, json });
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/check`, { key, json });
     expect(r.status).toBe(400);
     expect(errorOf(r).code).toBe('invalid_request');
     expect(errorOf(r).details.map((d) => d.path)).toContain(path);
   });
 
   it('needs a key like every endpoint', async () => {
-    const r = await call('POST', `${s.url}/api/v1/upload/check`, { json: { files: [] } });
+    const r = await srv.call('POST', `${s.url}/api/v1/upload/check`, { json: { files: [] } });
     expect(r.status).toBe(401);
   });
 });
@@ -295,20 +285,20 @@ describe('POST /api/v1/upload/check', () => {
 describe('files stored before checksums were kept', () => {
   /** What a library made by an earlier version holds: the same rows, without their checksums. */
   async function forgetChecksums(): Promise<void> {
-    await execOnLibrary(s, [
+    await srv.execOnLibrary(s, [
       'UPDATE items SET sha256 = NULL, thumbnail_sha256 = NULL',
       'UPDATE carousel_files SET sha256 = NULL',
     ]);
   }
 
   it('say so (null) until the sweeper fills them in from the stored objects', async () => {
-    const v = video('old.mp4', 15);
+    const v = srv.video('old.mp4', 15);
     const a = photo(10);
     const made = await upload(v);
     const carousel = await upload(a);
     await upload(photo(11), { contentItemId: carousel.contentItemId });
     await forgetChecksums();
-    const before = await call<{ item: { sha256: string | null } }>(
+    const before = await srv.call<{ item: { sha256: string | null } }>(
       'GET',
       `${s.url}/api/v1/content/${made.contentItemId}`,
       {
@@ -321,11 +311,11 @@ describe('files stored before checksums were kept', () => {
 
     const report = await s.sweep();
     expect(report.checksums).toBeGreaterThanOrEqual(4);
-    const after = await call<{ item: { sha256: string } }>('GET', `${s.url}/api/v1/content/${made.contentItemId}`, {
+    const after = await srv.call<{ item: { sha256: string } }>('GET', `${s.url}/api/v1/content/${made.contentItemId}`, {
       key,
     });
     expect(after.body.item.sha256).toBe(sha256(v.bytes));
-    const images = await call<{ files: Array<{ sha256: string }> }>(
+    const images = await srv.call<{ files: Array<{ sha256: string }> }>(
       'GET',
       `${s.url}/api/v1/content/${carousel.contentItemId}`,
       { key },
@@ -337,11 +327,11 @@ describe('files stored before checksums were kept', () => {
   });
 });
 
-// A plain image(): the helper most suites use, for the record that its uploads still work unchanged.
+// A plain srv.image(): the helper most suites use, for the record that its uploads still work unchanged.
 it('the spec’s upload flow, untouched by any of this, still makes an item', async () => {
-  const f = image('plain.jpg', 640);
-  const p = await presign(s, key, f);
-  expect((await put(p.body.presignedUrl, f)).status).toBe(200);
-  const c = await complete(s, key, p.body.key, f, p.body.type);
+  const f = srv.image('plain.jpg', 640);
+  const p = await srv.presign(s, key, f);
+  expect((await srv.put(p.body.presignedUrl, f)).status).toBe(200);
+  const c = await srv.complete(s, key, p.body.key, f, p.body.type);
   expect(c.status).toBe(200);
 });

@@ -15,7 +15,9 @@ const errorOf = (r: { body: unknown }) =>
 /** The field a 400 names (its first detail's path). */
 const fieldOf = (r: { body: unknown }) => errorOf(r).details[0]?.path;
 
-describe('NUL and what is not UTF-8, at the edge, the same on both databases', () => {
+// The two text suites start from the same place: a server, its brand key and one stored image,
+// shared by both (neither changes what the other reads: the first refuses every change).
+describe('text from clients', () => {
   let s: TestServer;
   let key: string;
   let id: string;
@@ -25,159 +27,156 @@ describe('NUL and what is not UTF-8, at the edge, the same on both databases', (
   });
   afterAll(async () => s.dispose());
 
-  // PostgreSQL refused these with "invalid byte sequence for encoding UTF8: 0x00" (a 500) where
-  // SQLite answered 400 or 404 (issue 36): now both refuse them before any query.
-  it.each([
-    ['DELETE', '/api/v1/keys/%00', undefined, 'id'],
-    ['DELETE', '/api/v1/keys/abc%00def', undefined, 'id'],
-    ['GET', '/api/v1/content/%00', undefined, 'id'],
-    // A path whose escapes are not UTF-8 is refused by the router, before a route (and its
-    // parameter names) is known: the 400 names the URL.
-    ['GET', '/api/v1/content/abc%FFdef', undefined, 'url'],
-    ['PATCH', '/api/v1/content/%C0%AF', { title: 'x' }, 'url'],
-    ['DELETE', '/api/v1/content/ID/files/%00', undefined, 'fileId'],
-    ['GET', '/api/v1/content?status=%00', undefined, 'status'],
-    ['GET', '/api/v1/content?search=%FF', undefined, 'search'],
-    ['GET', '/api/v1/content?%00=1', undefined, 'query'],
-    ['GET', '/api/v1/audit?item=a%00b', undefined, 'item'],
-    ['POST', '/api/v1/upload/abort', { key: 'a\u0000b' }, 'key'],
-    ['POST', '/api/v1/upload/parts', { key: 'a\u0000b' }, 'key'],
-    ['POST', '/api/v1/upload/complete', { key: 'a\u0000b', fileName: 'a.jpg' }, 'key'],
-    ['POST', '/api/v1/upload/check', { sha256: ['\ud800'] }, 'sha256.0'],
-    ['PATCH', '/api/v1/content/ID', { platformSettings: { 'a\u0000': 1 } }, 'platformSettings.a\u0000'],
-  ] as const)('%s %s → 400', async (method, path, json, field) => {
-    const r = await call(method, `${s.url}${path.replace('ID', id)}`, { key, ...(json ? { json } : {}) });
-    expect(r.status, r.text).toBe(400);
-    expect(errorOf(r).code).toBe('invalid_request');
-    expect(fieldOf(r)).toBe(field);
-  });
-
-  it('a JSON body whose bytes are not UTF-8: 400, nothing stored', async () => {
-    const body = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
-    const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, {
-      key,
-      body,
-      headers: { 'content-type': 'application/json' },
+  describe('NUL and what is not UTF-8, at the edge, the same on both databases', () => {
+    // PostgreSQL refused these with "invalid byte sequence for encoding UTF8: 0x00" (a 500) where
+    // SQLite answered 400 or 404 (issue 36): now both refuse them before any query.
+    it.each([
+      ['DELETE', '/api/v1/keys/%00', undefined, 'id'],
+      ['DELETE', '/api/v1/keys/abc%00def', undefined, 'id'],
+      ['GET', '/api/v1/content/%00', undefined, 'id'],
+      // A path whose escapes are not UTF-8 is refused by the router, before a route (and its
+      // parameter names) is known: the 400 names the URL.
+      ['GET', '/api/v1/content/abc%FFdef', undefined, 'url'],
+      ['PATCH', '/api/v1/content/%C0%AF', { title: 'x' }, 'url'],
+      ['DELETE', '/api/v1/content/ID/files/%00', undefined, 'fileId'],
+      ['GET', '/api/v1/content?status=%00', undefined, 'status'],
+      ['GET', '/api/v1/content?search=%FF', undefined, 'search'],
+      ['GET', '/api/v1/content?%00=1', undefined, 'query'],
+      ['GET', '/api/v1/audit?item=a%00b', undefined, 'item'],
+      ['POST', '/api/v1/upload/abort', { key: 'a\u0000b' }, 'key'],
+      ['POST', '/api/v1/upload/parts', { key: 'a\u0000b' }, 'key'],
+      ['POST', '/api/v1/upload/complete', { key: 'a\u0000b', fileName: 'a.jpg' }, 'key'],
+      ['POST', '/api/v1/upload/check', { sha256: ['\ud800'] }, 'sha256.0'],
+      ['PATCH', '/api/v1/content/ID', { platformSettings: { 'a\u0000': 1 } }, 'platformSettings.a\u0000'],
+    ] as const)('%s %s → 400', async (method, path, json, field) => {
+      const r = await call(method, `${s.url}${path.replace('ID', id)}`, { key, ...(json ? { json } : {}) });
+      expect(r.status, r.text).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_request');
+      expect(fieldOf(r)).toBe(field);
     });
-    expect(r.status).toBe(400);
-    expect(errorOf(r).message).toContain('not valid UTF-8');
-    const item = (await call('GET', `${s.url}/api/v1/content/${id}`, { key })).body as { item: { title: string } };
-    expect(item.item.title).not.toContain('caf');
-  });
 
-  it('UTF-8 that is well formed passes the edge: é, 日本, 🎉 in a search', async () => {
-    const r = await call('GET', `${s.url}/api/v1/content?search=${encodeURIComponent('é日本🎉')}`, { key });
-    expect(r.status).toBe(200);
-  });
-});
-
-describe('text is checked the same on every backend', () => {
-  let s: TestServer;
-  let key: string;
-  let id: string;
-  beforeAll(async () => {
-    ({ s, key } = await serverWithKey());
-    id = (await uploadItem(s, key, image())).item.id;
-  });
-  afterAll(async () => s.dispose());
-
-  const patch = (json: unknown) => call('PATCH', `${s.url}/api/v1/content/${id}`, { key, json });
-
-  it.each([
-    ['description', { description: 'a\u0000b' }],
-    ['description', { description: 'escape \u001b[31m red' }],
-    ['description', { description: 'C1 \u009b' }],
-    ['description', { description: 'a lone CR\r here' }],
-    ['description', { description: 'reversed \u202e gpj.exe' }],
-    ['description', { description: 'isolate \u2066x\u2069' }],
-    ['description', { description: 'lone surrogate \ud800' }],
-    ['title', { title: 'a\nb' }],
-    ['title', { title: 'tab\there' }],
-    ['title', { title: '\u200b' }],
-    ['title', { title: ' \u200d\u2060\u00ad ' }],
-    ['title', { title: 'RLO \u202e' }],
-    ['hashtags.0', { hashtags: ['nul\u0000'] }],
-    ['hashtags.1', { hashtags: ['ok', 'esc\u001b'] }],
-    ['platformSettings.yt.note', { platformSettings: { yt: { note: 'x\u0000' } } }],
-    ['platformSettings.yt.k\u0000', { platformSettings: { yt: { 'k\u0000': 1 } } }],
-    ['platformSettings.yt.list.1', { platformSettings: { yt: { list: ['ok', '\udc00'] } } }],
-    ['thumbnailKey', { thumbnailKey: 'k\u0000' }],
-  ])('PATCH refuses %s: 400 naming the field, nothing changed', async (field, json) => {
-    const before = await call('GET', `${s.url}/api/v1/content/${id}`, { key });
-    const r = await patch(json);
-    expect(r.status).toBe(400);
-    expect(errorOf(r).code).toBe('invalid_request');
-    expect(fieldOf(r)).toBe(field);
-    expect((await call('GET', `${s.url}/api/v1/content/${id}`, { key })).body).toEqual(before.body);
-  });
-
-  it.each([
-    [{ description: 'tabs\tand\nnewlines\r\nare text' }],
-    [{ title: 'Émoji 🎉 日本語 עברית' }],
-    [{ hashtags: ['café', '日本'] }],
-    [{ platformSettings: { yt: { caption: 'line 1\nline 2' } } }],
-  ])('PATCH keeps %j exactly', async (json) => {
-    const r = await patch(json);
-    expect(r.status).toBe(200);
-    expect((r.body as { item: Record<string, unknown> }).item).toMatchObject(json);
-  });
-
-  it.each([
-    ['%00', 'search'],
-    ['%1B%5B31m', 'search'],
-    ['%E2%80%AE', 'search'],
-  ])('the list refuses search=%s, naming %s', async (q, field) => {
-    const r = await call('GET', `${s.url}/api/v1/content?search=${q}`, { key });
-    expect(r.status).toBe(400);
-    expect(fieldOf(r)).toBe(field);
-  });
-
-  it('presign and complete refuse controls in names and keys', async () => {
-    const p = await presign(s, key, { ...image(), fileName: 'next\u0085line.jpg' });
-    expect(p.status).toBe(400);
-    expect(fieldOf(p)).toBe('fileName');
-    const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
-      key,
-      json: { key: 'k\u0000', fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 10, type: 'carousel' },
+    it('a JSON body whose bytes are not UTF-8: 400, nothing stored', async () => {
+      const body = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+      const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, {
+        key,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(r.status).toBe(400);
+      expect(errorOf(r).message).toContain('not valid UTF-8');
+      const item = (await call('GET', `${s.url}/api/v1/content/${id}`, { key })).body as { item: { title: string } };
+      expect(item.item.title).not.toContain('caf');
     });
-    expect(c.status).toBe(400);
-    expect(fieldOf(c)).toBe('key');
+
+    it('UTF-8 that is well formed passes the edge: é, 日本, 🎉 in a search', async () => {
+      const r = await call('GET', `${s.url}/api/v1/content?search=${encodeURIComponent('é日本🎉')}`, { key });
+      expect(r.status).toBe(200);
+    });
   });
 
-  it.each([['escape \u001b[31m'], ['nul\u0000'], ['two\nlines'], ['RLO \u202e'], ['\u200b\u200d'], ['x'.repeat(101)]])(
-    'a key made over the API refuses the name %j: 400 naming it, no key made',
-    async (name) => {
+  describe('text is checked the same on every backend', () => {
+    const patch = (json: unknown) => call('PATCH', `${s.url}/api/v1/content/${id}`, { key, json });
+
+    it.each([
+      ['description', { description: 'a\u0000b' }],
+      ['description', { description: 'escape \u001b[31m red' }],
+      ['description', { description: 'C1 \u009b' }],
+      ['description', { description: 'a lone CR\r here' }],
+      ['description', { description: 'reversed \u202e gpj.exe' }],
+      ['description', { description: 'isolate \u2066x\u2069' }],
+      ['description', { description: 'lone surrogate \ud800' }],
+      ['title', { title: 'a\nb' }],
+      ['title', { title: 'tab\there' }],
+      ['title', { title: '\u200b' }],
+      ['title', { title: ' \u200d\u2060\u00ad ' }],
+      ['title', { title: 'RLO \u202e' }],
+      ['hashtags.0', { hashtags: ['nul\u0000'] }],
+      ['hashtags.1', { hashtags: ['ok', 'esc\u001b'] }],
+      ['platformSettings.yt.note', { platformSettings: { yt: { note: 'x\u0000' } } }],
+      ['platformSettings.yt.k\u0000', { platformSettings: { yt: { 'k\u0000': 1 } } }],
+      ['platformSettings.yt.list.1', { platformSettings: { yt: { list: ['ok', '\udc00'] } } }],
+      ['thumbnailKey', { thumbnailKey: 'k\u0000' }],
+    ])('PATCH refuses %s: 400 naming the field, nothing changed', async (field, json) => {
+      const before = await call('GET', `${s.url}/api/v1/content/${id}`, { key });
+      const r = await patch(json);
+      expect(r.status).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_request');
+      expect(fieldOf(r)).toBe(field);
+      expect((await call('GET', `${s.url}/api/v1/content/${id}`, { key })).body).toEqual(before.body);
+    });
+
+    it.each([
+      [{ description: 'tabs\tand\nnewlines\r\nare text' }],
+      [{ title: 'Émoji 🎉 日本語 עברית' }],
+      [{ hashtags: ['café', '日本'] }],
+      [{ platformSettings: { yt: { caption: 'line 1\nline 2' } } }],
+    ])('PATCH keeps %j exactly', async (json) => {
+      const r = await patch(json);
+      expect(r.status).toBe(200);
+      expect((r.body as { item: Record<string, unknown> }).item).toMatchObject(json);
+    });
+
+    it.each([
+      ['%00', 'search'],
+      ['%1B%5B31m', 'search'],
+      ['%E2%80%AE', 'search'],
+    ])('the list refuses search=%s, naming %s', async (q, field) => {
+      const r = await call('GET', `${s.url}/api/v1/content?search=${q}`, { key });
+      expect(r.status).toBe(400);
+      expect(fieldOf(r)).toBe(field);
+    });
+
+    it('presign and complete refuse controls in names and keys', async () => {
+      const p = await presign(s, key, { ...image(), fileName: 'next\u0085line.jpg' });
+      expect(p.status).toBe(400);
+      expect(fieldOf(p)).toBe('fileName');
+      const c = await call('POST', `${s.url}/api/v1/upload/complete`, {
+        key,
+        json: { key: 'k\u0000', fileName: 'a.jpg', contentType: 'image/jpeg', fileSize: 10, type: 'carousel' },
+      });
+      expect(c.status).toBe(400);
+      expect(fieldOf(c)).toBe('key');
+    });
+
+    it.each([
+      ['escape \u001b[31m'],
+      ['nul\u0000'],
+      ['two\nlines'],
+      ['RLO \u202e'],
+      ['\u200b\u200d'],
+      ['x'.repeat(101)],
+    ])('a key made over the API refuses the name %j: 400 naming it, no key made', async (name) => {
       const before = (await call<{ keys: unknown[] }>('GET', `${s.url}/api/v1/keys`, { key })).body.keys.length;
       const r = await call('POST', `${s.url}/api/v1/keys`, { key, json: { name, scopes: ['content:read'] } });
       expect(r.status).toBe(400);
       expect(fieldOf(r)).toBe('name');
       expect((await call<{ keys: unknown[] }>('GET', `${s.url}/api/v1/keys`, { key })).body.keys).toHaveLength(before);
-    },
-  );
-
-  it('a key name in any script is kept exactly', async () => {
-    const name = 'Équipe 日本 🎉';
-    const r = await call<{ key: { name: string } }>('POST', `${s.url}/api/v1/keys`, {
-      key,
-      json: { name, scopes: ['content:read'] },
     });
-    expect(r.status).toBe(201);
-    expect(r.body.key.name).toBe(name);
-  });
 
-  it.each([
-    ['itemId', 'itemId=a%00b'],
-    ['keyId', 'keyId=%1B%5B31m'],
-  ])('the audit log refuses controls in %s', async (field, q) => {
-    const r = await call('GET', `${s.url}/api/v1/audit?${q}`, { key });
-    expect(r.status).toBe(400);
-    expect(fieldOf(r)).toBe(field);
-  });
+    it('a key name in any script is kept exactly', async () => {
+      const name = 'Équipe 日本 🎉';
+      const r = await call<{ key: { name: string } }>('POST', `${s.url}/api/v1/keys`, {
+        key,
+        json: { name, scopes: ['content:read'] },
+      });
+      expect(r.status).toBe(201);
+      expect(r.body.key.name).toBe(name);
+    });
 
-  it('....mp4 keeps its extension in the key', async () => {
-    const p = await presign(s, key, { ...image(), fileName: '....jpg' });
-    expect(p.status).toBe(200);
-    expect(p.body.key.endsWith('/_.jpg')).toBe(true);
+    it.each([
+      ['itemId', 'itemId=a%00b'],
+      ['keyId', 'keyId=%1B%5B31m'],
+    ])('the audit log refuses controls in %s', async (field, q) => {
+      const r = await call('GET', `${s.url}/api/v1/audit?${q}`, { key });
+      expect(r.status).toBe(400);
+      expect(fieldOf(r)).toBe(field);
+    });
+
+    it('....mp4 keeps its extension in the key', async () => {
+      const p = await presign(s, key, { ...image(), fileName: '....jpg' });
+      expect(p.status).toBe(200);
+      expect(p.body.key.endsWith('/_.jpg')).toBe(true);
+    });
   });
 });
 

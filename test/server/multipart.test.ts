@@ -4,14 +4,15 @@
 // URLs, the sweeper aborting what is abandoned or unowned, the abort endpoint, and spec clients
 // that never see any of it.
 import { createHash } from 'node:crypto';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onS3 } from '../support/backend.js';
+import { forward } from '../support/http-forward.js';
 import { listenLocal } from '../support/listen.js';
-import { type TestS3, startS3 } from '../support/s3.js';
+import { type TestS3, serverStorage, startS3 } from '../support/s3.js';
 import {
   type FileSpec,
   type TestServer,
@@ -82,11 +83,7 @@ const disk: Store = {
 const s3Store: Store & { start(prefix?: string): Promise<TestServer> } = {
   name: 's3',
   start: (prefix = 'library') =>
-    startTestServer({
-      storageUrl: `s3://${s3.bucket(BUCKET)}/${prefix}`,
-      s3: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
-      clock: 'real',
-    }),
+    startTestServer({ ...serverStorage(s3, `s3://${s3.bucket(BUCKET)}/${prefix}`), clock: 'real' }),
   openUploads: async () => {
     const res = await s3Client.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket(BUCKET), Prefix: 'library/' }));
     return (res.Uploads ?? []).map((u) => u.Key!);
@@ -335,11 +332,7 @@ describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
         res.end('<?xml version="1.0"?><Error><Code>NotImplemented</Code><Message>no multipart</Message></Error>');
       }),
     );
-    const t = await startTestServer({
-      storageUrl: 's3://plain/library',
-      s3: { endpoint: store.url, region: s3.region, credentials: s3.credentials },
-      clock: 'real',
-    });
+    const t = await startTestServer({ ...serverStorage(s3, 's3://plain/library', store.url), clock: 'real' });
     try {
       const k = await t.key('acme');
       const res = await presign(t, k, big('plain.mp4'), { multipart: true });
@@ -360,7 +353,6 @@ describe.skipIf(onS3)('a store that refuses multipart uploads', () => {
 describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
   it('the sweeper still aborts an abandoned upload’s parts, and reports the failed listing', async () => {
     // In front of RGW: ListMultipartUploads answers 405 (as some S3-compatible stores do), the rest passes.
-    const target = new URL(s3.endpoint);
     const store = await listenLocal(
       createServer((req, res) => {
         if (req.method === 'GET' && /[?&]uploads(=|&|$)/.test(req.url ?? '')) {
@@ -369,19 +361,11 @@ describe.skipIf(onS3)('a store that cannot list its multipart uploads', () => {
           res.end('<?xml version="1.0"?><Error><Code>MethodNotAllowed</Code><Message>no listing</Message></Error>');
           return;
         }
-        const out = request(
-          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-          (up) => {
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            up.pipe(res);
-          },
-        );
-        req.pipe(out);
+        forward(req, res, s3.endpoint).catch(() => res.destroy());
       }),
     );
     const t = await startTestServer({
-      storageUrl: `s3://${s3.bucket(BUCKET)}/unlisted`,
-      s3: { endpoint: store.url, region: s3.region, credentials: s3.credentials },
+      ...serverStorage(s3, `s3://${s3.bucket(BUCKET)}/unlisted`, store.url),
       clock: 'real',
     });
     const open = async () =>

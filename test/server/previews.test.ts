@@ -20,6 +20,7 @@ import {
   presign,
   put,
   serverWithKey,
+  setThumbnail,
   startTestServer,
   uploadItem,
 } from '../support/server.js';
@@ -273,15 +274,6 @@ async function solid(name: string, background: { r: number; g: number; b: number
     .png()
     .toBuffer();
   return { fileName: name, contentType: 'image/png', bytes };
-}
-
-/** presign (as a thumbnail) → PUT → PATCH thumbnailKey, each asserted. */
-async function setThumbnail(s: TestServer, key: string, id: string, f: FileSpec): Promise<void> {
-  const p = await presign(s, key, f, { thumbnail: true });
-  expect(p.status, p.text).toBe(200);
-  expect((await put(p.body.presignedUrl, f)).status).toBe(200);
-  const r = await call('PATCH', `${s.url}/api/v1/content/${id}`, { key, json: { thumbnailKey: p.body.key } });
-  expect(r.status, r.text).toBe(200);
 }
 
 async function waitFor(ok: () => Promise<boolean>, ms = 20_000): Promise<void> {

@@ -3,7 +3,7 @@
 // bytes and the video's duration) and promotes them; DELETE and the sweeper clean the bucket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingKeyOf } from '../../src/server/storage/interface.js';
-import { type TestS3, startS3 } from '../support/s3.js';
+import { type TestS3, serverStorage, startS3 } from '../support/s3.js';
 import {
   type TestServer,
   call,
@@ -24,11 +24,7 @@ beforeAll(async () => {
   s3 = await startS3();
   await s3.createBucket('media');
   // The real clock: the store checks the presigned URLs' dates against its own.
-  s = await startTestServer({
-    clock: 'real',
-    storageUrl: `s3://${s3.bucket('media')}/lib`,
-    s3: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
-  });
+  s = await startTestServer({ clock: 'real', ...serverStorage(s3, `s3://${s3.bucket('media')}/lib`) });
   key = await s.key();
 }, 200_000);
 

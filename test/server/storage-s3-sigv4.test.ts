@@ -62,14 +62,18 @@ describe('SigV4 recomputed independently', () => {
   });
 });
 
-describe('S3 presigned PUT', () => {
-  const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
-  const storage = createS3Storage({
-    location: { bucket: 'media', prefix: 'lib/one' },
+const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+/** The S3 store the presigned PUTs come from: path-style on a custom endpoint, under `prefix`. */
+const storageAt = (prefix: string) =>
+  createS3Storage({
+    location: { bucket: 'media', prefix },
     endpoint: 'http://127.0.0.1:9000',
     region: 'eu-west-3',
-    credentials,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: SECRET },
   });
+
+describe('S3 presigned PUT', () => {
+  const storage = storageAt('lib/one');
   const key = 'staging/4b1f/clip été (1).mp4';
 
   async function presigned() {
@@ -103,26 +107,16 @@ describe('S3 presigned PUT', () => {
     const u = new URL(url);
     const sent = { ...headers, host: u.host };
     const given = u.searchParams.get('X-Amz-Signature');
-    expect(sigv4Signature('PUT', u, sent, credentials.secretAccessKey)).toBe(given);
+    expect(sigv4Signature('PUT', u, sent, SECRET)).toBe(given);
     // What a store computes for a PUT whose headers differ: not the URL's signature, so 403.
-    expect(sigv4Signature('PUT', u, { ...sent, 'content-type': 'text/html' }, credentials.secretAccessKey)).not.toBe(
-      given,
-    );
-    expect(sigv4Signature('PUT', u, { ...sent, 'content-length': '123457' }, credentials.secretAccessKey)).not.toBe(
-      given,
-    );
+    expect(sigv4Signature('PUT', u, { ...sent, 'content-type': 'text/html' }, SECRET)).not.toBe(given);
+    expect(sigv4Signature('PUT', u, { ...sent, 'content-length': '123457' }, SECRET)).not.toBe(given);
     expect(sigv4Signature('PUT', u, sent, 'another-secret')).not.toBe(given);
   });
 });
 
 describe('S3 presigned PUT with a declared SHA-256', () => {
-  const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
-  const storage = createS3Storage({
-    location: { bucket: 'media', prefix: '' },
-    endpoint: 'http://127.0.0.1:9000',
-    region: 'eu-west-3',
-    credentials,
-  });
+  const storage = storageAt('');
   const body = Buffer.from('the bytes of the file');
   const hex = createHash('sha256').update(body).digest('hex');
   const base64 = createHash('sha256').update(body).digest('base64');
@@ -159,14 +153,12 @@ describe('S3 presigned PUT with a declared SHA-256', () => {
     const u = new URL(url);
     const sent: Record<string, string> = { ...headers, host: u.host };
     const given = u.searchParams.get('X-Amz-Signature');
-    expect(sigv4Signature('PUT', u, sent, credentials.secretAccessKey)).toBe(given);
+    expect(sigv4Signature('PUT', u, sent, SECRET)).toBe(given);
     // A client that declares other bytes' checksum, or drops the header, does not match: 403.
     const other = createHash('sha256').update('other bytes').digest('base64');
-    expect(sigv4Signature('PUT', u, { ...sent, 'x-amz-checksum-sha256': other }, credentials.secretAccessKey)).not.toBe(
-      given,
-    );
+    expect(sigv4Signature('PUT', u, { ...sent, 'x-amz-checksum-sha256': other }, SECRET)).not.toBe(given);
     const { 'x-amz-checksum-sha256': _dropped, ...without } = sent;
-    expect(sigv4Signature('PUT', u, without, credentials.secretAccessKey)).not.toBe(given);
+    expect(sigv4Signature('PUT', u, without, SECRET)).not.toBe(given);
   });
 });
 

@@ -11,7 +11,7 @@ import { ObjectStateError, stagingKeyOf } from '../../src/server/storage/interfa
 import { type S3Storage, createS3Storage } from '../../src/server/storage/s3.js';
 import { type AwsCopyProxy, startAwsCopyProxy } from '../support/aws-copy-proxy.js';
 import { s3ContractSetup } from '../support/s3-storage.js';
-import { type TestS3, startS3 } from '../support/s3.js';
+import { type TestS3, serverStorage, startS3 } from '../support/s3.js';
 import { type TestServer, call, complete, image, presign, put, startTestServer, video } from '../support/server.js';
 import { storageContract } from './storage-contract.js';
 
@@ -168,11 +168,7 @@ describe('serve --storage on it', () => {
 
   beforeAll(async () => {
     // The real clock: the store checks the presigned URLs' dates against its own.
-    s = await startTestServer({
-      clock: 'real',
-      storageUrl: `s3://${s3.bucket('media')}/served`,
-      s3: { endpoint: s3.endpoint, region: s3.region, credentials: s3.credentials },
-    });
+    s = await startTestServer({ clock: 'real', ...serverStorage(s3, `s3://${s3.bucket('media')}/served`) });
     key = await s.key();
   }, 60_000);
 

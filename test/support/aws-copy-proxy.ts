@@ -7,8 +7,9 @@
 // naming the new ETag would reach RGW as it is: the server sends none on its reads.) Everything else passes
 // through unchanged, Host included, so SigV4 signatures made for the proxy's address still hold.
 import { createHash } from 'node:crypto';
-import { type IncomingMessage, createServer, request } from 'node:http';
+import { type IncomingMessage, createServer } from 'node:http';
 import { pipeline } from 'node:stream/promises';
+import { requestUpstream } from './http-forward.js';
 import { listenLocal } from './listen.js';
 
 export interface AwsCopyProxy {
@@ -21,7 +22,6 @@ export interface AwsCopyProxy {
 const bare = (etag: string) => etag.replace(/"/g, '').replace(/&quot;/g, '');
 
 export async function startAwsCopyProxy(upstream: string): Promise<AwsCopyProxy> {
-  const target = new URL(upstream);
   /** Object path → its RGW ETag and the one AWS would have given it (both bare). */
   const given = new Map<string, { real: string; aws: string }>();
   let renamed = 0;
@@ -31,13 +31,7 @@ export async function startAwsCopyProxy(upstream: string): Promise<AwsCopyProxy>
     const isCopy = req.method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined;
     const known = given.get(path);
     if (req.method === 'PUT' || req.method === 'DELETE' || req.method === 'POST') given.delete(path);
-    const out = request({
-      host: target.hostname,
-      port: target.port,
-      method: req.method,
-      path: req.url,
-      headers: req.headers,
-    });
+    const out = requestUpstream(req, upstream);
     out.on('error', () => res.destroy());
     out.on('response', (answer: IncomingMessage) => {
       void (async () => {

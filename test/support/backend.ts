@@ -6,7 +6,7 @@
 import { afterAll } from 'vitest';
 import type { StartServerOptions } from '../../src/server/index.js';
 import { type TestPostgres, startPostgres } from './postgres.js';
-import { type TestS3, startS3 } from './s3.js';
+import { type TestS3, serverStorage, startS3 } from './s3.js';
 
 export type Backend = 'sqlite' | 'postgres-s3';
 
@@ -32,10 +32,7 @@ export async function testStorage(): Promise<Pick<StartServerOptions, 'storageUr
   s3 ??= startS3();
   const store = await s3;
   const bucket = await store.createBucket(`conformance-${++buckets}`);
-  return {
-    storageUrl: `s3://${bucket}/library`,
-    s3: { endpoint: store.endpoint, region: store.region, credentials: store.credentials },
-  };
+  return serverStorage(store, `s3://${bucket}/library`);
 }
 
 /**

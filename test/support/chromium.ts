@@ -19,6 +19,22 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * Reports what must not happen on a page to `problem`: errors in its console (a CSP violation
+ * among them, where the test's script logs those), uncaught errors, and dialogs (dismissed, so
+ * the page does not hang on one).
+ */
+export function watchForProblems(page: Page, problem: (what: string) => void): void {
+  page.on('console', (m) => {
+    if (m.type() === 'error') problem(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problem(`page error: ${e.message}`));
+  page.on('dialog', (d) => {
+    problem(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+}
+
 let axeSource: string | undefined;
 
 /** axe-core's serious and critical violations on the page as it is now (rule id and where). */

@@ -3,7 +3,8 @@
 // instead of passing the answer on — what a flaky network does to a client. `decide` says, per
 // request, whether its answer is lost. The Host header is passed on unchanged, so the presigned
 // URLs the server hands out point at the proxy and the PUTs go through it too.
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { requestUpstream } from './http-forward.js';
 import { listenLocal } from './listen.js';
 
 export interface ProxiedRequest {
@@ -21,7 +22,6 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(upstream: string, decide: (req: ProxiedRequest) => boolean): Promise<FaultProxy> {
-  const target = new URL(upstream);
   const stats = { seen: new Map<string, number>(), lost: new Map<string, number>() };
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 
@@ -36,10 +36,8 @@ export async function startFaultProxy(upstream: string, decide: (req: ProxiedReq
     if (String(req.headers['content-type']).startsWith('application/json')) json = JSON.parse(body.toString('utf8'));
     const lose = decide({ method: req.method ?? 'GET', path, json });
     const upstreamRes = await new Promise<IncomingMessage>((resolve, reject) => {
-      const out = request(
-        { host: target.hostname, port: target.port, method: req.method, path, headers: req.headers },
-        resolve,
-      );
+      const out = requestUpstream(req, upstream);
+      out.on('response', resolve);
       out.on('error', reject);
       out.end(body);
     });

@@ -1,9 +1,29 @@
 // The forwarding the test proxies share: one request passed to the server at `upstream` with its
 // body through a Transform the proxy chooses (the fault it injects), the answer passed back as
 // it comes. The body goes on while the answer comes back: a server may answer before reading it.
-import { type ClientRequest, type IncomingMessage, type ServerResponse, request } from 'node:http';
+// Proxies that change what passes build on the request to the server alone (requestUpstream).
+import {
+  type ClientRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+  request,
+} from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+
+/**
+ * `req` again, to the server at `upstream`: its method, path and headers as they came (Host
+ * included, so a signature made for the proxy's address still holds), or the `headers` given.
+ */
+export function requestUpstream(
+  req: IncomingMessage,
+  upstream: string,
+  headers: OutgoingHttpHeaders = req.headers,
+): ClientRequest {
+  const target = new URL(upstream);
+  return request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers });
+}
 
 /** A body passed on unchanged. */
 export const passThrough = (): Transform => new Transform({ transform: (chunk, _enc, cb) => cb(null, chunk) });
@@ -15,14 +35,7 @@ export async function forward(
   upstream: string,
   bodyOf: (out: ClientRequest) => Transform = passThrough,
 ): Promise<void> {
-  const target = new URL(upstream);
-  const out = request({
-    host: target.hostname,
-    port: target.port,
-    method: req.method,
-    path: req.url,
-    headers: req.headers,
-  });
+  const out = requestUpstream(req, upstream);
   const answered = new Promise<IncomingMessage>((resolve, reject) => {
     out.on('response', resolve);
     out.on('error', reject);

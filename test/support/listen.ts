@@ -1,5 +1,6 @@
-// The test proxies' one way to listen: an HTTP server on 127.0.0.1 at a free port, and a close()
-// that cuts the connections still open (a client's keep-alive must not hold the test up).
+// The one way test proxies and fake services listen: an HTTP server on 127.0.0.1 at a free port,
+// and a close() that cuts the connections still open (a client's keep-alive must not hold the
+// test up).
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -5,7 +5,8 @@
 // such a PUT itself (test/server/storage-s3.test.ts), but with a document of its own: this is
 // what RGW cannot give, AWS's words, and AWS is third-party, so the test may answer for it.
 // Every other request (serve's HEADs, GETs, the bucket check) is passed on unchanged.
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { forward } from './http-forward.js';
 import { listenLocal } from './listen.js';
 
 export interface RefusingProxy {
@@ -59,15 +60,7 @@ export async function startRefusingProxy(upstream: string): Promise<RefusingProx
   };
 
   const pass = (req: IncomingMessage, res: ServerResponse) => {
-    const out = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.pipe(out);
+    forward(req, res, upstream).catch(() => res.destroy());
   };
 
   const server: Server = createServer((req, res) => {

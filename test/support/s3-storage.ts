@@ -31,6 +31,20 @@ export async function emptyPrefix(o: S3StorageOptions, prefix: string): Promise<
   }
 }
 
+/** A PUT of `bytes` to a presigned URL with the headers it names, as clients send it; asserted to succeed. */
+async function putPresigned(
+  signed: { url: string; headers: Record<string, string> },
+  bytes: Buffer,
+): Promise<Response> {
+  // fetch sets Content-Length from the body itself (and may refuse one given by hand).
+  const headers = Object.fromEntries(
+    Object.entries(signed.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
+  );
+  const res = await fetch(signed.url, { method: 'PUT', headers, body: bytes });
+  expect(res.status, await res.text()).toBe(200);
+  return res;
+}
+
 export function s3ContractSetup(
   location: S3Location,
   client: Omit<S3StorageOptions, 'location'> = {},
@@ -48,12 +62,7 @@ export function s3ContractSetup(
           contentLength: bytes.length,
           expiresAt: new Date(Date.now() + 60_000),
         });
-        // fetch sets Content-Length from the body itself (and may refuse one given by hand).
-        const headers = Object.fromEntries(
-          Object.entries(put.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
-        );
-        const res = await fetch(put.url, { method: 'PUT', headers, body: bytes });
-        expect(res.status, await res.text()).toBe(200);
+        await putPresigned(put, bytes);
       },
       multipart: {
         store: storage.multipart!,
@@ -65,12 +74,7 @@ export function s3ContractSetup(
             size: bytes.length,
             expiresAt: new Date(Date.now() + 60_000),
           });
-          const headers = Object.fromEntries(
-            Object.entries(part.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
-          );
-          const res = await fetch(part.url, { method: 'PUT', headers, body: bytes });
-          expect(res.status, await res.text()).toBe(200);
-          return res.headers.get('etag') ?? '';
+          return (await putPresigned(part, bytes)).headers.get('etag') ?? '';
         },
       },
       async dispose() {

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { ROOT } from './paths.js';
 import { IN_CI } from './needs.js';
+import type { StartServerOptions } from '../../src/server/index.js';
 
 export interface S3Endpoint {
   /** http://127.0.0.1:PORT */
@@ -35,6 +36,18 @@ export interface TestS3 extends S3Endpoint {
   openUploads(name: string, prefix?: string): Promise<string[]>;
   /** Empties and removes this test's buckets. */
   stop(): Promise<void>;
+}
+
+/**
+ * A server's storage options for `storageUrl` (s3://BUCKET/PREFIX) on `store`, reached at
+ * `endpoint`: the store itself, or a proxy in front of it.
+ */
+export function serverStorage(
+  store: S3Endpoint,
+  storageUrl: string,
+  endpoint = store.endpoint,
+): Pick<StartServerOptions, 'storageUrl' | 's3'> {
+  return { storageUrl, s3: { endpoint, region: store.region, credentials: store.credentials } };
 }
 
 /** The RGW of this run: its folder (set by rgw-global-setup.ts for every worker). */

@@ -311,6 +311,20 @@ export async function uploadItem(
   return { ...c.body, storageKey: p.body.key };
 }
 
+/** presign (as a thumbnail) → PUT → PATCH thumbnailKey, each step asserted to succeed; returns the item. */
+export async function setThumbnail(server: { url: string }, key: string, id: string, f: FileSpec): Promise<Item> {
+  const p = await presign(server, key, f, { thumbnail: true });
+  if (p.status !== 200) throw new Error(`presign failed: ${p.status} ${p.text}`);
+  const u = await put(p.body.presignedUrl, f);
+  if (u.status !== 200) throw new Error(`PUT failed: ${u.status} ${u.text}`);
+  const r = await call<{ item: Item }>('PATCH', `${server.url}/api/v1/content/${id}`, {
+    key,
+    json: { thumbnailKey: p.body.key },
+  });
+  if (r.status !== 200) throw new Error(`PATCH failed: ${r.status} ${r.text}`);
+  return r.body.item;
+}
+
 export const image = (name = 'photo.jpg', size = 256): FileSpec => ({
   fileName: name,
   contentType: 'image/jpeg',

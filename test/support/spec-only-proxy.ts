@@ -9,7 +9,8 @@
 // spec service ignores what it does not know, so its answer never offers parts), or refused as
 // `sha256` is with `multipart: 'refused'`.
 // It records the presign bodies it saw and the requests it refused.
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { requestUpstream } from './http-forward.js';
 import { listenLocal } from './listen.js';
 
 /** The endpoints of the service specification, as method and path pattern. */
@@ -50,7 +51,6 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions): Promise<SpecOnlyProxy> {
-  const target = new URL(upstream);
   const presigns: Array<Record<string, unknown>> = [];
   const refused: string[] = [];
   let checks = 0;
@@ -106,13 +106,11 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const { 'transfer-encoding': _, ...rest } = req.headers;
     const headers = { ...rest, 'content-length': String(body.length) };
-    const out = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
+    const out = requestUpstream(req, upstream, headers);
+    out.on('response', (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+      upstreamRes.pipe(res);
+    });
     out.on('error', () => res.destroy());
     out.end(body);
   };

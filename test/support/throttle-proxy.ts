@@ -1,5 +1,6 @@
-// A slow link for end-to-end tests: a TCP proxy on 127.0.0.1 that forwards to a real server and
-// lets the client's bytes through at a fixed rate (the answers come back at full speed). Signed
+// A slow link for the tests and the multipart bench: a TCP proxy on 127.0.0.1 that forwards to a
+// real server and lets each connection's client bytes through at a fixed rate (the answers come
+// back at full speed). It counts what the clients sent, for "how much did the re-run send". Signed
 // URLs name the server's public URL, so a server behind it is started with `--public-url` set to
 // the proxy's URL; the target is therefore read when a connection arrives, not when it starts.
 import { createConnection, createServer } from 'node:net';
@@ -35,12 +36,20 @@ export async function startThrottleProxy(
       if (mine === generation) open--;
     });
     upstream.pipe(client);
+    // When this connection may send its next byte: a running schedule, so timer granularity
+    // does not lower the rate (a late timer is made up by the next chunk's shorter wait). Each
+    // connection is paced on its own, as one TCP stream over a long round trip is capped
+    // whatever the link: N parallel connections move N times as much (bench/multipart.ts).
+    let due = 0;
     client.on('data', (chunk: Buffer) => {
-      // Hold the client back for as long as this chunk takes on the slow link.
-      client.pause();
       received += chunk.length;
       upstream.write(chunk);
-      setTimeout(() => client.resume(), (chunk.length / bytesPerSecond) * 1000);
+      const now = performance.now();
+      due = Math.max(due, now) + (chunk.length / bytesPerSecond) * 1000;
+      if (due - now > 1) {
+        client.pause();
+        setTimeout(() => client.resume(), due - now);
+      }
     });
     client.on('end', () => upstream.end());
     const drop = () => {
