@@ -8,12 +8,12 @@
 //   which item it holds: names.ts partName).
 // - Counting and hashing happen after each write is done, so `have` and the hash always describe
 //   exactly the bytes on disk: a resume needs no re-reading, except of a part file from an
-//   earlier run.
+//   earlier run. A large file is hashed on a worker thread that reads the part file back as it
+//   is written (running-hash.ts), beside the transfer instead of between its socket reads.
 // - Retries as the API client's: network errors, timeouts, 5xx and 429, with backoff. An expired
 //   URL is fetched afresh (refreshUrl) and tried again. A size or checksum mismatch is final:
 //   the part file is removed.
 // - The signed URL is never printed or written anywhere: messages name it without its query.
-import { createHash, type Hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +26,7 @@ import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { request } from '../api/undici.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
+import { HashError, type RunningHash, inThreadHash, threadHash } from './running-hash.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -58,10 +59,15 @@ export interface FetchDeps {
   onRetry?: (info: { attempt: number; delayMs: number; error: unknown; from: number }) => void;
   /**
    * Compute the SHA-256 even when the library gives none to check against (export records it).
-   * Default true. Hashing is on the main thread: ~1.5 s of CPU per GiB on a shared 2-core
-   * machine, which a plain download skips when there is nothing to check.
+   * Default true. Hashing costs ~1 s of CPU per GiB on a shared 2-core machine, which a plain
+   * download skips when there is nothing to check.
    */
   hash?: boolean;
+  /**
+   * A file to a part file of at least this many bytes is hashed on a worker thread
+   * (running-hash.ts); smaller ones, and streams, on the main thread. Default 32 MiB.
+   */
+  hashThreadMinBytes?: number;
 }
 
 export interface Fetched {
@@ -74,13 +80,15 @@ export interface Fetched {
 }
 
 const STALL_MS = 120_000;
+/** Below this, a worker thread (~30 ms and a few MB to start) costs more than it saves. */
+const HASH_THREAD_MIN = 32 << 20;
 
 /** Where the bytes go: a part file (resumable) or a stream such as stdout (resumable within the run). */
 interface Sink {
   /** Bytes written (and hashed) so far. */
   have: number;
   /** Undefined when no checksum is wanted (FetchDeps.hash). */
-  hash: Hash | undefined;
+  hash: RunningHash | undefined;
   /**
    * A fresh writable for one try; counts and hashes each chunk once it is written. `idle`
    * resolves when no write is in flight: a try that failed waits for it, so the next one asks
@@ -97,15 +105,21 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
   // bytes appended wherever it leads (ELOOP instead).
   const handle = await open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW);
   let result: Fetched;
+  let sink: Sink | undefined;
   try {
-    result = await fetchInto(file, await fileSink(handle, file.size, wantsHash(file, deps)), deps, dest);
+    sink = await fileSink(handle, file.size, wantsHash(file, deps), deps.hashThreadMinBytes ?? HASH_THREAD_MIN);
+    result = await fetchInto(file, sink, deps, dest);
   } catch (err) {
+    // The worker reads through the handle's descriptor: it is stopped before the handle closes,
+    // so that it never reads a descriptor number reused by another file.
+    await sink?.hash?.close();
     await handle.close().catch(() => {});
     // Bytes that are not the file are worth nothing; anything else leaves the part file for a
     // later try or run to resume.
     if (err instanceof MismatchError) await unlink(part).catch(() => {});
     throw err;
   }
+  await sink.hash?.close();
   await handle.close();
   await rename(part, dest);
   return result;
@@ -115,7 +129,7 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
 export async function fetchToStream(file: RemoteFile, out: Writable, deps: FetchDeps, label: string): Promise<Fetched> {
   const sink: Sink = {
     have: 0,
-    hash: wantsHash(file, deps) ? createHash('sha256') : undefined,
+    hash: wantsHash(file, deps) ? inThreadHash() : undefined,
     writable: (onWritten) => {
       let inFlight = Promise.resolve();
       const stream = new Writable({
@@ -146,37 +160,42 @@ function wantsHash(file: RemoteFile, deps: FetchDeps): boolean {
   return deps.hash !== false || Boolean(file.sha256);
 }
 
-async function fileSink(handle: FileHandle, expected: number | undefined, hashing: boolean): Promise<Sink> {
-  const hash = hashing ? createHash('sha256') : undefined;
+async function fileSink(
+  handle: FileHandle,
+  expected: number | undefined,
+  hashing: boolean,
+  threadMin: number,
+): Promise<Sink> {
   let { size: have } = await handle.stat();
   // A part file longer than the file cannot be the start of it.
   if (expected !== undefined && have > expected) {
     await handle.truncate(0);
     have = 0;
   }
-  if (have > 0 && hash) await hashExisting(handle, have, hash);
+  // A file of unknown size is hashed in-thread: it may well be small.
+  const hash = !hashing
+    ? undefined
+    : expected !== undefined && expected >= threadMin
+      ? threadHash(handle.fd)
+      : inThreadHash();
   const sink: Sink = {
     have,
     hash,
     writable: (onWritten) => handleWritable(handle, onWritten),
     reset: async () => {
+      // The worker is done reading before the file shrinks under it.
+      await sink.hash?.reset();
       await handle.truncate(0);
       sink.have = 0;
-      sink.hash = hashing ? createHash('sha256') : undefined;
     },
   };
-  return sink;
-}
-
-/** Reads the first `length` bytes of a part file from an earlier run into the hash. */
-async function hashExisting(handle: FileHandle, length: number, hash: Hash): Promise<void> {
-  const buffer = Buffer.allocUnsafe(1 << 20);
-  for (let at = 0; at < length;) {
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, length - at), at);
-    if (bytesRead === 0) break;
-    hash.update(buffer.subarray(0, bytesRead));
-    at += bytesRead;
+  try {
+    if (have > 0) await hash?.addExisting(handle, have);
+  } catch (err) {
+    await hash?.close();
+    throw err;
   }
+  return sink;
 }
 
 /** A writable over a file handle opened for appending; each chunk is reported once it is on disk. */
@@ -222,8 +241,8 @@ async function fetchInto(file: RemoteFile, sink: Sink, deps: FetchDeps, label: s
     }
   };
   const onWritten = (chunk: Buffer) => {
-    sink.hash?.update(chunk);
     sink.have += chunk.length;
+    sink.hash?.add(chunk, sink.have);
     progress();
   };
   await withRetry(
@@ -249,7 +268,13 @@ async function fetchInto(file: RemoteFile, sink: Sink, deps: FetchDeps, label: s
     },
   );
   progress(true);
-  const sha256 = sink.hash?.digest('hex');
+  let sha256: string | undefined;
+  try {
+    sha256 = await sink.hash?.digest();
+  } catch (err) {
+    if (err instanceof HashError) err.message = `${label}: ${err.message}`;
+    throw err;
+  }
   if (file.size !== undefined && sink.have !== file.size)
     throw mismatch(label, 'size', String(file.size), String(sink.have));
   if (file.sha256 && file.sha256.toLowerCase() !== sha256)
@@ -327,10 +352,10 @@ export function rangeStart(header: string | string[] | undefined): number | unde
 export async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
   const handle = await open(path, 'r');
   try {
-    const hash = createHash('sha256');
+    const hash = inThreadHash();
     const { size } = await handle.stat();
-    await hashExisting(handle, size, hash);
-    return { size, sha256: hash.digest('hex') };
+    await hash.addExisting(handle, size);
+    return { size, sha256: await hash.digest() };
   } finally {
     await handle.close();
   }

@@ -183,6 +183,43 @@ describe('fetchToFile', () => {
   });
 });
 
+describe('hashed on a worker thread (hashThreadMinBytes 0, as a large file is)', () => {
+  const onThread = { hashThreadMinBytes: 0 };
+
+  it('streams the file into place with its SHA-256', async () => {
+    const client = clientOf(s.url);
+    const dest = join(dir, 'big.mp4');
+    const { deps } = depsOf(client, onThread);
+    const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, `${dest}.x.part`, deps);
+    expect(got).toMatchObject({ bytes: SIZE, sha256: sha, resumedFrom: 0 });
+    expect((await readFile(dest)).equals(bytes)).toBe(true);
+    await client.close();
+  });
+
+  it('resumes a part file an earlier run left, its bytes read by the worker', async () => {
+    const client = clientOf(s.url);
+    const dest = join(dir, 'big.mp4');
+    const part = `${dest}.x.part`;
+    await writeFile(part, bytes.subarray(0, 1_000_000));
+    const { deps } = depsOf(client, onThread);
+    const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, part, deps);
+    expect(got).toMatchObject({ bytes: SIZE, resumedFrom: 1_000_000, sha256: sha });
+    await client.close();
+  });
+
+  it('a part file of other bytes fails the SHA-256 check, the part removed', async () => {
+    const client = clientOf(s.url);
+    const dest = join(dir, 'big.mp4');
+    const part = `${dest}.x.part`;
+    await writeFile(part, Buffer.alloc(1_000_000, 7));
+    const { deps } = depsOf(client, onThread);
+    const err = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, part, deps).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'MismatchError', kind: 'sha256', expected: sha });
+    expect(await readdir(dir)).toEqual([]);
+    await client.close();
+  });
+});
+
 describe('a damaged stored copy', () => {
   it('of another size: a size mismatch, the part file removed', async () => {
     const { s: own, key: ownKey } = await serverWithKey();
