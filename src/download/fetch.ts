@@ -17,13 +17,11 @@
 import { constants } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { Dispatcher } from 'undici';
-import type { Transport } from '../api/undici.js';
+import type { HttpPool, OpenAnswer } from '../api/http-transport.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
-import { request } from '../api/undici.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
 import { HashError, type RunningHash, inThreadHash, threadHash } from './running-hash.js';
@@ -39,7 +37,8 @@ export interface RemoteFile {
 }
 
 export interface FetchDeps {
-  dispatcher: Transport;
+  /** The run's node:http pools (ApiClient.http): the GETs go through them. */
+  http: Pick<HttpPool, 'open'>;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => Date;
@@ -50,7 +49,10 @@ export interface FetchDeps {
   /** Monotonic milliseconds, for throttling progress. */
   clock?: () => number;
   progressIntervalMs?: number;
-  /** No header or no body byte for this long: the try has stalled. */
+  /**
+   * No header, or no body byte while one is awaited, for this long: the try has stalled. Time
+   * the disk write holds the body back is not counted.
+   */
   stallMs?: number;
   /** Told when bytes start to arrive, with where this try starts (0, or the bytes resumed). */
   onStart?: (from: number, size: number | undefined) => void;
@@ -297,34 +299,34 @@ async function tryOnce(
   const shown = redactUrl(url);
   const stallMs = deps.stallMs ?? STALL_MS;
   const from = sink.have;
-  let res: Dispatcher.ResponseData;
+  const thrown = (err: unknown) =>
+    errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+  let res: OpenAnswer;
   try {
-    res = await request(url, {
-      method: 'GET',
-      dispatcher: deps.dispatcher,
-      signal: deps.signal,
-      headersTimeout: stallMs,
-      bodyTimeout: stallMs,
+    res = await deps.http.open({
+      url,
       headers: from > 0 ? { range: `bytes=${from}-` } : {},
+      timeoutMs: stallMs,
+      signal: deps.signal,
     });
   } catch (err) {
-    throw errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+    throw thrown(err);
   }
-  if (res.statusCode === 416 && from > 0) {
+  if (res.status === 416 && from > 0) {
     // Nothing after byte `from`: the part file holds at least the whole object. Start over.
-    await res.body.dump();
+    res.body.destroy();
     await sink.reset();
     return tryOnce(url, file, sink, deps, onWritten);
   }
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    const text = await res.body.text().catch(() => '');
-    throw errorFromResponse(res.statusCode, res.headers, text, 'GET', shown, deps.now());
+  if (res.status < 200 || res.status >= 300) {
+    const text = await readText(res, stallMs).catch(() => '');
+    throw errorFromResponse(res.status, res.headers, text, 'GET', shown, deps.now());
   }
-  if (res.statusCode === 206) {
+  if (res.status === 206) {
     const start = rangeStart(res.headers['content-range']);
     if (start !== from) {
       // Not the range asked for: take no chances, fetch it whole.
-      await res.body.dump();
+      res.body.destroy();
       await sink.reset();
       return tryOnce(url, file, sink, deps, onWritten);
     }
@@ -334,10 +336,65 @@ async function tryOnce(
   deps.onStart?.(sink.have, file.size);
   const { stream, idle } = sink.writable(onWritten);
   try {
-    await pipeline(res.body, stream);
+    await copyBody(res, stream, stallMs, deps.signal);
   } catch (err) {
+    stream.destroy();
     await idle();
-    throw errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+    throw thrown(err);
+  }
+}
+
+/**
+ * Writes the body into `stream`, waiting for it to drain when it asks. The stall timer runs only
+ * while a chunk is awaited from the socket: a slow disk holding the body back is not a stall.
+ */
+async function copyBody(res: OpenAnswer, stream: Writable, stallMs: number, signal: AbortSignal): Promise<void> {
+  const body = res.body;
+  let waiting = false;
+  const timer = setTimeout(function stalled() {
+    if (!waiting) return void timer.refresh();
+    body.destroy(Object.assign(new Error(`the body stalled for ${stallMs} ms`), { code: 'ETIMEDOUT' }));
+  }, stallMs);
+  const onAbort = () => body.destroy(signal.reason as Error);
+  signal.addEventListener('abort', onAbort, { once: true });
+  // A failed write (a full disk) rejects whatever is being waited for, even if it came first.
+  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
+  failed.catch(() => {});
+  const until = (event: string) => Promise.race([once(stream, event), failed]);
+  try {
+    const chunks = body[Symbol.asyncIterator]();
+    for (;;) {
+      waiting = true;
+      timer.refresh();
+      const next = await chunks.next();
+      waiting = false;
+      if (next.done) break;
+      if (!stream.write(next.value as Buffer)) await until('drain');
+    }
+    stream.end();
+    await until('finish');
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    // Not read to its end (a failure): its connection cannot be used again.
+    if (!body.complete) body.destroy();
+  }
+}
+
+/** An error answer's body as text: small, and read only to say what went wrong. */
+async function readText(res: OpenAnswer, stallMs: number): Promise<string> {
+  const timer = setTimeout(() => res.body.destroy(), stallMs);
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > 64 * 1024) break;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -42,7 +42,7 @@ function clientOf(base: string) {
 function depsOf(client: ReturnType<typeof clientOf>, over: Partial<FetchDeps> = {}) {
   const events: Array<{ kind: string; from?: number; have?: number }> = [];
   const deps: FetchDeps = {
-    dispatcher: client.dispatcher,
+    http: client.http,
     policy: NO_WAIT_RETRY,
     sleep: async () => {},
     now: () => new Date(),

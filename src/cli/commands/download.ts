@@ -41,7 +41,7 @@ export interface DownloadOptions {
 }
 
 export interface DownloadDeps {
-  api: Pick<ApiClient, 'get' | 'dispatcher'>;
+  api: Pick<ApiClient, 'get' | 'http'>;
   emit: EmitFn;
   /** Where `-O -` writes. */
   stdout: Writable;
@@ -261,7 +261,7 @@ function refOf(p: Planned): FileRef {
 async function fetchOne(p: Planned, deps: DownloadDeps, tally: { bytes: number }): Promise<void> {
   const ref = refOf(p);
   const fetchDeps = {
-    dispatcher: deps.api.dispatcher,
+    http: deps.api.http,
     policy: deps.policy,
     sleep: deps.sleep,
     now: deps.now,
