@@ -155,7 +155,6 @@ export function createHttpPool(): HttpPool {
       const signal = o.signal;
       if (signal?.aborted) return reject(signal.reason);
       let answered = false;
-      let timer: NodeJS.Timeout | undefined;
       let connectTimer: NodeJS.Timeout | undefined;
       const settle = () => {
         clearTimeout(timer);
@@ -172,7 +171,7 @@ export function createHttpPool(): HttpPool {
       };
       const onAbort = () => fail(signal!.reason);
       const req = request(target, { method: 'GET', headers: o.headers, agent });
-      timer = setTimeout(() => fail(timedOut('no answer headers', o.timeoutMs)), o.timeoutMs);
+      const timer = setTimeout(() => fail(timedOut('no answer headers', o.timeoutMs)), o.timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('error', fail);
       req.on('close', () => signal?.removeEventListener('abort', onAbort));

@@ -17,13 +17,13 @@
 import { constants } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import type { HttpPool, OpenAnswer } from '../api/http-transport.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
+import { scavenger } from './scavenge.js';
 import { HashError, type RunningHash, inThreadHash, threadHash } from './running-hash.js';
 
 /** A file as the library describes it. */
@@ -345,40 +345,63 @@ async function tryOnce(
 }
 
 /**
- * Writes the body into `stream`, waiting for it to drain when it asks. The stall timer runs only
- * while a chunk is awaited from the socket: a slow disk holding the body back is not a stall.
+ * Writes the body into `stream`, pausing it while the stream asks to drain. The stall timer
+ * runs only while the body flows: a slow disk holding it back is not a stall. ('data' events,
+ * not async iteration: the iterator's read() joins buffered chunks into new buffers, a copy of
+ * every byte.)
  */
-async function copyBody(res: OpenAnswer, stream: Writable, stallMs: number, signal: AbortSignal): Promise<void> {
+function copyBody(res: OpenAnswer, stream: Writable, stallMs: number, signal: AbortSignal): Promise<void> {
   const body = res.body;
-  let waiting = false;
-  const timer = setTimeout(function stalled() {
-    if (!waiting) return void timer.refresh();
-    body.destroy(Object.assign(new Error(`the body stalled for ${stallMs} ms`), { code: 'ETIMEDOUT' }));
-  }, stallMs);
-  const onAbort = () => body.destroy(signal.reason as Error);
-  signal.addEventListener('abort', onAbort, { once: true });
-  // A failed write (a full disk) rejects whatever is being waited for, even if it came first.
-  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
-  failed.catch(() => {});
-  const until = (event: string) => Promise.race([once(stream, event), failed]);
-  try {
-    const chunks = body[Symbol.asyncIterator]();
-    for (;;) {
-      waiting = true;
+  return new Promise<void>((resolve, reject) => {
+    let held = false;
+    const timer = setTimeout(function stalled() {
+      if (held) return void timer.refresh();
+      fail(Object.assign(new Error(`the body stalled for ${stallMs} ms`), { code: 'ETIMEDOUT' }));
+    }, stallMs);
+    let done = false;
+    const finish = () => {
+      done = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const fail = (err: unknown) => {
+      if (done) return;
+      finish();
+      // Not read to its end: its connection cannot be used again.
+      body.destroy();
+      reject(err);
+    };
+    const onAbort = () => fail(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const received = scavenger();
+    body.on('data', (chunk: Buffer) => {
       timer.refresh();
-      const next = await chunks.next();
-      waiting = false;
-      if (next.done) break;
-      if (!stream.write(next.value as Buffer)) await until('drain');
-    }
-    stream.end();
-    await until('finish');
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
-    // Not read to its end (a failure): its connection cannot be used again.
-    if (!body.complete) body.destroy();
-  }
+      received(chunk.length);
+      if (stream.write(chunk)) return;
+      held = true;
+      body.pause();
+      stream.once('drain', () => {
+        held = false;
+        timer.refresh();
+        body.resume();
+      });
+    });
+    body.on('error', fail);
+    // A connection closed before the body's end, without an error event of its own.
+    body.on('close', () => {
+      if (!body.complete) fail(Object.assign(new Error('the answer ended early'), { code: 'ECONNRESET' }));
+    });
+    body.on('end', () => {
+      clearTimeout(timer);
+      stream.end();
+    });
+    stream.on('error', fail);
+    stream.on('finish', () => {
+      if (done) return;
+      finish();
+      resolve();
+    });
+  });
 }
 
 /** An error answer's body as text: small, and read only to say what went wrong. */
