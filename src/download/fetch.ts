@@ -14,7 +14,7 @@
 //   URL is fetched afresh (refreshUrl) and tried again. A size or checksum mismatch is final:
 //   the part file is removed.
 // - The signed URL is never printed or written anywhere: messages name it without its query.
-import { constants } from 'node:fs';
+import { constants, writevSync } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
@@ -70,6 +70,11 @@ export interface FetchDeps {
    * (running-hash.ts); smaller ones, and streams, on the main thread. Default 32 MiB.
    */
   hashThreadMinBytes?: number;
+  /**
+   * A part file's writes are synchronous until one takes longer than this; then asynchronous
+   * (handleWritable). Default 20 ms; tests set -1 for asynchronous writes after the first.
+   */
+  syncWriteMs?: number;
 }
 
 export interface Fetched {
@@ -82,6 +87,8 @@ export interface Fetched {
 }
 
 const STALL_MS = 120_000;
+/** A synchronous write that took longer than this: the file's next writes are asynchronous. */
+const SYNC_WRITE_MS = 20;
 /** Below this, a worker thread (~30 ms and a few MB to start) costs more than it saves. */
 const HASH_THREAD_MIN = 32 << 20;
 
@@ -109,7 +116,11 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
   let result: Fetched;
   let sink: Sink | undefined;
   try {
-    sink = await fileSink(handle, file.size, wantsHash(file, deps), deps.hashThreadMinBytes ?? HASH_THREAD_MIN);
+    sink = await fileSink(handle, file.size, {
+      hashing: wantsHash(file, deps),
+      threadMin: deps.hashThreadMinBytes ?? HASH_THREAD_MIN,
+      syncWriteMs: deps.syncWriteMs ?? SYNC_WRITE_MS,
+    });
     result = await fetchInto(file, sink, deps, dest);
   } catch (err) {
     // The worker reads through the handle's descriptor: it is stopped before the handle closes,
@@ -165,8 +176,7 @@ function wantsHash(file: RemoteFile, deps: FetchDeps): boolean {
 async function fileSink(
   handle: FileHandle,
   expected: number | undefined,
-  hashing: boolean,
-  threadMin: number,
+  { hashing, threadMin, syncWriteMs }: { hashing: boolean; threadMin: number; syncWriteMs: number },
 ): Promise<Sink> {
   let { size: have } = await handle.stat();
   // A part file longer than the file cannot be the start of it.
@@ -183,7 +193,7 @@ async function fileSink(
   const sink: Sink = {
     have,
     hash,
-    writable: (onWritten) => handleWritable(handle, onWritten),
+    writable: (onWritten) => handleWritable(handle, onWritten, syncWriteMs),
     reset: async () => {
       // The worker is done reading before the file shrinks under it.
       await sink.hash?.reset();
@@ -200,16 +210,32 @@ async function fileSink(
   return sink;
 }
 
-/** A writable over a file handle opened for appending; each chunk is reported once it is on disk. */
+/**
+ * A writable over a file handle opened for appending; each chunk is reported once it is on disk
+ * (in the page cache: written, not synced).
+ */
 function handleWritable(
   handle: FileHandle,
   onWritten: (chunk: Buffer) => void,
+  syncWriteMs: number,
 ): { stream: Writable; idle: () => Promise<void> } {
   let inFlight: Promise<void> = Promise.resolve();
+  // Written synchronously while that is quick: a 1 MiB write into the page cache takes well
+  // under a millisecond, and handing each to the thread pool (then pausing the socket until it
+  // answered) left the main thread idle ~70 % of a 1 GiB download (bench/notes.md, issue 41).
+  // One write slower than SYNC_WRITE_MS (a slow or network disk) turns this file's writes
+  // asynchronous, so that such a disk never holds the event loop (progress, Ctrl-C, the other
+  // transfers of an export) for long.
+  let quick = true;
   const writeAll = (buffers: Buffer[]): Promise<void> => {
     inFlight = (async () => {
       const total = buffers.reduce((n, b) => n + b.length, 0);
-      const { bytesWritten } = await handle.writev(buffers);
+      let bytesWritten: number;
+      if (quick) {
+        const started = performance.now();
+        bytesWritten = writevSync(handle.fd, buffers);
+        if (performance.now() - started > syncWriteMs) quick = false;
+      } else ({ bytesWritten } = await handle.writev(buffers));
       // A short write (rare on files): the rest, in one more call.
       if (bytesWritten < total) await handle.write(Buffer.concat(buffers).subarray(bytesWritten));
       for (const b of buffers) onWritten(b);

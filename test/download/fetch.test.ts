@@ -220,6 +220,20 @@ describe('hashed on a worker thread (hashThreadMinBytes 0, as a large file is)',
   });
 });
 
+describe('on a disk slower than syncWriteMs (-1: every write is), writes go through the thread pool', () => {
+  it('and the file still ends whole, with its SHA-256, hashed in-thread or on a worker', async () => {
+    const client = clientOf(s.url);
+    for (const hashThreadMinBytes of [Infinity, 0]) {
+      const dest = join(dir, `big-${hashThreadMinBytes}.mp4`);
+      const { deps } = depsOf(client, { syncWriteMs: -1, hashThreadMinBytes });
+      const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, `${dest}.x.part`, deps);
+      expect(got).toMatchObject({ bytes: SIZE, sha256: sha });
+      expect((await readFile(dest)).equals(bytes)).toBe(true);
+    }
+    await client.close();
+  });
+});
+
 describe('a damaged stored copy', () => {
   it('of another size: a size mismatch, the part file removed', async () => {
     const { s: own, key: ownKey } = await serverWithKey();
