@@ -24,7 +24,7 @@ import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
 import { scavenger } from './scavenge.js';
-import { HashError, type RunningHash, inThreadHash, threadHash } from './running-hash.js';
+import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -187,9 +187,7 @@ async function fileSink(
   // A file of unknown size is hashed in-thread: it may well be small.
   const hash = !hashing
     ? undefined
-    : expected !== undefined && expected >= threadMin
-      ? threadHash(handle.fd)
-      : inThreadHash();
+    : ((expected !== undefined && expected >= threadMin ? tryThreadHash(handle.fd) : undefined) ?? inThreadHash());
   const sink: Sink = {
     have,
     hash,

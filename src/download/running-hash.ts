@@ -99,6 +99,30 @@ interface Answer {
   code?: string;
 }
 
+/** Workers running now: at most MAX_THREADS, so an export of many large files holds one. */
+let running = 0;
+const MAX_THREADS = 1;
+
+/**
+ * threadHash(fd), unless a worker is hashing another file already (an export's transfers run
+ * side by side): then undefined, and that file is hashed in-thread. Each worker costs 15–19 MB,
+ * and on a 2-core machine a second one would have no core of its own.
+ */
+export function tryThreadHash(fd: number): RunningHash | undefined {
+  if (running >= MAX_THREADS) return undefined;
+  running++;
+  const hash = threadHash(fd);
+  let released = false;
+  return {
+    ...hash,
+    close: async () => {
+      if (!released) running--;
+      released = true;
+      await hash.close();
+    },
+  };
+}
+
 /**
  * Hashing on a worker thread that reads the file behind `fd` (kept open by the caller until
  * close() resolves). Writes are never held up by it; digest() waits for it to catch up.

@@ -7,7 +7,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HashError, inThreadHash, threadHash } from '../../src/download/running-hash.js';
+import { HashError, inThreadHash, threadHash, tryThreadHash } from '../../src/download/running-hash.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -110,6 +110,25 @@ describe('threadHash', () => {
       await expect(hash.digest()).rejects.toThrow(/its thread exited \(code 3\)/);
     } finally {
       await hash.close();
+      await handle.close();
+    }
+  });
+});
+
+describe('tryThreadHash', () => {
+  it('one worker at a time: a second file while one is hashing gets none (hashed in-thread), then one again', async () => {
+    const handle = await open(join(dir, 'f.part'), 'a+');
+    try {
+      const first = tryThreadHash(handle.fd);
+      expect(first).toBeDefined();
+      expect(tryThreadHash(handle.fd)).toBeUndefined();
+      await first!.close();
+      await first!.close(); // twice is harmless, and frees one place only
+      const again = tryThreadHash(handle.fd);
+      expect(again).toBeDefined();
+      expect(tryThreadHash(handle.fd)).toBeUndefined();
+      await again!.close();
+    } finally {
       await handle.close();
     }
   });
