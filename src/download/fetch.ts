@@ -16,6 +16,7 @@
 // - The signed URL is never printed or written anywhere: messages name it without its query.
 import { constants, writevSync } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import type { HttpPool, OpenAnswer } from '../api/http-transport.js';
@@ -67,7 +68,8 @@ export interface FetchDeps {
   hash?: boolean;
   /**
    * A file to a part file of at least this many bytes is hashed on a worker thread
-   * (running-hash.ts); smaller ones, and streams, on the main thread. Default 32 MiB.
+   * (running-hash.ts); smaller ones, and streams, on the main thread. Default 32 MiB with 4
+   * cores or more, else none (hashThreadMin).
    */
   hashThreadMinBytes?: number;
   /**
@@ -89,8 +91,19 @@ export interface Fetched {
 const STALL_MS = 120_000;
 /** A synchronous write that took longer than this: the file's next writes are asynchronous. */
 const SYNC_WRITE_MS = 20;
-/** Below this, a worker thread (~30 ms and a few MB to start) costs more than it saves. */
+/** Below this, a worker thread (~30 ms and 15–19 MB to start) costs more than it saves. */
 const HASH_THREAD_MIN = 32 << 20;
+
+/**
+ * Where a large file is hashed by default. On 2 cores the main thread hashes between socket
+ * reads, in time it would spend waiting anyway: measured against a local `serve`, a 1 GiB
+ * download took 1.57–1.73 s hashing in-thread against 2.04–2.72 s on a worker, which competes
+ * for the same cores and reads every byte back (bench/notes.md, issue 41). With 4 cores or
+ * more, one is free for the worker, and the main thread keeps up with a faster network.
+ */
+function hashThreadMin(): number {
+  return availableParallelism() >= 4 ? HASH_THREAD_MIN : Infinity;
+}
 
 /** Where the bytes go: a part file (resumable) or a stream such as stdout (resumable within the run). */
 interface Sink {
@@ -118,7 +131,7 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
   try {
     sink = await fileSink(handle, file.size, {
       hashing: wantsHash(file, deps),
-      threadMin: deps.hashThreadMinBytes ?? HASH_THREAD_MIN,
+      threadMin: deps.hashThreadMinBytes ?? hashThreadMin(),
       syncWriteMs: deps.syncWriteMs ?? SYNC_WRITE_MS,
     });
     result = await fetchInto(file, sink, deps, dest);
