@@ -12,6 +12,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import { HashError } from './errors.js';
+
+export { HashError };
 
 /** The SHA-256 of the bytes of a file (or stream) from byte 0, kept up as more are written. */
 export interface RunningHash {
@@ -25,16 +28,6 @@ export interface RunningHash {
   digest(): Promise<string>;
   /** Stops the worker, if any; the file descriptor must stay open until this resolves. */
   close(): Promise<void>;
-}
-
-/** The SHA-256 could not be computed (the worker failed to read the file, or exited). */
-export class HashError extends Error {
-  readonly code: string | undefined;
-  constructor(why: string, code?: string) {
-    super(`the SHA-256 could not be computed: ${why}`);
-    this.name = 'HashError';
-    this.code = code;
-  }
 }
 
 const SLICE = 1 << 20;

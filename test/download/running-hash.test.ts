@@ -7,6 +7,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeError } from '../../src/cli/error-messages.js';
 import { HashError, inThreadHash, threadHash, tryThreadHash } from '../../src/download/running-hash.js';
 
 let dir: string;
@@ -81,6 +82,8 @@ describe('threadHash', () => {
       expect(err).toBeInstanceOf(HashError);
       expect(err).toMatchObject({ code: 'EISDIR' });
       expect((err as Error).message).toMatch(/^the SHA-256 could not be computed: .*EISDIR/);
+      // The CLI says it as it is (exit 1), not as a bug of its own.
+      expect(describeError(err)).toEqual({ message: (err as Error).message, exitCode: 1 });
       // Once failed, it stays failed.
       await expect(hash.reset()).rejects.toBeInstanceOf(HashError);
     } finally {
