@@ -1,11 +1,11 @@
 // The typed HTTP client of the Content Library Service: the JSON calls over node:http with one
-// keep-alive pool for the whole run (./http-transport.ts), the storage PUTs and downloads over an
-// undici dispatcher created on first use (./undici.ts), one method per endpoint, every answer
+// keep-alive pool for the whole run (./http-transport.ts), which the downloads' GETs share, the
+// storage PUTs over an undici dispatcher created on first use (./undici.ts), one method per endpoint, every answer
 // parsed with the shared zod schemas, every failure a typed error (./errors.ts), and retries
 // through ./retry.ts.
 import { LazyAgent, request } from './undici.js';
 import type { Transport } from './undici.js';
-import { createHttpPool } from './http-transport.js';
+import { type HttpPool, createHttpPool } from './http-transport.js';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
@@ -135,8 +135,10 @@ export interface ApiClientOptions {
 
 export interface ApiClient {
   baseUrl: string;
-  /** What the storage PUTs and downloads go through (src/upload/send/put.ts, src/download/fetch.ts). */
+  /** What the storage PUTs go through (src/upload/send/put.ts). */
   dispatcher: Transport;
+  /** What the downloads' GETs go through (src/download/fetch.ts), and the JSON calls unless a dispatcher was given. */
+  http: HttpPool;
   presign(body: PresignRequest, o?: CallOptions): Promise<PresignResponse>;
   complete(body: CompleteRequest, o?: CallOptions): Promise<CompleteResponse>;
   /** An extension (docs/api.md): which of these files' bytes the brand's library holds already. */
@@ -228,7 +230,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   const ownDispatcher = opts.dispatcher === undefined;
   const dispatcher: Transport = opts.dispatcher ?? createDispatcher();
   // A dispatcher given (a test's MockAgent) answers the JSON calls too; otherwise node:http does.
-  const pool = ownDispatcher ? createHttpPool() : undefined;
+  // The downloads' GETs always go over node:http (its agents are made on first use).
+  const http = createHttpPool();
+  const pool = ownDispatcher ? http : undefined;
   const policy = opts.retry ?? DEFAULT_RETRY;
   const sleep = opts.sleep ?? defaultSleep;
   const now = opts.now ?? (() => new Date());
@@ -376,6 +380,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   return {
     baseUrl,
     dispatcher,
+    http,
     reportedBrand: () => brand,
     presign: (body, o) => call('POST', '/api/v1/upload/presign', PresignResponseSchema, body, o),
     // complete is idempotent per key on the server (src/server/routes/complete.ts), so it may be retried.
@@ -434,8 +439,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     replaceImage: (id, fileId, body, o) =>
       call('PUT', `/api/v1/content/${enc(id)}/files/${enc(fileId)}`, ReplaceImageResponseSchema, body, o),
     close: async () => {
+      http.close();
       if (!ownDispatcher) return;
-      pool?.close();
       await dispatcher.close();
     },
   };

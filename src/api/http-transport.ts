@@ -1,11 +1,13 @@
 // The API's JSON calls over Node's own node:http (node:https loaded only for an https base URL):
-// one small request body, one small answer read whole. undici stays for the storage PUTs and
-// downloads (./undici.ts), loaded when one happens: loading it cost a remote `ls` ~25 ms of CPU,
+// one small request body, one small answer read whole; and the downloads' GETs of signed URLs
+// (open: the body is the caller's to stream, src/download/fetch.ts), which over undici cost ~40 MB
+// more peak memory and more CPU per GiB (bench/notes.md, issue 41). undici stays for the storage
+// PUTs (./undici.ts), loaded when one happens: loading it cost a remote `ls` ~25 ms of CPU,
 // more than the rest of the request (bench/notes.md, issue 33). Failures are Node's socket
 // errors (ECONNREFUSED, ENOTFOUND, ECONNRESET, TLS codes…) as undici passed them on, so
 // errors.ts describes them the same way; a timeout is an ETIMEDOUT error, which it reads as one.
 import http from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** One answer, its body read whole. */
 export interface JsonAnswer {
@@ -24,6 +26,21 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+export interface OpenOptions {
+  url: string;
+  headers: Record<string, string>;
+  /** No answer headers for this long: an ETIMEDOUT error. The body's stalls are the caller's to time. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** An answer whose body is still to be read: read it to its end, or destroy it. */
+export interface OpenAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: IncomingMessage;
+}
+
 /** As undici's `connect.timeout` was: a connection not made in this long is a timeout too. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** An idle kept-alive connection is closed after this long (undici's keepAliveTimeout was 10 s). */
@@ -34,6 +51,12 @@ type RequestFn = typeof http.request;
 /** Keep-alive connection pools of one run, one per scheme, created on first use. */
 export interface HttpPool {
   send(o: SendOptions): Promise<JsonAnswer>;
+  /**
+   * A GET whose answer's body is streamed by the caller. The signal destroys the body too, but
+   * no timer watches it: whoever reads it knows when it is waiting for bytes (fetch.ts does not
+   * count the time its disk writes hold the body back).
+   */
+  open(o: OpenOptions): Promise<OpenAnswer>;
   /** Closes the idle connections (an open one ends with its request). */
   close(): void;
 }
@@ -125,8 +148,51 @@ export function createHttpPool(): HttpPool {
     });
   }
 
+  async function open(o: OpenOptions): Promise<OpenAnswer> {
+    const target = new URL(o.url);
+    const { request, agent } = await via(target.protocol);
+    return new Promise<OpenAnswer>((resolve, reject) => {
+      const signal = o.signal;
+      if (signal?.aborted) return reject(signal.reason);
+      let answered = false;
+      let connectTimer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        clearTimeout(connectTimer);
+      };
+      // Before the answer, a failure rejects; after it, it reaches the body (the caller's reads).
+      const fail = (err: unknown) => {
+        settle();
+        if (!answered) {
+          answered = true;
+          reject(err);
+        }
+        req.destroy(err as Error);
+      };
+      const onAbort = () => fail(signal!.reason);
+      const req = request(target, { method: 'GET', headers: o.headers, agent });
+      const timer = setTimeout(() => fail(timedOut('no answer headers', o.timeoutMs)), o.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', fail);
+      req.on('close', () => signal?.removeEventListener('abort', onAbort));
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        connectTimer = setTimeout(() => fail(timedOut('not connected', CONNECT_TIMEOUT_MS)), CONNECT_TIMEOUT_MS);
+        socket.once('connect', () => clearTimeout(connectTimer));
+      });
+      req.on('response', (res) => {
+        settle();
+        answered = true;
+        // A connection closed before the body's end: Node says 'aborted' (ECONNRESET) on the body.
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+      });
+      req.end();
+    });
+  }
+
   return {
     send,
+    open,
     close: () => {
       plain?.agent.destroy();
       void secure?.then((s) => s.agent.destroy());

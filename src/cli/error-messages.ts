@@ -14,7 +14,7 @@ import {
 import { SCOPE_ALLOWS, isScope } from '../api/scopes.js';
 import { describeRefusal, freshUrlMayHelp } from '../api/storage-refusal.js';
 import { ConfigError } from '../config/errors.js';
-import { ExportLogError, MismatchError } from '../download/errors.js';
+import { ExportLogError, HashError, MismatchError } from '../download/errors.js';
 import { errorCode } from '../sqlite/codes.js';
 import { AuthError, CliError, EXIT, type ExitCode } from './errors.js';
 
@@ -266,6 +266,8 @@ export function describeError(
   }
   // The bytes are not the file the library describes: say which and how (exit 1).
   if (err instanceof MismatchError) return { message: err.message, exitCode: EXIT.failure };
+  // The download's checksum could not be computed (its hashing thread failed): not the bytes' fault.
+  if (err instanceof HashError) return { message: err.message, exitCode: EXIT.failure };
   // A line of an export folder's log that leads outside it: the line is named, nothing was done for it.
   if (err instanceof ExportLogError) return { message: err.message, exitCode: EXIT.failure };
   const listen = describeListenFailure(err);

@@ -22,6 +22,20 @@ export class MismatchError extends Error {
 }
 
 /**
+ * The SHA-256 of a file being written could not be computed: the worker thread that hashes it
+ * (running-hash.ts) could not read the part file, or exited. The part file is kept: its bytes
+ * may well be right, and a later run hashes them again.
+ */
+export class HashError extends Error {
+  readonly code: string | undefined;
+  constructor(why: string, code?: string) {
+    super(`the SHA-256 could not be computed: ${why}`);
+    this.name = 'HashError';
+    this.code = code;
+  }
+}
+
+/**
  * A line of an export folder's log (manifest.jsonl) names a path outside the folder: `..`, an
  * absolute path, or a symbolic link that leads out. The run stops before anything is read,
  * written or deleted for that line (src/fs/confine.ts judges the path).

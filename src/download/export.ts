@@ -67,7 +67,7 @@ export interface ExportOptions {
 }
 
 export interface ExportDeps {
-  api: Pick<ApiClient, 'list' | 'get' | 'dispatcher'>;
+  api: Pick<ApiClient, 'list' | 'get' | 'http'>;
   emit: EmitFn;
   now: () => Date;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -412,7 +412,7 @@ function fetchDeps(run: Run, item: ContentItem, f: ItemFile, ref: FileRef): Fetc
   const { deps } = run;
   const emit = (e: DownloadEvent) => deps.emit(e);
   return {
-    dispatcher: deps.api.dispatcher,
+    http: deps.api.http,
     policy: deps.policy,
     sleep: deps.sleep,
     now: deps.now,

@@ -8,24 +8,24 @@
 //   which item it holds: names.ts partName).
 // - Counting and hashing happen after each write is done, so `have` and the hash always describe
 //   exactly the bytes on disk: a resume needs no re-reading, except of a part file from an
-//   earlier run.
+//   earlier run. A large file is hashed on a worker thread that reads the part file back as it
+//   is written (running-hash.ts), beside the transfer instead of between its socket reads.
 // - Retries as the API client's: network errors, timeouts, 5xx and 429, with backoff. An expired
 //   URL is fetched afresh (refreshUrl) and tried again. A size or checksum mismatch is final:
 //   the part file is removed.
 // - The signed URL is never printed or written anywhere: messages name it without its query.
-import { createHash, type Hash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, writevSync } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { Dispatcher } from 'undici';
-import type { Transport } from '../api/undici.js';
+import type { HttpPool, OpenAnswer } from '../api/http-transport.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
-import { request } from '../api/undici.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
+import { scavenger } from './scavenge.js';
+import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -38,7 +38,8 @@ export interface RemoteFile {
 }
 
 export interface FetchDeps {
-  dispatcher: Transport;
+  /** The run's node:http pools (ApiClient.http): the GETs go through them. */
+  http: Pick<HttpPool, 'open'>;
   policy: RetryPolicy;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => Date;
@@ -49,7 +50,10 @@ export interface FetchDeps {
   /** Monotonic milliseconds, for throttling progress. */
   clock?: () => number;
   progressIntervalMs?: number;
-  /** No header or no body byte for this long: the try has stalled. */
+  /**
+   * No header, or no body byte while one is awaited, for this long: the try has stalled. Time
+   * the disk write holds the body back is not counted.
+   */
   stallMs?: number;
   /** Told when bytes start to arrive, with where this try starts (0, or the bytes resumed). */
   onStart?: (from: number, size: number | undefined) => void;
@@ -58,10 +62,21 @@ export interface FetchDeps {
   onRetry?: (info: { attempt: number; delayMs: number; error: unknown; from: number }) => void;
   /**
    * Compute the SHA-256 even when the library gives none to check against (export records it).
-   * Default true. Hashing is on the main thread: ~1.5 s of CPU per GiB on a shared 2-core
-   * machine, which a plain download skips when there is nothing to check.
+   * Default true. Hashing costs ~1 s of CPU per GiB on a shared 2-core machine, which a plain
+   * download skips when there is nothing to check.
    */
   hash?: boolean;
+  /**
+   * A file to a part file of at least this many bytes is hashed on a worker thread
+   * (running-hash.ts); smaller ones, and streams, on the main thread. Default 32 MiB with 4
+   * cores or more, else none (hashThreadMin).
+   */
+  hashThreadMinBytes?: number;
+  /**
+   * A part file's writes are synchronous until one takes longer than this; then asynchronous
+   * (handleWritable). Default 20 ms; tests set -1 for asynchronous writes after the first.
+   */
+  syncWriteMs?: number;
 }
 
 export interface Fetched {
@@ -74,13 +89,28 @@ export interface Fetched {
 }
 
 const STALL_MS = 120_000;
+/** A synchronous write that took longer than this: the file's next writes are asynchronous. */
+const SYNC_WRITE_MS = 20;
+/** Below this, a worker thread (~30 ms and 15–19 MB to start) costs more than it saves. */
+const HASH_THREAD_MIN = 32 << 20;
+
+/**
+ * Where a large file is hashed by default. On 2 cores the main thread hashes between socket
+ * reads, in time it would spend waiting anyway: measured against a local `serve`, a 1 GiB
+ * download took 1.57–1.73 s hashing in-thread against 2.04–2.72 s on a worker, which competes
+ * for the same cores and reads every byte back (bench/notes.md, issue 41). With 4 cores or
+ * more, one is free for the worker, and the main thread keeps up with a faster network.
+ */
+function hashThreadMin(): number {
+  return availableParallelism() >= 4 ? HASH_THREAD_MIN : Infinity;
+}
 
 /** Where the bytes go: a part file (resumable) or a stream such as stdout (resumable within the run). */
 interface Sink {
   /** Bytes written (and hashed) so far. */
   have: number;
   /** Undefined when no checksum is wanted (FetchDeps.hash). */
-  hash: Hash | undefined;
+  hash: RunningHash | undefined;
   /**
    * A fresh writable for one try; counts and hashes each chunk once it is written. `idle`
    * resolves when no write is in flight: a try that failed waits for it, so the next one asks
@@ -97,15 +127,25 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
   // bytes appended wherever it leads (ELOOP instead).
   const handle = await open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW);
   let result: Fetched;
+  let sink: Sink | undefined;
   try {
-    result = await fetchInto(file, await fileSink(handle, file.size, wantsHash(file, deps)), deps, dest);
+    sink = await fileSink(handle, file.size, {
+      hashing: wantsHash(file, deps),
+      threadMin: deps.hashThreadMinBytes ?? hashThreadMin(),
+      syncWriteMs: deps.syncWriteMs ?? SYNC_WRITE_MS,
+    });
+    result = await fetchInto(file, sink, deps, dest);
   } catch (err) {
+    // The worker reads through the handle's descriptor: it is stopped before the handle closes,
+    // so that it never reads a descriptor number reused by another file.
+    await sink?.hash?.close();
     await handle.close().catch(() => {});
     // Bytes that are not the file are worth nothing; anything else leaves the part file for a
     // later try or run to resume.
     if (err instanceof MismatchError) await unlink(part).catch(() => {});
     throw err;
   }
+  await sink.hash?.close();
   await handle.close();
   await rename(part, dest);
   return result;
@@ -115,7 +155,7 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
 export async function fetchToStream(file: RemoteFile, out: Writable, deps: FetchDeps, label: string): Promise<Fetched> {
   const sink: Sink = {
     have: 0,
-    hash: wantsHash(file, deps) ? createHash('sha256') : undefined,
+    hash: wantsHash(file, deps) ? inThreadHash() : undefined,
     writable: (onWritten) => {
       let inFlight = Promise.resolve();
       const stream = new Writable({
@@ -146,49 +186,67 @@ function wantsHash(file: RemoteFile, deps: FetchDeps): boolean {
   return deps.hash !== false || Boolean(file.sha256);
 }
 
-async function fileSink(handle: FileHandle, expected: number | undefined, hashing: boolean): Promise<Sink> {
-  const hash = hashing ? createHash('sha256') : undefined;
+async function fileSink(
+  handle: FileHandle,
+  expected: number | undefined,
+  { hashing, threadMin, syncWriteMs }: { hashing: boolean; threadMin: number; syncWriteMs: number },
+): Promise<Sink> {
   let { size: have } = await handle.stat();
   // A part file longer than the file cannot be the start of it.
   if (expected !== undefined && have > expected) {
     await handle.truncate(0);
     have = 0;
   }
-  if (have > 0 && hash) await hashExisting(handle, have, hash);
+  // A file of unknown size is hashed in-thread: it may well be small.
+  const hash = !hashing
+    ? undefined
+    : ((expected !== undefined && expected >= threadMin ? tryThreadHash(handle.fd) : undefined) ?? inThreadHash());
   const sink: Sink = {
     have,
     hash,
-    writable: (onWritten) => handleWritable(handle, onWritten),
+    writable: (onWritten) => handleWritable(handle, onWritten, syncWriteMs),
     reset: async () => {
+      // The worker is done reading before the file shrinks under it.
+      await sink.hash?.reset();
       await handle.truncate(0);
       sink.have = 0;
-      sink.hash = hashing ? createHash('sha256') : undefined;
     },
   };
+  try {
+    if (have > 0) await hash?.addExisting(handle, have);
+  } catch (err) {
+    await hash?.close();
+    throw err;
+  }
   return sink;
 }
 
-/** Reads the first `length` bytes of a part file from an earlier run into the hash. */
-async function hashExisting(handle: FileHandle, length: number, hash: Hash): Promise<void> {
-  const buffer = Buffer.allocUnsafe(1 << 20);
-  for (let at = 0; at < length;) {
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, length - at), at);
-    if (bytesRead === 0) break;
-    hash.update(buffer.subarray(0, bytesRead));
-    at += bytesRead;
-  }
-}
-
-/** A writable over a file handle opened for appending; each chunk is reported once it is on disk. */
+/**
+ * A writable over a file handle opened for appending; each chunk is reported once it is on disk
+ * (in the page cache: written, not synced).
+ */
 function handleWritable(
   handle: FileHandle,
   onWritten: (chunk: Buffer) => void,
+  syncWriteMs: number,
 ): { stream: Writable; idle: () => Promise<void> } {
   let inFlight: Promise<void> = Promise.resolve();
+  // Written synchronously while that is quick: a 1 MiB write into the page cache takes well
+  // under a millisecond, and handing each to the thread pool (then pausing the socket until it
+  // answered) left the main thread idle ~70 % of a 1 GiB download (bench/notes.md, issue 41).
+  // One write slower than SYNC_WRITE_MS (a slow or network disk) turns this file's writes
+  // asynchronous, so that such a disk never holds the event loop (progress, Ctrl-C, the other
+  // transfers of an export) for long.
+  let quick = true;
   const writeAll = (buffers: Buffer[]): Promise<void> => {
     inFlight = (async () => {
       const total = buffers.reduce((n, b) => n + b.length, 0);
-      const { bytesWritten } = await handle.writev(buffers);
+      let bytesWritten: number;
+      if (quick) {
+        const started = performance.now();
+        bytesWritten = writevSync(handle.fd, buffers);
+        if (performance.now() - started > syncWriteMs) quick = false;
+      } else ({ bytesWritten } = await handle.writev(buffers));
       // A short write (rare on files): the rest, in one more call.
       if (bytesWritten < total) await handle.write(Buffer.concat(buffers).subarray(bytesWritten));
       for (const b of buffers) onWritten(b);
@@ -222,8 +280,8 @@ async function fetchInto(file: RemoteFile, sink: Sink, deps: FetchDeps, label: s
     }
   };
   const onWritten = (chunk: Buffer) => {
-    sink.hash?.update(chunk);
     sink.have += chunk.length;
+    sink.hash?.add(chunk, sink.have);
     progress();
   };
   await withRetry(
@@ -249,7 +307,13 @@ async function fetchInto(file: RemoteFile, sink: Sink, deps: FetchDeps, label: s
     },
   );
   progress(true);
-  const sha256 = sink.hash?.digest('hex');
+  let sha256: string | undefined;
+  try {
+    sha256 = await sink.hash?.digest();
+  } catch (err) {
+    if (err instanceof HashError) err.message = `${label}: ${err.message}`;
+    throw err;
+  }
   if (file.size !== undefined && sink.have !== file.size)
     throw mismatch(label, 'size', String(file.size), String(sink.have));
   if (file.sha256 && file.sha256.toLowerCase() !== sha256)
@@ -272,34 +336,34 @@ async function tryOnce(
   const shown = redactUrl(url);
   const stallMs = deps.stallMs ?? STALL_MS;
   const from = sink.have;
-  let res: Dispatcher.ResponseData;
+  const thrown = (err: unknown) =>
+    errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+  let res: OpenAnswer;
   try {
-    res = await request(url, {
-      method: 'GET',
-      dispatcher: deps.dispatcher,
-      signal: deps.signal,
-      headersTimeout: stallMs,
-      bodyTimeout: stallMs,
+    res = await deps.http.open({
+      url,
       headers: from > 0 ? { range: `bytes=${from}-` } : {},
+      timeoutMs: stallMs,
+      signal: deps.signal,
     });
   } catch (err) {
-    throw errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+    throw thrown(err);
   }
-  if (res.statusCode === 416 && from > 0) {
+  if (res.status === 416 && from > 0) {
     // Nothing after byte `from`: the part file holds at least the whole object. Start over.
-    await res.body.dump();
+    res.body.destroy();
     await sink.reset();
     return tryOnce(url, file, sink, deps, onWritten);
   }
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    const text = await res.body.text().catch(() => '');
-    throw errorFromResponse(res.statusCode, res.headers, text, 'GET', shown, deps.now());
+  if (res.status < 200 || res.status >= 300) {
+    const text = await readText(res, stallMs).catch(() => '');
+    throw errorFromResponse(res.status, res.headers, text, 'GET', shown, deps.now());
   }
-  if (res.statusCode === 206) {
+  if (res.status === 206) {
     const start = rangeStart(res.headers['content-range']);
     if (start !== from) {
       // Not the range asked for: take no chances, fetch it whole.
-      await res.body.dump();
+      res.body.destroy();
       await sink.reset();
       return tryOnce(url, file, sink, deps, onWritten);
     }
@@ -309,10 +373,88 @@ async function tryOnce(
   deps.onStart?.(sink.have, file.size);
   const { stream, idle } = sink.writable(onWritten);
   try {
-    await pipeline(res.body, stream);
+    await copyBody(res, stream, stallMs, deps.signal);
   } catch (err) {
+    stream.destroy();
     await idle();
-    throw errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+    throw thrown(err);
+  }
+}
+
+/**
+ * Writes the body into `stream`, pausing it while the stream asks to drain. The stall timer
+ * runs only while the body flows: a slow disk holding it back is not a stall. ('data' events,
+ * not async iteration: the iterator's read() joins buffered chunks into new buffers, a copy of
+ * every byte.)
+ */
+function copyBody(res: OpenAnswer, stream: Writable, stallMs: number, signal: AbortSignal): Promise<void> {
+  const body = res.body;
+  return new Promise<void>((resolve, reject) => {
+    let held = false;
+    const timer = setTimeout(function stalled() {
+      if (held) return void timer.refresh();
+      fail(Object.assign(new Error(`the body stalled for ${stallMs} ms`), { code: 'ETIMEDOUT' }));
+    }, stallMs);
+    let done = false;
+    const finish = () => {
+      done = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const fail = (err: unknown) => {
+      if (done) return;
+      finish();
+      // Not read to its end: its connection cannot be used again.
+      body.destroy();
+      reject(err);
+    };
+    const onAbort = () => fail(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const received = scavenger();
+    body.on('data', (chunk: Buffer) => {
+      timer.refresh();
+      received(chunk.length);
+      if (stream.write(chunk)) return;
+      held = true;
+      body.pause();
+      stream.once('drain', () => {
+        held = false;
+        timer.refresh();
+        body.resume();
+      });
+    });
+    body.on('error', fail);
+    // A connection closed before the body's end, without an error event of its own.
+    body.on('close', () => {
+      if (!body.complete) fail(Object.assign(new Error('the answer ended early'), { code: 'ECONNRESET' }));
+    });
+    body.on('end', () => {
+      clearTimeout(timer);
+      stream.end();
+    });
+    stream.on('error', fail);
+    stream.on('finish', () => {
+      if (done) return;
+      finish();
+      resolve();
+    });
+  });
+}
+
+/** An error answer's body as text: small, and read only to say what went wrong. */
+async function readText(res: OpenAnswer, stallMs: number): Promise<string> {
+  const timer = setTimeout(() => res.body.destroy(), stallMs);
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > 64 * 1024) break;
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -327,10 +469,10 @@ export function rangeStart(header: string | string[] | undefined): number | unde
 export async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
   const handle = await open(path, 'r');
   try {
-    const hash = createHash('sha256');
+    const hash = inThreadHash();
     const { size } = await handle.stat();
-    await hashExisting(handle, size, hash);
-    return { size, sha256: hash.digest('hex') };
+    await hash.addExisting(handle, size);
+    return { size, sha256: await hash.digest() };
   } finally {
     await handle.close();
   }

@@ -2,8 +2,12 @@
 // failures it meets must come out as the same typed errors and words as before (errors.ts), the
 // timeouts must fire on a stalled answer and a stalled body, an abort must pass through as the
 // signal's reason, one connection must serve call after call, and HTTPS must work (a bare
-// node:http / node:https server on 127.0.0.1 plays the service).
+// node:http / node:https server on 127.0.0.1 plays the service), for the downloads' GETs of
+// signed URLs too (src/download/fetch.ts).
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -49,10 +53,29 @@ const tls = {
   key: readFileSync(join(FIXTURES, 'tls/localhost.key')),
   cert: readFileSync(join(FIXTURES, 'tls/localhost.crt')),
 };
+/** A longform the TLS service holds, its bytes at /store/clip.mp4 (a signed URL's stand-in). */
+const CLIP_ID = '3f0c2a4e-8d1b-4c9e-9a57-2b1f0e6d7c11';
+const clip = randomBytes(3 * 1024 * 1024 + 5);
+const clipItem = (base: string) => ({
+  ...page.items[0]!,
+  id: CLIP_ID,
+  type: 'longform',
+  title: 'clip',
+  fileUrl: `${base}/store/clip.mp4?X-Amz-Signature=s`,
+  fileSize: clip.length,
+  fileName: 'clip.mp4',
+  contentType: 'video/mp4',
+  sha256: createHash('sha256').update(clip).digest('hex'),
+});
 const tlsServer = createTlsServer(tls, (req, res) => {
   req.resume();
   req.on('end', () => {
+    if (req.url?.startsWith('/store/clip.mp4')) {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(clip.length) });
+      return void res.end(clip);
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url === `/api/v1/content/${CLIP_ID}`) return void res.end(JSON.stringify({ item: clipItem(tlsBase) }));
     res.end(JSON.stringify(page));
   });
 });
@@ -183,6 +206,26 @@ describe('the JSON calls over node:http', () => {
       expect(JSON.parse(r.stdout)).toMatchObject([{ id: 'a1', title: 'over tls' }]);
     } finally {
       await home.remove();
+    }
+  });
+
+  it('downloads a file from an https URL with the built command, its SHA-256 checked', async () => {
+    const home = await tempHome();
+    const out = await mkdtemp(join(tmpdir(), 'contentlib-tls-'));
+    try {
+      const r = await cli(home.dir, ['download', CLIP_ID, '-o', out, '--json'], {
+        env: {
+          CONTENTLIB_BASE_URL: tlsBase,
+          CONTENTLIB_API_KEY: KEY,
+          NODE_EXTRA_CA_CERTS: join(FIXTURES, 'tls/localhost.crt'),
+        },
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`"sha256":"${clipItem(tlsBase).sha256}"`);
+      expect((await readFile(join(out, 'clip.mp4'))).equals(clip)).toBe(true);
+    } finally {
+      await home.remove();
+      await rm(out, { recursive: true, force: true });
     }
   });
 });

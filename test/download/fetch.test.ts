@@ -42,7 +42,7 @@ function clientOf(base: string) {
 function depsOf(client: ReturnType<typeof clientOf>, over: Partial<FetchDeps> = {}) {
   const events: Array<{ kind: string; from?: number; have?: number }> = [];
   const deps: FetchDeps = {
-    dispatcher: client.dispatcher,
+    http: client.http,
     policy: NO_WAIT_RETRY,
     sleep: async () => {},
     now: () => new Date(),
@@ -179,6 +179,57 @@ describe('fetchToFile', () => {
     await fetchToFile(file, dest, `${dest}.x.part`, deps);
     expect(refreshed).toBe(1);
     expect((await readFile(dest)).equals(bytes)).toBe(true);
+    await client.close();
+  });
+});
+
+describe('hashed on a worker thread (hashThreadMinBytes 0, as a large file is)', () => {
+  const onThread = { hashThreadMinBytes: 0 };
+
+  it('streams the file into place with its SHA-256', async () => {
+    const client = clientOf(s.url);
+    const dest = join(dir, 'big.mp4');
+    const { deps } = depsOf(client, onThread);
+    const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, `${dest}.x.part`, deps);
+    expect(got).toMatchObject({ bytes: SIZE, sha256: sha, resumedFrom: 0 });
+    expect((await readFile(dest)).equals(bytes)).toBe(true);
+    await client.close();
+  });
+
+  it('resumes a part file an earlier run left, its bytes read by the worker', async () => {
+    const client = clientOf(s.url);
+    const dest = join(dir, 'big.mp4');
+    const part = `${dest}.x.part`;
+    await writeFile(part, bytes.subarray(0, 1_000_000));
+    const { deps } = depsOf(client, onThread);
+    const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, part, deps);
+    expect(got).toMatchObject({ bytes: SIZE, resumedFrom: 1_000_000, sha256: sha });
+    await client.close();
+  });
+
+  it('a part file of other bytes fails the SHA-256 check, the part removed', async () => {
+    const client = clientOf(s.url);
+    const dest = join(dir, 'big.mp4');
+    const part = `${dest}.x.part`;
+    await writeFile(part, Buffer.alloc(1_000_000, 7));
+    const { deps } = depsOf(client, onThread);
+    const err = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, part, deps).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'MismatchError', kind: 'sha256', expected: sha });
+    expect(await readdir(dir)).toEqual([]);
+    await client.close();
+  });
+});
+
+describe('on a disk slower than syncWriteMs (-1: every write is), writes go through the thread pool', () => {
+  it('and the file still ends whole, with its SHA-256, hashed in-thread or on a worker', async () => {
+    const client = clientOf(s.url);
+    for (const hashThreadMinBytes of [Infinity, 0]) {
+      const dest = join(dir, `big-${hashThreadMinBytes}.mp4`);
+      const { deps } = depsOf(client, { syncWriteMs: -1, hashThreadMinBytes });
+      const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, `${dest}.x.part`, deps);
+      expect(got).toMatchObject({ bytes: SIZE, sha256: sha });
+      expect((await readFile(dest)).equals(bytes)).toBe(true);
+    }
     await client.close();
   });
 });

@@ -10,7 +10,7 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError, isHttpFailure } from '../../api/errors.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import type { CarouselFile, ContentItem } from '../../api/schemas.js';
-import { MismatchError } from '../../download/errors.js';
+import { HashError, MismatchError } from '../../download/errors.js';
 import type { EmitFn, FileRef } from '../../download/events.js';
 import { type Fetched, fetchToFile, fetchToStream, sizeOnDisk } from '../../download/fetch.js';
 import { type ItemFile, downloadFolder, mediaFiles } from '../../download/item-files.js';
@@ -41,7 +41,7 @@ export interface DownloadOptions {
 }
 
 export interface DownloadDeps {
-  api: Pick<ApiClient, 'get' | 'dispatcher'>;
+  api: Pick<ApiClient, 'get' | 'http'>;
   emit: EmitFn;
   /** Where `-O -` writes. */
   stdout: Writable;
@@ -153,7 +153,13 @@ function errorOf(
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
   const message = describeError(err).message.split('\n')[0]!;
   return {
-    code: isHttpFailure(err) ? err.name : err instanceof MismatchError ? `${err.kind}_mismatch` : 'error',
+    code: isHttpFailure(err)
+      ? err.name
+      : err instanceof MismatchError
+        ? `${err.kind}_mismatch`
+        : err instanceof HashError
+          ? 'hash_failed'
+          : 'error',
     message,
   };
 }
@@ -261,7 +267,7 @@ function refOf(p: Planned): FileRef {
 async function fetchOne(p: Planned, deps: DownloadDeps, tally: { bytes: number }): Promise<void> {
   const ref = refOf(p);
   const fetchDeps = {
-    dispatcher: deps.api.dispatcher,
+    http: deps.api.http,
     policy: deps.policy,
     sleep: deps.sleep,
     now: deps.now,
