@@ -67,6 +67,31 @@ function sliceRings(): { take(): Buffer[]; giveBack(ring: Buffer[]): void } {
   return { take: () => spare.pop() ?? [], giveBack: (ring) => void spare.push(ring) };
 }
 
+/**
+ * One read handle of the file for the parts being sent at once: opened by the first, closed when
+ * the last in flight ends (and opened again by a later one), as the single PUT reads through one
+ * handle: not an open and a close per part. Each part still checks the file's size and mtime.
+ */
+function sharedHandle(path: string): <T>(use: (handle: FileHandle) => Promise<T>) => Promise<T> {
+  let opened: Promise<FileHandle> | null = null;
+  let users = 0;
+  return async (use) => {
+    users++;
+    try {
+      const handle = (opened ??= open(path, 'r'));
+      // A failed open is not kept: the next part tries again.
+      handle.catch(() => opened === handle && (opened = null));
+      return await use(await handle);
+    } finally {
+      if (--users === 0 && opened) {
+        const last = opened;
+        opened = null;
+        await last.then((h) => h.close()).catch(() => {});
+      }
+    }
+  };
+}
+
 /** Every part of the file, in part order, with the ETag for complete. */
 export async function sendParts(
   file: LocalFile,
@@ -83,6 +108,7 @@ export async function sendParts(
     for (const p of answer.parts) urls.set(p.partNumber, { url: p.url, headers: p.headers });
   };
   const rings = sliceRings();
+  const withHandle = sharedHandle(file.path);
   const tasks: Promise<void>[] = [];
   for (let i = 0; i < missing.length; i += URL_BATCH) {
     await sign(missing.slice(i, i + URL_BATCH));
@@ -102,7 +128,7 @@ export async function sendParts(
               if (tried) await sign([n]);
               tried = true;
               const ring = rings.take();
-              const etag = await putPart(file, { start, end }, urls.get(n)!, ring, o);
+              const etag = await withHandle((handle) => putPart(handle, file, { start, end }, urls.get(n)!, ring, o));
               rings.giveBack(ring);
               return etag;
             },
@@ -135,24 +161,6 @@ function withLength(headers: Record<string, string>, length: number): Record<str
 
 /** One part's bytes, read from the file in place as they are sent, PUT as one body; resolves with the ETag. */
 async function putPart(
-  file: LocalFile,
-  range: { start: number; end: number },
-  signed: { url: string; headers: Record<string, string> },
-  ring: Buffer[],
-  o: SendPartsOptions,
-): Promise<string> {
-  const handle = await open(file.path, 'r');
-  try {
-    const st = await handle.stat();
-    if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
-      throw new FileChangedError(file.path, 'since the upload started');
-    return await sendRange(handle, file, range, signed, ring, o);
-  } finally {
-    await handle.close();
-  }
-}
-
-async function sendRange(
   handle: FileHandle,
   file: LocalFile,
   range: { start: number; end: number },
@@ -160,6 +168,9 @@ async function sendRange(
   ring: Buffer[],
   o: SendPartsOptions,
 ): Promise<string> {
+  const st = await handle.stat();
+  if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
+    throw new FileChangedError(file.path, 'since the upload started');
   // Each slice counted once the connection took it (undici pulls the next one only then).
   async function* body(): AsyncGenerator<Buffer> {
     for await (const slice of fileSlices(handle, file, range, PART_SLICE_BYTES, ring)) {
