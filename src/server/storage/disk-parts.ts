@@ -132,7 +132,7 @@ function rangeSink(
  * per GiB collecting (bench/notes.md, issue 41). At most one per upload is in use (hashing and
  * complete hold the upload's lock), and each is given back once its reads are done.
  */
-function readBuffers(): { lend<T>(use: (buf: Buffer) => Promise<T>): Promise<T> } {
+export function readBuffers(): { lend<T>(use: (buf: Buffer) => Promise<T>): Promise<T> } {
   const spare: Buffer[] = [];
   return {
     async lend(use) {

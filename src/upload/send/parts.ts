@@ -62,7 +62,7 @@ const PART_SLICE_BYTES = 1024 * 1024;
  * answer: the service has read every byte then, so no socket write still points into it; after a
  * failure the connection may still hold a slice, and that ring is left to the collector.
  */
-function sliceRings(): { take(): Buffer[]; giveBack(ring: Buffer[]): void } {
+export function sliceRings(): { take(): Buffer[]; giveBack(ring: Buffer[]): void } {
   const spare: Buffer[][] = [];
   return { take: () => spare.pop() ?? [], giveBack: (ring) => void spare.push(ring) };
 }
@@ -72,7 +72,7 @@ function sliceRings(): { take(): Buffer[]; giveBack(ring: Buffer[]): void } {
  * the last in flight ends (and opened again by a later one), as the single PUT reads through one
  * handle: not an open and a close per part. Each part still checks the file's size and mtime.
  */
-function sharedHandle(path: string): <T>(use: (handle: FileHandle) => Promise<T>) => Promise<T> {
+export function sharedHandle(path: string): <T>(use: (handle: FileHandle) => Promise<T>) => Promise<T> {
   let opened: Promise<FileHandle> | null = null;
   let users = 0;
   return async (use) => {
