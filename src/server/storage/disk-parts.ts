@@ -128,8 +128,8 @@ function rangeSink(
 
 /**
  * The read buffers of the rolling hash and of complete, reused: a fresh 4 MiB buffer per part was
- * 512 MB of short-lived memory per GiB received, which the server's main thread spent ~1 s of CPU
- * per GiB collecting (bench/notes.md, issue 41). At most one per upload is in use (hashing and
+ * 512 MB of short-lived memory per GiB received, and the server's main thread spent about twice
+ * the single PUT's time collecting garbage (bench/notes.md, issue 41). At most one per upload is in use (hashing and
  * complete hold the upload's lock), and each is given back once its reads are done.
  */
 export function readBuffers(): { lend<T>(use: (buf: Buffer) => Promise<T>): Promise<T> } {
@@ -206,7 +206,7 @@ export function createDiskParts(
     const found = new Map<number, Marker>();
     const numbers = names.filter((n) => /^[1-9]\d{0,4}$/.test(n)).map(Number);
     // A few at a time, not one after another: complete reads every marker (twice, with the list
-    // before it), and 128 reads in a row were ~0.2 s of a 1 GiB complete on a busy machine.
+    // before it), 128 small files for 1 GiB.
     for (let i = 0; i < numbers.length; i += MARKER_READS) {
       const batch = numbers.slice(i, i + MARKER_READS);
       const read = await Promise.all(batch.map((n) => readMarker(fileId, n)));
