@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LengthMismatchError, createDiskStorage } from '../../src/server/storage/disk.js';
-import { type DiskParts, createDiskParts } from '../../src/server/storage/disk-parts.js';
+import { type DiskParts, createDiskParts, readBuffers } from '../../src/server/storage/disk-parts.js';
 import { isObjectState, stagingKeyOf } from '../../src/server/storage/interface.js';
 
 const SIZE = 1000;
@@ -225,6 +225,18 @@ describe('disk multipart parts', () => {
     expect(sha256).not.toBe(sha(await readFile(stagingPath(key))));
   });
 
+  it('more parts than are read at once: listed, rolled and joined in order to their exact bytes', async () => {
+    const { key, id } = await open_();
+    const want = Array.from({ length: 40 }, (_, i) => randomBytes(i === 39 ? 17 : SIZE));
+    // Out of order, so the rolling hash catches up over many parts at once.
+    for (const n of [...want.keys()].reverse()) await put(id, n + 1, want[n]!);
+    const listed = await parts.listParts(key, id);
+    expect(listed.map((p) => p.partNumber)).toEqual(want.map((_, i) => i + 1));
+    const { sha256 } = await parts.complete(key, id, listed);
+    expect(sha256).toBe(sha(Buffer.concat(want)));
+    expect((await readFile(stagingPath(key))).equals(Buffer.concat(want))).toBe(true);
+  });
+
   it('a restart (no rolling hash) hashes the whole data file at complete', async () => {
     const { key, id } = await open_();
     const want = [randomBytes(SIZE), randomBytes(7)];
@@ -233,5 +245,30 @@ describe('disk multipart parts', () => {
     const restarted = createDiskParts(dataDir, Buffer.alloc(32, 1), () => 'http://127.0.0.1:1', stagingPath);
     const listed = await restarted.listParts(key, id);
     expect((await restarted.complete(key, id, listed)).sha256).toBe(sha(Buffer.concat(want)));
+  });
+});
+
+describe("the rolling hash's read buffers", () => {
+  // Identity checks as booleans: vitest would compare and print 4 MiB buffers otherwise.
+  it('lends a buffer given back again, distinct ones at once, and takes one back from a use that failed', async () => {
+    const buffers = readBuffers();
+    const first = await buffers.lend(async (b) => b);
+    expect((await buffers.lend(async (b) => b)) === first).toBe(true);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const a = buffers.lend(async (b) => (await held, b));
+    const b = buffers.lend(async (b) => (await held, b));
+    release();
+    const [x, y] = await Promise.all([a, b]);
+    expect(x === y).toBe(false);
+    expect(x === first || y === first).toBe(true);
+    let failed: Buffer | undefined;
+    await expect(
+      buffers.lend(async (b) => {
+        failed = b;
+        throw new Error('the read failed');
+      }),
+    ).rejects.toThrow('the read failed');
+    expect((await buffers.lend(async (b) => b)) === failed).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // sendParts against the real server's multipart extension (disk store): every part sent, in
 // parallel, assembling to the exact bytes; a resumed run sends only the missing parts; an
-// expired part URL is signed again; a file changed since the start is never sent.
+// expired part URL is signed again; a file changed since the start is never sent; the read
+// buffers and the file handle are shared by the parts, and the bytes stay exact.
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
-import { type SentPart, sendParts } from '../../src/upload/send/parts.js';
+import { type SentPart, sendParts, sharedHandle, sliceRings } from '../../src/upload/send/parts.js';
 import { onS3 } from '../support/backend.js';
 import { type TestServer, mp4, serverWithKey } from '../support/server.js';
 
@@ -119,5 +120,78 @@ describe.skipIf(onS3)('sendParts', () => {
       FileChangedError,
     );
     expect((await api.parts({ key })).uploaded).toEqual([]);
+  });
+});
+
+describe.skipIf(onS3)('sendParts reuses what it reads with', () => {
+  /** The parts' URLs of the first `parts` call expire on the way (the server's clock jumps an hour). */
+  function expiringOnce() {
+    let calls = 0;
+    return {
+      ...api,
+      parts: async (body: Parameters<ApiClient['parts']>[0], o?: Parameters<ApiClient['parts']>[1]) => {
+        const answer = await api.parts(body, o);
+        calls++;
+        if (calls === 1) s.clock.advance(3601_000);
+        else if (calls === 2) s.clock.advance(-3601_000);
+        return answer;
+      },
+    };
+  }
+
+  it.each([
+    ['one part at a time (each part reads into the ring the one before gave back)', {}],
+    ['a part refused on the way and sent again (its ring is not given back)', { api: expiringOnce() }],
+  ])('%s: the service assembles the exact bytes', async (_name, extra) => {
+    const file = await localFile('ring.mp4');
+    const { key, plan } = await start('ring.mp4');
+    const parts = await sendParts(file, key, plan, options({ concurrency: 1, ...extra }));
+    const done = await completeWith('ring.mp4', key, parts);
+    const got = Buffer.from(await (await fetch(done.item.fileUrl!)).arrayBuffer());
+    expect(got.equals(bytes)).toBe(true);
+  });
+
+  it('rings: a ring given back is the next one taken; rings taken at once are distinct', () => {
+    const rings = sliceRings();
+    const a = rings.take();
+    const b = rings.take();
+    expect(a).not.toBe(b);
+    a.push(Buffer.alloc(1));
+    rings.giveBack(a);
+    expect(rings.take()).toBe(a);
+    expect(rings.take()).not.toBe(a);
+  });
+
+  it('one handle: shared by the parts in flight, closed after the last, opened again by a later one', async () => {
+    const file = await localFile('handle.mp4');
+    const withHandle = sharedHandle(file.path);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const seen: Array<{ fd: number }> = [];
+    const first = withHandle(async (h) => {
+      seen.push(h);
+      await held;
+    });
+    const second = withHandle(async (h) => {
+      seen.push(h);
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(seen[1]);
+    release();
+    await Promise.all([first, second]);
+    expect(seen[0]!.fd).toBe(-1); // closed
+    const later = await withHandle(async (h) => h);
+    expect(later).not.toBe(seen[0]);
+    expect(later.fd).toBe(-1);
+  });
+
+  it('one handle: a failed open is not kept; the next part opens the file again', async () => {
+    const path = join(dir, 'appears-later.mp4');
+    const withHandle = sharedHandle(path);
+    await expect(withHandle(async () => 'read')).rejects.toMatchObject({ code: 'ENOENT' });
+    await writeFile(path, 'now it is here');
+    expect(await withHandle(async (h) => (await h.stat()).size)).toBe(14);
   });
 });

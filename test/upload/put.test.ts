@@ -126,6 +126,35 @@ describe('putOnce', () => {
     expect(seen[0]!.hash.digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
 
+  // A part sender passes the same ring again for its next part (src/upload/send/parts.ts).
+  it('reads ranges into the ring it is given, the same buffers again for the next range, each range exact', async () => {
+    const bytes = randomBytes(3 * READ_SLICE_BYTES + 777);
+    const path = join(dir, 'ranges.bin');
+    await writeFile(path, bytes);
+    const st = await stat(path);
+    const f = { path, size: bytes.length, mtimeMs: st.mtimeMs };
+    const ring: Buffer[] = [];
+    const handle = await open(path, 'r');
+    try {
+      const read = async (start: number, end: number) => {
+        const got: Buffer[] = [];
+        for await (const slice of fileSlices(handle, f, { start, end }, READ_SLICE_BYTES, ring))
+          got.push(Buffer.from(slice));
+        return Buffer.concat(got);
+      };
+      expect((await read(0, 2 * READ_SLICE_BYTES + 5)).equals(bytes.subarray(0, 2 * READ_SLICE_BYTES + 5))).toBe(true);
+      const filled = [...ring];
+      expect(filled).toHaveLength(READ_RING);
+      // A shorter last range after a longer one: read into the same (larger) buffers, no more bytes.
+      const tail = await read(3 * READ_SLICE_BYTES, bytes.length);
+      expect(tail.equals(bytes.subarray(3 * READ_SLICE_BYTES))).toBe(true);
+      expect(ring).toHaveLength(READ_RING);
+      ring.forEach((b, i) => expect(b).toBe(filled[i]));
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('reads a file that shrinks underneath it as a changed file, never as a short success', async () => {
     const f = await file(3 * READ_SLICE_BYTES);
     const handle = await open(f.path, 'r');

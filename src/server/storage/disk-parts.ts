@@ -76,6 +76,8 @@ const OPENED = '.opened';
 /** The upload's bytes, every part at its offset. */
 const DATA = 'data';
 const READ_CHUNK = 4 * 1024 * 1024;
+/** Markers read at once (each a small file: open, read, close). */
+const MARKER_READS = 16;
 
 /** A marker's content: where the part's bytes are in the data file, and its ETag. */
 interface Marker {
@@ -124,9 +126,28 @@ function rangeSink(
   return Object.assign(sink, { written: () => written });
 }
 
-/** Reads bytes start..start+length of `handle` into `hash`. */
-async function hashRange(handle: FileHandle, hash: Hash, start: number, length: number): Promise<void> {
-  const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, length)));
+/**
+ * The read buffers of the rolling hash and of complete, reused: a fresh 4 MiB buffer per part was
+ * 512 MB of short-lived memory per GiB received, and the server's main thread spent about twice
+ * the single PUT's time collecting garbage (bench/notes.md, issue 41). At most one per upload is in use (hashing and
+ * complete hold the upload's lock), and each is given back once its reads are done.
+ */
+export function readBuffers(): { lend<T>(use: (buf: Buffer) => Promise<T>): Promise<T> } {
+  const spare: Buffer[] = [];
+  return {
+    async lend(use) {
+      const buf = spare.pop() ?? Buffer.allocUnsafe(READ_CHUNK);
+      try {
+        return await use(buf);
+      } finally {
+        spare.push(buf);
+      }
+    },
+  };
+}
+
+/** Reads bytes start..start+length of `handle` into `hash`, through `buf`. */
+async function hashRange(handle: FileHandle, hash: Hash, start: number, length: number, buf: Buffer): Promise<void> {
   let done = 0;
   while (done < length) {
     const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, length - done), start + done);
@@ -161,6 +182,7 @@ export function createDiskParts(
   /** Per upload: a complete running, which part writes wait for. */
   const completing = new Map<string, Promise<unknown>>();
   const rolling = new Map<string, Rolling>();
+  const buffers = readBuffers();
 
   async function readMarker(fileId: string, n: number): Promise<Marker | null> {
     const text = await readFile(markerOf(fileId, n), 'utf8').catch((err: unknown) => {
@@ -182,9 +204,13 @@ export function createDiskParts(
     const names = await readdir(dirOf(fileId)).catch(() => null);
     if (!names) throw new ObjectStateError('missing', `parts/${fileId}`);
     const found = new Map<number, Marker>();
-    for (const name of names.filter((n) => /^[1-9]\d{0,4}$/.test(n))) {
-      const marker = await readMarker(fileId, Number(name));
-      if (marker) found.set(Number(name), marker);
+    const numbers = names.filter((n) => /^[1-9]\d{0,4}$/.test(n)).map(Number);
+    // A few at a time, not one after another: complete reads every marker (twice, with the list
+    // before it), 128 small files for 1 GiB.
+    for (let i = 0; i < numbers.length; i += MARKER_READS) {
+      const batch = numbers.slice(i, i + MARKER_READS);
+      const read = await Promise.all(batch.map((n) => readMarker(fileId, n)));
+      read.forEach((marker, j) => marker && found.set(batch[j]!, marker));
     }
     return found;
   }
@@ -205,9 +231,9 @@ export function createDiskParts(
           const n = state.next;
           const marker = await readMarker(fileId, n);
           if (!marker || marker.offset !== state.covered || writing.get(fileId)?.has(n)) return;
-          handle ??= await open(dataOf(fileId), 'r');
+          const data = (handle ??= await open(dataOf(fileId), 'r'));
           const hash = state.hash.copy();
-          await hashRange(handle, hash, marker.offset, marker.size);
+          await buffers.lend((buf) => hashRange(data, hash, marker.offset, marker.size, buf));
           if (writing.get(fileId)?.has(n) || (await readMarker(fileId, n))?.etag !== marker.etag) return;
           // Forgotten meanwhile (an earlier part is being written again): start over another time.
           if (rolling.get(fileId) !== state && (known || state.next > 1)) return;
@@ -313,7 +339,7 @@ export function createDiskParts(
     const from = holds ? state.covered : 0;
     const handle = await open(dataOf(fileId), 'r');
     try {
-      await hashRange(handle, hash, from, total - from);
+      await buffers.lend((buf) => hashRange(handle, hash, from, total - from, buf));
       // Bytes past the last part (never written by a valid plan) are cut off.
       if ((await handle.stat()).size > total) await handle.truncate(total);
     } finally {

@@ -504,12 +504,10 @@ function transfer(
     try {
       const checksum = await checksumOf(run, file, sha256);
       const ctx = multipartContext(run);
+      const parts = { file, ref, type: item.type, sha256: checksum.sha256 };
       // An earlier run's parts, if the file is unchanged and the service still has the upload:
       // continued; else presign, which may offer parts (startParts). Both doors are multipart.ts's.
-      const resumed =
-        ctx && asksForParts(file.size)
-          ? await continueParts(file, ref, item.type, checksum.sha256, ctx, signal)
-          : undefined;
+      const resumed = ctx && asksForParts(file.size) ? await continueParts(parts, ctx, signal) : undefined;
       if (resumed) {
         journal.recordPut(file, resumed.key);
         return resumed;
@@ -523,7 +521,7 @@ function transfer(
               multipart: {
                 asks: () => !run.noParts,
                 refused: () => (run.noParts = true),
-                send: (p) => startParts(file, ref, item.type, checksum.sha256, p, ctx, signal),
+                send: (p) => startParts(parts, p, ctx, signal),
               },
             }
           : {}),

@@ -41,6 +41,14 @@ export interface MultipartContext {
   onHeld: (file: LocalFile, bytes: number) => void;
 }
 
+/** The file whose parts are sent: where it is, how events name it, its type and SHA-256 (when known). */
+export interface PartsFile {
+  file: LocalFile;
+  ref: FileRef;
+  type: ContentType;
+  sha256: string | undefined;
+}
+
 /** An upload to continue: its key, plan and the parts the service holds. */
 export interface Resumable {
   key: string;
@@ -62,10 +70,7 @@ export class NoPartsEndpointError extends Error {
  * upload is forgotten (and aborted, when the file changed) and undefined says: start afresh.
  */
 async function resumable(
-  file: LocalFile,
-  ref: FileRef,
-  type: ContentType,
-  sha256: string | undefined,
+  { file, ref, type, sha256 }: PartsFile,
   ctx: MultipartContext,
   signal: AbortSignal,
 ): Promise<Resumable | undefined> {
@@ -119,28 +124,23 @@ async function resumable(
  * lacks are sent. Undefined: there is none to continue, and the file goes to presign afresh.
  */
 export async function continueParts(
-  file: LocalFile,
-  ref: FileRef,
-  type: ContentType,
-  sha256: string | undefined,
+  f: PartsFile,
   ctx: MultipartContext,
   signal: AbortSignal,
 ): Promise<{ key: string; parts: SentPart[] } | undefined> {
-  const earlier = await resumable(file, ref, type, sha256, ctx, signal);
+  const earlier = await resumable(f, ctx, signal);
   if (!earlier) return undefined;
-  return { key: earlier.key, parts: await sendAll(file, ref, earlier, ctx, signal) };
+  return { key: earlier.key, parts: await sendAll(f, earlier, ctx, signal) };
 }
 
 /** A fresh upload that presign offered as parts: recorded, then sent. */
 export function startParts(
-  file: LocalFile,
-  ref: FileRef,
-  type: ContentType,
-  sha256: string | undefined,
+  f: PartsFile,
   presigned: PresignResponse & { multipart: { partSize: number; partCount: number } },
   ctx: MultipartContext,
   signal: AbortSignal,
 ): Promise<SentPart[]> {
+  const { file, type, sha256 } = f;
   const plan = { partSize: presigned.multipart.partSize, partCount: presigned.multipart.partCount };
   ctx.journal.recordMultipart(file, {
     key: presigned.key,
@@ -149,7 +149,7 @@ export function startParts(
     partCount: plan.partCount,
     ...(sha256 ? { sha256 } : {}),
   });
-  return sendAll(file, ref, { key: presigned.key, plan, done: [] }, ctx, signal, true);
+  return sendAll(f, { key: presigned.key, plan, done: [] }, ctx, signal, true);
 }
 
 /**
@@ -158,8 +158,7 @@ export function startParts(
  * service has no such endpoint (NoPartsEndpointError), not a lost upload.
  */
 async function sendAll(
-  file: LocalFile,
-  ref: FileRef,
+  { file, ref }: PartsFile,
   upload: Resumable,
   ctx: MultipartContext,
   signal: AbortSignal,

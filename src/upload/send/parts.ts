@@ -54,6 +54,44 @@ export interface SendPartsOptions {
  */
 const PART_SLICE_BYTES = 1024 * 1024;
 
+/**
+ * The rings of slice buffers of one file's parts: a part takes a spare one and gives it back once
+ * stored, so a 1 GiB file reads into `concurrency` rings, not 128 fresh ones. Fresh rings were
+ * ~400 MB of short-lived buffers per GiB, and collecting them cost the client more CPU than the
+ * whole single PUT's sending (bench/notes.md, issue 41). A ring is given back only after a 2xx
+ * answer: the service has read every byte then, so no socket write still points into it; after a
+ * failure the connection may still hold a slice, and that ring is left to the collector.
+ */
+export function sliceRings(): { take(): Buffer[]; giveBack(ring: Buffer[]): void } {
+  const spare: Buffer[][] = [];
+  return { take: () => spare.pop() ?? [], giveBack: (ring) => void spare.push(ring) };
+}
+
+/**
+ * One read handle of the file for the parts being sent at once: opened by the first, closed when
+ * the last in flight ends (and opened again by a later one), as the single PUT reads through one
+ * handle: not an open and a close per part. Each part still checks the file's size and mtime.
+ */
+export function sharedHandle(path: string): <T>(use: (handle: FileHandle) => Promise<T>) => Promise<T> {
+  let opened: Promise<FileHandle> | null = null;
+  let users = 0;
+  return async (use) => {
+    users++;
+    try {
+      const handle = (opened ??= open(path, 'r'));
+      // A failed open is not kept: the next part tries again.
+      handle.catch(() => opened === handle && (opened = null));
+      return await use(await handle);
+    } finally {
+      if (--users === 0 && opened) {
+        const last = opened;
+        opened = null;
+        await last.then((h) => h.close()).catch(() => {});
+      }
+    }
+  };
+}
+
 /** Every part of the file, in part order, with the ETag for complete. */
 export async function sendParts(
   file: LocalFile,
@@ -69,6 +107,8 @@ export async function sendParts(
     const answer = await o.api.parts({ key, partNumbers: numbers }, { signal: o.signal });
     for (const p of answer.parts) urls.set(p.partNumber, { url: p.url, headers: p.headers });
   };
+  const rings = sliceRings();
+  const withHandle = sharedHandle(file.path);
   const tasks: Promise<void>[] = [];
   for (let i = 0; i < missing.length; i += URL_BATCH) {
     await sign(missing.slice(i, i + URL_BATCH));
@@ -87,7 +127,10 @@ export async function sendParts(
             async () => {
               if (tried) await sign([n]);
               tried = true;
-              return putPart(file, { start, end }, urls.get(n)!, o);
+              const ring = rings.take();
+              const etag = await withHandle((handle) => putPart(handle, file, { start, end }, urls.get(n)!, ring, o));
+              rings.giveBack(ring);
+              return etag;
             },
             {
               policy: o.policy,
@@ -118,32 +161,19 @@ function withLength(headers: Record<string, string>, length: number): Record<str
 
 /** One part's bytes, read from the file in place as they are sent, PUT as one body; resolves with the ETag. */
 async function putPart(
-  file: LocalFile,
-  range: { start: number; end: number },
-  signed: { url: string; headers: Record<string, string> },
-  o: SendPartsOptions,
-): Promise<string> {
-  const handle = await open(file.path, 'r');
-  try {
-    const st = await handle.stat();
-    if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
-      throw new FileChangedError(file.path, 'since the upload started');
-    return await sendRange(handle, file, range, signed, o);
-  } finally {
-    await handle.close();
-  }
-}
-
-async function sendRange(
   handle: FileHandle,
   file: LocalFile,
   range: { start: number; end: number },
   signed: { url: string; headers: Record<string, string> },
+  ring: Buffer[],
   o: SendPartsOptions,
 ): Promise<string> {
+  const st = await handle.stat();
+  if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
+    throw new FileChangedError(file.path, 'since the upload started');
   // Each slice counted once the connection took it (undici pulls the next one only then).
   async function* body(): AsyncGenerator<Buffer> {
-    for await (const slice of fileSlices(handle, file, range, PART_SLICE_BYTES)) {
+    for await (const slice of fileSlices(handle, file, range, PART_SLICE_BYTES, ring)) {
       yield slice;
       o.onBytes?.(slice.length);
     }
