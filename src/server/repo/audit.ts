@@ -145,13 +145,17 @@ export interface ItemAuthors {
 
 /**
  * For a page of items at once: the item.created entries, and the latest entry of each item (two
- * queries whatever the page's size). Values: the brand, then the item ids.
+ * queries whatever the page's size). Values: the item ids, then the brand. The entries are found
+ * by item id alone (audit_item) and the brand is checked on what was found: with the brand beside
+ * the item ids in one WHERE, SQLite (which keeps no statistics) chose audit_brand and read every
+ * entry of the brand for each page: 12 ms for 20 items at 60,000 entries, against 0.06 ms so.
  */
-function itemAuthorQueries(param: Param, count: number): { first: string; last: string } {
-  const where = `brand_id = ${param(1)} AND item_id IN (${params(param, 2, count)})`;
+export function itemAuthorQueries(param: Param, count: number): { first: string; last: string } {
+  const items = `item_id IN (${params(param, 1, count)})`;
+  const brand = `brand_id = ${param(count + 1)}`;
   return {
-    first: `${AUDIT_SELECT} WHERE ${where} AND action = 'item.created'`,
-    last: `${AUDIT_SELECT} WHERE id IN (SELECT MAX(id) FROM audit_log WHERE ${where} GROUP BY item_id)`,
+    first: `${AUDIT_SELECT} WHERE id IN (SELECT id FROM audit_log WHERE ${items} AND action = 'item.created') AND ${brand}`,
+    last: `${AUDIT_SELECT} WHERE id IN (SELECT MAX(id) FROM audit_log WHERE ${items} GROUP BY item_id) AND ${brand}`,
   };
 }
 
@@ -187,8 +191,8 @@ export function auditQueries(p: Param) {
     *authors(brandId: string, itemIds: readonly string[]): Sql<Map<string, ItemAuthors>> {
       if (itemIds.length === 0) return new Map();
       const q = itemAuthorQueries(p, itemIds.length);
-      const first = yield* rows<RawAuditEntry>(q.first, [brandId, ...itemIds]);
-      const last = yield* rows<RawAuditEntry>(q.last, [brandId, ...itemIds]);
+      const first = yield* rows<RawAuditEntry>(q.first, [...itemIds, brandId]);
+      const last = yield* rows<RawAuditEntry>(q.last, [...itemIds, brandId]);
       return authorsByItem(itemIds, first, last);
     },
     /** Entries older than the retention go; nothing else ever deletes them (not an item's deletion). */
