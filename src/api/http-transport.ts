@@ -65,6 +65,25 @@ function timedOut(what: string, ms: number): Error {
   return Object.assign(new Error(`${what} within ${ms} ms`), { code: 'ETIMEDOUT' });
 }
 
+/** A connection closed before the answer's body ended, without an error event of its own. */
+export function endedEarly(): Error {
+  return Object.assign(new Error('the answer ended early'), { code: 'ECONNRESET' });
+}
+
+/**
+ * Fails the request when a new connection is not made within CONNECT_TIMEOUT_MS (a reused one
+ * is already connected); returns what clears the timer.
+ */
+function limitConnect(req: http.ClientRequest, fail: (err: unknown) => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  req.on('socket', (socket) => {
+    if (!socket.connecting) return;
+    timer = setTimeout(() => fail(timedOut('not connected', CONNECT_TIMEOUT_MS)), CONNECT_TIMEOUT_MS);
+    socket.once('connect', () => clearTimeout(timer));
+  });
+  return () => clearTimeout(timer);
+}
+
 export function createHttpPool(): HttpPool {
   // 16 connections per host, as the undici Agent had; idle ones are unref'd by Node, so they do
   // not keep the process alive. An idle one is closed after the server's Keep-Alive timeout, or
@@ -97,11 +116,10 @@ export function createHttpPool(): HttpPool {
       if (signal?.aborted) return reject(signal.reason);
       let done = false;
       let timer: NodeJS.Timeout | undefined;
-      let connectTimer: NodeJS.Timeout | undefined;
       const finish = () => {
         done = true;
         clearTimeout(timer);
-        clearTimeout(connectTimer);
+        connected();
         signal?.removeEventListener('abort', onAbort);
       };
       const fail = (err: unknown) => {
@@ -118,14 +136,10 @@ export function createHttpPool(): HttpPool {
       const headers: Record<string, string> = { ...o.headers };
       if (o.body !== undefined) headers['content-length'] = String(Buffer.byteLength(o.body));
       const req = request(target, { method: o.method, headers, agent });
+      const connected = limitConnect(req, fail);
       arm('no answer headers');
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('error', fail);
-      req.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        connectTimer = setTimeout(() => fail(timedOut('not connected', CONNECT_TIMEOUT_MS)), CONNECT_TIMEOUT_MS);
-        socket.once('connect', () => clearTimeout(connectTimer));
-      });
       req.on('response', (res) => {
         arm('the body stalled');
         const chunks: Buffer[] = [];
@@ -139,9 +153,8 @@ export function createHttpPool(): HttpPool {
           finish();
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
         });
-        // A connection closed before the body's end, without an error event of its own.
         res.on('close', () => {
-          if (!res.complete) fail(Object.assign(new Error('the answer ended early'), { code: 'ECONNRESET' }));
+          if (!res.complete) fail(endedEarly());
         });
       });
       req.end(o.body);
@@ -155,10 +168,9 @@ export function createHttpPool(): HttpPool {
       const signal = o.signal;
       if (signal?.aborted) return reject(signal.reason);
       let answered = false;
-      let connectTimer: NodeJS.Timeout | undefined;
       const settle = () => {
         clearTimeout(timer);
-        clearTimeout(connectTimer);
+        connected();
       };
       // Before the answer, a failure rejects; after it, it reaches the body (the caller's reads).
       const fail = (err: unknown) => {
@@ -171,15 +183,11 @@ export function createHttpPool(): HttpPool {
       };
       const onAbort = () => fail(signal!.reason);
       const req = request(target, { method: 'GET', headers: o.headers, agent });
+      const connected = limitConnect(req, fail);
       const timer = setTimeout(() => fail(timedOut('no answer headers', o.timeoutMs)), o.timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('error', fail);
       req.on('close', () => signal?.removeEventListener('abort', onAbort));
-      req.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        connectTimer = setTimeout(() => fail(timedOut('not connected', CONNECT_TIMEOUT_MS)), CONNECT_TIMEOUT_MS);
-        socket.once('connect', () => clearTimeout(connectTimer));
-      });
       req.on('response', (res) => {
         settle();
         answered = true;

@@ -267,7 +267,11 @@ export function describeError(
   // The bytes are not the file the library describes: say which and how (exit 1).
   if (err instanceof MismatchError) return { message: err.message, exitCode: EXIT.failure };
   // The download's checksum could not be computed (its hashing thread failed): not the bytes' fault.
-  if (err instanceof HashError) return { message: err.message, exitCode: EXIT.failure };
+  if (err instanceof HashError)
+    return {
+      message: `${err.message}\nThe partial file is kept: run the same command again to resume; its bytes are hashed again.`,
+      exitCode: EXIT.failure,
+    };
   // A line of an export folder's log that leads outside it: the line is named, nothing was done for it.
   if (err instanceof ExportLogError) return { message: err.message, exitCode: EXIT.failure };
   const listen = describeListenFailure(err);

@@ -19,7 +19,7 @@ import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import type { HttpPool, OpenAnswer } from '../api/http-transport.js';
+import { type HttpPool, type OpenAnswer, endedEarly } from '../api/http-transport.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/errors.js';
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
@@ -424,9 +424,8 @@ function copyBody(res: OpenAnswer, stream: Writable, stallMs: number, signal: Ab
       });
     });
     body.on('error', fail);
-    // A connection closed before the body's end, without an error event of its own.
     body.on('close', () => {
-      if (!body.complete) fail(Object.assign(new Error('the answer ended early'), { code: 'ECONNRESET' }));
+      if (!body.complete) fail(endedEarly());
     });
     body.on('end', () => {
       clearTimeout(timer);

@@ -82,8 +82,11 @@ describe('threadHash', () => {
       expect(err).toBeInstanceOf(HashError);
       expect(err).toMatchObject({ code: 'EISDIR' });
       expect((err as Error).message).toMatch(/^the SHA-256 could not be computed: .*EISDIR/);
-      // The CLI says it as it is (exit 1), not as a bug of its own.
-      expect(describeError(err)).toEqual({ message: (err as Error).message, exitCode: 1 });
+      // The CLI says it as it is (exit 1), not as a bug of its own, and what to do about it.
+      expect(describeError(err)).toEqual({
+        message: `${(err as Error).message}\nThe partial file is kept: run the same command again to resume; its bytes are hashed again.`,
+        exitCode: 1,
+      });
       // Once failed, it stays failed.
       await expect(hash.reset()).rejects.toBeInstanceOf(HashError);
     } finally {
