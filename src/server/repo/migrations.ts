@@ -13,6 +13,7 @@ import {
   firstMigrations,
   multipartMigration,
 } from './schema.js';
+import { heldBytesMigration } from './held-bytes.js';
 import { PREVIEWS_MIGRATION } from './previews-migration.js';
 import { searchMigration } from './search-schema.js';
 
@@ -82,5 +83,8 @@ export function migrationsOf(d: Dialect): readonly string[] {
     // folded hashtags, the text index (SQLite: FTS5; PostgreSQL: a generated tsvector with its
     // GIN index, pg_trgm for the title search when allowed) and the sorts' indexes.
     searchMigration(d),
+    // A brand's held bytes as a count kept by triggers, and the indexes of the rows not yet
+    // stored (issue 41, ./held-bytes.ts): presign no longer reads the brand's every upload.
+    heldBytesMigration(d),
   ];
 }

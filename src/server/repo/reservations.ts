@@ -9,7 +9,9 @@
 // - thumbnails have a quota of their own, counted the same way (the service's contract keeps
 //   them out of the brand's quota).
 // One query reads a brand's holdings (the same SQL on SQLite and PostgreSQL), and one pure
-// function judges a presign against them, inside the reserving transaction.
+// function judges a presign against them, inside the reserving transaction. What is held until
+// its row goes is kept as a count on the brand's row (./held-bytes.ts), so a presign costs the
+// same however many uploads the brand has made.
 import type { ReservationLimits } from '../limits.js';
 
 export interface Holdings {
@@ -53,25 +55,36 @@ export function judgeReservation(
 export type Dialect = 'sqlite' | 'postgres';
 
 /**
- * The brand's and the key's holdings in one pass over the brand's uploads. Parameters: the brand,
- * the key, now (Unix ms), and the start of the reservation window (an ISO time, as created_at).
+ * The brand's and the key's holdings in one statement (so one snapshot on PostgreSQL: a PUT stored
+ * meanwhile is counted once, in the held count or as a reservation, never in both or neither).
+ * What stays held is the brand's count (./held-bytes.ts); the rest is bounded by time, read
+ * through the indexes of the rows not yet stored: the brand's reservations younger than the
+ * window, and the key's whose URL still works. Parameters: the brand, the key, now (Unix ms), and
+ * the start of the reservation window (an ISO time, as created_at).
  */
 export function holdingsSql(dialect: Dialect): string {
   const [brand, key, now, since] =
     dialect === 'postgres' ? ['$1', '$2', '$3', '$4'] : ['@brand', '@key', '@now', '@since'];
   const [isThumb, notThumb] =
     dialect === 'postgres' ? ['thumbnail', 'NOT thumbnail'] : ['thumbnail = 1', 'thumbnail = 0'];
-  const held = `(completed_at IS NOT NULL OR stored_at IS NOT NULL OR part_size IS NOT NULL
-    OR (expires_at > ${now} AND created_at > ${since}))`;
-  const reserved = `(key_id = ${key} AND completed_at IS NULL AND stored_at IS NULL AND expires_at > ${now})`;
   const int = dialect === 'postgres' ? '::bigint' : '';
+  // The terms of uploads_reserved_brand's and uploads_reserved_key's WHERE, word for word: SQLite
+  // uses a partial index only for a query that names them.
+  const brandCount = (column: string) => `COALESCE((SELECT ${column} FROM brands WHERE id = ${brand}), 0)`;
   return `SELECT
-      COALESCE(SUM(CASE WHEN ${notThumb} AND ${held} THEN file_size END), 0)${int} AS "brandBytes",
-      COALESCE(SUM(CASE WHEN ${isThumb} AND ${held} THEN file_size END), 0)${int} AS "thumbnailBytes",
-      COALESCE(SUM(CASE WHEN ${reserved} THEN file_size END), 0)${int} AS "keyBytes",
-      COUNT(CASE WHEN ${reserved} THEN 1 END)${int} AS "keyUploads",
-      MIN(CASE WHEN ${reserved} THEN expires_at END)${int} AS "keyFirstExpiry"
-    FROM uploads WHERE brand_id = ${brand}`;
+      (${brandCount('held_bytes')} + COALESCE(r.bytes, 0))${int} AS "brandBytes",
+      (${brandCount('held_thumbnail_bytes')} + COALESCE(r.thumbnails, 0))${int} AS "thumbnailBytes",
+      COALESCE(k.bytes, 0)${int} AS "keyBytes",
+      k.uploads${int} AS "keyUploads",
+      k.first${int} AS "keyFirstExpiry"
+    FROM (SELECT SUM(CASE WHEN ${notThumb} THEN file_size END) AS bytes,
+                 SUM(CASE WHEN ${isThumb} THEN file_size END) AS thumbnails
+            FROM uploads
+           WHERE brand_id = ${brand} AND completed_at IS NULL AND stored_at IS NULL AND part_size IS NULL
+             AND created_at > ${since} AND expires_at > ${now}) r,
+         (SELECT SUM(file_size) AS bytes, COUNT(*) AS uploads, MIN(expires_at) AS first
+            FROM uploads
+           WHERE key_id = ${key} AND completed_at IS NULL AND stored_at IS NULL AND expires_at > ${now}) k`;
 }
 
 /** The parameters of holdingsSql, in its order (PostgreSQL) or by name (SQLite). */

@@ -1,0 +1,96 @@
+// A brand's held bytes as a count (issue 41). The quota (./reservations.ts, docs/api.md "Quota
+// and reservations") counts an upload that is stored, completed or multipart for as long as its
+// row lasts; presign used to sum them over every upload row the brand ever made, inside its
+// reserving transaction (15 ms at 55,000 rows, growing with the brand's history). Now the brand's
+// row carries them (`held_bytes`, `held_thumbnail_bytes`), and triggers on `uploads` keep them
+// in the transaction of every change of a row, whichever path makes it (a presign of a multipart
+// upload, a PUT stored or refused, complete, a thumbnail attached, abort, a replaced thumbnail or
+// image removed, an item deleted, the sweeper): no path can forget the count, on either database.
+// What is left for presign to read is bounded by time: reservations younger than the window and
+// the key's reservations whose URL still works, each through an index of only the rows not yet
+// stored (`uploads_reserved_brand`, `uploads_reserved_key`), which the sweeper empties.
+//
+// One definition of "held" spells the triggers, the migration's first count and the tests' full
+// recount, on both databases.
+import type { Dialect } from './schema.js';
+
+/** Whether `row`'s upload (`NEW`, `OLD`, or a table alias) is held until its row goes. */
+export function held(row: string): string {
+  return `(${row}.completed_at IS NOT NULL OR ${row}.stored_at IS NOT NULL OR ${row}.part_size IS NOT NULL)`;
+}
+
+/** `row`'s thumbnail flag as a condition. */
+function isThumbnail(d: Dialect, row: string): string {
+  return d.postgres ? `${row}.thumbnail` : `${row}.thumbnail = 1`;
+}
+
+/** The brand's two counts moved by `row`'s bytes (`sign` + or -), where `row` is held. */
+function moveCounts(d: Dialect, row: string, sign: '+' | '-'): string {
+  const size = (thumb: boolean) =>
+    `CASE WHEN ${isThumbnail(d, row)} THEN ${thumb ? `${row}.file_size` : '0'} ELSE ${thumb ? '0' : `${row}.file_size`} END`;
+  return `UPDATE brands SET held_bytes = held_bytes ${sign} ${size(false)},
+       held_thumbnail_bytes = held_thumbnail_bytes ${sign} ${size(true)}
+     WHERE id = ${row}.brand_id AND ${held(row)};`;
+}
+
+/** An update that may move the counts: what is held, or the bytes or brand of a held row, changed. */
+const countsMove = `${held('OLD')} <> ${held('NEW')} OR OLD.file_size <> NEW.file_size
+    OR OLD.thumbnail <> NEW.thumbnail OR OLD.brand_id <> NEW.brand_id`;
+
+/** The triggers that keep the counts, as `d` spells them. */
+function triggers(d: Dialect): string {
+  if (!d.postgres)
+    return `CREATE TRIGGER uploads_held_insert AFTER INSERT ON uploads WHEN ${held('NEW')} BEGIN
+     ${moveCounts(d, 'NEW', '+')}
+   END;
+   CREATE TRIGGER uploads_held_delete AFTER DELETE ON uploads WHEN ${held('OLD')} BEGIN
+     ${moveCounts(d, 'OLD', '-')}
+   END;
+   CREATE TRIGGER uploads_held_update AFTER UPDATE ON uploads WHEN ${countsMove} BEGIN
+     ${moveCounts(d, 'OLD', '-')}
+     ${moveCounts(d, 'NEW', '+')}
+   END;`;
+  return `CREATE FUNCTION uploads_held_bytes() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     IF TG_OP <> 'INSERT' THEN
+       ${moveCounts(d, 'OLD', '-')}
+     END IF;
+     IF TG_OP <> 'DELETE' THEN
+       ${moveCounts(d, 'NEW', '+')}
+     END IF;
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER uploads_held_insert AFTER INSERT ON uploads FOR EACH ROW WHEN (${held('NEW')})
+     EXECUTE FUNCTION uploads_held_bytes();
+   CREATE TRIGGER uploads_held_delete AFTER DELETE ON uploads FOR EACH ROW WHEN (${held('OLD')})
+     EXECUTE FUNCTION uploads_held_bytes();
+   CREATE TRIGGER uploads_held_update AFTER UPDATE ON uploads FOR EACH ROW WHEN (${countsMove})
+     EXECUTE FUNCTION uploads_held_bytes();`;
+}
+
+/**
+ * Each brand's held bytes counted from its rows: `thumbnail` picks the thumbnails' count. Parameters:
+ * none; the column is the brand's row's (`brands.id`).
+ */
+export function recountSql(d: Dialect, thumbnail: boolean): string {
+  const thumb = isThumbnail(d, 'u');
+  return `COALESCE((SELECT SUM(u.file_size) FROM uploads u
+      WHERE u.brand_id = brands.id AND ${thumbnail ? thumb : `NOT (${thumb})`} AND ${held('u')}), 0)`;
+}
+
+/**
+ * The migration: the counts, their triggers, their first values from the rows there are, and the
+ * indexes of the rows not yet stored. On PostgreSQL, uploads take no writes until it commits
+ * (instances of an older version may still be serving): none can fall between the count and its triggers.
+ */
+export function heldBytesMigration(d: Dialect): string {
+  return `${d.postgres ? 'LOCK TABLE uploads IN SHARE MODE;' : ''}
+   ALTER TABLE brands ADD COLUMN held_bytes ${d.bigint} NOT NULL DEFAULT 0;
+   ALTER TABLE brands ADD COLUMN held_thumbnail_bytes ${d.bigint} NOT NULL DEFAULT 0;
+   ${triggers(d)}
+   UPDATE brands SET held_bytes = ${recountSql(d, false)}, held_thumbnail_bytes = ${recountSql(d, true)};
+   CREATE INDEX uploads_reserved_brand ON uploads(brand_id, created_at)
+     WHERE completed_at IS NULL AND stored_at IS NULL AND part_size IS NULL;
+   CREATE INDEX uploads_reserved_key ON uploads(key_id, expires_at)
+     WHERE completed_at IS NULL AND stored_at IS NULL;`;
+}
