@@ -254,6 +254,27 @@ describe.each([
     expect(row!.held).toBe(row!.heldRecount);
     expect(row!.held).toBe(10 + 11 + 12 + 13 + 14 + 15);
   });
+
+  it('sweeps running at once over several brands each remove what they took, and the counts follow', async () => {
+    const { repo, counts } = await open();
+    const callers = await Promise.all(
+      ['a', 'b', 'c', 'd'].map(async (brand) => {
+        const made = await repo.createKey(`sweep-${brand}`, new Date(AT));
+        const c = (await repo.authenticate(made.key))!;
+        return { userId: c.userId, brandId: c.brandId, keyId: made.id };
+      }),
+    );
+    // Interleaved across the brands, so each sweep's rows touch every brand.
+    const gone = Array.from({ length: 40 }, (_, i) => upload(callers[i % 4]!, { expiresAt: NOW_MS + 60_000 }));
+    for (const u of gone) {
+      expect(await repo.reserveUpload(u, LIMITS, NOW_MS)).toEqual({ ok: true });
+      await repo.markStored(u.key, AT);
+    }
+    const swept = await Promise.all([1, 2, 3, 4].map(() => repo.abandonUploads(NOW_MS + 120_000, AT)));
+    expect(swept.reduce((a, b) => a + b, 0)).toBe(40);
+    for (const c of (await counts()).filter((x) => callers.some((k) => k.brandId === x.id)))
+      expect([c.held, c.heldRecount]).toEqual([0, 0]);
+  });
 });
 
 describe('the migration counts what a database holds already', () => {

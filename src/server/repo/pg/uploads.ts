@@ -3,6 +3,7 @@
 import type { UploadCompletion } from '../completion.js';
 import { NEW_UPLOAD_COLUMNS, type NewUpload, type Upload, type UploadRef, newUploadValues } from '../uploads.js';
 import type { ReservationLimits } from '../../limits.js';
+import { held } from '../held-bytes.js';
 import { type Holdings, holdingsParams, holdingsSql } from '../reservations.js';
 import type { Query } from './query.js';
 
@@ -90,6 +91,16 @@ export function pgUploads(q: Query) {
    * `beforeMs`, skipping rows another transaction holds (a complete in progress), and returns them.
    */
   async function removeAbandoned(beforeMs: number): Promise<UploadRef[]> {
+    // Each held row removed lowers its brand's count (../held-bytes.ts), locking the brand's row:
+    // taken first, in one order, two instances sweeping at once cannot each hold a brand the
+    // other waits for (a deadlock PostgreSQL would end by failing one sweep).
+    await q(
+      `SELECT 1 FROM brands WHERE id IN (
+         SELECT brand_id FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < $1
+           AND ${held('uploads')})
+       ORDER BY id FOR NO KEY UPDATE`,
+      [beforeMs],
+    );
     const { rows } = await q<UploadRef>(
       `DELETE FROM uploads WHERE key IN (
          SELECT key FROM uploads WHERE completed_at IS NULL AND item_id IS NULL AND expires_at < $1
