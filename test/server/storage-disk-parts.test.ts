@@ -248,6 +248,134 @@ describe('disk multipart parts', () => {
   });
 });
 
+/**
+ * Counts the bytes read through file handles (the rolling hash's and complete's reads of the data
+ * file: markers are read whole, by path) from now until `stop()`.
+ */
+async function countReads(): Promise<{ bytes: number; stop: () => void }> {
+  const probe = await open(join(dataDir, 'probe'), 'w');
+  const proto = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<{ bytesRead: number }> };
+  await probe.close();
+  const read = proto.read;
+  const counted = {
+    bytes: 0,
+    stop: () => {
+      proto.read = read;
+    },
+  };
+  proto.read = async function (this: unknown, ...args: unknown[]) {
+    const r = await read.apply(this, args);
+    counted.bytes += r.bytesRead;
+    return r;
+  };
+  return counted;
+}
+
+describe('the part next in order hashed as it lands', () => {
+  it('parts sent in order are never read back, by the rolling hash nor by complete', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE), randomBytes(SIZE), randomBytes(321)];
+    const reads = await countReads();
+    try {
+      for (const [i, bytes] of want.entries()) await put(id, i + 1, bytes);
+      await parts.idle(id);
+      const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+      expect(sha256).toBe(sha(Buffer.concat(want)));
+      expect(reads.bytes).toBe(0);
+    } finally {
+      reads.stop();
+    }
+    expect((await readFile(stagingPath(key))).equals(Buffer.concat(want))).toBe(true);
+  });
+
+  it('parts landing together: the next one in order is read back only as far as it had landed', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE), randomBytes(99)];
+    const reads = await countReads();
+    try {
+      const one = slowPart(id, 1, SIZE);
+      const two = slowPart(id, 2, SIZE);
+      // Part 2's first 300 bytes land while part 1 is still arriving: not next yet, not hashed.
+      two.body.write(want[1]!.subarray(0, 300));
+      one.body.write(want[0]!.subarray(0, 600));
+      await spin();
+      one.body.end(want[0]!.subarray(600));
+      expect(await one.result).not.toBe('closed');
+      // Part 2 is next now: its 300 bytes are read back, the rest hashed as it lands.
+      await spin();
+      two.body.end(want[1]!.subarray(300));
+      expect(await two.result).not.toBe('closed');
+      await put(id, 3, want[2]!);
+      await parts.idle(id);
+      expect(reads.bytes).toBe(300);
+      const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+      expect(sha256).toBe(sha(Buffer.concat(want)));
+      expect(reads.bytes).toBe(300);
+    } finally {
+      reads.stop();
+    }
+  });
+
+  it('a part stored out of order is read back once the parts before it are hashed, and the SHA-256 holds', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE), randomBytes(SIZE), randomBytes(5)];
+    const reads = await countReads();
+    try {
+      await put(id, 3, want[2]!);
+      await put(id, 1, want[0]!);
+      await put(id, 2, want[1]!);
+      // Part 3 read back (in the page cache still) once part 2 is hashed; part 4 is next when it comes.
+      await parts.idle(id);
+      await put(id, 4, want[3]!);
+      // Part 3 alone came before its turn.
+      expect(reads.bytes).toBe(SIZE);
+      const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+      expect(sha256).toBe(sha(Buffer.concat(want)));
+      expect(reads.bytes).toBe(SIZE);
+    } finally {
+      reads.stop();
+    }
+  });
+
+  it('wrong bytes hashed as they landed give their own SHA-256 at complete, not the one meant', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(SIZE)];
+    const wrong = Buffer.from(want[1]!);
+    wrong[10] = wrong[10]! ^ 0xff;
+    await put(id, 1, want[0]!);
+    await put(id, 2, wrong);
+    const { sha256 } = await parts.complete(key, id, await numbered(key, id));
+    expect(sha256).toBe(sha(Buffer.concat([want[0]!, wrong])));
+    expect(sha256).not.toBe(sha(Buffer.concat(want)));
+  });
+
+  it('a restart between the parts and complete reads the whole data file', async () => {
+    const { key, id } = await open_();
+    const want = [randomBytes(SIZE), randomBytes(44)];
+    await put(id, 1, want[0]!);
+    await put(id, 2, want[1]!);
+    const restarted = createDiskParts(dataDir, Buffer.alloc(32, 1), () => 'http://127.0.0.1:1', stagingPath);
+    const reads = await countReads();
+    try {
+      expect((await restarted.complete(key, id, await numbered(key, id))).sha256).toBe(sha(Buffer.concat(want)));
+      expect(reads.bytes).toBe(SIZE + 44);
+    } finally {
+      reads.stop();
+    }
+  });
+
+  it('an abort while a followed part lands leaves no rolling hash: a part written after is not taken', async () => {
+    const { key, id } = await open_();
+    const one = slowPart(id, 1, SIZE);
+    one.body.write(randomBytes(100));
+    await spin();
+    await parts.abort(key, id);
+    one.body.end(randomBytes(SIZE - 100));
+    expect(await one.result).toBe('closed');
+    expect(await readdir(join(dataDir, 'parts'))).toEqual([]);
+  });
+});
+
 describe("the rolling hash's read buffers", () => {
   // Identity checks as booleans: vitest would compare and print 4 MiB buffers otherwise.
   it('lends a buffer given back again, distinct ones at once, and takes one back from a use that failed', async () => {

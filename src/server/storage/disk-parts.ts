@@ -7,10 +7,14 @@
 // flux and a part is whole or absent. The data file lives apart from the staging path because
 // the upload's single-PUT URL stays valid and writes that path itself.
 //
-// The joined file's SHA-256 is computed as parts land, in memory: once parts 1..k are stored in
-// this process they are read back (still in the page cache) into a hash per open upload, so
-// complete reads only what that rolling hash has not covered. A rewrite of a hashed part, a
-// restart or a gap that never closes just leaves more for complete to read.
+// The joined file's SHA-256 is computed as parts land, in memory, in one hash per open upload
+// that covers parts 1..k. The part next in order is hashed while it lands, from the bytes as they
+// are written (as a single PUT's body is, ./disk.ts); when a part becomes next while it is still
+// landing (parts are sent several at once), what of it is written already is read back (still in
+// the page cache) and the rest hashed as it lands. A part stored out of order is read back once
+// the parts before it are hashed. So complete reads only what that rolling hash has not covered:
+// nothing when the parts came in order; a rewrite of a hashed part, a restart or a gap that never
+// closes just leaves more for complete to read.
 //
 // In this process: one write per (upload, part) at a time (a second PUT of the same part waits
 // for the first); a complete while a part is being written is refused as changed (S3's
@@ -94,15 +98,39 @@ interface Rolling {
   etags: string[];
 }
 
+/** A part being written now: how much of this write is in the data file, and who hashes it. */
+interface Landing {
+  offset: number;
+  size: number;
+  /** Bytes of this write already written, from `offset` on. */
+  landed: number;
+  follower: Follower | null;
+}
+
+/** The rolling hash of `base` (null: none yet, part 1 is next) carried on over a landing part. */
+interface Follower {
+  base: Rolling | null;
+  hash: Hash;
+  /** Bytes of the part hashed so far. */
+  hashed: number;
+  /** Chunks written while what landed before is read back; null once that is done. */
+  queue: Buffer[] | null;
+  /** Resolves once what had landed when it began is hashed (`failed` says whether it could be). */
+  caughtUp: Promise<void>;
+  failed: boolean;
+}
+
 /**
  * A Writable that writes at `offset + written` of an open file, refusing any byte past `limit`
- * (a body must never spill into the next part), fsyncing before it finishes.
+ * (a body must never spill into the next part), fsyncing before it finishes; `onWritten` is
+ * given each batch of chunks once it is in the file, in order.
  */
 function rangeSink(
   handle: FileHandle,
   offset: number,
   limit: number,
   writeError?: string,
+  onWritten: (buffers: Buffer[]) => void = () => undefined,
 ): Writable & { written: () => number } {
   let written = 0;
   const sink = new Writable({
@@ -117,7 +145,10 @@ function rangeSink(
       if (written + length > limit) return cb(new LengthMismatchError(limit, written + length));
       const at = offset + written;
       written += length;
-      handle.writev(buffers, at).then(() => cb(), cb);
+      handle.writev(buffers, at).then(() => {
+        onWritten(buffers);
+        cb();
+      }, cb);
     },
     final(cb) {
       handle.datasync().then(() => cb(), cb);
@@ -182,6 +213,8 @@ export function createDiskParts(
   /** Per upload: a complete running, which part writes wait for. */
   const completing = new Map<string, Promise<unknown>>();
   const rolling = new Map<string, Rolling>();
+  /** Per upload: its parts being written now, by part number. */
+  const landings = new Map<string, Map<number, Landing>>();
   const buffers = readBuffers();
 
   async function readMarker(fileId: string, n: number): Promise<Marker | null> {
@@ -216,6 +249,7 @@ export function createDiskParts(
   }
 
   const writingOf = (fileId: string) => writing.get(fileId) ?? writing.set(fileId, new Set()).get(fileId)!;
+  const landingsOf = (fileId: string) => landings.get(fileId) ?? landings.set(fileId, new Map()).get(fileId)!;
 
   /**
    * Extends the upload's rolling hash over the parts stored next in order. A part is taken only if
@@ -237,6 +271,8 @@ export function createDiskParts(
           if (writing.get(fileId)?.has(n) || (await readMarker(fileId, n))?.etag !== marker.etag) return;
           // Forgotten meanwhile (an earlier part is being written again): start over another time.
           if (rolling.get(fileId) !== state && (known || state.next > 1)) return;
+          // Taken meanwhile by the hash of a part as it landed (never this one: it was not being written).
+          if (state.next !== n || (!known && n === 1 && rolling.has(fileId))) return;
           rolling.set(fileId, state);
           state.hash = hash;
           state.etags.push(marker.etag);
@@ -247,6 +283,81 @@ export function createDiskParts(
         await handle?.close();
       }
     });
+    // Stopped at a part still being written: hash the rest of it as it lands.
+    follow(fileId);
+  }
+
+  /**
+   * Starts hashing the part next in order as it lands, if it is being written now: what of it is
+   * written already is read back, then every chunk is hashed as it is written (`written`).
+   */
+  function follow(fileId: string): void {
+    const base = rolling.get(fileId) ?? null;
+    const landing = landings.get(fileId)?.get(base?.next ?? 1);
+    if (!landing || landing.follower || landing.offset !== (base?.covered ?? 0)) return;
+    const upTo = landing.landed;
+    const f: Follower = {
+      base,
+      hash: base ? base.hash.copy() : createHash('sha256'),
+      hashed: 0,
+      queue: [],
+      caughtUp: Promise.resolve(),
+      failed: false,
+    };
+    landing.follower = f;
+    f.caughtUp = (async () => {
+      if (upTo > 0) {
+        const data = await open(dataOf(fileId), 'r');
+        try {
+          await buffers.lend((buf) => hashRange(data, f.hash, landing.offset, upTo, buf));
+        } finally {
+          await data.close();
+        }
+        f.hashed += upTo;
+      }
+      for (const chunk of f.queue ?? []) {
+        f.hash.update(chunk);
+        f.hashed += chunk.length;
+      }
+      f.queue = null;
+    })().catch(() => {
+      // The read failed: this part is left to be read back later, as one stored out of order.
+      f.failed = true;
+      f.queue = null;
+    });
+  }
+
+  /** A batch of a landing part's chunks is in the data file: its follower hashes it (or keeps it until caught up). */
+  function written(landing: Landing, chunks: Buffer[]): void {
+    for (const chunk of chunks) landing.landed += chunk.length;
+    const f = landing.follower;
+    if (!f || f.failed) return;
+    if (f.queue) f.queue.push(...chunks);
+    else
+      for (const chunk of chunks) {
+        f.hash.update(chunk);
+        f.hashed += chunk.length;
+      }
+  }
+
+  /**
+   * The part is stored with `etag`: if it was hashed whole as it landed, over the rolling hash that
+   * is still the upload's, that hash now covers it. Else it is read back later, or by complete.
+   */
+  async function hashedAsLanded(fileId: string, n: number, landing: Landing, etag: string): Promise<void> {
+    const f = landing.follower;
+    if (!f) return;
+    await f.caughtUp;
+    const base = rolling.get(fileId) ?? null;
+    if (f.failed || f.hashed !== landing.size || base !== f.base || (base?.next ?? 1) !== n) return;
+    // Aborted meanwhile (abort takes the followers away): no rolling hash may outlive the upload.
+    if (landing.follower !== f) return;
+    const state = base ?? { hash: f.hash, next: 1, covered: 0, etags: [] };
+    state.hash = f.hash;
+    state.etags.push(etag);
+    state.covered += landing.size;
+    state.next = n + 1;
+    rolling.set(fileId, state);
   }
 
   /** Forgets what the rolling hash covers from part `n` on (its bytes are being written again). */
@@ -308,8 +419,11 @@ export function createDiskParts(
       });
       // Aborted (its folder removed): the upload takes no more parts.
       if (!handle) return 'closed';
+      const landing: Landing = { offset, size: expectedBytes, landed: 0, follower: null };
+      landingsOf(fileId).set(n, landing);
+      follow(fileId);
       try {
-        const sink = rangeSink(handle, offset, expectedBytes, o.writeError);
+        const sink = rangeSink(handle, offset, expectedBytes, o.writeError, (chunks) => written(landing, chunks));
         await pipeline(body, sink);
         if (sink.written() !== expectedBytes) throw new LengthMismatchError(expectedBytes, sink.written());
       } finally {
@@ -324,10 +438,14 @@ export function createDiskParts(
         if (errnoOf(err) === 'ENOENT') return 'closed';
         throw err;
       }
+      await hashedAsLanded(fileId, n, landing, etag);
       return { etag };
     } finally {
       inFlight.delete(n);
       if (inFlight.size === 0) writing.delete(fileId);
+      const now_ = landings.get(fileId);
+      now_?.delete(n);
+      if (now_?.size === 0) landings.delete(fileId);
     }
   }
 
@@ -445,6 +563,7 @@ export function createDiskParts(
       // After any hashing under way, so no rolling hash outlives the upload.
       await uploadLock(fileId, async () => {
         rolling.delete(fileId);
+        for (const landing of landings.get(fileId)?.values() ?? []) landing.follower = null;
         await rm(dirOf(fileId), { recursive: true, force: true });
       });
     },
