@@ -3,7 +3,8 @@
 // row lasts; presign used to sum them over every upload row the brand ever made, inside its
 // reserving transaction (15 ms at 55,000 rows, growing with the brand's history). Now the brand's
 // row carries them (`held_bytes`, `held_thumbnail_bytes`), and triggers on `uploads` keep them
-// in the transaction of every change of a row, whichever path makes it (a presign of a multipart
+// in the transaction of every change of a row (per row on SQLite, which updates a row in place;
+// per statement on PostgreSQL, each brand once), whichever path makes it (a presign of a multipart
 // upload, a PUT stored or refused, complete, a thumbnail attached, abort, a replaced thumbnail or
 // image removed, an item deleted, the sweeper): no path can forget the count, on either database.
 // What is left for presign to read is bounded by time: reservations younger than the window and
@@ -37,6 +38,23 @@ function moveCounts(d: Dialect, row: string, sign: '+' | '-'): string {
 const countsMove = `${held('OLD')} <> ${held('NEW')} OR OLD.file_size <> NEW.file_size
     OR OLD.thumbnail <> NEW.thumbnail OR OLD.brand_id <> NEW.brand_id`;
 
+/**
+ * PostgreSQL's counts moved by the rows a statement changed, once per brand: a row trigger would
+ * update the brand's row once per upload row, and PostgreSQL keeps every version of a row updated
+ * again in one transaction (100,000 rows inserted at once took 398 s instead of 4 s).
+ */
+function moveCountsOnce(moved: string): string {
+  return `UPDATE brands SET held_bytes = held_bytes + d.bytes, held_thumbnail_bytes = held_thumbnail_bytes + d.thumbnails
+       FROM (SELECT brand_id, SUM(CASE WHEN thumbnail THEN 0 ELSE file_size * sign END) AS bytes,
+                    SUM(CASE WHEN thumbnail THEN file_size * sign ELSE 0 END) AS thumbnails
+               FROM (${moved}) moved GROUP BY brand_id) d
+      WHERE brands.id = d.brand_id AND (d.bytes <> 0 OR d.thumbnails <> 0);`;
+}
+
+/** The held ones among a statement's rows before (`old_rows`, -) or after (`new_rows`, +) it. */
+const heldOf = (rows: 'old_rows' | 'new_rows') =>
+  `SELECT r.brand_id, r.thumbnail, r.file_size, ${rows === 'new_rows' ? 1 : -1} AS sign FROM ${rows} r WHERE ${held('r')}`;
+
 /** The triggers that keep the counts, as `d` spells them. */
 function triggers(d: Dialect): string {
   if (!d.postgres)
@@ -50,22 +68,25 @@ function triggers(d: Dialect): string {
      ${moveCounts(d, 'OLD', '-')}
      ${moveCounts(d, 'NEW', '+')}
    END;`;
+  // Each branch names only the transition tables its trigger has (PL/pgSQL plans a statement
+  // when it first runs it).
   return `CREATE FUNCTION uploads_held_bytes() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
-     IF TG_OP <> 'INSERT' THEN
-       ${moveCounts(d, 'OLD', '-')}
-     END IF;
-     IF TG_OP <> 'DELETE' THEN
-       ${moveCounts(d, 'NEW', '+')}
+     IF TG_OP = 'INSERT' THEN
+       ${moveCountsOnce(heldOf('new_rows'))}
+     ELSIF TG_OP = 'DELETE' THEN
+       ${moveCountsOnce(heldOf('old_rows'))}
+     ELSE
+       ${moveCountsOnce(`${heldOf('old_rows')} UNION ALL ${heldOf('new_rows')}`)}
      END IF;
      RETURN NULL;
    END $$;
-   CREATE TRIGGER uploads_held_insert AFTER INSERT ON uploads FOR EACH ROW WHEN (${held('NEW')})
-     EXECUTE FUNCTION uploads_held_bytes();
-   CREATE TRIGGER uploads_held_delete AFTER DELETE ON uploads FOR EACH ROW WHEN (${held('OLD')})
-     EXECUTE FUNCTION uploads_held_bytes();
-   CREATE TRIGGER uploads_held_update AFTER UPDATE ON uploads FOR EACH ROW WHEN (${countsMove})
-     EXECUTE FUNCTION uploads_held_bytes();`;
+   CREATE TRIGGER uploads_held_insert AFTER INSERT ON uploads REFERENCING NEW TABLE AS new_rows
+     FOR EACH STATEMENT EXECUTE FUNCTION uploads_held_bytes();
+   CREATE TRIGGER uploads_held_delete AFTER DELETE ON uploads REFERENCING OLD TABLE AS old_rows
+     FOR EACH STATEMENT EXECUTE FUNCTION uploads_held_bytes();
+   CREATE TRIGGER uploads_held_update AFTER UPDATE ON uploads REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+     FOR EACH STATEMENT EXECUTE FUNCTION uploads_held_bytes();`;
 }
 
 /**
