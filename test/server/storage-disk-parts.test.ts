@@ -2,7 +2,7 @@
 // into one data file, a marker per stored part, one write per part at a time, the SHA-256 rolled
 // as parts land. The store is driven directly, as the part PUT route does.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -297,12 +297,13 @@ describe('the part next in order hashed as it lands', () => {
       const two = slowPart(id, 2, SIZE);
       // Part 2's first 300 bytes land while part 1 is still arriving: not next yet, not hashed.
       two.body.write(want[1]!.subarray(0, 300));
-      one.body.write(want[0]!.subarray(0, 600));
-      await spin();
-      one.body.end(want[0]!.subarray(600));
+      // In the data file (sparse: part 2's bytes end it).
+      while ((await stat(join(dataDir, 'parts', id, 'data'))).size < SIZE + 300) await spin(1);
+      one.body.end(want[0]!);
       expect(await one.result).not.toBe('closed');
-      // Part 2 is next now: its 300 bytes are read back, the rest hashed as it lands.
-      await spin();
+      // Part 2 is next now (once part 1's hashing is done): its 300 bytes are read back, the rest
+      // hashed as it lands.
+      await parts.idle(id);
       two.body.end(want[1]!.subarray(300));
       expect(await two.result).not.toBe('closed');
       await put(id, 3, want[2]!);
@@ -364,7 +365,7 @@ describe('the part next in order hashed as it lands', () => {
     }
   });
 
-  it('an abort while a followed part lands leaves no rolling hash: a part written after is not taken', async () => {
+  it('an abort while the part next in order lands (hashed as it lands) closes it and leaves nothing', async () => {
     const { key, id } = await open_();
     const one = slowPart(id, 1, SIZE);
     one.body.write(randomBytes(100));
