@@ -365,6 +365,21 @@ describe('the part next in order hashed as it lands', () => {
     }
   });
 
+  it('a data file larger than the read buffers is read back in turns (one read ahead) to its exact SHA-256', async () => {
+    const { key, id } = await open_();
+    // One part of 9 MiB and a bit: three turns of the 4 MiB buffers, the last a short one.
+    const whole = randomBytes(9 * 1024 * 1024 + 7);
+    await put(id, 1, whole);
+    const restarted = createDiskParts(dataDir, Buffer.alloc(32, 1), () => 'http://127.0.0.1:1', stagingPath);
+    const reads = await countReads();
+    try {
+      expect((await restarted.complete(key, id, await numbered(key, id))).sha256).toBe(sha(whole));
+      expect(reads.bytes).toBe(whole.length);
+    } finally {
+      reads.stop();
+    }
+  });
+
   it('an abort while the part next in order lands (hashed as it lands) closes it and leaves nothing', async () => {
     const { key, id } = await open_();
     const one = slowPart(id, 1, SIZE);

@@ -160,31 +160,66 @@ function rangeSink(
 /**
  * The read buffers of the rolling hash and of complete, reused: a fresh 4 MiB buffer per part was
  * 512 MB of short-lived memory per GiB received, and the server's main thread spent about twice
- * the single PUT's time collecting garbage (bench/notes.md, issue 41). At most one per upload is in use (hashing and
- * complete hold the upload's lock), and each is given back once its reads are done.
+ * the single PUT's time collecting garbage (bench/notes.md, issue 41). A hash reads through two
+ * (./hashRange); a few hashes of an upload may read at once (the rolling hash, a part's that
+ * landed before its turn, complete), and each buffer is given back once its reads are done.
  */
-export function readBuffers(): { lend<T>(use: (buf: Buffer) => Promise<T>): Promise<T> } {
+export function readBuffers(): {
+  lend<T>(use: (buf: Buffer) => Promise<T>): Promise<T>;
+  /** Two at once (a range read ahead while the one before is hashed). */
+  lendTwo<T>(use: (bufs: readonly [Buffer, Buffer]) => Promise<T>): Promise<T>;
+} {
   const spare: Buffer[] = [];
-  return {
-    async lend(use) {
-      const buf = spare.pop() ?? Buffer.allocUnsafe(READ_CHUNK);
-      try {
-        return await use(buf);
-      } finally {
-        spare.push(buf);
-      }
-    },
+  const lend = async <T>(use: (buf: Buffer) => Promise<T>): Promise<T> => {
+    const buf = spare.pop() ?? Buffer.allocUnsafe(READ_CHUNK);
+    try {
+      return await use(buf);
+    } finally {
+      spare.push(buf);
+    }
   };
+  return { lend, lendTwo: (use) => lend((a) => lend((b) => use([a, b]))) };
 }
 
-/** Reads bytes start..start+length of `handle` into `hash`, through `buf`. */
-async function hashRange(handle: FileHandle, hash: Hash, start: number, length: number, buf: Buffer): Promise<void> {
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, length - done), start + done);
-    if (bytesRead === 0) throw new Error(`the data file ends at ${start + done}, before ${start + length}`);
-    hash.update(buf.subarray(0, bytesRead));
-    done += bytesRead;
+/** Reads `length` bytes at `position` of `handle` into the start of `buf`. */
+async function readFully(handle: FileHandle, buf: Buffer, length: number, position: number): Promise<void> {
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await handle.read(buf, got, length - got, position + got);
+    if (bytesRead === 0) throw new Error(`the data file ends at ${position + got}, before ${position + length}`);
+    got += bytesRead;
+  }
+}
+
+/**
+ * Reads bytes start..start+length of `handle` into `hash`, through two buffers taken in turn: the
+ * next range is read (on libuv's threads) while the one before is hashed (on this one), where one
+ * buffer left the hash waiting on every read.
+ */
+async function hashRange(
+  handle: FileHandle,
+  hash: Hash,
+  start: number,
+  length: number,
+  bufs: readonly [Buffer, Buffer],
+): Promise<void> {
+  let offset = 0;
+  let turn = 0;
+  const readNext = () => {
+    const buf = bufs[turn++ % 2]!;
+    const size = Math.min(buf.length, length - offset);
+    const read = readFully(handle, buf, size, start + offset);
+    offset += size;
+    return { read, bytes: buf.subarray(0, size) };
+  };
+  if (length <= 0) return;
+  let current = readNext();
+  for (;;) {
+    await current.read;
+    const ahead = offset < length ? readNext() : null;
+    hash.update(current.bytes);
+    if (!ahead) return;
+    current = ahead;
   }
 }
 
@@ -267,7 +302,7 @@ export function createDiskParts(
           if (!marker || marker.offset !== state.covered || writing.get(fileId)?.has(n)) return;
           const data = (handle ??= await open(dataOf(fileId), 'r'));
           const hash = state.hash.copy();
-          await buffers.lend((buf) => hashRange(data, hash, marker.offset, marker.size, buf));
+          await buffers.lendTwo((bufs) => hashRange(data, hash, marker.offset, marker.size, bufs));
           if (writing.get(fileId)?.has(n) || (await readMarker(fileId, n))?.etag !== marker.etag) return;
           // Forgotten meanwhile (an earlier part is being written again): start over another time.
           if (rolling.get(fileId) !== state && (known || state.next > 1)) return;
@@ -309,7 +344,7 @@ export function createDiskParts(
       if (upTo > 0) {
         const data = await open(dataOf(fileId), 'r');
         try {
-          await buffers.lend((buf) => hashRange(data, f.hash, landing.offset, upTo, buf));
+          await buffers.lendTwo((bufs) => hashRange(data, f.hash, landing.offset, upTo, bufs));
         } finally {
           await data.close();
         }
@@ -457,7 +492,7 @@ export function createDiskParts(
     const from = holds ? state.covered : 0;
     const handle = await open(dataOf(fileId), 'r');
     try {
-      await buffers.lend((buf) => hashRange(handle, hash, from, total - from, buf));
+      await buffers.lendTwo((bufs) => hashRange(handle, hash, from, total - from, bufs));
       // Bytes past the last part (never written by a valid plan) are cut off.
       if ((await handle.stat()).size > total) await handle.truncate(total);
     } finally {
