@@ -13,7 +13,7 @@
 //
 // One definition of "held" spells the triggers, the migration's first count and the tests' full
 // recount, on both databases.
-import type { Dialect } from './schema.js';
+import { type Dialect, SQLITE } from './schema.js';
 
 /** Whether `row`'s upload (`NEW`, `OLD`, or a table alias) is held until its row goes. */
 export function held(row: string): string {
@@ -25,10 +25,10 @@ function isThumbnail(d: Dialect, row: string): string {
   return d.postgres ? `${row}.thumbnail` : `${row}.thumbnail = 1`;
 }
 
-/** The brand's two counts moved by `row`'s bytes (`sign` + or -), where `row` is held. */
-function moveCounts(d: Dialect, row: string, sign: '+' | '-'): string {
+/** SQLite's: the brand's two counts moved by `row`'s bytes (`sign` + or -), where `row` is held. */
+function moveCounts(row: string, sign: '+' | '-'): string {
   const size = (thumb: boolean) =>
-    `CASE WHEN ${isThumbnail(d, row)} THEN ${thumb ? `${row}.file_size` : '0'} ELSE ${thumb ? '0' : `${row}.file_size`} END`;
+    `CASE WHEN ${isThumbnail(SQLITE, row)} THEN ${thumb ? `${row}.file_size` : '0'} ELSE ${thumb ? '0' : `${row}.file_size`} END`;
   return `UPDATE brands SET held_bytes = held_bytes ${sign} ${size(false)},
        held_thumbnail_bytes = held_thumbnail_bytes ${sign} ${size(true)}
      WHERE id = ${row}.brand_id AND ${held(row)};`;
@@ -59,14 +59,14 @@ const heldOf = (rows: 'old_rows' | 'new_rows') =>
 function triggers(d: Dialect): string {
   if (!d.postgres)
     return `CREATE TRIGGER uploads_held_insert AFTER INSERT ON uploads WHEN ${held('NEW')} BEGIN
-     ${moveCounts(d, 'NEW', '+')}
+     ${moveCounts('NEW', '+')}
    END;
    CREATE TRIGGER uploads_held_delete AFTER DELETE ON uploads WHEN ${held('OLD')} BEGIN
-     ${moveCounts(d, 'OLD', '-')}
+     ${moveCounts('OLD', '-')}
    END;
    CREATE TRIGGER uploads_held_update AFTER UPDATE ON uploads WHEN ${countsMove} BEGIN
-     ${moveCounts(d, 'OLD', '-')}
-     ${moveCounts(d, 'NEW', '+')}
+     ${moveCounts('OLD', '-')}
+     ${moveCounts('NEW', '+')}
    END;`;
   // Each branch names only the transition tables its trigger has (PL/pgSQL plans a statement
   // when it first runs it).

@@ -13,8 +13,8 @@
 // landing (parts are sent several at once), what of it is written already is read back (still in
 // the page cache) and the rest hashed as it lands. A part stored out of order is read back once
 // the parts before it are hashed. So complete reads only what that rolling hash has not covered:
-// nothing when the parts came in order one after another; a rewrite of a hashed part, a restart or a gap that never
-// closes just leaves more for complete to read.
+// nothing when the parts came in order one after another; a rewrite of a hashed part, a restart
+// or a gap that never closes just leaves more for complete to read.
 //
 // In this process: one write per (upload, part) at a time (a second PUT of the same part waits
 // for the first); a complete while a part is being written is refused as changed (S3's
