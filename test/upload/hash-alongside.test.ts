@@ -21,6 +21,7 @@ import type { UploadEvent } from '../../src/upload/send/events.js';
 import type { Library } from '../support/library.js';
 import { ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
 import { startSpecOnlyProxy } from '../support/spec-only-proxy.js';
+import { serverStorage, startS3 } from '../support/s3.js';
 
 const MIB = 1024 * 1024;
 /** Three parts of 8 MiB: above the 16 MiB from which the server offers parts. */
@@ -248,6 +249,42 @@ describe('a large video hashed while its parts are sent', () => {
       } finally {
         await client.close();
         await proxy.close();
+      }
+    },
+  );
+});
+
+// The same on S3 (the run's RADOS Gateway): the parts go to the bucket, the abort closes S3's own
+// multipart upload, and complete's SHA-256 is checked by reading the object back.
+describe('on S3 (RGW)', () => {
+  it(
+    'sends, then finds the same file from a fresh machine: its S3 multipart upload aborted, nothing open or staged',
+    { timeout: 200_000 },
+    async () => {
+      const s3 = await startS3();
+      try {
+        await s3.createBucket('alongside');
+        lib = await startLibrary(serverStorage(s3, `s3://${s3.bucket('alongside')}/lib`));
+        const path = await bigVideo('s3.mp4');
+        const first = await lib.upload(await plan([path]));
+        expect(first.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+        const itemId = first.summary.items[0]!.itemId!;
+        const { item } = await lib.client.get(itemId);
+        expect(item.sha256).toBe(await sha256(path));
+        const journal = await freshJournal();
+        const { seen, hash } = hashAfterFirstPart(() => journal);
+        const again = await lib.upload(await plan([path]), { journal, hash });
+        expect(seen.sawPart).toBe(true);
+        expect(again.summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId });
+        expect(typesOf(again.events)).toEqual(['skipped']);
+        expect(await s3.openUploads('alongside', 'lib/')).toEqual([]);
+        expect(await s3.listKeys('alongside', 'lib/staging/')).toEqual([]);
+        expect(await lib.items()).toHaveLength(1);
+        journal.close();
+      } finally {
+        await lib?.dispose();
+        lib = undefined;
+        await s3.stop();
       }
     },
   );
