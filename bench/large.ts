@@ -1,8 +1,9 @@
 // Large file: `contentlib upload` of one BENCH_SIZE sparse longform MP4 to a `contentlib serve`
 // process, against `curl -T` of the same bytes to a presigned URL of the same server. After an
 // untimed warm-up, runs alternate which side goes first, so drift of the disk hits both alike.
-// contentlib hashes the file (its SHA-256 is declared at presign): its CPU is also set against
-// curl's plus `openssl dgst -sha256`'s of the same file, the same work done by the fastest tools.
+// contentlib hashes the file (sent in parts, it is hashed while they are sent and its SHA-256
+// declared at complete): its CPU is also set against curl's plus `openssl dgst -sha256`'s of the
+// same file, the same work done by the fastest tools.
 import { join } from 'node:path';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { type Target, complete, curlPut, presign, remove } from './lib/api.js';

@@ -61,6 +61,12 @@ export const CompleteRequestSchema = z.strictObject({
   type: ContentTypeSchema,
   durationSeconds: z.number().positive().finite().optional(),
   contentItemId: z.uuid().optional(),
+  /**
+   * An extension (docs/api.md "Checksums"): the file's SHA-256 declared at complete instead of at
+   * presign, checked exactly as one declared there; a client hashes a large file while its parts
+   * are sent. One declared at presign as well must be the same.
+   */
+  sha256: Sha256Schema.optional(),
   /** An extension: a multipart upload's parts and the ETags their PUTs answered. */
   parts: z
     .array(z.strictObject({ partNumber: z.number().int().min(1), etag: z.string() }))
@@ -105,6 +111,7 @@ export const ReplaceImageRequestSchema = CompleteRequestSchema.omit({
   type: true,
   contentItemId: true,
   durationSeconds: true,
+  sha256: true,
 });
 export type ReplaceImageRequest = z.infer<typeof ReplaceImageRequestSchema>;
 

@@ -169,6 +169,21 @@ function usableUpload(caller: Caller, body: CompleteRequest, upload: Upload | nu
       [{ path: 'contentType', message: 'differs from the upload', actual: body.contentType }],
     );
   }
+  // An extension: the SHA-256 may come at complete; two declarations must agree, or which is meant?
+  if (body.sha256 && upload.sha256 && body.sha256 !== upload.sha256) {
+    throw apiError(
+      'invalid_upload',
+      `sha256 ${body.sha256} differs from the ${upload.sha256} declared at presign; send the same one, or declare it only once`,
+      [
+        {
+          path: 'sha256',
+          message: 'differs from the one declared at presign',
+          actual: body.sha256,
+          expected: upload.sha256,
+        },
+      ],
+    );
+  }
   return upload;
 }
 
@@ -241,7 +256,13 @@ async function checkBytes(
 ): Promise<CheckedBytes> {
   if (object.head.size !== upload.fileSize) throw NOT_UPLOADED();
   // First: a byte changed on the way may be one of the magic bytes, and this says what happened.
-  const digest = await verifiedSha256(object, upload.sha256, joined);
+  // Declared at presign or at complete (an extension; usableUpload made sure they agree).
+  const digest = await verifiedSha256(
+    object,
+    upload.sha256 ?? body.sha256 ?? null,
+    joined,
+    upload.sha256 ? 'presign' : 'complete',
+  );
   if ('problem' in digest) return refuse(s, object, upload, body, digest.problem);
   const mismatch = await magicBytesProblem(object, upload.contentType);
   if (mismatch) return refuse(s, object, upload, body, mismatch);

@@ -67,6 +67,7 @@ export async function verifiedSha256(
   o: StoredObject,
   declared: string | null,
   joined: JoinedFile | null = null,
+  declaredAt: 'presign' | 'complete' = 'presign',
 ): Promise<{ sha256: string } | { problem: HttpError }> {
   const computed = joined?.sha256 && joined.etag && sameEtag(joined.etag, o.head.etag) ? joined.sha256 : undefined;
   const sha256 =
@@ -75,7 +76,7 @@ export async function verifiedSha256(
   return {
     problem: apiError(
       'bad_digest',
-      `the stored bytes' SHA-256 is ${sha256}, not the ${declared} declared at presign: they changed on the way; the object was removed — PUT the file again, then complete`,
+      `the stored bytes' SHA-256 is ${sha256}, not the ${declared} declared at ${declaredAt}: they changed on the way; the object was removed — PUT the file again, then complete`,
       [{ path: 'sha256', message: 'differs from the stored bytes', actual: sha256, expected: declared }],
     ),
   };

@@ -335,3 +335,104 @@ it('the spec’s upload flow, untouched by any of this, still makes an item', as
   const c = await srv.complete(s, key, p.body.key, f, p.body.type);
   expect(c.status).toBe(200);
 });
+
+// An extension (docs/api.md "Checksums"): the SHA-256 declared at complete instead of at presign,
+// so a client can hash a large file while its parts are sent. Checked exactly as one declared at
+// presign (disk: the parts' rolling hash; RGW: the object read back).
+describe('sha256 declared at complete', () => {
+  const MIB = 1024 * 1024;
+  const big = (name: string, seconds: number): FileSpec => ({
+    fileName: name,
+    contentType: 'video/mp4',
+    bytes: srv.mp4(seconds, { size: 20 * MIB + seconds }),
+  });
+  type Parts = { parts: Array<{ partNumber: number; url: string; headers: Record<string, string> }> };
+
+  /** presign asking for parts (declaring `extra`), then every part PUT; what complete names. */
+  async function sendInParts(f: FileSpec, extra: Record<string, unknown> = {}) {
+    const p = await srv.presign(s, key, f, { multipart: true, ...extra });
+    expect(p.status, p.text).toBe(200);
+    const plan = (p.body as { multipart?: { partCount: number; partSize: number } }).multipart;
+    expect(plan?.partCount).toBe(3);
+    const urls = await srv.call<Parts>('POST', `${s.url}/api/v1/upload/parts`, {
+      key,
+      json: { key: p.body.key, partNumbers: [1, 2, 3] },
+    });
+    expect(urls.status, urls.text).toBe(200);
+    const parts: Array<{ partNumber: number; etag: string }> = [];
+    for (const part of urls.body.parts) {
+      const headers = Object.fromEntries(Object.entries(part.headers).filter(([h]) => !/^content-length$/i.test(h)));
+      const at = (part.partNumber - 1) * plan!.partSize;
+      const r = await srv.call('PUT', part.url, { body: f.bytes.subarray(at, at + plan!.partSize), headers });
+      expect(r.status, r.text).toBe(200);
+      parts.push({ partNumber: part.partNumber, etag: String(r.headers.etag) });
+    }
+    return { p, parts };
+  }
+
+  it('a multipart upload: the right SHA-256 completes, and is the item’s', async () => {
+    const f = big('late.mp4', 31);
+    const { p, parts } = await sendInParts(f);
+    const c = await srv.complete(s, key, p.body.key, f, 'shortform', { parts, sha256: sha256(f.bytes).toUpperCase() });
+    expect(c.status, c.text).toBe(200);
+    expect(c.body.item.sha256).toBe(sha256(f.bytes));
+  });
+
+  it('a multipart upload: a wrong SHA-256 is 400 bad_digest, nothing promoted, the upload closed', async () => {
+    const f = big('late-wrong.mp4', 32);
+    const { p, parts } = await sendInParts(f);
+    const wrong = sha256(Buffer.from('not these bytes'));
+    const c = await srv.complete(s, key, p.body.key, f, 'shortform', { parts, sha256: wrong });
+    expect(c.status).toBe(400);
+    expect(errorOf(c).code).toBe('bad_digest');
+    expect(errorOf(c).message).toContain('declared at complete');
+    expect(errorOf(c).message).toContain('presign again and send the whole file');
+    expect(await srv.uploadedSize(s.storage, p.body)).toBeNull();
+    expect(await s.storage.head(p.body.key)).toBeNull();
+    // Closed: its parts cannot be listed any more, and complete again finds no stored file.
+    const listed = await srv.call('POST', `${s.url}/api/v1/upload/parts`, { key, json: { key: p.body.key } });
+    expect(listed.status).toBe(400);
+    const again = await srv.complete(s, key, p.body.key, f, 'shortform', { parts, sha256: sha256(f.bytes) });
+    expect(again.status).toBe(400);
+  });
+
+  it('one that differs from the one declared at presign is 400 invalid_upload naming sha256; nothing is lost', async () => {
+    const f = big('twice.mp4', 33);
+    const { p, parts } = await sendInParts(f, { sha256: sha256(f.bytes) });
+    const c = await srv.complete(s, key, p.body.key, f, 'shortform', {
+      parts,
+      sha256: sha256(Buffer.from('other')),
+    });
+    expect(c.status).toBe(400);
+    expect(errorOf(c).code).toBe('invalid_upload');
+    expect(errorOf(c).details[0]?.path).toBe('sha256');
+    expect(errorOf(c).message).toContain('declared at presign');
+    // The same declaration twice is fine, and the parts were kept for it.
+    const ok = await srv.complete(s, key, p.body.key, f, 'shortform', { parts, sha256: sha256(f.bytes) });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('a single PUT takes it too: checked the same way (a wrong one removes the object; PUT again)', async () => {
+    const f = srv.video('late-single.mp4', 12);
+    const p = await srv.presign(s, key, f);
+    expect((await putWith(p, f)).status).toBe(200);
+    const bad = await srv.complete(s, key, p.body.key, f, 'shortform', { sha256: sha256(Buffer.from('x')) });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad).code).toBe('bad_digest');
+    expect(await srv.uploadedSize(s.storage, p.body)).toBeNull();
+    expect((await putWith(p, f)).status).toBe(200);
+    const c = await srv.complete(s, key, p.body.key, f, 'shortform', { sha256: sha256(f.bytes) });
+    expect(c.status, c.text).toBe(200);
+    expect(c.body.item.sha256).toBe(sha256(f.bytes));
+  });
+
+  it('anything but a SHA-256 in hex is 400 invalid_request naming sha256', async () => {
+    const f = srv.video('late-bad-field.mp4', 13);
+    const p = await srv.presign(s, key, f);
+    expect((await putWith(p, f)).status).toBe(200);
+    const c = await srv.complete(s, key, p.body.key, f, 'shortform', { sha256: 'abc' });
+    expect(c.status).toBe(400);
+    expect(errorOf(c).code).toBe('invalid_request');
+    expect(JSON.stringify(errorOf(c).details)).toContain('sha256');
+  });
+});

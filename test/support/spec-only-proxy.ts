@@ -8,7 +8,9 @@
 // A presign's `multipart` (issue 28) is dropped on the way unless `multipart: 'kept'` (a lenient
 // spec service ignores what it does not know, so its answer never offers parts), or refused as
 // `sha256` is with `multipart: 'refused'`.
-// It records the presign bodies it saw and the requests it refused.
+// A complete carrying `sha256` (an extension, issue 41) is refused the same way with
+// `completeSha256: 'refused'`.
+// It records the presign and complete bodies it saw and the requests it refused.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { requestUpstream } from './http-forward.js';
 import { listenLocal } from './listen.js';
@@ -29,6 +31,8 @@ export interface SpecOnlyProxy {
   refused: string[];
   /** The presign request bodies that reached the proxy, parsed. */
   presigns: Array<Record<string, unknown>>;
+  /** The complete request bodies that reached the proxy, parsed. */
+  completes: Array<Record<string, unknown>>;
   /** Check requests answered 404. */
   checks(): number;
   close(): Promise<void>;
@@ -42,6 +46,8 @@ export interface SpecOnlyOptions {
   multipart?: 'refused' | 'ignored' | 'kept';
   /** 'missing': POST /api/v1/upload/parts and /abort answered 404, whatever presign offered. */
   parts?: 'missing' | 'kept';
+  /** 'refused': a complete carrying `sha256` is 400, as a strict service refuses an unknown field. Default 'kept'. */
+  completeSha256?: 'refused' | 'kept';
 }
 
 function answer(res: ServerResponse, status: number, body: unknown): void {
@@ -52,6 +58,7 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
 
 export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions): Promise<SpecOnlyProxy> {
   const presigns: Array<Record<string, unknown>> = [];
+  const completes: Array<Record<string, unknown>> = [];
   const refused: string[] = [];
   let checks = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -75,6 +82,18 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
       checks++;
       refused.push(`${req.method} ${path}`);
       return answer(res, 404, { error: { code: 'not_found', message: 'no such endpoint', details: [] } });
+    }
+    if (req.method === 'POST' && path === '/api/v1/upload/complete') {
+      const json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+      completes.push(json);
+      if ('sha256' in json && o?.completeSha256 === 'refused')
+        return answer(res, 400, {
+          error: {
+            code: 'invalid_request',
+            message: 'the complete request is invalid: Unrecognized key: "sha256"',
+            details: [{ path: '', message: 'Unrecognized key: "sha256"' }],
+          },
+        });
     }
     if (req.method === 'POST' && path === '/api/v1/upload/presign') {
       const json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
@@ -121,6 +140,7 @@ export async function startSpecOnlyProxy(upstream: string, o?: SpecOnlyOptions):
     ...(await listenLocal(server)),
     refused,
     presigns,
+    completes,
     checks: () => checks,
   };
 }

@@ -78,12 +78,14 @@ import {
   checksumOf,
   judge,
   onceAgainIfChanged,
+  type Settled,
   refOf,
   retryEvent,
   sendingAgain,
   settle,
   stopped,
 } from './run.js';
+import { alongsideEligible, refusesLateChecksum, sendAlongside, verdictOf } from './hash-alongside.js';
 import {
   STEP_LABEL,
   codeOf,
@@ -146,6 +148,8 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     held: new Map(),
     library: new Map(),
     noParts: !deps.api.parts || !deps.api.abortUpload,
+    lateChecksum: true,
+    alongside: new WeakSet(),
     keyRejected: false,
     rejectKey(err) {
       run.keyRejected = true;
@@ -248,7 +252,9 @@ function identifierOf(plan: EnginePlan, priors: Prior[], run: Run): Identifier {
     const item = plan.items[index]!;
     const prior = priors[index]!;
     return {
-      files: item.files.map((f, n) => !prior.done?.[n] && resumableKey(run, item, f) === undefined),
+      files: item.files.map(
+        (f, n) => !prior.done?.[n] && resumableKey(run, item, f) === undefined && !hashedAlongside(run, item, f),
+      ),
       thumbnail: item.thumbnail !== undefined && !thumbnailAttached(run, item, prior.itemId),
     };
   };
@@ -268,6 +274,22 @@ function identifierOf(plan: EnginePlan, priors: Prior[], run: Run): Identifier {
       return first ? retryEvent(run, 'check', refOf(first, index, 'file')) : undefined;
     },
   });
+}
+
+/** A large video left out of the batches: hashed while its parts are sent (./hash-alongside.ts). */
+function hashedAlongside(run: Run, item: EngineItem, file: SendableFile): boolean {
+  if (run.alongside.has(file)) return true;
+  if (!alongsideEligible(run, item, file)) return false;
+  run.alongside.add(file);
+  return true;
+}
+
+/** Whether the library's answer makes the item already there (what `withLibrary` then records). */
+function foundIn(run: Run, item: EngineItem, itemId: string | undefined, identity: ItemIdentity): boolean {
+  if (run.deps.force || identity.matches.every((m) => m === undefined)) return false;
+  return (
+    libraryVerdict({ type: item.type, matches: identity.matches, ...(itemId ? { target: itemId } : {}) }).kind !== 'new'
+  );
 }
 
 /** The prior with what the library holds: files found there count as done, into the item they are in. */
@@ -396,10 +418,14 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior, ident
         run.emit({ type: 'skipped', file: refOf(f, index, 'file'), itemId: prior.itemId!, reason: 'already uploaded' });
     });
   // An item the library held before this run gets a thumbnail only when asked (--update-metadata).
-  const thumb =
-    prior.itemId === undefined || metadataPending(run, prior.itemId) || run.deps.updateMetadata
-      ? startThumbnail(run, item, index, prior.itemId, identity, state.ctl.signal)
+  const thumbFor = (p: Prior) =>
+    p.itemId === undefined || metadataPending(run, p.itemId) || run.deps.updateMetadata
+      ? startThumbnail(run, item, index, p.itemId, identity, state.ctl.signal)
       : undefined;
+  // A file hashed while its parts are sent may turn out to be in the library: its thumbnail waits
+  // for that answer, as it would have waited for the hash before.
+  const late = item.files.some((f, i) => !prior.done?.[i] && identity.sha256[i] === undefined && run.alongside.has(f));
+  let thumb = late ? undefined : thumbFor(prior);
 
   return {
     /** Takes a window slot for each file still to send, in order, and starts it. */
@@ -418,7 +444,13 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior, ident
     async conclude(): Promise<ItemOutcome> {
       await state.chain;
       run.signal.removeEventListener('abort', onStop);
-      return concludeItem(run, item, index, prior, state, thumb);
+      let known = prior;
+      if (state.foundLate) {
+        known = withLibrary(run, item, index, prior, state.foundLate);
+        state.itemId = known.itemId;
+      }
+      if (late && !state.failure && !run.signal.aborted) thumb = thumbFor(known);
+      return concludeItem(run, item, index, known, state, thumb);
     },
   };
 }
@@ -438,14 +470,18 @@ async function sendFile(
   try {
     const resumed = resumableKey(run, item, file);
     // A changed byte refused at PUT is sent again at once, before this file's turn to complete.
-    const sent = resumed
+    const sent: Settled<Sent | undefined> = resumed
       ? { ok: true as const, value: { key: resumed, ...journalParts(run, file, resumed) } }
-      : await settle(onceAgainIfChanged(run, file, ref, () => transfer(run, item, file, ref, sha256, signal)));
+      : sha256 === undefined && run.alongside.has(file)
+        ? await settle(sendLate(run, item, file, ref, state, signal))
+        : await settle(onceAgainIfChanged(run, file, ref, () => transfer(run, item, file, ref, sha256, signal)));
     await previous;
     // The refusal itself is reported; what the stop cut short is not a failure of its own.
     if (!sent.ok && isKeyRejected(sent.error)) throw sent.error;
     if (state.failure || signal.aborted) return;
     if (!sent.ok) throw sent.error;
+    // In the library after all (hashed while its parts were sent): concluded as found.
+    if (!sent.value) return;
     let res: CompleteResponse;
     try {
       res = await completeFile(run, item, file, ref, sent.value, state.itemId);
@@ -475,6 +511,37 @@ async function sendFile(
   }
 }
 
+/**
+ * A file left out of the batches (./hash-alongside.ts): its parts sent while it is hashed, or,
+ * when that is no longer possible (the service refused parts or the SHA-256 at complete), hashed
+ * and looked up first as before. Undefined: the library holds it (`state.foundLate` says how).
+ */
+async function sendLate(
+  run: Run,
+  item: EngineItem,
+  file: SendableFile,
+  ref: FileRef,
+  state: ItemState,
+  signal: AbortSignal,
+): Promise<Sent | undefined> {
+  const isFound = (identity: ItemIdentity) => foundIn(run, item, state.itemId, identity);
+  // Decided once the transfer slot is free: what the service refused meanwhile counts.
+  return run.pool.run(async () => {
+    if (alongsideEligible(run, item, file)) {
+      const result = await sendAlongside(run, item, file, ref, signal, isFound);
+      if (result.kind === 'sent') return result.sent;
+      state.foundLate = result.identity;
+      return undefined;
+    }
+    const verdict = await verdictOf(run, file, ref);
+    if (verdict.identity && isFound(verdict.identity)) {
+      state.foundLate = verdict.identity;
+      return undefined;
+    }
+    return onceAgainIfChanged(run, file, ref, () => transferNow(run, item, file, ref, verdict.sha256, signal));
+  });
+}
+
 /** A key presigned for this file by an earlier run and never confirmed completed. */
 function resumableKey(run: Run, item: EngineItem, file: SendableFile): string | undefined {
   if (run.deps.force) return undefined;
@@ -499,41 +566,51 @@ function transfer(
   sha256: string | undefined,
   signal: AbortSignal,
 ): Promise<Sent> {
+  return run.pool.run(() => transferNow(run, item, file, ref, sha256, signal));
+}
+
+/** `transfer` in a slot of the pool already taken. */
+async function transferNow(
+  run: Run,
+  item: EngineItem,
+  file: SendableFile,
+  ref: FileRef,
+  sha256: string | undefined,
+  signal: AbortSignal,
+): Promise<Sent> {
   const { journal } = run.deps;
-  return run.pool.run(async () => {
-    try {
-      const checksum = await checksumOf(run, file, sha256);
-      const ctx = multipartContext(run);
-      const parts = { file, ref, type: item.type, sha256: checksum.sha256 };
-      // An earlier run's parts, if the file is unchanged and the service still has the upload:
-      // continued; else presign, which may offer parts (startParts). Both doors are multipart.ts's.
-      const resumed = ctx && asksForParts(file.size) ? await continueParts(parts, ctx, signal) : undefined;
-      if (resumed) {
-        journal.recordPut(file, resumed.key);
-        return resumed;
-      }
-      const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
-        onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
-        onBytes: (n) => (run.bytesSent += n),
-        checksum,
-        ...(ctx
-          ? {
-              multipart: {
-                asks: () => !run.noParts,
-                refused: () => (run.noParts = true),
-                send: (p) => startParts(parts, p, ctx, signal),
-              },
-            }
-          : {}),
-      });
-      journal.recordPut(file, presigned.key);
-      return { key: presigned.key, ...(presigned.parts ? { parts: presigned.parts } : {}) };
-    } catch (err) {
-      // Judged at once, not when this file's turn to complete comes: a 401 starts no other transfer.
-      judge(run, err, signal);
-      throw err instanceof StepError ? err : new StepError('put', err);
+  try {
+    const checksum = await checksumOf(run, file, sha256);
+    const ctx = multipartContext(run);
+    const parts = { file, ref, type: item.type, sha256: checksum.sha256 };
+    // An earlier run's parts, if the file is unchanged and the service still has the upload:
+    // continued; else presign, which may offer parts (startParts). Both doors are multipart.ts's.
+    const resumed = ctx && asksForParts(file.size) ? await continueParts(parts, ctx, signal) : undefined;
+    if (resumed) {
+      journal.recordPut(file, resumed.key);
+      return resumed;
     }
-  });
+    const presigned = await transferFile(file, ref, { type: item.type }, run.deps, run.emit, signal, {
+      onPresigned: (p) => journal.recordPresigned(file, { key: p.key, type: item.type }),
+      onBytes: (n) => (run.bytesSent += n),
+      checksum,
+      ...(ctx
+        ? {
+            multipart: {
+              asks: () => !run.noParts,
+              refused: () => (run.noParts = true),
+              send: (p) => startParts(parts, p, ctx, signal),
+            },
+          }
+        : {}),
+    });
+    journal.recordPut(file, presigned.key);
+    return { key: presigned.key, ...(presigned.parts ? { parts: presigned.parts } : {}) };
+  } catch (err) {
+    // Judged at once, not when this file's turn to complete comes: a 401 starts no other transfer.
+    judge(run, err, signal);
+    throw err instanceof StepError ? err : new StepError('put', err);
+  }
 }
 
 /** complete, then the journal; fails with a StepError of step 'complete'. */
@@ -542,12 +619,14 @@ async function completeFile(
   item: EngineItem,
   file: SendableFile,
   ref: FileRef,
-  { key, parts }: Sent,
+  { key, parts, sha256 }: Sent,
   contentItemId: string | undefined,
 ): Promise<CompleteResponse> {
   const body: CompleteRequest = {
     key,
     ...(parts ? { parts } : {}),
+    // Declared here when it was not at presign (an extension; docs/api.md "Declared at complete").
+    ...(sha256 && run.lateChecksum && run.identifier.declares ? { sha256 } : {}),
     ...wireFile(file, item.type),
     ...(file.durationSeconds !== undefined && item.type !== 'carousel'
       ? { durationSeconds: file.durationSeconds }
@@ -557,7 +636,19 @@ async function completeFile(
   let res: CompleteResponse;
   try {
     // No abort signal: a complete already sent is let finish, so we know whether the item exists.
-    res = await run.deps.api.complete(body, { onRetry: retryEvent(run, 'complete', ref) });
+    const call = (b: CompleteRequest) => run.deps.api.complete(b, { onRetry: retryEvent(run, 'complete', ref) });
+    res = await call(body).catch((err: unknown) => {
+      // A service without the extension refuses the field: the upload is intact, complete it without.
+      if (!body.sha256 || !refusesLateChecksum(err)) throw err;
+      run.lateChecksum = false;
+      run.emit({
+        type: 'notice',
+        message:
+          'this service takes no checksum at complete: the large files still to send are read for their checksum before their parts (slower); this one is checked by the service alone',
+      });
+      const { sha256: _, ...without } = body;
+      return call(without);
+    });
     run.deps.journal.recordFile(file, {
       itemId: res.contentItemId,
       key,
@@ -674,6 +765,8 @@ async function removeHalfCarousel(run: Run, outcome: ItemOutcome, itemId: string
 interface Sent {
   key: string;
   parts?: SentPart[];
+  /** The file's SHA-256 for complete to declare (it was not declared at presign). */
+  sha256?: string;
 }
 
 // ---- Small helpers --------------------------------------------------------------------------

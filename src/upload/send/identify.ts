@@ -68,6 +68,12 @@ export interface Identifier {
   readonly declares: boolean;
   /** The service refused the checksum at presign: from now on none is declared. */
   refused(): void;
+  /**
+   * What the library holds of one file's bytes, asked on its own (a file hashed while its parts
+   * are sent, ./hash-alongside.ts); undefined when the service has no check (said once, as for a
+   * batch). Fails with a StepError of step 'check'.
+   */
+  lookup(file: SendableFile, sha256: string, onRetry?: CallOptions['onRetry']): Promise<CheckMatch[] | undefined>;
 }
 
 interface Batch {
@@ -278,6 +284,16 @@ export function createIdentifier(
     },
     refused() {
       declares = false;
+    },
+    async lookup(file, sha256, onRetry) {
+      if (!on) return undefined;
+      try {
+        const res = await deps.api.check({ files: [{ sha256, size: file.size }] }, { signal: deps.signal, onRetry });
+        return res.files[0]?.matches ?? [];
+      } catch (err) {
+        if (isUnsupported(err)) return void off();
+        throw new StepError('check', err);
+      }
     },
   };
 }

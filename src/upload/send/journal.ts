@@ -108,6 +108,8 @@ export interface Journal {
   multipart(path: string): MultipartRecord | undefined;
   /** A multipart upload was started for the file (any earlier one of its path is forgotten). */
   recordMultipart(file: FileIdentity, entry: Omit<MultipartRecord, 'path' | 'size' | 'mtimeMs' | 'parts'>): void;
+  /** The file's SHA-256, known after its parts began (hashed while they were sent): complete declares it. */
+  recordMultipartSha256(key: string, sha256: string): void;
   /** One part of `key` is stored (a part sent again replaces its ETag). */
   recordPart(key: string, part: { partNumber: number; etag: string; size: number }): void;
   /** Forgets a multipart upload and its parts (completed, aborted, or unknown to the service). */
@@ -344,6 +346,7 @@ function journalOn(db: Database, path: string, warning: string | undefined, now:
        ON CONFLICT (key, part_number) DO UPDATE SET etag = @etag, size = @size`,
     ),
     dropMultipart: typed<[string]>(db, 'DELETE FROM multipart WHERE key = ?'),
+    multipartSha256: typed<[string, string]>(db, 'UPDATE multipart SET sha256 = ? WHERE key = ?'),
     dropParts: typed<[string]>(db, 'DELETE FROM parts WHERE key = ?'),
     forgetFiles: typed<[string]>(db, 'DELETE FROM files WHERE item_id = ?'),
     forgetItem: typed<[string]>(db, 'DELETE FROM items WHERE item_id = ?'),
@@ -416,6 +419,9 @@ function journalOn(db: Database, path: string, warning: string | undefined, now:
         partCount: entry.partCount,
         at: at(),
       });
+    },
+    recordMultipartSha256(key, sha256) {
+      q.multipartSha256.run(sha256, key);
     },
     recordPart(key, part) {
       q.part.run({ key, ...part });

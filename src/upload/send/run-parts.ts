@@ -29,11 +29,17 @@ export function multipartContext(run: Run): MultipartContext | undefined {
   };
 }
 
-/** The parts an earlier run sent of `key` (all of them: its PUTs were done), for complete. */
-export function journalParts(run: Run, file: SendableFile, key: string): { parts?: SentPart[] } {
+/**
+ * The parts an earlier run sent of `key` (all of them: its PUTs were done), for complete, and the
+ * file's SHA-256 when it was known (complete declares it: it may never have been declared at presign).
+ */
+export function journalParts(run: Run, file: SendableFile, key: string): { parts?: SentPart[]; sha256?: string } {
   const rec = run.deps.journal.multipart(file.path);
   if (rec?.key !== key) return {};
-  return { parts: rec.parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })) };
+  return {
+    parts: rec.parts.map((p) => ({ partNumber: p.partNumber, etag: p.etag })),
+    ...(rec.sha256 ? { sha256: rec.sha256 } : {}),
+  };
 }
 
 /** The file is sent afresh: its multipart upload, if any, is forgotten and closed. */

@@ -78,6 +78,13 @@ export interface Run {
   held: Map<LocalFile, number>;
   /** Set once the service refused parts (the field, or the endpoint): every file goes as one PUT. */
   noParts: boolean;
+  /**
+   * Whether complete may declare the SHA-256 (an extension): false once the service refused the
+   * field, and from then on large files are hashed before presign again (./hash-alongside.ts).
+   */
+  lateChecksum: boolean;
+  /** Files left out of the identifier's batches, to be hashed while their parts are sent (./hash-alongside.ts). */
+  alongside: WeakSet<SendableFile>;
   /** The parts of every file run in one pool (made at the first file sent as parts). */
   parts?: { pool: Pool };
   /**
@@ -97,6 +104,8 @@ export interface ItemState {
   created?: true;
   /** Each file's SHA-256 (declared at presign) and what the library holds. */
   identity: ItemIdentity;
+  /** Its file, hashed while its parts were sent, turned out to be in the library: what the check said. */
+  foundLate?: ItemIdentity;
   completed: number;
   failure?: { name: string; message: string; keyRejected: boolean };
   /** The last admitted file's work; each file's complete waits for the one before. */

@@ -1,0 +1,291 @@
+// A large video hashed while its parts are sent (issue 41, src/upload/send/hash-alongside.ts),
+// against a real server on 127.0.0.1 (SQLite + disk): the parts start before the hash is done and
+// complete declares the SHA-256; a file the library already holds is found once hashed, its
+// multipart upload aborted and nothing of it left on the server, with the same events and summary
+// as when it was found before sending; an interrupted upload is continued by the next run, which
+// declares the hash at complete; a service that refuses the field at complete still gets the file,
+// and the files after it go the old way (hashed, then presign with the SHA-256).
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { NO_WAIT_RETRY } from '../../src/api/retry.js';
+import { sha256OfFile } from '../../src/upload/send/hash.js';
+import { openJournal } from '../../src/upload/send/journal.js';
+import type { Journal } from '../../src/upload/send/journal.js';
+import type { SendableFile } from '../../src/upload/send/transfer.js';
+import type { EngineApi } from '../../src/upload/send/engine.js';
+import type { UploadEvent } from '../../src/upload/send/events.js';
+import type { Library } from '../support/library.js';
+import { ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
+import { startSpecOnlyProxy } from '../support/spec-only-proxy.js';
+import { serverStorage, startS3 } from '../support/s3.js';
+
+const MIB = 1024 * 1024;
+/** Three parts of 8 MiB: above the 16 MiB from which the server offers parts. */
+const SIZE = 24 * MIB;
+
+let lib: Library | undefined;
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'contentlib-alongside-'));
+});
+afterAll(async () => rm(work, { recursive: true, force: true }));
+afterEach(async () => {
+  await lib?.dispose();
+  lib = undefined;
+});
+
+/** A valid video of SIZE bytes, its bytes its own. */
+async function bigVideo(name: string): Promise<string> {
+  const path = await sparseVideo(join(work, name), SIZE);
+  const handle = await open(path, 'r+');
+  try {
+    for (let at = SIZE / 4; at < SIZE; at += SIZE / 4) await handle.write(randomBytes(4096), 0, 4096, at);
+  } finally {
+    await handle.close();
+  }
+  return path;
+}
+
+const sha256 = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+
+const freshJournal = async () => openJournal(await mkdtemp(join(work, 'state-')), 'fresh-machine');
+
+/**
+ * The file hashed only once the journal shows one of its parts stored (at most 20 s): in the old
+ * order (hash, then presign) no part exists yet, so `sawPart` says whether the parts went first.
+ */
+function hashAfterFirstPart(journal: () => Journal) {
+  const seen = { sawPart: false, reads: 0 };
+  const hash = async (f: SendableFile, signal: AbortSignal) => {
+    seen.reads++;
+    const until = Date.now() + 20_000;
+    while (Date.now() < until && !seen.sawPart) {
+      seen.sawPart = (journal().multipart(f.path)?.parts.length ?? 0) > 0;
+      if (!seen.sawPart) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return sha256OfFile(f, signal);
+  };
+  return { seen, hash };
+}
+
+/** Events naming the file, by type, in order. */
+const typesOf = (events: UploadEvent[]) =>
+  events.filter((e) => 'file' in e && e.file?.role === 'file').map((e) => e.type);
+
+describe('a large video hashed while its parts are sent', () => {
+  it('sends parts before the hash is ready, and complete declares the SHA-256', { timeout: 60_000 }, async () => {
+    lib = await startLibrary();
+    const path = await bigVideo('new.mp4');
+    const journal = await lib.journal();
+    const proxy = await startSpecOnlyProxy(lib.url, { check: 'kept', sha256: 'kept', multipart: 'kept' });
+    const client = createApiClient({ baseUrl: proxy.url, apiKey: lib.key, retry: NO_WAIT_RETRY });
+    try {
+      const { seen, hash } = hashAfterFirstPart(() => journal);
+      const { summary, events } = await lib.upload(await plan([path]), { api: client, hash });
+      expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+      expect(seen).toEqual({ sawPart: true, reads: 1 });
+      // Presign asked for parts without a checksum; complete carried it.
+      expect(proxy.presigns).toHaveLength(1);
+      expect(proxy.presigns[0]).toMatchObject({ multipart: true });
+      expect(proxy.presigns[0]).not.toHaveProperty('sha256');
+      expect(proxy.completes).toHaveLength(1);
+      expect(proxy.completes[0]).toMatchObject({ sha256: await sha256(path) });
+      const { item } = await lib.client.get(summary.items[0]!.itemId!);
+      expect(item.sha256).toBe(await sha256(path));
+      // The events are those of any sent file, in order; the bytes counted once.
+      const order = typesOf(events).filter((t) => t !== 'progress');
+      expect(order).toEqual(['started', 'uploaded', 'completed']);
+      expect(summary.bytesSent).toBeGreaterThanOrEqual(SIZE);
+      expect(journal.multipart(path)).toBeUndefined();
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
+
+  it(
+    'a file the library holds: found once hashed, its parts aborted, nothing left on the server, the same events as before',
+    { timeout: 60_000 },
+    async () => {
+      lib = await startLibrary();
+      const path = await bigVideo('held.mp4');
+      const first = await lib.upload(await plan([path]));
+      const itemId = first.summary.items[0]!.itemId!;
+      // A fresh machine: its journal knows nothing, so only the library's check can find the file.
+      const journal = await freshJournal();
+      const aborted: string[] = [];
+      const client = lib.client;
+      const api: EngineApi = {
+        ...client,
+        dispatcher: client.dispatcher,
+        abortUpload: (body, o) => (aborted.push(body.key), client.abortUpload(body, o)),
+      };
+      const { seen, hash } = hashAfterFirstPart(() => journal);
+      const { summary, events } = await lib.upload(await plan([path]), { api, journal, hash });
+      expect(seen.sawPart).toBe(true);
+      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
+      // Only `skipped`, as for a file found before it was sent; no bytes counted as sent.
+      expect(typesOf(events)).toEqual(['skipped']);
+      expect(ofType(events, 'skipped')[0]).toMatchObject({ inLibrary: true, itemId });
+      expect(summary.bytesSent).toBe(0);
+      expect(summary.bytesKept).toBeUndefined();
+      // The multipart upload was aborted: closed on the server, its parts and staging gone.
+      expect(aborted).toHaveLength(1);
+      expect(await lib.client.abortUpload({ key: aborted[0]! })).toMatchObject({ aborted: false });
+      const dataDir = join(lib.dir, 'data');
+      expect(await readdir(join(dataDir, 'parts')).catch(() => [])).toEqual([]);
+      expect(await readdir(join(dataDir, 'staging')).catch(() => [])).toEqual([]);
+      expect(journal.multipart(path)).toBeUndefined();
+      expect(journal.completedItem((await plan([path])).items[0]!.files[0]!)).toBe(itemId);
+      expect(await lib.items()).toHaveLength(1);
+      journal.close();
+    },
+  );
+
+  it(
+    'an interrupted upload is continued by the next run, which declares the hash at complete',
+    { timeout: 60_000 },
+    async () => {
+      lib = await startLibrary();
+      const path = await bigVideo('resumed.mp4');
+      const journal = await lib.journal();
+      const stop = new AbortController();
+      // Ctrl-C once a part is stored, while the file is being hashed.
+      const { hash } = hashAfterFirstPart(() => journal);
+      const interrupted = await lib.upload(await plan([path]), {
+        signal: stop.signal,
+        hash: async (f, s) => {
+          const digest = await hash(f, s);
+          stop.abort();
+          return digest;
+        },
+      });
+      expect(interrupted.summary.interrupted).toBe(true);
+      const kept = journal.multipart(path);
+      expect(kept?.parts.length).toBeGreaterThan(0);
+      expect(kept?.sha256).toBeUndefined();
+      const again = await lib.upload(await plan([path]));
+      expect(again.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+      const started = ofType(again.events, 'started')[0]!;
+      expect(started.resumedFrom).toBeGreaterThan(0);
+      const { item } = await lib.client.get(again.summary.items[0]!.itemId!);
+      expect(item.sha256).toBe(await sha256(path));
+      expect(await lib.items()).toHaveLength(1);
+      expect(journal.multipart(path)).toBeUndefined();
+    },
+  );
+
+  it(
+    'parts stored, complete not answered: the next run completes with the hash the journal kept',
+    { timeout: 60_000 },
+    async () => {
+      lib = await startLibrary();
+      const path = await bigVideo('unanswered.mp4');
+      const journal = await lib.journal();
+      const completes: Array<Record<string, unknown>> = [];
+      const lost = await lib.upload(await plan([path]), {
+        api: {
+          ...lib.client,
+          dispatcher: lib.client.dispatcher,
+          complete: () => Promise.reject(new Error('the connection was lost')),
+        },
+      });
+      expect(lost.summary.items[0]?.status).toBe('failed');
+      expect(journal.multipart(path)?.sha256).toBe(await sha256(path));
+      const again = await lib.upload(await plan([path]), {
+        api: {
+          ...lib.client,
+          dispatcher: lib.client.dispatcher,
+          complete: (body, o) => (completes.push(body), lib!.client.complete(body, o)),
+        },
+      });
+      expect(again.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+      expect(completes).toHaveLength(1);
+      expect(completes[0]).toMatchObject({ sha256: await sha256(path) });
+      expect(ofType(again.events, 'started')).toHaveLength(0);
+    },
+  );
+
+  it(
+    'a service that refuses sha256 at complete: completed without it, and files started later are hashed before presign',
+    { timeout: 90_000 },
+    async () => {
+      lib = await startLibrary();
+      const paths = [await bigVideo('strict-1.mp4'), await bigVideo('strict-2.mp4'), await bigVideo('strict-3.mp4')];
+      const proxy = await startSpecOnlyProxy(lib.url, {
+        check: 'kept',
+        sha256: 'kept',
+        multipart: 'kept',
+        completeSha256: 'refused',
+      });
+      const client = createApiClient({ baseUrl: proxy.url, apiKey: lib.key, retry: NO_WAIT_RETRY });
+      try {
+        // How many presigns the proxy had seen when the engine learnt of the refusal.
+        let presignsBefore = -1;
+        const { summary, events } = await lib.upload(await plan(paths), { api: client, concurrency: 1 }, (e) => {
+          if (e.type === 'notice' && e.message.includes('no checksum at complete'))
+            presignsBefore = proxy.presigns.length;
+        });
+        expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+        expect(ofType(events, 'notice').filter((n) => n.message.includes('no checksum at complete'))).toHaveLength(1);
+        // Each complete refused for its sha256 was sent again without it: one complete without it per file.
+        expect(proxy.completes.filter((c) => 'sha256' in c).length).toBeGreaterThanOrEqual(1);
+        expect(proxy.completes.filter((c) => !('sha256' in c))).toHaveLength(3);
+        // The first went without a checksum at presign; those presigned after the refusal declare it there.
+        expect(proxy.presigns[0]).not.toHaveProperty('sha256');
+        expect(presignsBefore).toBeGreaterThanOrEqual(1);
+        for (const body of proxy.presigns.slice(presignsBefore)) expect(body).toHaveProperty('sha256');
+        for (const [n, o] of summary.items.entries()) {
+          const { item } = await lib.client.get(o.itemId!);
+          expect(item.sha256).toBe(await sha256(paths[n]!));
+        }
+      } finally {
+        await client.close();
+        await proxy.close();
+      }
+    },
+  );
+});
+
+// The same on S3 (the run's RADOS Gateway): the parts go to the bucket, the abort closes S3's own
+// multipart upload, and complete's SHA-256 is checked by reading the object back.
+describe('on S3 (RGW)', () => {
+  it(
+    'sends, then finds the same file from a fresh machine: its S3 multipart upload aborted, nothing open or staged',
+    { timeout: 200_000 },
+    async () => {
+      const s3 = await startS3();
+      try {
+        await s3.createBucket('alongside');
+        lib = await startLibrary(serverStorage(s3, `s3://${s3.bucket('alongside')}/lib`));
+        const path = await bigVideo('s3.mp4');
+        const first = await lib.upload(await plan([path]));
+        expect(first.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+        const itemId = first.summary.items[0]!.itemId!;
+        const { item } = await lib.client.get(itemId);
+        expect(item.sha256).toBe(await sha256(path));
+        const journal = await freshJournal();
+        const { seen, hash } = hashAfterFirstPart(() => journal);
+        const again = await lib.upload(await plan([path]), { journal, hash });
+        expect(seen.sawPart).toBe(true);
+        expect(again.summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId });
+        expect(typesOf(again.events)).toEqual(['skipped']);
+        expect(await s3.openUploads('alongside', 'lib/')).toEqual([]);
+        expect(await s3.listKeys('alongside', 'lib/staging/')).toEqual([]);
+        expect(await lib.items()).toHaveLength(1);
+        journal.close();
+      } finally {
+        await lib?.dispose();
+        lib = undefined;
+        await s3.stop();
+      }
+    },
+  );
+});
