@@ -26,6 +26,7 @@ import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
 import { scavenger } from './scavenge.js';
 import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
+import { writePace } from './write-pace.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -73,8 +74,9 @@ export interface FetchDeps {
    */
   hashThreadMinBytes?: number;
   /**
-   * A part file's writes are synchronous until one takes longer than this; then asynchronous
-   * (handleWritable). Default 20 ms; tests set -1 for asynchronous writes after the first.
+   * A part file's writes are synchronous until SLOW_IN_A_ROW in a row each take longer than this;
+   * then asynchronous (handleWritable, write-pace.ts). Default 20 ms; tests set -1 for
+   * asynchronous writes after the first SLOW_IN_A_ROW.
    */
   syncWriteMs?: number;
 }
@@ -89,7 +91,7 @@ export interface Fetched {
 }
 
 const STALL_MS = 120_000;
-/** A synchronous write that took longer than this: the file's next writes are asynchronous. */
+/** A synchronous write slower than this is slow (write-pace.ts). */
 const SYNC_WRITE_MS = 20;
 /** Below this, a worker thread (~30 ms and 15–19 MB to start) costs more than it saves. */
 const HASH_THREAD_MIN = 32 << 20;
@@ -231,12 +233,14 @@ function handleWritable(
   syncWriteMs: number,
 ): { stream: Writable; idle: () => Promise<void> } {
   let inFlight: Promise<void> = Promise.resolve();
-  // Written synchronously while that is quick: a 1 MiB write into the page cache takes well
-  // under a millisecond, and handing each to the thread pool (then pausing the socket until it
-  // answered) left the main thread idle ~70 % of a 1 GiB download (bench/notes.md, issue 41).
-  // One write slower than SYNC_WRITE_MS (a slow or network disk) turns this file's writes
-  // asynchronous, so that such a disk never holds the event loop (progress, Ctrl-C, the other
-  // transfers of an export) for long.
+  // Written synchronously while that is quick: a write into the page cache (one socket read, up
+  // to 64 KiB) takes tens of microseconds, and handing each to the thread pool (then pausing the
+  // socket until it answered) left the main thread idle ~70 % of a 1 GiB download
+  // (bench/notes.md, issue 41). Once the disk proves slow (write-pace.ts: slow writes in a row,
+  // not one, which a loaded machine gives any disk), this file's writes are asynchronous, so
+  // that such a disk never holds the event loop (progress, Ctrl-C, the other transfers of an
+  // export) for long.
+  const slowDisk = writePace(syncWriteMs);
   let quick = true;
   const writeAll = (buffers: Buffer[]): Promise<void> => {
     inFlight = (async () => {
@@ -245,7 +249,7 @@ function handleWritable(
       if (quick) {
         const started = performance.now();
         bytesWritten = writevSync(handle.fd, buffers);
-        if (performance.now() - started > syncWriteMs) quick = false;
+        if (slowDisk(performance.now() - started)) quick = false;
       } else ({ bytesWritten } = await handle.writev(buffers));
       // A short write (rare on files): the rest, in one more call.
       if (bytesWritten < total) await handle.write(Buffer.concat(buffers).subarray(bytesWritten));
