@@ -115,8 +115,9 @@ const HASH_THREAD_MIN = 32 << 20;
  * for the same cores and reads every byte back (bench/notes.md, issue 41). With 4 cores or
  * more, one is free for the worker. That side was never timed (this project's machines have 2
  * cores), but what bounds it was: the main thread's work is serial, and per GiB it took 1.6 s
- * of CPU hashing in-thread against 0.95 s with the worker (which took 0.7 s more, on its own
- * core there), so once bytes come faster than the main thread can take them (~0.7 GiB/s
+ * of CPU hashing in-thread against 0.95 s with the worker, which took 0.7 s more, on its own
+ * core there (measured over node:http, before raw-get.ts: less now on both sides, the hash's
+ * 0.55 s the same), so once bytes come faster than the main thread can take them (~0.7 GiB/s
  * in-thread: a fast LAN or a local server) the worker is what keeps up; the price, +0.1–0.2 s
  * of CPU and ~15 MB per GiB downloaded, stays within the download's 100 MB (92–93 MiB, with
  * the one malloc arena bin/contentlib.js gives a download exactly when this says 4 cores).

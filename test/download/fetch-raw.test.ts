@@ -109,6 +109,19 @@ describe('read off the socket', () => {
     expect((await readFile(dest)).equals(bytes)).toBe(true);
   });
 
+  it('hashed on a worker thread (hashThreadMinBytes 0, as a large file is with 4 cores), resumed part included', async () => {
+    const dest = join(dir, 'big.mp4');
+    await writeFile(`${dest}.x.part`, bytes.subarray(0, 1_000_000));
+    const got = await fetchToFile(
+      { url: fileUrl(), size: SIZE, sha256: sha },
+      dest,
+      `${dest}.x.part`,
+      deps({ hashThreadMinBytes: 0 }),
+    );
+    expect(got).toMatchObject({ bytes: SIZE, resumedFrom: 1_000_000, sha256: sha });
+    expect((await readFile(dest)).equals(bytes)).toBe(true);
+  });
+
   it('bytes that are not the file fail the SHA-256 check, the part file removed', async () => {
     const dest = join(dir, 'big.mp4');
     await writeFile(`${dest}.x.part`, Buffer.alloc(1_000_000, 7));
