@@ -4,7 +4,7 @@
 import type { LargeResult } from './large.js';
 import type { MultipartResult } from './multipart.js';
 import type { ScaleResult } from './scale.js';
-import type { DownloadResult } from './takeout.js';
+import { type DownloadResult, downloadReference } from './takeout.js';
 import { fixed } from './lib/stats.js';
 
 export interface Issue41Inputs {
@@ -80,7 +80,7 @@ function downloadRows(d: DownloadResult): Row[] {
       what: `download of ${fixed(d.bytes / 1024 ** 3, 0)} GiB: wall vs \`curl -o\``,
       before: '1.20×',
       goal: '≤ 1.1×',
-      now: `${fixed(d.clWallMs, 0)} / ${fixed(d.curlWallMs, 0)} ms = ${fixed(ratio, 2)}×`,
+      now: `${fixed(d.clWallMs, 0)} / ${fixed(d.curlWallMs, 0)} ms = ${fixed(ratio, 2)}× (${downloadReference(d)})`,
       met: ratio <= 1.1,
     },
     {

@@ -51,20 +51,24 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // one compiles, and caches its code, under the same flags.
   const command = loader.commandKey(args);
   if (['upload', 'download', 'export'].includes(command)) {
-    oneMallocArena();
+    if (command !== 'download' || hashesOnAWorker()) oneMallocArena();
     require('./upload-heap.js').boundUploadHeap();
   } else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
 }
 
 /**
- * The long commands (upload, its --watch for days, download, export) on one malloc arena. glibc
- * gives each thread that allocates its own arena and rarely hands their memory back: a watch grew
- * about 2.5 KB per uploaded file (110 → 125 MiB over 6,000 uploads), outside the JS heap, and a
- * 1 GiB download peaked at 119 MiB; with one arena the watch stays flat (106 → 107 MiB over
- * 5,000) and the download peaks at 105 MiB (bench/notes.md). The setting is read when the
+ * The long commands (upload, its --watch for days, export) on one malloc arena. glibc gives each
+ * thread that allocates its own arena and rarely hands their memory back: a watch grew about
+ * 2.5 KB per uploaded file (110 → 125 MiB over 6,000 uploads), outside the JS heap; with one
+ * arena it stays flat (106 → 107 MiB over 5,000; bench/notes.md). The setting is read when the
  * process starts, so the process replaces itself (same pid: Ctrl-C, kill and the journal's lock
- * behave as before; one more Node start-up, ~25 ms) with it set, unless the user has set it.
+ * behave as before; one more Node start-up) with it set, unless the user has set it. `download`
+ * only where it hashes on a worker thread (hashesOnAWorker): with its body's buffers scavenged as
+ * they go (src/download/scavenge.ts), a 1 GiB download hashed in-thread peaks at 81–83 MiB
+ * without it against 77–79 MiB with it, and the second start cost ~23 ms of CPU and 20–50 ms of
+ * wall, a few per cent of that download's time; hashed on a worker, whose own arena it would
+ * be, 96–98 MiB against 92–93 MiB, so over 100 MB without it (issue 41, bench/notes.md).
  * Linux only: other systems' allocators do not read it.
  */
 function oneMallocArena() {
@@ -80,4 +84,12 @@ function oneMallocArena() {
       MALLOC_ARENA_MAX: '1',
     },
   );
+}
+
+/**
+ * Whether a large download's SHA-256 runs on a worker thread: with 4 cores or more, as
+ * src/download/fetch.ts decides (hashThreadMin; keep the two together).
+ */
+function hashesOnAWorker() {
+  return require('node:os').availableParallelism() >= 4;
 }

@@ -14,7 +14,7 @@
 //   URL is fetched afresh (refreshUrl) and tried again. A size or checksum mismatch is final:
 //   the part file is removed.
 // - The signed URL is never printed or written anywhere: messages name it without its query.
-import { constants, writevSync } from 'node:fs';
+import { constants, writeSync, writevSync } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +26,8 @@ import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
 import { scavenger } from './scavenge.js';
 import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
+import { type RawOutcome, rawGet } from './raw-get.js';
+import { writePace } from './write-pace.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -73,8 +75,15 @@ export interface FetchDeps {
    */
   hashThreadMinBytes?: number;
   /**
-   * A part file's writes are synchronous until one takes longer than this; then asynchronous
-   * (handleWritable). Default 20 ms; tests set -1 for asynchronous writes after the first.
+   * A file of at least this many bytes, fetched to a part file from an http: URL, is read
+   * straight off its socket into one reused buffer (raw-get.ts); smaller ones, https: and
+   * streams over node:http's pools. Default 16 MiB; tests set 0 or Infinity.
+   */
+  rawMinBytes?: number;
+  /**
+   * A part file's writes are synchronous until SLOW_IN_A_ROW in a row each take longer than this;
+   * then asynchronous (handleWritable, write-pace.ts). Default 20 ms; tests set -1 for
+   * asynchronous writes after the first SLOW_IN_A_ROW.
    */
   syncWriteMs?: number;
 }
@@ -89,8 +98,13 @@ export interface Fetched {
 }
 
 const STALL_MS = 120_000;
-/** A synchronous write that took longer than this: the file's next writes are asynchronous. */
+/** A synchronous write slower than this is slow (write-pace.ts). */
 const SYNC_WRITE_MS = 20;
+/**
+ * From this size on a file's GET gets a connection of its own, read into one reused buffer
+ * (raw-get.ts); below it the pools' kept-alive connections save more (an export's many images).
+ */
+const RAW_MIN = 16 << 20;
 /** Below this, a worker thread (~30 ms and 15–19 MB to start) costs more than it saves. */
 const HASH_THREAD_MIN = 32 << 20;
 
@@ -99,7 +113,14 @@ const HASH_THREAD_MIN = 32 << 20;
  * reads, in time it would spend waiting anyway: measured against a local `serve`, a 1 GiB
  * download took 1.57–1.73 s hashing in-thread against 2.04–2.72 s on a worker, which competes
  * for the same cores and reads every byte back (bench/notes.md, issue 41). With 4 cores or
- * more, one is free for the worker, and the main thread keeps up with a faster network.
+ * more, one is free for the worker. That side was never timed (this project's machines have 2
+ * cores), but what bounds it was: the main thread's work is serial, and per GiB it took 1.6 s
+ * of CPU hashing in-thread against 0.95 s with the worker, which took 0.7 s more, on its own
+ * core there (measured over node:http, before raw-get.ts: less now on both sides, the hash's
+ * 0.55 s the same), so once bytes come faster than the main thread can take them (~0.7 GiB/s
+ * in-thread: a fast LAN or a local server) the worker is what keeps up; the price, +0.1–0.2 s
+ * of CPU and ~15 MB per GiB downloaded, stays within the download's 100 MB (92–93 MiB, with
+ * the one malloc arena bin/contentlib.js gives a download exactly when this says 4 cores).
  */
 function hashThreadMin(): number {
   return availableParallelism() >= 4 ? HASH_THREAD_MIN : Infinity;
@@ -119,6 +140,19 @@ interface Sink {
   writable(onWritten: (chunk: Buffer) => void): { stream: Writable; idle: () => Promise<void> };
   /** Start over from byte 0 (the store ignored the Range). */
   reset(): Promise<void>;
+  /**
+   * A part file's writer of borrowed bytes (raw-get.ts's views of its reused buffer), for one
+   * try: each view is written (or copied, on a slow disk) before take returns, then counted and
+   * hashed as `writable`'s chunks are. Streams have none.
+   */
+  direct?(onWritten: (chunk: Buffer) => void): DirectWriter;
+}
+
+interface DirectWriter {
+  /** Undefined once `view` is written; a promise while it is written asynchronously (a slow disk). */
+  take(view: Buffer): Promise<void> | undefined;
+  /** Resolves when no write is in flight. */
+  idle(): Promise<void>;
 }
 
 /** Fetches `file` into `dest` through the part file `part`; resolves once it is checked and renamed. */
@@ -205,6 +239,7 @@ async function fileSink(
     have,
     hash,
     writable: (onWritten) => handleWritable(handle, onWritten, syncWriteMs),
+    direct: (onWritten) => handleDirect(handle, onWritten, syncWriteMs),
     reset: async () => {
       // The worker is done reading before the file shrinks under it.
       await sink.hash?.reset();
@@ -231,12 +266,14 @@ function handleWritable(
   syncWriteMs: number,
 ): { stream: Writable; idle: () => Promise<void> } {
   let inFlight: Promise<void> = Promise.resolve();
-  // Written synchronously while that is quick: a 1 MiB write into the page cache takes well
-  // under a millisecond, and handing each to the thread pool (then pausing the socket until it
-  // answered) left the main thread idle ~70 % of a 1 GiB download (bench/notes.md, issue 41).
-  // One write slower than SYNC_WRITE_MS (a slow or network disk) turns this file's writes
-  // asynchronous, so that such a disk never holds the event loop (progress, Ctrl-C, the other
-  // transfers of an export) for long.
+  // Written synchronously while that is quick: a write into the page cache (one socket read, up
+  // to 64 KiB) takes tens of microseconds, and handing each to the thread pool (then pausing the
+  // socket until it answered) left the main thread idle ~70 % of a 1 GiB download
+  // (bench/notes.md, issue 41). Once the disk proves slow (write-pace.ts: slow writes in a row,
+  // not one, which a loaded machine gives any disk), this file's writes are asynchronous, so
+  // that such a disk never holds the event loop (progress, Ctrl-C, the other transfers of an
+  // export) for long.
+  const slowDisk = writePace(syncWriteMs);
   let quick = true;
   const writeAll = (buffers: Buffer[]): Promise<void> => {
     inFlight = (async () => {
@@ -245,7 +282,7 @@ function handleWritable(
       if (quick) {
         const started = performance.now();
         bytesWritten = writevSync(handle.fd, buffers);
-        if (performance.now() - started > syncWriteMs) quick = false;
+        if (slowDisk(performance.now() - started)) quick = false;
       } else ({ bytesWritten } = await handle.writev(buffers));
       // A short write (rare on files): the rest, in one more call.
       if (bytesWritten < total) await handle.write(Buffer.concat(buffers).subarray(bytesWritten));
@@ -263,6 +300,36 @@ function handleWritable(
     },
   });
   return { stream, idle: () => inFlight.catch(() => {}) };
+}
+
+/**
+ * handleWritable's twin for borrowed bytes: written synchronously straight from the view while
+ * the disk is quick; once it proves slow (write-pace.ts), each view is copied and written
+ * asynchronously, the socket held meanwhile.
+ */
+function handleDirect(handle: FileHandle, onWritten: (chunk: Buffer) => void, syncWriteMs: number): DirectWriter {
+  const slowDisk = writePace(syncWriteMs);
+  let quick = true;
+  let inFlight: Promise<void> = Promise.resolve();
+  return {
+    take(view) {
+      if (quick) {
+        const started = performance.now();
+        // A short write (rare on files): the rest, until all of it is written.
+        for (let at = 0; at < view.length;) at += writeSync(handle.fd, view, at);
+        if (slowDisk(performance.now() - started)) quick = false;
+        onWritten(view);
+        return undefined;
+      }
+      const copy = Buffer.from(view); // the view's buffer is refilled by the next socket read
+      inFlight = (async () => {
+        for (let at = 0; at < copy.length;) at += (await handle.write(copy, at)).bytesWritten;
+        onWritten(copy);
+      })();
+      return inFlight;
+    },
+    idle: () => inFlight.catch(() => {}),
+  };
 }
 
 async function fetchInto(file: RemoteFile, sink: Sink, deps: FetchDeps, label: string): Promise<Fetched> {
@@ -338,6 +405,35 @@ async function tryOnce(
   const from = sink.have;
   const thrown = (err: unknown) =>
     errorFromThrown(err, { method: 'GET', url: shown, timeoutMs: stallMs, signal: deps.signal });
+  if (sink.direct && file.size !== undefined && file.size >= (deps.rawMinBytes ?? RAW_MIN)) {
+    const target = new URL(url);
+    if (target.protocol === 'http:') {
+      const writer = sink.direct(onWritten);
+      let outcome: RawOutcome;
+      try {
+        outcome = await rawGet({
+          url: target,
+          headers: from > 0 ? { Range: `bytes=${from}-` } : {},
+          timeoutMs: stallMs,
+          signal: deps.signal,
+          // What the GET answers when all goes well; anything else is asked again over
+          // node:http below, which knows how to read, report and retry it.
+          accept: (status, headers) => {
+            const ok =
+              from === 0 ? status === 200 : status === 206 && rangeStart(headers.get('content-range')) === from;
+            if (ok) deps.onStart?.(sink.have, file.size);
+            return ok;
+          },
+          body: (view) => writer.take(view),
+        });
+      } catch (err) {
+        // The next try asks for the range after the last byte really written.
+        await writer.idle();
+        throw thrown(err);
+      }
+      if (outcome === 'done') return;
+    }
+  }
   let res: OpenAnswer;
   try {
     res = await deps.http.open({
