@@ -51,7 +51,7 @@ export function shownPath(abs: string, cwd: string): string {
 }
 
 /** What comes before an entry's name in how messages show the entries of `dir` (unescaped). */
-function entryPrefix(dir: string, cwd: string): string {
+export function entryPrefix(dir: string, cwd: string): string {
   const rel = relative(cwd, dir);
   if (rel === '') return '';
   return `${rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dir}${sep}`;
