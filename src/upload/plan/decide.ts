@@ -99,7 +99,8 @@ export class PackedItem implements PlannedItem {
   contentItemId?: string;
   thumbnail?: InspectedFile;
   readonly #table: FileTable;
-  readonly #ids: readonly number[];
+  /** The files' ids; a run of consecutive ids (a folder read in order) as its first and count. */
+  readonly #ids: readonly number[] | { first: number; count: number };
 
   constructor(
     table: FileTable,
@@ -107,7 +108,8 @@ export class PackedItem implements PlannedItem {
     fields: Omit<PlannedItem, 'files' | 'thumbnail' | 'contentItemId'> & { contentItemId?: string | undefined },
   ) {
     this.#table = table;
-    this.#ids = ids;
+    const first = ids[0] ?? 0;
+    this.#ids = ids.every((id, k) => id === first + k) ? { first, count: ids.length } : ids;
     this.type = fields.type;
     this.metadata = fields.metadata;
     this.source = fields.source;
@@ -115,7 +117,9 @@ export class PackedItem implements PlannedItem {
   }
 
   get files(): InspectedFile[] {
-    return this.#ids.map((id) => this.#table.file(id));
+    const ids = this.#ids;
+    if (!('first' in ids)) return ids.map((id) => this.#table.file(id));
+    return Array.from({ length: ids.count }, (_, k) => this.#table.file(ids.first + k));
   }
 }
 

@@ -100,6 +100,20 @@ export class FileTable {
     return id;
   }
 
+  /**
+   * Every file is added: the arrays shrink to what they hold, and the folders' index goes (a
+   * file added after this gets a folder entry of its own, which costs memory, not correctness).
+   */
+  seal(): void {
+    const n = this.length;
+    this.#folderOf = this.#folderOf.slice(0, n);
+    this.#sizes = this.#sizes.slice(0, n);
+    this.#mtimes = this.#mtimes.slice(0, n);
+    this.#formats = this.#formats.slice(0, n);
+    this.#ends = this.#ends.slice(0, n);
+    this.#folderIds.clear();
+  }
+
   /** A fresh record of file `id`: the same fields as when it was added. */
   file(id: number): InspectedFile {
     const rare = this.#rare.get(id);

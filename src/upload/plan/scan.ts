@@ -62,6 +62,13 @@ export interface ScanOptions {
   thumbnail?: string;
 }
 
+/** Files to inspect, read one at a time (a walk's candidates are packed: plan-inputs.ts). */
+interface ToInspect {
+  readonly length: number;
+  path(k: number): string;
+  shown(k: number): string;
+}
+
 /** Files inspected at once when the disk is slow, and videos probed at once. */
 const INSPECT_CONCURRENCY = 8;
 
@@ -79,7 +86,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     scanned.manifest = [];
     for (const item of loaded.items) {
       const ids = await inspectAll(
-        item.files.map((path) => ({ path, shown: shownPath(path, cwd) })),
+        { length: item.files.length, path: (k) => item.files[k]!, shown: (k) => shownPath(item.files[k]!, cwd) },
         table,
       );
       // The name the library is told, where the manifest gives one (an export's carousel images
@@ -96,11 +103,11 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     const inspected = await inspectAll(expanded.candidates, table);
     // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
     const withdrawn = new Set<number>();
-    expanded.candidates.forEach((c, k) => {
-      const id = inspected[k]!;
-      if (c.skippedAt === undefined) files.push(id);
+    inspected.forEach((id, k) => {
+      const skippedAt = expanded.candidates.skippedAt(k);
+      if (skippedAt === undefined) files.push(id);
       else if (table.file(id).realFormat) {
-        withdrawn.add(c.skippedAt);
+        withdrawn.add(skippedAt);
         files.push(id);
       }
     });
@@ -108,6 +115,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     if (options.thumbnail) scanned.thumbnail = await inspect(resolve(cwd, options.thumbnail), options.thumbnail);
     listed = expanded.listed;
   }
+  table.seal();
   const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : files;
   scanned.sidecars = await readSidecars(all, table, cwd, listed, confinedTo);
   return scanned;
@@ -126,19 +134,16 @@ async function inspect(path: string, shown: string): Promise<ScannedFile> {
  * INSPECT_CONCURRENCY at a time; only their records wait for it, every other file is packed
  * as soon as it is inspected.
  */
-async function inspectAll(
-  candidates: ReadonlyArray<{ path: string; shown: string }>,
-  table: FileTable,
-): Promise<number[]> {
+async function inspectAll(candidates: ToInspect, table: FileTable): Promise<number[]> {
   const ids: number[] = new Array<number>(candidates.length);
   const probes: Array<{ at: number; scanned: ScannedFile }> = [];
   let next = 0;
   let sliceStart = performance.now();
   let sliceFiles = 0;
   while (next < candidates.length) {
-    const c = candidates[next]!;
-    const { file, needsProbe } = inspectFileSync(c.path, c.shown);
-    if (needsProbe) probes.push({ at: next, scanned: { file, shown: c.shown } });
+    const shown = candidates.shown(next);
+    const { file, needsProbe } = inspectFileSync(candidates.path(next), shown);
+    if (needsProbe) probes.push({ at: next, scanned: { file, shown } });
     else ids[next] = table.add(file);
     next++;
     sliceFiles++;
@@ -152,8 +157,7 @@ async function inspectAll(
   // Added in the order they are done: an id says nothing about the order, `ids` does.
   await inParallel(candidates.length - next, async (k) => {
     const i = next + k;
-    const c = candidates[i]!;
-    ids[i] = table.add((await inspect(c.path, c.shown)).file);
+    ids[i] = table.add((await inspect(candidates.path(i), candidates.shown(i))).file);
   });
   await inParallel(probes.length, async (k) => {
     const { scanned } = probes[k]!;
