@@ -370,9 +370,7 @@ function splitGroup(group: Group): Group[] {
 /** Natural name order, the source's name, and where its sidecar may be. */
 function finishFolderCarousel(group: Group, table: FileTable, cwd: string, options: PlanOptions): void {
   const keyed = group.files.map((id) => ({ id, name: table.name(id), path: table.path(id) }));
-  keyed.sort(
-    (a, b) => naturalOrder.compare(a.name, b.name) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
-  );
+  keyed.sort((a, b) => naturalOrder.compare(a.name, b.name) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   group.files = keyed.map((k) => k.id);
   const dirs = new Set(group.files.map((id) => table.folder(id)));
   const dir = dirs.size === 1 ? [...dirs][0] : undefined;
