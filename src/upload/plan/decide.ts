@@ -301,7 +301,7 @@ function groupsFromInputs(
   const groups: Group[] = [];
   const carousels = new Map<string, Group>();
   for (const id of files) {
-    const media = placeableMedia(table.file(id));
+    const media = placeableMedia(table, id);
     if (media === 'video') {
       if (options.to) {
         plan.problems.push({
@@ -369,9 +369,14 @@ function splitGroup(group: Group): Group[] {
 
 /** Natural name order, the source's name, and where its sidecar may be. */
 function finishFolderCarousel(group: Group, table: FileTable, cwd: string, options: PlanOptions): void {
-  const keyed = group.files.map((id) => ({ id, name: table.name(id), path: table.path(id) }));
-  keyed.sort((a, b) => naturalOrder.compare(a.name, b.name) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  group.files = keyed.map((k) => k.id);
+  // Names read once; paths only for a tie (the same name in two folders: --carousel, --to).
+  const names = new Map(group.files.map((id) => [id, table.name(id)]));
+  group.files.sort((a, b) => {
+    const byName = naturalOrder.compare(names.get(a)!, names.get(b)!);
+    if (byName !== 0) return byName;
+    const [pa, pb] = [table.path(a), table.path(b)];
+    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  });
   const dirs = new Set(group.files.map((id) => table.folder(id)));
   const dir = dirs.size === 1 ? [...dirs][0] : undefined;
   if (dir !== undefined) group.source = shownPath(dir, cwd);
@@ -403,8 +408,8 @@ function groupsFromManifest(
       else listedIn.set(path, item.label);
     }
     reportInspected(files, table, plan);
-    const placed = files.filter((id) => placeableMedia(table.file(id)) !== undefined);
-    const videos = placed.filter((id) => placeableMedia(table.file(id)) === 'video');
+    const placed = files.filter((id) => placeableMedia(table, id) !== undefined);
+    const videos = placed.filter((id) => placeableMedia(table, id) === 'video');
     const manifestProblem = (actual: string, message: string, hint: string) =>
       plan.problems.push({ file: item.label, rule: 'manifest', actual, message, hint });
     if (videos.length > 0 && videos.length < placed.length) {
@@ -604,11 +609,13 @@ function findSidecar(
 }
 
 /** The media a file will be uploaded as: its real format's, or its name's when the bytes are unrecognised. */
-function placeableMedia(file: InspectedFile): Media | undefined {
-  if (file.realFormat) return FORMATS[file.realFormat].media;
+function placeableMedia(table: FileTable, id: number): Media | undefined {
+  const realFormat = table.realFormat(id);
+  if (realFormat) return FORMATS[realFormat].media;
   // A missing or unreadable file is not placed (it is only a problem); an empty or damaged one
   // is, so that the carousel count reads as the user expects.
-  if (file.extFormat && !file.problems.some((p) => p.rule === 'exists' || p.rule === 'readable'))
-    return FORMATS[file.extFormat].media;
+  const extFormat = table.extFormat(id);
+  if (extFormat && !table.problems(id).some((p) => p.rule === 'exists' || p.rule === 'readable'))
+    return FORMATS[extFormat].media;
   return undefined;
 }

@@ -117,9 +117,8 @@ export class FileTable {
   /** A fresh record of file `id`: the same fields as when it was added. */
   file(id: number): InspectedFile {
     const rare = this.#rare.get(id);
-    const codes = this.#formats[id]!;
-    const extFormat = codes & 15 ? FORMAT_NAMES[(codes & 15) - 1] : undefined;
-    const realFormat = codes >> 4 ? FORMAT_NAMES[(codes >> 4) - 1] : undefined;
+    const extFormat = this.extFormat(id);
+    const realFormat = this.realFormat(id);
     const file: InspectedFile = {
       path: this.path(id),
       name: rare?.name ?? this.#base(id),
@@ -153,6 +152,18 @@ export class FileTable {
 
   size(id: number): number {
     return this.#sizes[id]!;
+  }
+
+  /** The format the file's name claims. */
+  extFormat(id: number): Format | undefined {
+    const code = this.#formats[id]! & 15;
+    return code ? FORMAT_NAMES[code - 1] : undefined;
+  }
+
+  /** The format the file's bytes are in. */
+  realFormat(id: number): Format | undefined {
+    const code = this.#formats[id]! >> 4;
+    return code ? FORMAT_NAMES[code - 1] : undefined;
   }
 
   /** Why the file cannot be uploaded (inspection's problems). */

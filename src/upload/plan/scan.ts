@@ -106,7 +106,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     inspected.forEach((id, k) => {
       const skippedAt = expanded.candidates.skippedAt(k);
       if (skippedAt === undefined) files.push(id);
-      else if (table.file(id).realFormat) {
+      else if (table.realFormat(id)) {
         withdrawn.add(skippedAt);
         files.push(id);
       }
@@ -202,10 +202,9 @@ async function readSidecars(
   const paths = new Set<string>();
   const folders = new Set<string>();
   for (const id of files) {
-    const file = table.file(id);
-    const format = file.realFormat ?? file.extFormat;
-    if (format && FORMATS[format].media === 'video') paths.add(videoSidecarName(file.path));
-    const folder = dirname(file.path);
+    const format = table.realFormat(id) ?? table.extFormat(id);
+    if (format && FORMATS[format].media === 'video') paths.add(videoSidecarName(table.path(id)));
+    const folder = table.folder(id);
     if (folders.has(folder)) continue;
     folders.add(folder);
     for (const name of carouselSidecarNames(folder)) paths.add(name);
