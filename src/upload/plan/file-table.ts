@@ -88,15 +88,19 @@ export class FileTable {
       this.#chunks.push(this.#pending.join(''));
       this.#pending = [];
     }
-    const rare: Rare = {};
-    if (file.name !== base) rare.name = file.name;
-    if (this.#pathOf(f, base) !== file.path) rare.path = file.path;
+    // Most files have none of this: nothing is made for them.
+    const rare = (): Rare => {
+      let r = this.#rare.get(id);
+      if (!r) this.#rare.set(id, (r = {}));
+      return r;
+    };
+    if (file.name !== base) rare().name = file.name;
+    if (this.#pathOf(f, base) !== file.path) rare().path = file.path;
     if (file.contentType !== (file.realFormat ? FORMATS[file.realFormat].mime : undefined))
-      rare.contentType = file.contentType;
-    if (file.durationSeconds !== undefined) rare.durationSeconds = file.durationSeconds;
-    if (file.problems.length > 0) rare.problems = file.problems;
-    if (file.warnings.length > 0) rare.warnings = file.warnings;
-    if (Object.keys(rare).length > 0) this.#rare.set(id, rare);
+      rare().contentType = file.contentType;
+    if (file.durationSeconds !== undefined) rare().durationSeconds = file.durationSeconds;
+    if (file.problems.length > 0) rare().problems = file.problems;
+    if (file.warnings.length > 0) rare().warnings = file.warnings;
     return id;
   }
 
@@ -188,6 +192,8 @@ export class FileTable {
     if (rare?.path !== undefined) return shownPath(rare.path, this.#cwd);
     const f = this.#folderOf[id]!;
     const base = this.#base(id);
+    // The root folder ('/') ends with its separator: entryPrefix would double it.
+    if (this.#folders[f]!.endsWith(sep)) return shownPath(this.path(id), this.#cwd);
     const prefix = (this.#shownPrefix[f] ??= entryPrefix(this.#folders[f]!, this.#cwd));
     return prefix === '' && base.startsWith('..') ? shownPath(this.path(id), this.#cwd) : escapeName(prefix + base);
   }
