@@ -10,6 +10,7 @@ import type { ResolvedManifestItem } from '../../src/upload/plan/manifest.js';
 import type { ItemMetadata } from '../../src/api/schemas.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem, Sidecar } from '../../src/upload/plan/scan.js';
+import { FileTable } from '../../src/upload/plan/file-table.js';
 
 const CWD = '/work';
 const ID = '6f1c0a5e-8d0b-4f5e-9a57-2b1d3c4e5f60';
@@ -43,14 +44,16 @@ const names = (n: number, ext: string) => Array.from({ length: n }, (_, i) => `$
 const sidecar = (shown: string, metadata: ItemMetadata): Record<string, Sidecar> => ({
   [join(CWD, shown)]: { shown, metadata },
 });
+/** A manifest item as given here: its files as records (run() packs them as the scan does). */
+type GivenManifestItem = Omit<ScannedManifestItem, 'files'> & { files: ScannedFile[] };
 /** Item `n` of m.json. */
-function item(n: number, files: ScannedFile[], extra: Partial<ResolvedManifestItem> = {}): ScannedManifestItem {
+function item(n: number, files: ScannedFile[], extra: Partial<ResolvedManifestItem> = {}): GivenManifestItem {
   return { item: { files: files.map((f) => f.file.path), metadata: {}, label: `m.json item ${n}`, ...extra }, files };
 }
 
 interface Given {
   files?: ScannedFile[];
-  manifest?: ScannedManifestItem[];
+  manifest?: GivenManifestItem[];
   sidecars?: Record<string, Sidecar>;
   thumbnail?: ScannedFile;
   /** What was typed; one path unless said (none with a manifest). */
@@ -59,10 +62,13 @@ interface Given {
 }
 
 function run(g: Given): UploadPlan {
+  const table = new FileTable(CWD);
+  const pack = (files: ScannedFile[]) => files.map((s) => table.add(s.file));
   const scanned: Scanned = {
     cwd: CWD,
-    files: g.files ?? [],
-    ...(g.manifest ? { manifest: g.manifest } : {}),
+    table,
+    files: pack(g.files ?? []),
+    ...(g.manifest ? { manifest: g.manifest.map((m) => ({ ...m, files: pack(m.files) })) } : {}),
     problems: [],
     skipped: [],
     sidecars: g.sidecars ?? {},

@@ -34,13 +34,14 @@ describe('scan', () => {
       'notes.txt': 'other/notes.txt',
     });
     const s = await scan(['v.mp4', 'set', 'missing.mp4', 'notes.txt'], { thumbnail: 'thumb.webp' }, cwd());
-    expect(s.files.map((f) => [f.shown, f.file.contentType, f.file.durationSeconds])).toEqual([
+    const files = s.files.map((id) => ({ shown: s.table.shown(id), file: s.table.file(id) }));
+    expect(files.map((f) => [f.shown, f.file.contentType, f.file.durationSeconds])).toEqual([
       ['v.mp4', 'video/mp4', 5],
       ['set/1.jpg', 'image/jpeg', undefined],
       ['set/2.png', 'image/png', undefined],
       ['notes.txt', undefined, undefined],
     ]);
-    expect(s.files[3]!.file.problems.map((x) => x.rule)).toEqual(['format']);
+    expect(files[3]!.file.problems.map((x) => x.rule)).toEqual(['format']);
     expect(s.problems.map((x) => `${x.file} ${x.rule}`)).toEqual(['missing.mp4 exists']);
     // Every .json is a skip candidate until decide() knows which were read as sidecars.
     expect(s.skipped).toEqual([expect.objectContaining({ path: 'set/carousel.json', kind: 'sidecar' })]);

@@ -8,6 +8,7 @@ import type { TargetInfo } from '../target.js';
 import type { ProgressListener } from './progress-shared.js';
 import type { SummaryLine } from './upload-ndjson.js';
 import { flushed } from './progress-shared.js';
+import { write } from './mode.js';
 
 /**
  * A summary item in the names `ls --json` uses: `id` (not itemId) and `type`; what this run did
@@ -36,7 +37,7 @@ export function summaryItem(o: ItemOutcome): SummaryLine['items'][number] {
 }
 
 /** The last NDJSON line: every field, whatever the outcome (docs/cli.md; SummarySchema). */
-export function summaryObject(summary: UploadSummary, target: TargetInfo | null = null): SummaryLine {
+export function summaryObject(summary: UploadSummary, target: TargetInfo | null = null, withItems = true): SummaryLine {
   const n = (s: string) => summary.items.filter((o) => o.status === s && !(s === 'created' && o.appended)).length;
   return {
     type: 'summary',
@@ -59,8 +60,29 @@ export function summaryObject(summary: UploadSummary, target: TargetInfo | null 
     bytesSent: summary.bytesSent,
     bytesKept: summary.bytesKept ?? 0,
     ms: Math.round(summary.ms),
-    items: summary.items.map(summaryItem),
+    items: withItems ? summary.items.map(summaryItem) : [],
   };
+}
+
+/** Text written at once while the summary line is written item by item. */
+const SUMMARY_BATCH_CHARS = 64 * 1024;
+
+/**
+ * The summary line as `JSON.stringify(summaryObject(summary, target))` writes it, item by item:
+ * the line of a run of 10,000 items is ~3 MB, and as one object and one string it was the
+ * largest thing a bulk upload held, at its very end (bench/notes.md, issue 41).
+ */
+async function writeSummaryLine(io: IO, summary: UploadSummary, target: TargetInfo | null): Promise<void> {
+  const head = JSON.stringify(summaryObject(summary, target, false));
+  // `items` is the object's last key: its empty list and the closing brace are written last.
+  let text = head.slice(0, -2);
+  for (const [k, o] of summary.items.entries()) {
+    text += (k === 0 ? '' : ',') + JSON.stringify(summaryItem(o));
+    if (text.length < SUMMARY_BATCH_CHARS) continue;
+    if (!io.stdout.destroyed) await write(io.stdout, text);
+    text = '';
+  }
+  if (!io.stdout.destroyed) await write(io.stdout, `${text}]}\n`);
 }
 
 /** The summary of a run that sent nothing: refused (its problems, a missing key…) or stopped before it began. */
@@ -81,11 +103,15 @@ export function emptySummary(o: {
   };
 }
 
-/** `line`: how each object becomes text (JSON, or filtered by --json fields / --jq). */
+/**
+ * `line`: how each object becomes text (JSON, or filtered by --json fields / --jq); `plain`: it is
+ * JSON.stringify's text and a newline, so the summary may be written item by item.
+ */
 export function createJsonProgress(
   io: IO,
   target?: TargetInfo,
   line: (value: object) => Promise<string> | string = (v) => `${JSON.stringify(v)}\n`,
+  plain = false,
 ): ProgressListener {
   const { emit, drained } = createJsonLines(io, line);
   return {
@@ -94,8 +120,13 @@ export function createJsonProgress(
       emit(event.type === 'planned' && target ? { ...event, target } : event);
     },
     async finish(summary) {
-      emit(summaryObject(summary, target ?? null));
-      await drained();
+      if (plain) {
+        await drained();
+        await writeSummaryLine(io, summary, target ?? null);
+      } else {
+        emit(summaryObject(summary, target ?? null));
+        await drained();
+      }
       await flushed(io.stdout);
     },
     stop: async () => {

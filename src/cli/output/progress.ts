@@ -27,7 +27,13 @@ export async function createProgress(kind: ProgressKind, io: IO, o: ProgressOpti
   if (kind === 'json') {
     const { formatJson } = await import('./json.js');
     const sel = o.json ?? {};
-    return (await import('./progress-json.js')).createJsonProgress(io, o.target, (v) => formatJson(v, sel, false));
+    const plain = sel.jq === undefined && sel.fields === undefined;
+    return (await import('./progress-json.js')).createJsonProgress(
+      io,
+      o.target,
+      (v) => formatJson(v, sel, false),
+      plain,
+    );
   }
   if (kind === 'tty') return (await import('./progress-tty.js')).createTtyProgress(io, o.clock);
   return (await import('./progress-plain.js')).createPlainProgress(io, o.clock, o.heartbeatMs);

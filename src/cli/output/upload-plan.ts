@@ -47,34 +47,64 @@ export function planRows(plan: UploadPlan, lookup?: Lookup): string[][] {
 export function planJson(plan: UploadPlan, lookup?: Lookup) {
   return {
     type: 'dry-run' as const,
-    items: plan.items.map((item, i) => ({
-      type: item.type,
-      source: item.source,
-      ...(item.contentItemId ? { contentItemId: item.contentItemId } : {}),
-      metadata: item.metadata,
-      ...(lookup?.views[i] ? { library: lookup.views[i] } : {}),
-      files: item.files.map((f, n) => ({
-        path: f.path,
-        name: f.name,
-        size: f.size,
-        contentType: f.contentType,
-        ...(f.durationSeconds === undefined ? {} : { durationSeconds: f.durationSeconds }),
-        ...(lookup?.sha256[i]?.[n] ? { sha256: lookup.sha256[i]![n] } : {}),
-      })),
-      ...(item.thumbnail
-        ? {
-            thumbnail: {
-              path: item.thumbnail.path,
-              size: item.thumbnail.size,
-              contentType: item.thumbnail.contentType,
-            },
-          }
-        : {}),
+    items: plan.items.map((item, i) => itemJson(item, i, lookup)),
+    ...planTail(plan),
+  };
+}
+
+function itemJson(item: UploadPlan['items'][number], i: number, lookup?: Lookup) {
+  return {
+    type: item.type,
+    source: item.source,
+    ...(item.contentItemId ? { contentItemId: item.contentItemId } : {}),
+    metadata: item.metadata,
+    ...(lookup?.views[i] ? { library: lookup.views[i] } : {}),
+    files: item.files.map((f, n) => ({
+      path: f.path,
+      name: f.name,
+      size: f.size,
+      contentType: f.contentType,
+      ...(f.durationSeconds === undefined ? {} : { durationSeconds: f.durationSeconds }),
+      ...(lookup?.sha256[i]?.[n] ? { sha256: lookup.sha256[i]![n] } : {}),
     })),
+    ...(item.thumbnail
+      ? {
+          thumbnail: {
+            path: item.thumbnail.path,
+            size: item.thumbnail.size,
+            contentType: item.thumbnail.contentType,
+          },
+        }
+      : {}),
+  };
+}
+
+/** What follows the items in the dry run's JSON. */
+function planTail(plan: UploadPlan) {
+  return {
     skipped: plan.skipped,
     leftOut: plan.leftOut.map((l) => ({ source: l.source, paths: l.paths, problems: l.problems })),
     warnings: plan.warnings,
   };
+}
+
+/** Text written at once while the JSON is streamed. */
+const JSON_BATCH_CHARS = 64 * 1024;
+
+/**
+ * The text of `JSON.stringify(planJson(plan, lookup))` and a newline, written item by item: a plan
+ * of 100,000 files never exists as one object nor as one 20 MB string (bench/notes.md, issue 41).
+ */
+async function writePlanJson(io: IO, plan: UploadPlan, lookup?: Lookup): Promise<void> {
+  const head = JSON.stringify({ type: 'dry-run', items: [] });
+  let text = head.slice(0, -2);
+  for (const [i, item] of plan.items.entries()) {
+    text += (i === 0 ? '' : ',') + JSON.stringify(itemJson(item, i, lookup));
+    if (text.length < JSON_BATCH_CHARS) continue;
+    await write(io.stdout, text);
+    text = '';
+  }
+  await write(io.stdout, `${text}],${JSON.stringify(planTail(plan)).slice(1)}\n`);
 }
 
 /**
@@ -97,7 +127,8 @@ export async function printPlan(
   sel: JsonSelection = {},
   lookup?: Lookup,
 ): Promise<void> {
-  if (mode === 'json') await write(io.stdout, await formatJson(planJson(plan, lookup), sel, false));
+  if (mode === 'json' && sel.jq === undefined && sel.fields === undefined) await writePlanJson(io, plan, lookup);
+  else if (mode === 'json') await write(io.stdout, await formatJson(planJson(plan, lookup), sel, false));
   else {
     if (lookup?.notice) await write(io.stderr, `Note: ${lookup.notice}\n`);
     const rows = planRows(plan, lookup);

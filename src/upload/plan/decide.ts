@@ -37,6 +37,7 @@ import { checkMetadata, clean, hasMetadata, mergeMetadata } from './plan-metadat
 import { carouselSidecarNames, videoSidecarName } from '../../rules/folder-names.js';
 import type { PlanProblem } from '../../rules/problem.js';
 import type { Scanned, ScannedFile, ScannedManifestItem } from './scan.js';
+import type { FileTable } from './file-table.js';
 import { strictProblems } from './skips.js';
 
 export interface PlanOptions {
@@ -72,8 +73,11 @@ export interface PlanOptions {
 
 export interface PlannedItem {
   type: ContentType;
-  /** One video, or a carousel's images in upload order (natural name order, or the manifest's). */
-  files: InspectedFile[];
+  /**
+   * One video, or a carousel's images in upload order (natural name order, or the manifest's).
+   * A plan's items make these records again at each read (PackedItem): read it once per use.
+   */
+  readonly files: InspectedFile[];
   /** Set with --to (or a manifest item's "to"): append to this carousel instead of creating one. */
   contentItemId?: string;
   /** flags < sidecar < manifest, merged; empty with --to. */
@@ -81,6 +85,42 @@ export interface PlannedItem {
   thumbnail?: InspectedFile;
   /** The file, directory or manifest item it came from, as the user would name it. */
   source: string;
+}
+
+/**
+ * An item as planning makes it: its files as ids in the scan's table (./file-table.ts), their
+ * records made again each time `files` is read and dropped by the reader, so that a plan of
+ * 100,000 files holds no record of a file for the whole run.
+ */
+export class PackedItem implements PlannedItem {
+  type: ContentType;
+  metadata: ItemMetadata;
+  source: string;
+  contentItemId?: string;
+  thumbnail?: InspectedFile;
+  readonly #table: FileTable;
+  /** The files' ids; a run of consecutive ids (a folder read in order) as its first and count. */
+  readonly #ids: readonly number[] | { first: number; count: number };
+
+  constructor(
+    table: FileTable,
+    ids: readonly number[],
+    fields: Omit<PlannedItem, 'files' | 'thumbnail' | 'contentItemId'> & { contentItemId?: string | undefined },
+  ) {
+    this.#table = table;
+    const first = ids[0] ?? 0;
+    this.#ids = ids.every((id, k) => id === first + k) ? { first, count: ids.length } : ids;
+    this.type = fields.type;
+    this.metadata = fields.metadata;
+    this.source = fields.source;
+    if (fields.contentItemId !== undefined) this.contentItemId = fields.contentItemId;
+  }
+
+  get files(): InspectedFile[] {
+    const ids = this.#ids;
+    if (!('first' in ids)) return ids.map((id) => this.#table.file(id));
+    return Array.from({ length: ids.count }, (_, k) => this.#table.file(ids.first + k));
+  }
 }
 
 /** A file ready to send: its format is known from its bytes. */
@@ -130,7 +170,8 @@ export interface LeftOut {
 /** Files bound to become one item, before the rules are applied. */
 interface Group {
   kind: Media;
-  files: ScannedFile[];
+  /** Ids in the scan's table. */
+  files: number[];
   source: string;
   origin: CarouselOrigin | 'video';
   explicitType?: ContentType;
@@ -154,8 +195,8 @@ export function decide(scanned: Scanned, inputs: readonly string[], options: Pla
   plan.problems.push(...scanned.problems);
   plan.skipped.push(...scanned.skipped);
   const groups = scanned.manifest
-    ? groupsFromManifest(scanned.manifest, options, scanned.cwd, plan)
-    : groupsFromInputs(scanned.files, options, scanned.cwd, plan);
+    ? groupsFromManifest(scanned.manifest, scanned.table, options, scanned.cwd, plan)
+    : groupsFromInputs(scanned.files, scanned.table, options, scanned.cwd, plan);
 
   let titlesFromFlags = 0;
   const sidecarsRead = new Set<string>();
@@ -242,23 +283,29 @@ function checkOptions(inputs: readonly string[], options: PlanOptions, flags: It
 }
 
 /** What inspection found wrong with the files, and what it noticed, in their order. */
-function reportInspected(files: readonly ScannedFile[], plan: UploadPlan): void {
-  for (const s of files) {
-    plan.problems.push(...s.file.problems);
-    plan.warnings.push(...s.file.warnings);
+function reportInspected(files: readonly number[], table: FileTable, plan: UploadPlan): void {
+  for (const id of files) {
+    plan.problems.push(...table.problems(id));
+    plan.warnings.push(...table.warnings(id));
   }
 }
 
-function groupsFromInputs(files: readonly ScannedFile[], options: PlanOptions, cwd: string, plan: UploadPlan): Group[] {
-  reportInspected(files, plan);
+function groupsFromInputs(
+  files: readonly number[],
+  table: FileTable,
+  options: PlanOptions,
+  cwd: string,
+  plan: UploadPlan,
+): Group[] {
+  reportInspected(files, table, plan);
   const groups: Group[] = [];
   const carousels = new Map<string, Group>();
-  for (const s of files) {
-    const media = placeableMedia(s.file);
+  for (const id of files) {
+    const media = placeableMedia(table, id);
     if (media === 'video') {
       if (options.to) {
         plan.problems.push({
-          file: s.shown,
+          file: table.shown(id),
           rule: 'usage',
           actual: 'video',
           message: '--to appends images to a carousel; this is a video',
@@ -268,16 +315,16 @@ function groupsFromInputs(files: readonly ScannedFile[], options: PlanOptions, c
       }
       groups.push({
         kind: 'video',
-        files: [s],
-        source: s.shown,
+        files: [id],
+        source: table.shown(id),
         origin: 'video',
         explicitType: options.type,
         typeHint: flagTypeHint,
-        sidecars: [videoSidecarName(s.file.path)],
+        sidecars: [videoSidecarName(table.path(id))],
       });
     } else if (media === 'image') {
       const oneCarousel = options.to !== undefined || options.carousel === true;
-      const key = oneCarousel ? '' : dirname(s.file.path);
+      const key = oneCarousel ? '' : table.folder(id);
       let group = carousels.get(key);
       if (!group) {
         const origin: CarouselOrigin = options.to !== undefined ? 'to' : oneCarousel ? 'flag' : 'folder';
@@ -294,10 +341,10 @@ function groupsFromInputs(files: readonly ScannedFile[], options: PlanOptions, c
         carousels.set(key, group);
         groups.push(group);
       }
-      group.files.push(s);
+      group.files.push(id);
     }
   }
-  for (const group of carousels.values()) finishFolderCarousel(group, cwd, options);
+  for (const group of carousels.values()) finishFolderCarousel(group, table, cwd, options);
   return options.split ? groups.flatMap(splitGroup) : groups;
 }
 
@@ -321,13 +368,16 @@ function splitGroup(group: Group): Group[] {
 }
 
 /** Natural name order, the source's name, and where its sidecar may be. */
-function finishFolderCarousel(group: Group, cwd: string, options: PlanOptions): void {
-  group.files.sort(
-    (a, b) =>
-      naturalOrder.compare(a.file.name, b.file.name) ||
-      (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0),
-  );
-  const dirs = new Set(group.files.map((s) => dirname(s.file.path)));
+function finishFolderCarousel(group: Group, table: FileTable, cwd: string, options: PlanOptions): void {
+  // Names read once; paths only for a tie (the same name in two folders: --carousel, --to).
+  const names = new Map(group.files.map((id) => [id, table.name(id)]));
+  group.files.sort((a, b) => {
+    const byName = naturalOrder.compare(names.get(a)!, names.get(b)!);
+    if (byName !== 0) return byName;
+    const [pa, pb] = [table.path(a), table.path(b)];
+    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  });
+  const dirs = new Set(group.files.map((id) => table.folder(id)));
   const dir = dirs.size === 1 ? [...dirs][0] : undefined;
   if (dir !== undefined) group.source = shownPath(dir, cwd);
   else group.source = group.origin === 'to' ? `--to ${options.to}` : '--carousel';
@@ -337,6 +387,7 @@ function finishFolderCarousel(group: Group, cwd: string, options: PlanOptions): 
 
 function groupsFromManifest(
   items: readonly ScannedManifestItem[],
+  table: FileTable,
   options: PlanOptions,
   cwd: string,
   plan: UploadPlan,
@@ -356,9 +407,9 @@ function groupsFromManifest(
         });
       else listedIn.set(path, item.label);
     }
-    reportInspected(files, plan);
-    const placed = files.filter((s) => placeableMedia(s.file) !== undefined);
-    const videos = placed.filter((s) => placeableMedia(s.file) === 'video');
+    reportInspected(files, table, plan);
+    const placed = files.filter((id) => placeableMedia(table, id) !== undefined);
+    const videos = placed.filter((id) => placeableMedia(table, id) === 'video');
     const manifestProblem = (actual: string, message: string, hint: string) =>
       plan.problems.push({ file: item.label, rule: 'manifest', actual, message, hint });
     if (videos.length > 0 && videos.length < placed.length) {
@@ -393,7 +444,7 @@ function groupsFromManifest(
         files: videos,
         origin: 'video',
         thumbnail,
-        sidecars: [videoSidecarName(videos[0]!.file.path)],
+        sidecars: [videoSidecarName(table.path(videos[0]!))],
       });
       continue;
     }
@@ -409,7 +460,7 @@ function groupsFromManifest(
         'metadata does not apply when appending to an existing carousel',
         'remove the metadata, or change it with: contentlib edit <id>',
       );
-    const dirs = new Set(placed.map((s) => dirname(s.file.path)));
+    const dirs = new Set(placed.map((id) => table.folder(id)));
     const dir = dirs.size === 1 && !item.to ? [...dirs][0] : undefined;
     groups.push({
       ...common,
@@ -433,10 +484,14 @@ function planGroup(
   sidecarsRead: Set<string>,
 ): { item: PlannedItem; titleFromFlags: boolean } {
   const sidecar = findSidecar(group.sidecars, scanned, plan, sidecarsRead);
+  const { table } = scanned;
+  // The group's records, for its checks only: the item keeps ids.
+  const scannedFiles: ScannedFile[] = group.files.map((id) => ({ file: table.file(id), shown: table.shown(id) }));
   const appending = group.to !== undefined;
   const metadata = appending ? {} : mergeMetadata(flags, sidecar, group.manifestMetadata);
   // A folder's carousel is called after its folder, unless something names it.
-  const folderTitle = group.origin === 'folder' && group.files[0] ? titleOfFolder(group.files[0].file.path) : '';
+  const folderTitle =
+    group.origin === 'folder' && group.files[0] !== undefined ? titleOfFolder(table.path(group.files[0])) : '';
   if (metadata.title === undefined && folderTitle) metadata.title = folderTitle;
   const part = group.part ? ` (${group.part[0]}/${group.part[1]})` : '';
   if (part && metadata.title !== undefined) metadata.title = withPart(metadata.title, part);
@@ -447,28 +502,27 @@ function planGroup(
     flags.title !== undefined &&
     sidecar?.title === undefined &&
     group.manifestMetadata?.title === undefined;
-  const files = group.files.map((s) => s.file);
-  const item: PlannedItem = {
+  const files = scannedFiles.map((s) => s.file);
+  const item = new PackedItem(table, group.files, {
     type: 'carousel',
-    files,
     metadata,
     source: `${group.source}${part}`,
-    ...(appending ? { contentItemId: group.to } : {}),
-  };
+    contentItemId: appending ? group.to : undefined,
+  });
 
   if (group.kind === 'video') {
-    const [video] = group.files as [ScannedFile];
+    const [video] = scannedFiles as [ScannedFile];
     const { type, problems } = planVideo(video.file, video.shown, group.explicitType, group.typeHint);
     item.type = type;
     plan.problems.push(...problems.map((p) => ({ ...p, path: video.file.path })));
   } else {
-    for (const s of group.files)
+    for (const s of scannedFiles)
       plan.problems.push(
         ...checkImage(s.file, s.shown, group.explicitType, group.typeHint).map((p) => ({ ...p, path: s.file.path })),
       );
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
     if (!group.explicitType || group.explicitType === 'carousel') {
-      const counted = checkCarouselCount(files, group.files[0]!.shown, group.source, group.origin as CarouselOrigin);
+      const counted = checkCarouselCount(files, scannedFiles[0]!.shown, group.source, group.origin as CarouselOrigin);
       plan.problems.push(...counted.map((p) => nameSkippedImages(p, group, plan.skipped)));
     }
     if (appending)
@@ -555,11 +609,13 @@ function findSidecar(
 }
 
 /** The media a file will be uploaded as: its real format's, or its name's when the bytes are unrecognised. */
-function placeableMedia(file: InspectedFile): Media | undefined {
-  if (file.realFormat) return FORMATS[file.realFormat].media;
+function placeableMedia(table: FileTable, id: number): Media | undefined {
+  const realFormat = table.realFormat(id);
+  if (realFormat) return FORMATS[realFormat].media;
   // A missing or unreadable file is not placed (it is only a problem); an empty or damaged one
   // is, so that the carousel count reads as the user expects.
-  if (file.extFormat && !file.problems.some((p) => p.rule === 'exists' || p.rule === 'readable'))
-    return FORMATS[file.extFormat].media;
+  const extFormat = table.extFormat(id);
+  if (extFormat && !table.problems(id).some((p) => p.rule === 'exists' || p.rule === 'readable'))
+    return FORMATS[extFormat].media;
   return undefined;
 }

@@ -5,7 +5,7 @@ import { readdirSync, realpathSync } from 'node:fs';
 import { readlink, realpath, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { basename, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { escapeName } from '../../text/escape-name.js';
 import type { PlanProblem } from '../../rules/problem.js';
@@ -31,8 +31,89 @@ export interface Candidate {
 /** A file or folder passed over on purpose, and why (see skips.ts). */
 export type Skipped = SkippedFile;
 
+/** How a candidate was found: met in a folder's walk, named on the command line, matched by a glob. */
+type Found = 'walked' | 'named' | 'glob';
+const FOUND: readonly Found[] = ['walked', 'named', 'glob'];
+
+/**
+ * The candidates, packed: per file its folder (one string per folder, shared), its name and how
+ * it was found; its path and how messages show it are made when asked. As objects with their
+ * own path and shown strings, 100,000 candidates held ~35 MB while they were inspected, which
+ * was most of planning's peak (bench/notes.md, issue 41).
+ */
+export class Candidates implements Iterable<Candidate> {
+  readonly #cwd: string;
+  readonly #dirs: string[] = [];
+  readonly #names: string[] = [];
+  readonly #found: number[] = [];
+  readonly #skippedAt = new Map<number, number>();
+  /** Per folder, its string (one per folder, whoever made it) and the names added from it: each file once. Emptied by `expanded`. */
+  readonly #seen = new Map<string, { dir: string; names: Set<string> }>();
+  /** Per folder, what comes before an entry's name as messages show it. */
+  readonly #prefixes = new Map<string, string>();
+
+  constructor(cwd: string) {
+    this.#cwd = cwd;
+  }
+
+  get length(): number {
+    return this.#names.length;
+  }
+
+  /** Adds `dir`/`name` unless it was added before. */
+  add(dir: string, name: string, found: Found, skippedAt?: number): void {
+    let folder = this.#seen.get(dir);
+    if (!folder) this.#seen.set(dir, (folder = { dir, names: new Set() }));
+    if (folder.names.has(name)) return;
+    folder.names.add(name);
+    if (skippedAt !== undefined) this.#skippedAt.set(this.#names.length, skippedAt);
+    this.#dirs.push(folder.dir);
+    this.#names.push(name);
+    this.#found.push(FOUND.indexOf(found));
+  }
+
+  /** Every file is added: what was kept to add each once goes. */
+  expanded(): void {
+    this.#seen.clear();
+  }
+
+  /** Absolute path. */
+  path(k: number): string {
+    const dir = this.#dirs[k]!;
+    return dir.endsWith(sep) ? dir + this.#names[k]! : dir + sep + this.#names[k]!;
+  }
+
+  /** As messages show it: shownPath, with the prefix of a walked folder's entries worked out once. */
+  shown(k: number): string {
+    if (FOUND[this.#found[k]!] !== 'walked') return shownPath(this.path(k), this.#cwd);
+    const dir = this.#dirs[k]!;
+    const name = this.#names[k]!;
+    let prefix = this.#prefixes.get(dir);
+    if (prefix === undefined) this.#prefixes.set(dir, (prefix = entryPrefix(dir, this.#cwd)));
+    return prefix === '' && name.startsWith('..') ? shownPath(this.path(k), this.#cwd) : escapeName(prefix + name);
+  }
+
+  skippedAt(k: number): number | undefined {
+    return this.#skippedAt.get(k);
+  }
+
+  at(k: number): Candidate {
+    const skippedAt = this.skippedAt(k);
+    return {
+      path: this.path(k),
+      shown: this.shown(k),
+      named: FOUND[this.#found[k]!] === 'named',
+      ...(skippedAt !== undefined ? { skippedAt } : {}),
+    };
+  }
+
+  *[Symbol.iterator](): Iterator<Candidate> {
+    for (let k = 0; k < this.length; k++) yield this.at(k);
+  }
+}
+
 export interface Expanded {
-  candidates: Candidate[];
+  candidates: Candidates;
   problems: PlanProblem[];
   skipped: SkippedFile[];
   /**
@@ -51,7 +132,7 @@ export function shownPath(abs: string, cwd: string): string {
 }
 
 /** What comes before an entry's name in how messages show the entries of `dir` (unescaped). */
-function entryPrefix(dir: string, cwd: string): string {
+export function entryPrefix(dir: string, cwd: string): string {
   const rel = relative(cwd, dir);
   if (rel === '') return '';
   return `${rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : dir}${sep}`;
@@ -63,7 +144,7 @@ interface Walk {
   /** Real paths of the folders named on the command line: links are followed only inside them. */
   roots: string[];
   out: Expanded;
-  add: (c: Candidate) => void;
+  add: (dir: string, name: string, found: Found, skippedAt?: number) => void;
   /** Real paths of the folders walked so far, so that a link back into one ends there. */
   visited: Set<string>;
   /** When the walk last let the event loop turn. */
@@ -72,16 +153,13 @@ interface Walk {
 
 /** Expands every input, in the order given, without duplicates. */
 export async function expandInputs(inputs: readonly string[], cwd: string): Promise<Expanded> {
-  const out: Expanded = { candidates: [], problems: [], skipped: [], listed: { folders: new Set(), json: new Set() } };
-  const seen = new Set<string>();
-  const add = (c: Candidate) => {
-    if (seen.has(c.path)) return;
-    seen.add(c.path);
-    out.candidates.push(c);
-  };
+  const candidates = new Candidates(cwd);
+  const out: Expanded = { candidates, problems: [], skipped: [], listed: { folders: new Set(), json: new Set() } };
+  const add: Walk['add'] = (dir, name, found, skippedAt) => candidates.add(dir, name, found, skippedAt);
   const roots = await namedFolders(inputs, cwd);
   const walkState: Walk = { cwd, roots, out, add, visited: new Set(), turnedAt: performance.now() };
   for (const input of inputs) await expandOne(input, walkState);
+  candidates.expanded();
   return out;
 }
 
@@ -106,7 +184,7 @@ async function expandOne(input: string, w: Walk): Promise<void> {
   if (!(st instanceof Error)) {
     if (st.isDirectory()) await walk(abs, w);
     else if (extname(abs).toLowerCase() === '.json') skip(w, abs, skipOfName(basename(abs))!);
-    else w.add({ path: abs, shown: shownPath(abs, w.cwd), named: true });
+    else w.add(dirname(abs), basename(abs), 'named');
     return;
   }
   if (st.code === 'ENOENT' && fg.isDynamicPattern(input)) {
@@ -149,9 +227,8 @@ async function expandGlob(pattern: string, w: Walk): Promise<void> {
     const abs = resolve(match);
     const reason = skipOfName(basename(abs));
     if (reason) skip(w, abs, reason);
-    if (reason?.kind === 'unsupported')
-      w.add({ path: abs, shown: shownPath(abs, w.cwd), named: false, skippedAt: w.out.skipped.length - 1 });
-    else if (!reason) w.add({ path: abs, shown: shownPath(abs, w.cwd), named: false });
+    if (reason?.kind === 'unsupported') w.add(dirname(abs), basename(abs), 'glob', w.out.skipped.length - 1);
+    else if (!reason) w.add(dirname(abs), basename(abs), 'glob');
   }
 }
 
@@ -204,9 +281,8 @@ async function walk(dir: string, w: Walk): Promise<void> {
     // In lower case: on a case-insensitive file system carousel.JSON is read as carousel.json.
     if (reason?.kind === 'sidecar') w.out.listed.json.add(path.toLowerCase());
     if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), absPath: path, ...reason });
-    if (reason?.kind === 'unsupported')
-      w.add({ path, shown: shownEntry(entry.name, path), named: false, skippedAt: w.out.skipped.length - 1 });
-    else if (!reason) w.add({ path, shown: shownEntry(entry.name, path), named: false });
+    if (reason?.kind === 'unsupported') w.add(dir, entry.name, 'walked', w.out.skipped.length - 1);
+    else if (!reason) w.add(dir, entry.name, 'walked');
   }
   for (const sub of subdirs) await walk(sub, w);
 }

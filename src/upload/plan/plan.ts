@@ -10,6 +10,7 @@ import { EXPORT_MANIFEST } from '../../rules/folder-names.js';
 import { withPlatformChecks } from './platform-check.js';
 import { leaveOutInvalid } from './salvage.js';
 import { scan } from './scan.js';
+import { collectAfter } from './collect.js';
 
 export type { InspectedFile } from '../../media/inspect.js';
 export {
@@ -29,6 +30,7 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
   const asExport = await exportFolder(inputs, options, deps.cwd);
   const [paths, opts] = asExport ? [[], asExport] : [inputs, options];
   const scanned = await scan(paths, opts, deps.cwd);
+  collectAfter(scanned.table.length);
   const decided = decide(scanned, paths, opts);
   const plan = opts.for?.length ? await withPlatformChecks(decided, opts.for, deps.cwd) : decided;
   if (!opts.skipInvalid || plan.problems.length === 0) return plan;

@@ -51,9 +51,10 @@ export function leaveOutInvalid(
 /** What scan() found, less the files at `bad` (and the problems about them). */
 function without(scanned: Scanned, bad: ReadonlySet<string>): Scanned {
   const keep = (s: { file: { path: string } }) => !bad.has(s.file.path);
+  const keepId = (id: number) => !bad.has(scanned.table.path(id));
   return {
     ...scanned,
-    files: scanned.files.filter(keep),
+    files: scanned.files.filter(keepId),
     problems: scanned.problems.filter((p) => p.path === undefined || !bad.has(p.path)),
     ...(scanned.manifest
       ? {
@@ -61,7 +62,7 @@ function without(scanned: Scanned, bad: ReadonlySet<string>): Scanned {
             const thumbnail = m.thumbnail && keep(m.thumbnail) ? m.thumbnail : undefined;
             return {
               ...m,
-              files: m.files.filter(keep),
+              files: m.files.filter(keepId),
               item: { ...m.item, files: m.item.files.filter((path) => !bad.has(path)) },
               ...(thumbnail ? { thumbnail } : { thumbnail: undefined }),
             };

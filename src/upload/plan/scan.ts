@@ -15,8 +15,9 @@ import type { ItemMetadata } from '../../api/schemas.js';
 import { readSidecar } from './plan-metadata.js';
 import { carouselSidecarNames, videoSidecarName } from '../../rules/folder-names.js';
 import type { PlanProblem } from '../../rules/problem.js';
+import { FileTable } from './file-table.js';
 
-/** An inspected file and how messages name it. */
+/** An inspected file and how messages name it (a thumbnail; the files to upload are in the table). */
 export interface ScannedFile {
   file: InspectedFile;
   shown: string;
@@ -28,7 +29,8 @@ export type Sidecar = { shown: string } & ({ metadata: ItemMetadata } | { proble
 /** One manifest item with its files (and its thumbnail) inspected. */
 export interface ScannedManifestItem {
   item: ResolvedManifestItem;
-  files: ScannedFile[];
+  /** Ids in the scan's table, in the item's order. */
+  files: readonly number[];
   thumbnail?: ScannedFile;
 }
 
@@ -36,8 +38,10 @@ export interface ScannedManifestItem {
 export interface Scanned {
   /** The working directory: paths inside it are shown relative to it. */
   cwd: string;
-  /** The files the inputs expand to, inspected, in order (empty with a manifest). */
-  files: ScannedFile[];
+  /** Every file inspected, packed (./file-table.ts): 100,000 files are never 100,000 records. */
+  table: FileTable;
+  /** The files the inputs expand to, as ids in the table, in order (empty with a manifest). */
+  files: readonly number[];
   /** With --manifest: its items, in order. */
   manifest?: ScannedManifestItem[];
   /** Inputs that could not be expanded, or a manifest that could not be loaded. */
@@ -58,11 +62,20 @@ export interface ScanOptions {
   thumbnail?: string;
 }
 
+/** Files to inspect, read one at a time (a walk's candidates are packed: plan-inputs.ts). */
+interface ToInspect {
+  readonly length: number;
+  path(k: number): string;
+  shown(k: number): string;
+}
+
 /** Files inspected at once when the disk is slow, and videos probed at once. */
 const INSPECT_CONCURRENCY = 8;
 
 export async function scan(inputs: readonly string[], options: ScanOptions, cwd: string): Promise<Scanned> {
-  const scanned: Scanned = { cwd, files: [], problems: [], skipped: [], sidecars: {} };
+  const table = new FileTable(cwd);
+  const files: number[] = [];
+  const scanned: Scanned = { cwd, table, files, problems: [], skipped: [], sidecars: {} };
   let listed: Expanded['listed'] | undefined;
   let confinedTo: string | undefined;
   if (options.manifest) {
@@ -72,35 +85,39 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     scanned.problems.push(...loaded.problems);
     scanned.manifest = [];
     for (const item of loaded.items) {
-      const files = await inspectAll(item.files.map((path) => ({ path, shown: shownPath(path, cwd) })));
+      const ids = await inspectAll(
+        { length: item.files.length, path: (k) => item.files[k]!, shown: (k) => shownPath(item.files[k]!, cwd) },
+        table,
+      );
       // The name the library is told, where the manifest gives one (an export's carousel images
       // are `01-beach.jpg` on disk, `beach.jpg` in the library).
       item.fileNames?.forEach((name, k) => {
-        if (name !== undefined && files[k]) files[k].file.name = name;
+        if (name !== undefined && ids[k] !== undefined) table.rename(ids[k], name);
       });
       const thumbnail = item.thumbnail ? await inspect(item.thumbnail, shownPath(item.thumbnail, cwd)) : undefined;
-      scanned.manifest.push({ item, files, ...(thumbnail ? { thumbnail } : {}) });
+      scanned.manifest.push({ item, files: ids, ...(thumbnail ? { thumbnail } : {}) });
     }
   } else {
     const expanded = await expandInputs(inputs, cwd);
     scanned.problems.push(...expanded.problems);
-    const inspected = await inspectAll(expanded.candidates);
+    const inspected = await inspectAll(expanded.candidates, table);
     // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
     const withdrawn = new Set<number>();
-    expanded.candidates.forEach((c, k) => {
-      const f = inspected[k]!;
-      if (c.skippedAt === undefined) scanned.files.push(f);
-      else if (f.file.realFormat) {
-        withdrawn.add(c.skippedAt);
-        scanned.files.push(f);
+    inspected.forEach((id, k) => {
+      const skippedAt = expanded.candidates.skippedAt(k);
+      if (skippedAt === undefined) files.push(id);
+      else if (table.realFormat(id)) {
+        withdrawn.add(skippedAt);
+        files.push(id);
       }
     });
     scanned.skipped.push(...expanded.skipped.filter((_, k) => !withdrawn.has(k)));
     if (options.thumbnail) scanned.thumbnail = await inspect(resolve(cwd, options.thumbnail), options.thumbnail);
     listed = expanded.listed;
   }
-  const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : scanned.files;
-  scanned.sidecars = await readSidecars(all, cwd, listed, confinedTo);
+  table.seal();
+  const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : files;
+  scanned.sidecars = await readSidecars(all, table, cwd, listed, confinedTo);
   return scanned;
 }
 
@@ -109,23 +126,25 @@ async function inspect(path: string, shown: string): Promise<ScannedFile> {
 }
 
 /**
- * Inspects the files in order. Synchronous stat and reads, one file at a time, in slices of
- * SLICE_MS between turns of the event loop: from the page cache that is about a fifth of the
- * CPU of promise-based calls. When the disk makes each file wait (scan-pace.ts), the rest go
- * INSPECT_CONCURRENCY at a time through the thread pool instead. Videos' durations are probed
- * afterwards, INSPECT_CONCURRENCY at a time.
+ * Inspects the files in order into `table`; returns their ids, in the candidates' order.
+ * Synchronous stat and reads, one file at a time, in slices of SLICE_MS between turns of the
+ * event loop: from the page cache that is about a fifth of the CPU of promise-based calls. When
+ * the disk makes each file wait (scan-pace.ts), the rest go INSPECT_CONCURRENCY at a time
+ * through the thread pool instead. Videos' durations are probed afterwards,
+ * INSPECT_CONCURRENCY at a time; only their records wait for it, every other file is packed
+ * as soon as it is inspected.
  */
-async function inspectAll(candidates: ReadonlyArray<{ path: string; shown: string }>): Promise<ScannedFile[]> {
-  const out: ScannedFile[] = new Array<ScannedFile>(candidates.length);
-  const probes: number[] = [];
+async function inspectAll(candidates: ToInspect, table: FileTable): Promise<number[]> {
+  const ids: number[] = new Array<number>(candidates.length);
+  const probes: Array<{ at: number; scanned: ScannedFile }> = [];
   let next = 0;
   let sliceStart = performance.now();
   let sliceFiles = 0;
   while (next < candidates.length) {
-    const c = candidates[next]!;
-    const { file, needsProbe } = inspectFileSync(c.path, c.shown);
-    out[next] = { file, shown: c.shown };
-    if (needsProbe) probes.push(next);
+    const shown = candidates.shown(next);
+    const { file, needsProbe } = inspectFileSync(candidates.path(next), shown);
+    if (needsProbe) probes.push({ at: next, scanned: { file, shown } });
+    else ids[next] = table.add(file);
     next++;
     sliceFiles++;
     const elapsed = performance.now() - sliceStart;
@@ -135,16 +154,17 @@ async function inspectAll(candidates: ReadonlyArray<{ path: string; shown: strin
     sliceStart = performance.now();
     sliceFiles = 0;
   }
+  // Added in the order they are done: an id says nothing about the order, `ids` does.
   await inParallel(candidates.length - next, async (k) => {
     const i = next + k;
-    const c = candidates[i]!;
-    out[i] = await inspect(c.path, c.shown);
+    ids[i] = table.add((await inspect(candidates.path(i), candidates.shown(i))).file);
   });
   await inParallel(probes.length, async (k) => {
-    const s = out[probes[k]!]!;
-    await probeDuration(s.file, s.shown);
+    const { scanned } = probes[k]!;
+    await probeDuration(scanned.file, scanned.shown);
   });
-  return out;
+  for (const { at, scanned } of probes) ids[at] = table.add(scanned.file);
+  return ids;
 }
 
 /** Runs task(0 … count-1), INSPECT_CONCURRENCY at a time. */
@@ -173,17 +193,18 @@ async function leavesFolder(root: string, path: string): Promise<string | undefi
  * are tried, INSPECT_CONCURRENCY at a time.
  */
 async function readSidecars(
-  files: readonly ScannedFile[],
+  files: readonly number[],
+  table: FileTable,
   cwd: string,
   listed: Expanded['listed'] | undefined,
   confinedTo?: string,
 ): Promise<Record<string, Sidecar>> {
   const paths = new Set<string>();
   const folders = new Set<string>();
-  for (const { file } of files) {
-    const format = file.realFormat ?? file.extFormat;
-    if (format && FORMATS[format].media === 'video') paths.add(videoSidecarName(file.path));
-    const folder = dirname(file.path);
+  for (const id of files) {
+    const format = table.realFormat(id) ?? table.extFormat(id);
+    if (format && FORMATS[format].media === 'video') paths.add(videoSidecarName(table.path(id)));
+    const folder = table.folder(id);
     if (folders.has(folder)) continue;
     folders.add(folder);
     for (const name of carouselSidecarNames(folder)) paths.add(name);

@@ -430,6 +430,7 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior, ident
   return {
     /** Takes a window slot for each file still to send, in order, and starts it. */
     async admit(slots: Slots): Promise<void> {
+      // One read of the item's files: each read makes its records again (PackedItem).
       for (const [i, file] of item.files.entries()) {
         if (prior.done?.[i]) continue;
         if (!(await slots.acquire())) return;
@@ -437,7 +438,8 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior, ident
           slots.release();
           return;
         }
-        state.chain = sendFile(run, item, index, file, state, state.chain).finally(() => slots.release());
+        const sha256 = state.identity.sha256[i];
+        state.chain = sendFile(run, item, index, file, sha256, state, state.chain).finally(() => slots.release());
       }
     },
     /** Waits for the item's files, then applies its metadata or says what went wrong. */
@@ -461,12 +463,12 @@ async function sendFile(
   item: EngineItem,
   index: number,
   file: SendableFile,
+  sha256: string | undefined,
   state: ItemState,
   previous: Promise<void>,
 ): Promise<void> {
   const ref = refOf(file, index, 'file');
   const signal = state.ctl.signal;
-  const sha256 = state.identity.sha256[item.files.indexOf(file)];
   try {
     const resumed = resumableKey(run, item, file);
     // A changed byte refused at PUT is sent again at once, before this file's turn to complete.

@@ -1,0 +1,25 @@
+// A full collection between planning's phases. Scanning and deciding 100,000 files are long
+// synchronous stretches (the walk's and the inspection's slices, then `decide`, ~0.3–0.7 s
+// each) in which what each phase leaves behind is promoted before the upload's heap bound
+// (bin/upload-heap.js, looked at every 250 ms) can act: planning 100,000 files took the heap to
+// ~53 MB, and the process's RSS with it (bench/notes.md, issue 41). One collection after the
+// scan (~20–50 ms) lets `decide` start from what the plan holds. `gc` is taken from a fresh
+// context while --expose-gc is briefly on, as bin/upload-heap.js and src/download/scavenge.ts do.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/** Files scanned below which a collection is not worth its time. */
+const MIN_FILES = 10_000;
+
+let gc: (() => void) | undefined;
+
+/** Collects the heap now, when `files` were planned: a large plan's phases leave much behind. */
+export function collectAfter(files: number): void {
+  if (files < MIN_FILES) return;
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+    setFlagsFromString('--no-expose-gc');
+  }
+  gc();
+}

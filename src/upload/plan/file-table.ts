@@ -1,0 +1,213 @@
+// The inspected files of a plan, kept packed: per folder its path once, per file its name, size,
+// mtime and formats in typed arrays (about 40 bytes a file), and only what is rare — a duration,
+// a problem, a warning, a name the library is told that differs from the one on disk — in a map.
+// An InspectedFile record is made again whenever one is read (`file`), and dropped by whoever
+// read it. As records for the whole run, 100,000 files took ~31 MB (~310 bytes each: the record,
+// two empty arrays, the path and the name as separate strings, boxed numbers); that alone put
+// a bulk upload over its memory goal (bench/notes.md, issue 41).
+import { basename, dirname, sep } from 'node:path';
+import type { InspectedFile } from '../../media/inspect.js';
+import { FORMATS, FORMAT_NAMES, type Format } from '../../rules/rules.js';
+import type { PlanProblem } from '../../rules/problem.js';
+import { escapeName } from '../../text/escape-name.js';
+import { entryPrefix, shownPath } from './plan-inputs.js';
+
+/** Names are joined into one string per this many files, so each costs its bytes, not a string's header. */
+const CHUNK = 4096;
+
+/** What only some files have. */
+interface Rare {
+  /** The name the library is told, when not the name on disk (a manifest's `fileNames`). */
+  name?: string;
+  /** The path, when folder and name do not make it again (never seen; kept to be sure). */
+  path?: string;
+  contentType?: string;
+  durationSeconds?: number;
+  problems?: PlanProblem[];
+  warnings?: PlanProblem[];
+}
+
+/** Format → 1-based code; 0 is none. */
+const CODE = new Map<Format, number>(FORMAT_NAMES.map((f, k) => [f, k + 1]));
+
+function grown<T extends Float64Array | Uint32Array | Uint8Array>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+export class FileTable {
+  /** How many files were added; their ids are 0 … length-1. */
+  length = 0;
+  readonly #cwd: string;
+  readonly #folders: string[] = [];
+  readonly #folderIds = new Map<string, number>();
+  /** Per folder, what comes before a name in how messages show it (made when first asked). */
+  readonly #shownPrefix: Array<string | undefined> = [];
+  #folderOf = new Uint32Array(64);
+  #sizes = new Float64Array(64);
+  #mtimes = new Float64Array(64);
+  /** The name's format in the low 4 bits, the bytes' in the high 4. */
+  #formats = new Uint8Array(64);
+  /** Joined names, CHUNK per string, and where each name ends in its string. */
+  readonly #chunks: string[] = [];
+  #pending: string[] = [];
+  #ends = new Uint32Array(64);
+  readonly #rare = new Map<number, Rare>();
+
+  /** `cwd` is where messages name paths from (shownPath). */
+  constructor(cwd: string) {
+    this.#cwd = cwd;
+  }
+
+  /** Keeps what `file` says, packed; returns its id. The record itself is not kept. */
+  add(file: InspectedFile): number {
+    const id = this.length++;
+    const folder = dirname(file.path);
+    const base = basename(file.path);
+    let f = this.#folderIds.get(folder);
+    if (f === undefined) {
+      f = this.#folders.push(folder) - 1;
+      this.#folderIds.set(folder, f);
+    }
+    this.#folderOf = grown(this.#folderOf, this.length);
+    this.#sizes = grown(this.#sizes, this.length);
+    this.#mtimes = grown(this.#mtimes, this.length);
+    this.#formats = grown(this.#formats, this.length);
+    this.#ends = grown(this.#ends, this.length);
+    this.#folderOf[id] = f;
+    this.#sizes[id] = file.size;
+    this.#mtimes[id] = file.mtimeMs;
+    const real = file.realFormat ? CODE.get(file.realFormat)! : 0;
+    this.#formats[id] = (file.extFormat ? CODE.get(file.extFormat)! : 0) | (real << 4);
+    const k = id % CHUNK;
+    this.#ends[id] = (k === 0 ? 0 : this.#ends[id - 1]!) + base.length;
+    this.#pending.push(base);
+    if (this.#pending.length === CHUNK) {
+      this.#chunks.push(this.#pending.join(''));
+      this.#pending = [];
+    }
+    // Most files have none of this: nothing is made for them.
+    const rare = (): Rare => {
+      let r = this.#rare.get(id);
+      if (!r) this.#rare.set(id, (r = {}));
+      return r;
+    };
+    if (file.name !== base) rare().name = file.name;
+    if (this.#pathOf(f, base) !== file.path) rare().path = file.path;
+    if (file.contentType !== (file.realFormat ? FORMATS[file.realFormat].mime : undefined))
+      rare().contentType = file.contentType;
+    if (file.durationSeconds !== undefined) rare().durationSeconds = file.durationSeconds;
+    if (file.problems.length > 0) rare().problems = file.problems;
+    if (file.warnings.length > 0) rare().warnings = file.warnings;
+    return id;
+  }
+
+  /**
+   * Every file is added: the arrays shrink to what they hold, and the folders' index goes (a
+   * file added after this gets a folder entry of its own, which costs memory, not correctness).
+   */
+  seal(): void {
+    const n = this.length;
+    this.#folderOf = this.#folderOf.slice(0, n);
+    this.#sizes = this.#sizes.slice(0, n);
+    this.#mtimes = this.#mtimes.slice(0, n);
+    this.#formats = this.#formats.slice(0, n);
+    this.#ends = this.#ends.slice(0, n);
+    this.#folderIds.clear();
+  }
+
+  /** A fresh record of file `id`: the same fields as when it was added. */
+  file(id: number): InspectedFile {
+    const rare = this.#rare.get(id);
+    const extFormat = this.extFormat(id);
+    const realFormat = this.realFormat(id);
+    const file: InspectedFile = {
+      path: this.path(id),
+      name: rare?.name ?? this.#base(id),
+      size: this.#sizes[id]!,
+      mtimeMs: this.#mtimes[id]!,
+      problems: rare?.problems ?? [],
+      warnings: rare?.warnings ?? [],
+    };
+    if (extFormat) file.extFormat = extFormat;
+    if (realFormat) file.realFormat = realFormat;
+    const contentType = rare && 'contentType' in rare ? rare.contentType : realFormat && FORMATS[realFormat].mime;
+    if (contentType !== undefined) file.contentType = contentType;
+    if (rare?.durationSeconds !== undefined) file.durationSeconds = rare.durationSeconds;
+    return file;
+  }
+
+  /** Absolute path. */
+  path(id: number): string {
+    return this.#rare.get(id)?.path ?? this.#pathOf(this.#folderOf[id]!, this.#base(id));
+  }
+
+  /** The name the library is told. */
+  name(id: number): string {
+    return this.#rare.get(id)?.name ?? this.#base(id);
+  }
+
+  /** The file's folder (dirname of its path). */
+  folder(id: number): string {
+    return this.#folders[this.#folderOf[id]!]!;
+  }
+
+  size(id: number): number {
+    return this.#sizes[id]!;
+  }
+
+  /** The format the file's name claims. */
+  extFormat(id: number): Format | undefined {
+    const code = this.#formats[id]! & 15;
+    return code ? FORMAT_NAMES[code - 1] : undefined;
+  }
+
+  /** The format the file's bytes are in. */
+  realFormat(id: number): Format | undefined {
+    const code = this.#formats[id]! >> 4;
+    return code ? FORMAT_NAMES[code - 1] : undefined;
+  }
+
+  /** Why the file cannot be uploaded (inspection's problems). */
+  problems(id: number): readonly PlanProblem[] {
+    return this.#rare.get(id)?.problems ?? [];
+  }
+
+  warnings(id: number): readonly PlanProblem[] {
+    return this.#rare.get(id)?.warnings ?? [];
+  }
+
+  /** The name the library is told, from now on (a manifest's `fileNames`). */
+  rename(id: number, name: string): void {
+    const rare = this.#rare.get(id) ?? {};
+    rare.name = name;
+    this.#rare.set(id, rare);
+  }
+
+  /** The path as messages show it: what shownPath(path, cwd) says, with each folder's part worked out once. */
+  shown(id: number): string {
+    const rare = this.#rare.get(id);
+    if (rare?.path !== undefined) return shownPath(rare.path, this.#cwd);
+    const f = this.#folderOf[id]!;
+    const base = this.#base(id);
+    // The root folder ('/') ends with its separator: entryPrefix would double it.
+    if (this.#folders[f]!.endsWith(sep)) return shownPath(this.path(id), this.#cwd);
+    const prefix = (this.#shownPrefix[f] ??= entryPrefix(this.#folders[f]!, this.#cwd));
+    return prefix === '' && base.startsWith('..') ? shownPath(this.path(id), this.#cwd) : escapeName(prefix + base);
+  }
+
+  /** The name on disk. */
+  #base(id: number): string {
+    const c = Math.floor(id / CHUNK);
+    const k = id % CHUNK;
+    if (c === this.#chunks.length) return this.#pending[k]!;
+    return this.#chunks[c]!.slice(k === 0 ? 0 : this.#ends[id - 1]!, this.#ends[id]!);
+  }
+
+  #pathOf(folder: number, base: string): string {
+    const dir = this.#folders[folder]!;
+    return dir.endsWith(sep) ? dir + base : dir + sep + base;
+  }
+}

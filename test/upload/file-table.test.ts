@@ -1,0 +1,68 @@
+// FileTable (src/upload/plan/file-table.ts): what is added comes back the same, field for field,
+// whichever fields a file has, across the joined names' chunks, and as messages show its path.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { InspectedFile } from '../../src/media/inspect.js';
+import { FileTable } from '../../src/upload/plan/file-table.js';
+import { shownPath } from '../../src/upload/plan/plan-inputs.js';
+
+const CWD = '/work';
+
+function image(path: string, k: number): InspectedFile {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return {
+    path,
+    name,
+    size: 1000 + k,
+    mtimeMs: 1_700_000_000_000.5 + k,
+    extFormat: 'jpeg',
+    realFormat: 'jpeg',
+    contentType: 'image/jpeg',
+    problems: [],
+    warnings: [],
+  };
+}
+
+describe('FileTable', () => {
+  it('gives back every file as it was added, over more names than one chunk holds', () => {
+    const table = new FileTable(CWD);
+    const files = Array.from({ length: 9000 }, (_, k) =>
+      image(join(CWD, `album-${Math.floor(k / 10)}`, `${k % 3 === 0 ? 'Été ' : ''}photo-${k}.jpg`), k),
+    );
+    const ids = files.map((f) => table.add(f));
+    table.seal();
+    expect(ids).toEqual(files.map((_, k) => k));
+    for (const k of [0, 1, 4095, 4096, 4097, 8191, 8192, 8999]) {
+      expect(table.file(k)).toEqual(files[k]);
+      expect(table.shown(k)).toBe(shownPath(files[k]!.path, CWD));
+    }
+    expect(files.every((f, k) => table.path(k) === f.path && table.name(k) === f.name)).toBe(true);
+  });
+
+  it('keeps what only some files have: a duration, problems, warnings, no format, another name, a path outside cwd', () => {
+    const table = new FileTable(CWD);
+    const problem = { file: 'x', rule: 'format', actual: 'gif', message: 'm', path: '/elsewhere/x.gif' };
+    const odd: InspectedFile[] = [
+      {
+        ...image('/work/v/clip.mp4', 1),
+        extFormat: 'mp4',
+        realFormat: 'mp4',
+        contentType: 'video/mp4',
+        durationSeconds: 12.5,
+      },
+      { path: '/elsewhere/x.gif', name: 'x.gif', size: 0, mtimeMs: 0, problems: [problem], warnings: [] },
+      { ...image('/work/a/photo.png', 2), warnings: [{ ...problem, rule: 'format-mismatch' }] },
+      { ...image('/work/a/01-beach.jpg', 3), name: 'beach.jpg' },
+      image('/root.jpg', 4),
+      { ...image('/work/..odd.jpg', 5) },
+    ];
+    odd.forEach((f) => table.add(f));
+    odd.forEach((f, k) => expect(table.file(k)).toEqual(f));
+    expect(table.problems(1)).toEqual([problem]);
+    expect(table.problems(0)).toEqual([]);
+    expect(odd.map((_, k) => table.shown(k))).toEqual(odd.map((f) => shownPath(f.path, CWD)));
+    table.rename(0, 'renamed.mp4');
+    expect(table.file(0).name).toBe('renamed.mp4');
+    expect(table.file(0).durationSeconds).toBe(12.5);
+  });
+});

@@ -1,0 +1,76 @@
+// The plan's memory per file is bounded (issue 41): a plan of 100,000 files must fit beside the
+// rest of a bulk upload in 120 MB, so the plan keeps its files packed (src/upload/plan/file-table.ts)
+// instead of a record per file. Measured in-process, not timed: the heap a plan holds after a full
+// collection, planned over N and over 10·N files (hard links of one fixture, 10 per folder, as
+// bench/scale.ts lays them out). The difference divided by the 9·N files added is what a plan
+// costs per file, whatever the test runner itself holds. Records for the whole plan cost
+// ~400 bytes a file here (the InspectedFile record, its two arrays, path and name strings, the
+// folder's item); packed, ~90.
+import { link, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPlan, type UploadPlan } from '../../src/upload/plan/plan.js';
+
+const FIXTURE = join(import.meta.dirname, '../../fixtures/image/photo.jpg');
+const PER_FOLDER = 10;
+const N = 1_000;
+/** Bytes a planned file may hold: well above the packed plan's ~90, well below the records' ~400. */
+const BOUND = 180;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as (o?: { type: 'major'; execution: 'sync' }) => void;
+setFlagsFromString('--no-expose-gc');
+
+function heapUsed(): number {
+  // Twice: what a first collection frees may hold more that only a second one finds dead.
+  gc({ type: 'major', execution: 'sync' });
+  gc({ type: 'major', execution: 'sync' });
+  return process.memoryUsage().heapUsed;
+}
+
+async function tree(dir: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const folder = join(dir, `album-${String(Math.floor(i / PER_FOLDER)).padStart(5, '0')}`);
+    if (i % PER_FOLDER === 0) await mkdir(folder, { recursive: true });
+    await link(FIXTURE, join(folder, `photo-${i % PER_FOLDER}.jpg`));
+  }
+}
+
+/** The heap a plan of the tree in `dir` holds once planning's garbage is collected. */
+async function planHeld(dir: string): Promise<{ bytes: number; plan: UploadPlan }> {
+  const before = heapUsed();
+  const plan = await buildPlan([dir], {}, { cwd: dir });
+  return { bytes: heapUsed() - before, plan };
+}
+
+describe('the plan of a bulk upload', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'cl-plan-memory-'));
+    await tree(join(root, 'small'), N);
+    await tree(join(root, 'large'), 10 * N);
+  }, 120_000);
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it(`holds at most ${BOUND} bytes per file (${N} against ${10 * N} files)`, async () => {
+    // Planned once first, so that what planning loads for good (modules, the rules) is not counted.
+    await buildPlan([join(root, 'small')], {}, { cwd: root });
+    const small = await planHeld(join(root, 'small'));
+    const large = await planHeld(join(root, 'large'));
+    // Both plans are whole and problem-free: what is measured is a plan that would be sent.
+    for (const [p, n] of [
+      [small.plan, N],
+      [large.plan, 10 * N],
+    ] as const) {
+      expect(p.problems).toEqual([]);
+      expect(p.items).toHaveLength(n / PER_FOLDER);
+      expect(p.items.reduce((k, i) => k + i.files.length, 0)).toBe(n);
+    }
+    const perFile = (large.bytes - small.bytes) / (9 * N);
+    expect(perFile).toBeGreaterThan(0);
+    expect(perFile).toBeLessThan(BOUND);
+  }, 120_000);
+});
