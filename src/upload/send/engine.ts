@@ -149,7 +149,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
     library: new Map(),
     noParts: !deps.api.parts || !deps.api.abortUpload,
     lateChecksum: true,
-    alongside: new WeakSet(),
+    alongside: new Set(),
     keyRejected: false,
     rejectKey(err) {
       run.keyRejected = true;
@@ -278,9 +278,9 @@ function identifierOf(plan: EnginePlan, priors: Prior[], run: Run): Identifier {
 
 /** A large video left out of the batches: hashed while its parts are sent (./hash-alongside.ts). */
 function hashedAlongside(run: Run, item: EngineItem, file: SendableFile): boolean {
-  if (run.alongside.has(file)) return true;
+  if (run.alongside.has(file.path)) return true;
   if (!alongsideEligible(run, item, file)) return false;
-  run.alongside.add(file);
+  run.alongside.add(file.path);
   return true;
 }
 
@@ -424,7 +424,9 @@ function openItem(run: Run, item: EngineItem, index: number, prior: Prior, ident
       : undefined;
   // A file hashed while its parts are sent may turn out to be in the library: its thumbnail waits
   // for that answer, as it would have waited for the hash before.
-  const late = item.files.some((f, i) => !prior.done?.[i] && identity.sha256[i] === undefined && run.alongside.has(f));
+  const late = item.files.some(
+    (f, i) => !prior.done?.[i] && identity.sha256[i] === undefined && run.alongside.has(f.path),
+  );
   let thumb = late ? undefined : thumbFor(prior);
 
   return {
@@ -474,7 +476,7 @@ async function sendFile(
     // A changed byte refused at PUT is sent again at once, before this file's turn to complete.
     const sent: Settled<Sent | undefined> = resumed
       ? { ok: true as const, value: { key: resumed, ...journalParts(run, file, resumed) } }
-      : sha256 === undefined && run.alongside.has(file)
+      : sha256 === undefined && run.alongside.has(file.path)
         ? await settle(sendLate(run, item, file, ref, state, signal))
         : await settle(onceAgainIfChanged(run, file, ref, () => transfer(run, item, file, ref, sha256, signal)));
     await previous;

@@ -83,8 +83,12 @@ export interface Run {
    * field, and from then on large files are hashed before presign again (./hash-alongside.ts).
    */
   lateChecksum: boolean;
-  /** Files left out of the identifier's batches, to be hashed while their parts are sent (./hash-alongside.ts). */
-  alongside: WeakSet<SendableFile>;
+  /**
+   * Files left out of the identifier's batches, to be hashed while their parts are sent
+   * (./hash-alongside.ts), by path: each read of a planned item's files makes its records again
+   * (PackedItem), so a record's identity does not last from the batches to the send.
+   */
+  alongside: Set<string>;
   /** The parts of every file run in one pool (made at the first file sent as parts). */
   parts?: { pool: Pool };
   /**
