@@ -3,7 +3,8 @@
 // each) in which what each phase leaves behind is promoted before the upload's heap bound
 // (bin/upload-heap.js, looked at every 250 ms) can act: planning 100,000 files took the heap to
 // ~53 MB, and the process's RSS with it (bench/notes.md, issue 41). One collection after the
-// scan (~20–50 ms) lets `decide` start from what the plan holds. `gc` is taken from a fresh
+// scan (~20–50 ms) lets `decide` start from what the plan holds, and one after `decide` lets
+// sending start from it. `gc` is taken from a fresh
 // context while --expose-gc is briefly on, as bin/upload-heap.js and src/download/scavenge.ts do.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
