@@ -4,15 +4,14 @@
 // replaced, an image removed, abort, the sweeper and an item deleted; and the migration counts
 // the rows a database already holds. Presign's answers on top of the count are the repository
 // tests' (repo.test.ts: quota, multipart, racing presigns on PostgreSQL).
-import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reservationLimits } from '../../src/server/limits.js';
 import { recountSql } from '../../src/server/repo/held-bytes.js';
-import type { CompleteInput, NewUpload, Repo } from '../../src/server/repo/interface.js';
+import type { NewUpload, Repo } from '../../src/server/repo/interface.js';
 import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
 import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { POSTGRES, SQLITE, type Dialect } from '../../src/server/repo/schema.js';
@@ -21,11 +20,9 @@ import { foldHashtag } from '../../src/server/repo/list-filter.js';
 import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { createSqliteRepo } from '../../src/server/repo/sqlite/repo.js';
 import { Database } from '../../src/sqlite/database.js';
-import { type TestPostgres, startPostgres } from '../support/postgres.js';
+import { repoBackends } from '../support/repo-backends.js';
+import { ACTOR, AT, NOW_MS, completion, upload } from '../support/repo-records.js';
 
-const AT = '2026-01-01T00:00:00.000Z';
-const NOW_MS = Date.parse(AT);
-const ACTOR = { keyId: 'k-ci', keyName: 'CI', requestId: 'req-1' };
 const LIMITS = reservationLimits(1e12, { keyReservedBytes: 1e12, keyReservedUploads: 1e6 });
 
 interface Counts {
@@ -47,15 +44,9 @@ interface Backend {
   counts(): Promise<Counts[]>;
 }
 
-let postgres: TestPostgres | undefined;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  for (const c of cleanups) await c();
-  await postgres?.stop();
-});
+// The PostgreSQL server's lifecycle and the file's cleanups; the backends below are this file's
+// own, since each also reads the counts through its own connection.
+const { postgres, cleanups } = repoBackends('held', { max: 4 });
 
 async function sqliteDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-held-'));
@@ -72,7 +63,7 @@ async function sqliteBackend(dir?: string): Promise<Backend> {
 }
 
 async function postgresBackend(url?: string): Promise<Backend> {
-  url ??= await postgres!.createDatabase('held');
+  url ??= await postgres().createDatabase('held');
   const repo = await createPostgresRepo({ connectionString: url, max: 4 });
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -90,49 +81,6 @@ async function postgresBackend(url?: string): Promise<Backend> {
         heldRecount: Number(r.heldRecount),
         thumbnailsRecount: Number(r.thumbnailsRecount),
       })),
-  };
-}
-
-function upload(caller: { userId: string; brandId: string; keyId: string }, o: Partial<NewUpload> = {}): NewUpload {
-  const fileId = randomUUID();
-  return {
-    key: `${caller.userId}/${fileId}/photo.jpg`,
-    fileId,
-    brandId: caller.brandId,
-    userId: caller.userId,
-    fileName: 'photo.jpg',
-    contentType: 'image/jpeg',
-    fileSize: 100,
-    type: 'carousel',
-    thumbnail: false,
-    expiresAt: NOW_MS + 3600_000,
-    createdAt: AT,
-    keyId: caller.keyId,
-    sha256: null,
-    partSize: null,
-    multipartId: null,
-    ...o,
-  };
-}
-
-function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput {
-  return {
-    brandId: u.brandId,
-    key: u.key,
-    type: u.type,
-    title: 'photo',
-    fileName: u.fileName,
-    contentType: u.contentType,
-    fileSize: u.fileSize,
-    durationSeconds: null,
-    sha256: createHash('sha256').update(u.key).digest('hex'),
-    media: null,
-    newItemId: randomUUID(),
-    newFileId: randomUUID(),
-    maxCarouselFiles: 10,
-    at: AT,
-    actor: ACTOR,
-    ...o,
   };
 }
 
@@ -311,7 +259,7 @@ describe('the migration counts what a database holds already', () => {
   });
 
   it('on PostgreSQL', async () => {
-    const url = await postgres!.createDatabase('heldmigration');
+    const url = await postgres().createDatabase('heldmigration');
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query(

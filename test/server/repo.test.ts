@@ -13,7 +13,7 @@ import { SCOPES } from '../../src/api/scopes.js';
 import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { hashKey } from '../../src/server/repo/keys.js';
 import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
-import type { CompleteInput, NewUpload, Repo } from '../../src/server/repo/interface.js';
+import type { NewUpload, Repo } from '../../src/server/repo/interface.js';
 import type { RepoSteps } from '../../src/server/repo/decisions.js';
 import { ownKey } from '../../src/server/repo/interface.js';
 import { deleteItem, updateItem } from '../../src/server/repo/item-changes.js';
@@ -24,56 +24,10 @@ import { createSqliteRepo, sqliteSteps } from '../../src/server/repo/sqlite/repo
 import { type Decision, runSteps, runStepsAsync } from '../../src/server/repo/steps.js';
 import { reservationLimits } from '../../src/server/limits.js';
 import { repoBackends } from '../support/repo-backends.js';
+import { ACTOR, AT, NOW_MS, completion, upload } from '../support/repo-records.js';
 
 const both = repoBackends('repo', { max: 12 });
 const { backends, cleanups } = both;
-
-const AT = '2026-01-01T00:00:00.000Z';
-const NOW_MS = Date.parse(AT);
-const ACTOR = { keyId: 'k-ci', keyName: 'CI', requestId: 'req-1' };
-
-function upload(caller: { userId: string; brandId: string; keyId?: string }, o: Partial<NewUpload> = {}): NewUpload {
-  const fileId = randomUUID();
-  return {
-    key: `${caller.userId}/${fileId}/photo.jpg`,
-    fileId,
-    brandId: caller.brandId,
-    userId: caller.userId,
-    fileName: 'photo.jpg',
-    contentType: 'image/jpeg',
-    fileSize: 100,
-    type: 'carousel',
-    thumbnail: false,
-    expiresAt: NOW_MS + 3600_000,
-    createdAt: AT,
-    keyId: caller.keyId ?? null,
-    sha256: null,
-    partSize: null,
-    multipartId: null,
-    ...o,
-  };
-}
-
-function completion(u: NewUpload, o: Partial<CompleteInput> = {}): CompleteInput {
-  return {
-    brandId: u.brandId,
-    key: u.key,
-    type: u.type,
-    title: 'photo',
-    fileName: u.fileName,
-    contentType: u.contentType,
-    fileSize: u.fileSize,
-    durationSeconds: null,
-    sha256: createHash('sha256').update(u.key).digest('hex'),
-    media: null,
-    newItemId: randomUUID(),
-    newFileId: randomUUID(),
-    maxCarouselFiles: 10,
-    at: AT,
-    actor: ACTOR,
-    ...o,
-  };
-}
 
 describe.each(backends)('Repo on %s', (_name, open) => {
   async function withCaller() {
