@@ -25,8 +25,8 @@ const LAYERS = {
     'concurrency',
   ],
   config: ['api', 'rules', 'fs'],
-  upload: ['api', 'media', 'rules', 'fs', 'text', 'sqlite', 'concurrency'],
-  download: ['api', 'rules', 'fs', 'text', 'concurrency'],
+  upload: ['api', 'media', 'rules', 'fs', 'text', 'sqlite', 'concurrency', 'heap'],
+  download: ['api', 'rules', 'fs', 'text', 'concurrency', 'heap'],
   server: ['api', 'media', 'rules', 'fs', 'text', 'sqlite'],
   browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],
@@ -35,6 +35,8 @@ const LAYERS = {
   fs: [],
   // The bounded pool and slots that upload and download both run their work in.
   concurrency: [],
+  // V8's collector on demand, for upload's and download's own collections.
+  heap: [],
   sqlite: [],
   text: [],
   types: [],

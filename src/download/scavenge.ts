@@ -4,25 +4,11 @@
 // buffers outstanding (external memory) reach V8's limit, which is then met with full
 // collections: a 1 GiB download peaked at 137–164 MB that way, and spent ~1 s of CPU in them.
 // A scavenge every 2 MiB (~0.1 ms each: the young generation holds little but those buffers)
-// keeps the peak near the start-up's (bench/notes.md, issue 41). `gc` is taken from a fresh
-// context while --expose-gc is briefly on, as bin/upload-heap.js does, so the program's own
-// global has none.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+// keeps the peak near the start-up's (bench/notes.md, issue 41).
+import { collector } from '../heap/gc.js';
 
 /** Bytes received between two scavenges. */
 const EVERY = 2 << 20;
-
-type Gc = (o: { type: 'minor' | 'major' }) => void;
-let gc: Gc | undefined;
-
-function collector(): Gc {
-  if (gc) return gc;
-  setFlagsFromString('--expose-gc');
-  gc = runInNewContext('gc') as Gc;
-  setFlagsFromString('--no-expose-gc');
-  return gc;
-}
 
 /** Counts the bytes of a body as they arrive, and scavenges after every EVERY of them. */
 export function scavenger(): (bytes: number) => void {

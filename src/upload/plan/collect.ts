@@ -4,23 +4,14 @@
 // (bin/upload-heap.js, looked at every 250 ms) can act: planning 100,000 files took the heap to
 // ~53 MB, and the process's RSS with it (bench/notes.md, issue 41). One collection after the
 // scan (~20–50 ms) lets `decide` start from what the plan holds, and one after `decide` lets
-// sending start from it. `gc` is taken from a fresh
-// context while --expose-gc is briefly on, as bin/upload-heap.js and src/download/scavenge.ts do.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+// sending start from it.
+import { collector } from '../../heap/gc.js';
 
 /** Files scanned below which a collection is not worth its time. */
 const MIN_FILES = 10_000;
 
-let gc: (() => void) | undefined;
-
 /** Collects the heap now, when `files` were planned: a large plan's phases leave much behind. */
 export function collectAfter(files: number): void {
   if (files < MIN_FILES) return;
-  if (!gc) {
-    setFlagsFromString('--expose-gc');
-    gc = runInNewContext('gc') as () => void;
-    setFlagsFromString('--no-expose-gc');
-  }
-  gc();
+  collector()();
 }
