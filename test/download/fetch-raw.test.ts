@@ -83,16 +83,16 @@ function deps(over: Partial<FetchDeps> = {}): FetchDeps {
 
 const fileUrl = () => `${base}/file.mp4?X-Amz-Signature=secret`;
 
+/** fetchToFile of the served file, with its size and SHA-256, to `dest` (its part file beside it). */
+function fetchBig(dest: string, over: Partial<FetchDeps> = {}) {
+  return fetchToFile({ url: fileUrl(), size: SIZE, sha256: sha }, dest, `${dest}.x.part`, deps(over));
+}
+
 describe('read off the socket', () => {
   it('streams the file into place with its SHA-256, node:http unused', async () => {
     const dest = join(dir, 'big.mp4');
     const starts: number[] = [];
-    const got = await fetchToFile(
-      { url: fileUrl(), size: SIZE, sha256: sha },
-      dest,
-      `${dest}.x.part`,
-      deps({ onStart: (from) => starts.push(from) }),
-    );
+    const got = await fetchBig(dest, { onStart: (from) => starts.push(from) });
     expect(got).toMatchObject({ bytes: SIZE, sha256: sha, resumedFrom: 0 });
     expect((await readFile(dest)).equals(bytes)).toBe(true);
     expect(await readdir(dir)).toEqual(['big.mp4']);
@@ -103,7 +103,7 @@ describe('read off the socket', () => {
   it('resumes a part file an earlier run left with a 206 of the rest', async () => {
     const dest = join(dir, 'big.mp4');
     await writeFile(`${dest}.x.part`, bytes.subarray(0, 1_000_000));
-    const got = await fetchToFile({ url: fileUrl(), size: SIZE, sha256: sha }, dest, `${dest}.x.part`, deps());
+    const got = await fetchBig(dest);
     expect(got).toMatchObject({ bytes: SIZE, resumedFrom: 1_000_000, sha256: sha });
     expect(gets).toEqual(['bytes=1000000-']);
     expect((await readFile(dest)).equals(bytes)).toBe(true);
@@ -112,12 +112,7 @@ describe('read off the socket', () => {
   it('hashed on a worker thread (hashThreadMinBytes 0, as a large file is with 4 cores), resumed part included', async () => {
     const dest = join(dir, 'big.mp4');
     await writeFile(`${dest}.x.part`, bytes.subarray(0, 1_000_000));
-    const got = await fetchToFile(
-      { url: fileUrl(), size: SIZE, sha256: sha },
-      dest,
-      `${dest}.x.part`,
-      deps({ hashThreadMinBytes: 0 }),
-    );
+    const got = await fetchBig(dest, { hashThreadMinBytes: 0 });
     expect(got).toMatchObject({ bytes: SIZE, resumedFrom: 1_000_000, sha256: sha });
     expect((await readFile(dest)).equals(bytes)).toBe(true);
   });
@@ -125,21 +120,14 @@ describe('read off the socket', () => {
   it('bytes that are not the file fail the SHA-256 check, the part file removed', async () => {
     const dest = join(dir, 'big.mp4');
     await writeFile(`${dest}.x.part`, Buffer.alloc(1_000_000, 7));
-    const err = await fetchToFile({ url: fileUrl(), size: SIZE, sha256: sha }, dest, `${dest}.x.part`, deps()).catch(
-      (e: unknown) => e,
-    );
+    const err = await fetchBig(dest).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'MismatchError', kind: 'sha256', expected: sha });
     expect(await readdir(dir)).toEqual([]);
   });
 
   it('on a disk slower than syncWriteMs (-1: every write is), copies go through the thread pool and the file ends whole', async () => {
     const dest = join(dir, 'big.mp4');
-    const got = await fetchToFile(
-      { url: fileUrl(), size: SIZE, sha256: sha },
-      dest,
-      `${dest}.x.part`,
-      deps({ syncWriteMs: -1 }),
-    );
+    const got = await fetchBig(dest, { syncWriteMs: -1 });
     expect(got.sha256).toBe(sha);
     expect((await readFile(dest)).equals(bytes)).toBe(true);
   });
@@ -177,12 +165,7 @@ describe('read off the socket', () => {
       res.write(bytes.subarray(0, 1024 * 1024));
     };
     const dest = join(dir, 'big.mp4');
-    const got = await fetchToFile(
-      { url: fileUrl(), size: SIZE, sha256: sha },
-      dest,
-      `${dest}.x.part`,
-      deps({ stallMs: 300 }),
-    );
+    const got = await fetchBig(dest, { stallMs: 300 });
     expect(got.sha256).toBe(sha);
     expect(gets).toHaveLength(2);
     expect(gets[1]).toMatch(/^bytes=\d+-$/);
@@ -252,12 +235,7 @@ describe('answers asked again over node:http', () => {
       res.end(bytes.subarray(1000));
     };
     const dest = join(dir, 'big.mp4');
-    const got = await fetchToFile(
-      { url: fileUrl(), size: SIZE, sha256: sha },
-      dest,
-      `${dest}.x.part`,
-      deps({ http: pool }),
-    );
+    const got = await fetchBig(dest, { http: pool });
     expect(got.sha256).toBe(sha);
     expect(gets).toHaveLength(2);
   });
@@ -266,12 +244,7 @@ describe('answers asked again over node:http', () => {
     answer = (res) => serveFile(res, undefined);
     const dest = join(dir, 'big.mp4');
     await writeFile(`${dest}.x.part`, bytes.subarray(0, 1_000_000));
-    const got = await fetchToFile(
-      { url: fileUrl(), size: SIZE, sha256: sha },
-      dest,
-      `${dest}.x.part`,
-      deps({ http: pool }),
-    );
+    const got = await fetchBig(dest, { http: pool });
     expect(got.sha256).toBe(sha);
     expect((await readFile(dest)).equals(bytes)).toBe(true);
     expect(gets).toEqual(['bytes=1000000-', 'bytes=1000000-']);
