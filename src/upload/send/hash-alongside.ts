@@ -1,8 +1,10 @@
 // A large video hashed while its parts are sent (issue 41). Declaring the SHA-256 at presign buys
 // nothing for a multipart upload on any store (docs/api.md "Declared at complete"), so instead of
 // reading the whole file for its hash before the first part goes, the parts start at once and the
-// hash runs on its own sequential read of the file beside them. When the hash is ready the library
-// is asked whether it holds those bytes (the "already there" check, ./identify.ts `lookup`):
+// hash is fed from the bytes they read (./hash-fed.ts): the file is read once when the parts go in
+// file order, and the hash reads itself only what the parts read out of order or not at all. When
+// the hash is ready the library is asked whether it holds those bytes (the "already there" check,
+// ./identify.ts `lookup`):
 // - it does: the parts stop, the multipart upload is aborted and forgotten, and the file takes
 //   the "already there" path as if it had been checked first;
 // - it does not: the parts go on, and complete declares the SHA-256 (the engine's completeFile).
@@ -14,6 +16,7 @@
 import { ApiError } from '../../api/errors.js';
 import { MULTIPART_THRESHOLDS } from '../../rules/parts.js';
 import { type EmitFn, type FileRef, StepError, type UploadEvent } from './events.js';
+import { fedHash } from './hash-fed.js';
 import type { ItemIdentity } from './identify.js';
 import { type SentPart, abortQuietly, continueParts, startParts } from './multipart.js';
 import { forgetParts, multipartContext } from './run-parts.js';
@@ -51,9 +54,17 @@ export function alongsideEligible(run: Run, item: EngineItem, file: SendableFile
   );
 }
 
-/** Hashes the file (unless checksums are off) and asks the library about it (unless --force). */
-export async function verdictOf(run: Run, file: SendableFile, ref: FileRef): Promise<Verdict> {
-  const sha256 = await run.identifier.sha256Of(file).catch((err: unknown) => {
+/**
+ * Hashes the file (unless checksums are off) and asks the library about it (unless --force).
+ * `hashed`: where the SHA-256 comes from (the identifier's read of the file, unless given).
+ */
+export async function verdictOf(
+  run: Run,
+  file: SendableFile,
+  ref: FileRef,
+  hashed: () => Promise<string | undefined> = () => run.identifier.sha256Of(file),
+): Promise<Verdict> {
+  const sha256 = await hashed().catch((err: unknown) => {
     throw new StepError('hash', err);
   });
   if (!sha256) return {};
@@ -87,16 +98,20 @@ export function sendAlongside(
     };
     let key: string | undefined;
     const ctx = multipartContext(run);
+    // Hashed from what the parts read; nothing to hash when no checksum is declared (checksums off).
+    const fed = run.identifier.declares ? fedHash(file) : undefined;
     const send = async (): Promise<{ key: string; parts?: SentPart[] }> => {
       try {
         const parts = { file, ref, type: item.type, sha256: undefined };
-        const pctx = ctx && { ...ctx, emit: gate.emit, onBytes };
+        const pctx = ctx && { ...ctx, emit: gate.emit, onBytes, ...(fed ? { reads: fed.reads } : {}) };
         const resumed = pctx ? await continueParts(parts, pctx, sending) : undefined;
         if (resumed) return resumed;
         const presigned = await transferFile(file, ref, { type: item.type }, run.deps, gate.emit, sending, {
           onPresigned: (p) => {
             key = p.key;
             journal.recordPresigned(file, { key: p.key, type: item.type });
+            // No parts offered: one PUT, which feeds nothing; the hash reads the file beside it.
+            if (!p.multipart) fed?.reads.done();
           },
           onBytes,
           ...(pctx
@@ -115,8 +130,16 @@ export function sendAlongside(
         throw err instanceof StepError ? err : new StepError('put', err);
       }
     };
-    const sent = settle(send());
-    const verdict = await settle(verdictOf(run, file, ref));
+    // Sent or failed, the parts read no more: the hash reads what they left (the verdict still
+    // stands when the send failed, as when the file was hashed on its own).
+    const sent = settle(send().finally(() => fed?.reads.done()));
+    const hashed = async () => {
+      if (!fed) return undefined;
+      const sha256 = await fed.digest(signal);
+      run.deps.onFedHash?.(file, { ...fed.counts });
+      return sha256;
+    };
+    const verdict = await settle(verdictOf(run, file, ref, hashed));
     const found = verdict.ok && verdict.value.identity && isFound(verdict.value.identity);
     if (!verdict.ok || found) {
       // Stopped here: not wanted (the library has it), or hashing or the check failed (the file

@@ -61,6 +61,11 @@ export interface EngineDeps extends TransferDeps {
   partConcurrency?: number;
   /** Tests: how a file is hashed (./hash.ts by default). */
   hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
+  /**
+   * Tests: a file hashed from what its parts read (./hash-fed.ts), once hashed: the bytes its
+   * parts read (every try) and those the hash read itself.
+   */
+  onFedHash?: (file: SendableFile, counts: { fed: number; read: number }) => void;
 }
 
 export interface Run {
