@@ -141,8 +141,13 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           break;
         }
         case 'skipped':
-          // Found in the library by its checksum: not sent, so not part of the total any more.
+          // Found in the library by its checksum: not part of the total any more. A large video
+          // is found once its parts are sent (src/upload/send/hash-alongside.ts): its bar goes.
           if (event.inLibrary) {
+            if (live.has(keyOf(event.file))) {
+              resumedBytes -= live.get(keyOf(event.file))!.base;
+              end(event.file);
+            }
             totalBytes -= event.file.size;
             total?.setTotal(Math.max(1, totalBytes));
             updateTotal();

@@ -8,9 +8,9 @@
 // - it does: the parts stop, the multipart upload is aborted and forgotten, and the file takes
 //   the "already there" path as if it had been checked first;
 // - it does not: the parts go on, and complete declares the SHA-256 (the engine's completeFile).
-// Until that answer the file's events are held (its progress would otherwise be shown for a file
-// that then turns out to be skipped); a file found in the library says only `skipped`, as before,
-// and the bytes sent for it are not counted as sent. The engine decides which files go this way
+// The answer comes about when the parts have read the last bytes, so the file's progress is shown
+// as it is sent, and the bytes count as sent; only its `uploaded` waits for the answer: a file
+// found in the library says `skipped` instead, and nothing more. The engine decides which files go this way
 // (`alongsideEligible`) and falls back to the old order (hash, check, presign with the SHA-256)
 // when the service cannot take parts or refuses the SHA-256 at complete.
 import { ApiError } from '../../api/errors.js';
@@ -91,11 +91,7 @@ export function sendAlongside(
     const stop = new AbortController();
     const sending = AbortSignal.any([signal, stop.signal]);
     const gate = eventGate(run.emit);
-    let unsure = 0;
-    const onBytes = (n: number) => {
-      if (gate.open) run.bytesSent += n;
-      else unsure += n;
-    };
+    const onBytes = (n: number) => void (run.bytesSent += n);
     let key: string | undefined;
     const ctx = multipartContext(run);
     // Hashed from what the parts read; nothing to hash when no checksum is declared (checksums off).
@@ -153,7 +149,6 @@ export function sendAlongside(
       if (!verdict.ok) throw verdict.error;
       return { kind: 'found', identity: verdict.value.identity! };
     }
-    run.bytesSent += unsure;
     gate.release();
     const done = await sent;
     if (!done.ok) throw done.error;
@@ -175,31 +170,30 @@ async function dropUpload(run: Run, file: SendableFile, key: string | undefined)
 }
 
 /**
- * A file's transfer events, held until it is known to be sent, then let through (the last
- * progress of what was held, and everything after); dropped when it is not sent after all.
+ * A file's transfer events, passed on as they come except `uploaded`, which waits for the
+ * library's answer (`release`: the file is sent, its `uploaded` follows); a file found in the
+ * library says `skipped` instead, and nothing more of its transfer is passed on (`drop`). Not the
+ * whole transfer held: the hash is fed by the parts, so the answer comes as they read the last
+ * bytes, and holding it all would hide a large file's progress for its whole upload.
  */
 function eventGate(emit: EmitFn) {
-  let state: 'held' | 'open' | 'dropped' = 'held';
-  const held: UploadEvent[] = [];
+  let state: 'sending' | 'sent' | 'dropped' = 'sending';
+  let uploaded: UploadEvent | undefined;
   return {
-    get open() {
-      return state === 'open';
-    },
     emit(event: UploadEvent) {
-      if (state === 'open') return emit(event);
       if (state === 'dropped') return;
-      // Only the latest progress matters: a held gate keeps a few events, not one per part.
-      if (event.type === 'progress' && held.at(-1)?.type === 'progress') held[held.length - 1] = event;
-      else held.push(event);
+      if (state === 'sending' && event.type === 'uploaded') uploaded = event;
+      else emit(event);
     },
     release() {
-      if (state !== 'held') return;
-      state = 'open';
-      for (const event of held.splice(0)) emit(event);
+      if (state !== 'sending') return;
+      state = 'sent';
+      if (uploaded) emit(uploaded);
+      uploaded = undefined;
     },
     drop() {
       state = 'dropped';
-      held.length = 0;
+      uploaded = undefined;
     },
   };
 }
