@@ -289,6 +289,30 @@ describe('a large video hashed while its parts are sent', () => {
   );
 
   it(
+    'no parts offered for it: the single PUT feeds the hash, which reads nothing itself',
+    { timeout: 60_000 },
+    async () => {
+      lib = await startLibrary();
+      const path = await bigVideo('single.mp4');
+      // A lenient spec service drops presign's `multipart`: its answer never offers parts.
+      const proxy = await startSpecOnlyProxy(lib.url, { check: 'kept', sha256: 'kept', multipart: 'ignored' });
+      const client = createApiClient({ baseUrl: proxy.url, apiKey: lib.key, retry: NO_WAIT_RETRY });
+      try {
+        const { seen, onFedHash } = fedHashes();
+        const { summary } = await lib.upload(await plan([path]), { api: client, onFedHash });
+        expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+        expect(proxy.presigns).toHaveLength(1);
+        expect(proxy.presigns[0]).not.toHaveProperty('sha256');
+        expect(proxy.completes[0]).toMatchObject({ sha256: await sha256(path) });
+        expect(seen).toEqual([{ fed: SIZE, read: 0 }]);
+      } finally {
+        await client.close();
+        await proxy.close();
+      }
+    },
+  );
+
+  it(
     'a service that refuses sha256 at complete: completed without it, and files started later are hashed before presign',
     { timeout: 90_000 },
     async () => {

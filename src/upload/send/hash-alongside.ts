@@ -106,10 +106,10 @@ export function sendAlongside(
           onPresigned: (p) => {
             key = p.key;
             journal.recordPresigned(file, { key: p.key, type: item.type });
-            // No parts offered: one PUT, which feeds nothing; the hash reads the file beside it.
-            if (!p.multipart) fed?.reads.done();
           },
           onBytes,
+          // No parts offered: the single PUT feeds the hash as the parts would.
+          ...(fed ? { reads: fed.reads } : {}),
           ...(pctx
             ? {
                 multipart: {
