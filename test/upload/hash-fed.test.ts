@@ -8,7 +8,8 @@ import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ByteRange, type FedHash, fedHash } from '../../src/upload/send/hash-fed.js';
+import type { ByteRange } from '../../src/upload/send/file-reads.js';
+import { type FedHash, fedHash } from '../../src/upload/send/hash-fed.js';
 import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
 
 const MIB = 1024 * 1024;

@@ -15,22 +15,8 @@
 import { createHash } from 'node:crypto';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { assertSame } from './hash.js';
+import type { ByteRange, FileReads } from './file-reads.js';
 import { FileChangedError, type LocalFile, READ_SLICE_BYTES } from './put.js';
-
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-/** What a sender of the file's parts tells as it reads them (./parts.ts `reads`). */
-export interface FileReads {
-  /** The ranges about to be read, before the first read: a part of these not yet read is awaited, not read. */
-  planned(ranges: readonly ByteRange[]): void;
-  /** One try of a part begins reading `range` from its start; `slice` is told each slice read, `end` once the try is over. */
-  reading(range: ByteRange): { slice(offset: number, bytes: Buffer): void; end(stored: boolean): void };
-  /** Nothing more will be read by the sender (all stored, or it failed or stopped): the reader reads what is left. */
-  done(): void;
-}
 
 export interface FedHash {
   /** Handed to the sender. */

@@ -13,7 +13,7 @@ import { type PartPlan, partBytes } from '../../rules/parts.js';
 import type { ContentType } from '../../rules/rules.js';
 import { escapeName } from '../../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
-import type { FileReads } from './hash-fed.js';
+import type { FileReads } from './file-reads.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
 

@@ -15,7 +15,7 @@ import { type PartPlan, partRange } from '../../rules/parts.js';
 import { isExpired, redactUrl } from '../../api/storage-url.js';
 import { FileChangedError, type LocalFile, fileSlices } from './put.js';
 import { type Pool, createPool } from '../../concurrency/pool.js';
-import type { FileReads } from './hash-fed.js';
+import type { FileReads } from './file-reads.js';
 
 /** At most this many part URLs per request (the service's batch). */
 const URL_BATCH = 100;

@@ -22,7 +22,7 @@ import { withRetry } from '../../api/retry.js';
 import type { PresignResponse } from '../../api/schemas.js';
 import { describeRefusal } from '../../api/storage-refusal.js';
 import { isExpired, redactUrl, urlExpiry } from '../../api/storage-url.js';
-import type { FileReads } from './hash-fed.js';
+import type { FileReads } from './file-reads.js';
 
 /** Large reads: fewer syscalls and socket writes; at most a few of these are in memory per file. */
 export const READ_SLICE_BYTES = 2 * 1024 * 1024;

@@ -13,7 +13,7 @@ import type { ContentType } from '../../rules/rules.js';
 import { type EmitFn, type FileRef, StepError } from './events.js';
 import { NoPartsEndpointError, type SentPart } from './multipart.js';
 import { presignAndPut } from './put.js';
-import type { FileReads } from './hash-fed.js';
+import type { FileReads } from './file-reads.js';
 
 /** A file to send, as the plan describes it (src/upload/plan/decide.ts PlannedFile fits). */
 export interface SendableFile {
