@@ -10,9 +10,9 @@
 // - it does not: the parts go on, and complete declares the SHA-256 (the engine's completeFile).
 // The answer comes about when the parts have read the last bytes, so the file's progress is shown
 // as it is sent, and the bytes count as sent; only its `uploaded` waits for the answer: a file
-// found in the library says `skipped` instead, and nothing more. The engine decides which files go this way
-// (`alongsideEligible`) and falls back to the old order (hash, check, presign with the SHA-256)
-// when the service cannot take parts or refuses the SHA-256 at complete.
+// found in the library says `skipped` instead, and nothing more. The engine decides which files
+// go this way (`alongsideEligible`) and falls back to the old order (hash, check, presign with the
+// SHA-256) when the service cannot take parts or refuses the SHA-256 at complete.
 import { ApiError } from '../../api/errors.js';
 import { MULTIPART_THRESHOLDS } from '../../rules/parts.js';
 import { type EmitFn, type FileRef, StepError, type UploadEvent } from './events.js';
