@@ -15,6 +15,7 @@ import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { openJournal } from '../../src/upload/send/journal.js';
 import type { SendableFile } from '../../src/upload/send/transfer.js';
+import type { FeedPace } from '../../src/upload/send/hash-fed.js';
 import type { EngineApi } from '../../src/upload/send/engine.js';
 import type { UploadEvent } from '../../src/upload/send/events.js';
 import type { Library } from '../support/library.js';
@@ -62,6 +63,12 @@ function fedHashes() {
   return { seen, onFedHash: (_f: SendableFile, counts: { fed: number; read: number }) => void seen.push(counts) };
 }
 
+/**
+ * Where a test counts the hash's own reads: a part is never too slow to wait for, as on a loaded
+ * machine a loopback part could look like a slow link's (hash-fed.test.ts judges the pace).
+ */
+const PATIENT: FeedPace = { judgeAfterMs: Number.POSITIVE_INFINITY, minBytesPerSecond: 0, now: () => 0 };
+
 /** Events naming the file, by type, in order. */
 const typesOf = (events: UploadEvent[]) =>
   events.filter((e) => 'file' in e && e.file?.role === 'file').map((e) => e.type);
@@ -84,6 +91,7 @@ describe('a large video hashed while its parts are sent', () => {
           hash,
           onFedHash,
           partConcurrency: 1,
+          feedPace: PATIENT,
         });
         expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
         // Every byte hashed as a part read it; the hash read nothing of the file itself.
@@ -143,6 +151,28 @@ describe('a large video hashed while its parts are sent', () => {
       expect(await readdir(join(dataDir, 'staging')).catch(() => [])).toEqual([]);
       expect(journal.multipart(path)).toBeUndefined();
       expect(journal.completedItem((await plan([path])).items[0]!.files[0]!)).toBe(itemId);
+      expect(await lib.items()).toHaveLength(1);
+      journal.close();
+    },
+  );
+
+  it(
+    'on a slow link the hash reads ahead of the parts: a file the library holds is found before most of it is sent',
+    { timeout: 90_000 },
+    async () => {
+      // 8 MiB/s per connection: the 24 MiB take 3 s to send, one part at a time.
+      lib = await startLibrary({ throttle: 8 * MIB });
+      const path = await bigVideo('slow-held.mp4');
+      const first = await lib.upload(await plan([path]), { partConcurrency: 1 });
+      const itemId = first.summary.items[0]!.itemId!;
+      const journal = await freshJournal();
+      const { seen, onFedHash } = fedHashes();
+      const { summary } = await lib.upload(await plan([path]), { journal, onFedHash, partConcurrency: 1 });
+      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
+      // The part fed the hash slower than the pace's floor, so the hash read the rest itself and the
+      // upload was stopped early (waiting for the part, all 24 MiB would have been sent).
+      expect(seen[0]!.read).toBeGreaterThan(0);
+      expect(summary.bytesSent).toBeLessThan(SIZE / 2);
       expect(await lib.items()).toHaveLength(1);
       journal.close();
     },
@@ -240,7 +270,7 @@ describe('a large video hashed while its parts are sent', () => {
       lib = await startLibrary({ dropPuts: { afterBytes: 3 * MIB, count: 1 } });
       const path = await bigVideo('dropped.mp4');
       const { seen, onFedHash } = fedHashes();
-      const { summary } = await lib.upload(await plan([path]), { onFedHash, partConcurrency: 1 });
+      const { summary } = await lib.upload(await plan([path]), { onFedHash, partConcurrency: 1, feedPace: PATIENT });
       expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
       const { item } = await lib.client.get(summary.items[0]!.itemId!);
       expect(item.sha256).toBe(await sha256(path));
@@ -299,7 +329,7 @@ describe('a large video hashed while its parts are sent', () => {
       const client = createApiClient({ baseUrl: proxy.url, apiKey: lib.key, retry: NO_WAIT_RETRY });
       try {
         const { seen, onFedHash } = fedHashes();
-        const { summary } = await lib.upload(await plan([path]), { api: client, onFedHash });
+        const { summary } = await lib.upload(await plan([path]), { api: client, onFedHash, feedPace: PATIENT });
         expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
         expect(proxy.presigns).toHaveLength(1);
         expect(proxy.presigns[0]).not.toHaveProperty('sha256');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ByteRange } from '../../src/upload/send/file-reads.js';
-import { type FedHash, fedHash } from '../../src/upload/send/hash-fed.js';
+import { type FedHash, type FeedPace, fedHash } from '../../src/upload/send/hash-fed.js';
 import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
 
 const MIB = 1024 * 1024;
@@ -32,6 +32,12 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
+/**
+ * The cursor's protocol, judged apart from the pace: a part is never too slow to wait for (on a
+ * loaded machine the 5 ms turns below could otherwise make a part look like a slow link's).
+ */
+const PATIENT: FeedPace = { judgeAfterMs: Number.POSITIVE_INFINITY, minBytesPerSecond: 0, now: () => 0 };
+
 /** Lets the hash's reader run (its reads go through libuv's pool and back). */
 const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -48,7 +54,7 @@ async function feed(h: FedHash, range: ByteRange, o: { stored?: boolean; upTo?: 
 
 describe('a hash fed from what the parts read', () => {
   it('one part at a time, in file order: the hash reads nothing itself, the file is read once', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const digest = h.digest();
     await turn();
     h.reads.planned(PARTS);
@@ -62,7 +68,7 @@ describe('a hash fed from what the parts read', () => {
   });
 
   it('before the sender says what it will read, the hash reads nothing', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const digest = h.digest();
     await turn();
     await turn();
@@ -73,7 +79,7 @@ describe('a hash fed from what the parts read', () => {
   });
 
   it('parts at once, the later ones ahead of the cursor: the hash reads what they sent before it got there', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const digest = h.digest();
     h.reads.planned(PARTS);
     const [first, ...later] = PARTS.map((r) => ({ r, reading: h.reads.reading(r) }));
@@ -97,7 +103,7 @@ describe('a hash fed from what the parts read', () => {
   });
 
   it('a part retried after it failed half way: it reads its bytes again, and only those beyond the cursor are hashed', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const digest = h.digest();
     h.reads.planned(PARTS);
     await feed(h, PARTS[0]!);
@@ -113,7 +119,7 @@ describe('a hash fed from what the parts read', () => {
   });
 
   it('a part that failed while others are in flight: the hash reads its bytes itself', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const digest = h.digest();
     h.reads.planned(PARTS);
     const second = h.reads.reading(PARTS[1]!);
@@ -133,7 +139,7 @@ describe('a hash fed from what the parts read', () => {
   });
 
   it('a part stored by an earlier run (not planned): read by the hash while the others are fed', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const digest = h.digest();
     h.reads.planned(PARTS.slice(1));
     await feed(h, PARTS[1]!);
@@ -163,12 +169,73 @@ describe('a hash fed from what the parts read', () => {
   });
 
   it('stopped while it waits for a part: rejects with the reason', async () => {
-    const h = fedHash(file);
+    const h = fedHash(file, PATIENT);
     const stop = new AbortController();
     const digest = h.digest(stop.signal);
     h.reads.planned(PARTS);
     await turn();
     stop.abort(new Error('stopped'));
     await expect(digest).rejects.toThrow('stopped');
+  });
+});
+
+describe('a part too slow to wait for (a slow link): the hash reads ahead of it', () => {
+  /** A clock the test moves. */
+  function clock() {
+    let t = 0;
+    return { now: () => t, set: (ms: number) => void (t = ms) };
+  }
+
+  it('judged by its rate once it has run long enough: slower than the floor, the rest is read at once', async () => {
+    const c = clock();
+    const h = fedHash(file, { judgeAfterMs: 200, minBytesPerSecond: 32 * MIB, now: c.now });
+    const digest = h.digest();
+    h.reads.planned(PARTS);
+    const reading = h.reads.reading(PARTS[0]!);
+    reading.slice(0, bytes.subarray(0, SLICE));
+    await turn();
+    expect(h.counts.read).toBe(0); // young: waited for
+    c.set(1_000); // 2 MiB in 1 s: a 2 MiB/s link
+    reading.slice(SLICE, bytes.subarray(SLICE, 2 * SLICE));
+    // The whole file is hashed while the part has sent 2 MiB: the library's answer need not wait for it.
+    expect(await digest).toBe(SHA256);
+    expect(h.counts).toEqual({ fed: 2 * SLICE, read: SIZE - 2 * SLICE });
+    // Its later slices lie behind the cursor: nothing is hashed twice.
+    reading.slice(2 * SLICE, bytes.subarray(2 * SLICE, 3 * SLICE));
+    reading.end(false);
+    h.reads.done();
+  });
+
+  it('fast enough: waited for, and it feeds every byte', async () => {
+    const c = clock();
+    const h = fedHash(file, { judgeAfterMs: 20, minBytesPerSecond: 32 * MIB, now: c.now });
+    const digest = h.digest();
+    h.reads.planned(PARTS);
+    let t = 0;
+    for (const r of PARTS) {
+      const reading = h.reads.reading(r);
+      for (let at = r.start; at < r.end; at += SLICE) {
+        c.set((t += 10)); // 1 MiB every 10 ms: 100 MiB/s, judged from its third slice on
+        reading.slice(at, bytes.subarray(at, Math.min(r.end, at + SLICE)));
+        await turn();
+      }
+      reading.end(true);
+    }
+    h.reads.done();
+    expect(await digest).toBe(SHA256);
+    expect(h.counts).toEqual({ fed: SIZE, read: 0 });
+  });
+
+  it('a part that stalls while young is judged when its time is up, by a timer, without another slice', async () => {
+    const h = fedHash(file, { judgeAfterMs: 50, minBytesPerSecond: 32 * MIB, now: () => performance.now() });
+    const digest = h.digest();
+    h.reads.planned(PARTS);
+    const reading = h.reads.reading(PARTS[0]!);
+    reading.slice(0, bytes.subarray(0, SLICE));
+    // Nothing more comes from the part until the hash is done.
+    expect(await digest).toBe(SHA256);
+    expect(h.counts).toEqual({ fed: SLICE, read: SIZE - SLICE });
+    reading.end(false);
+    h.reads.done();
   });
 });

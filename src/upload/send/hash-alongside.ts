@@ -95,7 +95,7 @@ export function sendAlongside(
     let key: string | undefined;
     const ctx = multipartContext(run);
     // Hashed from what the parts read; nothing to hash when no checksum is declared (checksums off).
-    const fed = run.identifier.declares ? fedHash(file) : undefined;
+    const fed = run.identifier.declares ? fedHash(file, run.deps.feedPace) : undefined;
     const send = async (): Promise<{ key: string; parts?: SentPart[] }> => {
       try {
         const parts = { file, ref, type: item.type, sha256: undefined };

@@ -9,6 +9,10 @@
 //   what they sent before the cursor reached them (at most the file once more, as before);
 // - a part stored by an earlier run, one waiting to be retried while others are in flight, or no
 //   parts at all (a single PUT): the reader reads those bytes.
+// - a part that feeds slowly (a slow link: below `minBytesPerSecond` once it has run
+//   `judgeAfterMs`): the reader reads ahead of it at the disk's speed, so the SHA-256 (and the
+//   library's answer that a file is already there, which aborts its upload) comes as early as when
+//   the hash had its own read; the part's later slices, behind the cursor then, are not hashed.
 // Everything runs on the main thread, so a check of the cursor and its update are one step; a
 // slice is hashed synchronously when it is read, before the part's ring buffer is reused. A file
 // changed meanwhile is caught as in ./hash.ts: its size and mtime are checked once all is hashed.
@@ -31,9 +35,26 @@ interface Try {
   range: ByteRange;
   /** The next byte this try will read. */
   pos: number;
+  /** When it started (FeedPace.now). */
+  at: number;
 }
 
-export function fedHash(file: LocalFile): FedHash {
+/** When a part feeds too slowly to wait for. */
+export interface FeedPace {
+  /** A part is judged once it has run this long (ms): a loopback part of 8 MiB is done before. */
+  judgeAfterMs: number;
+  /** Below this rate (its bytes since it started), the reader reads ahead of it. */
+  minBytesPerSecond: number;
+  now: () => number;
+}
+
+export const FEED_PACE: FeedPace = {
+  judgeAfterMs: 200,
+  minBytesPerSecond: 32 * 1024 * 1024,
+  now: () => performance.now(),
+};
+
+export function fedHash(file: LocalFile, pace: FeedPace = FEED_PACE): FedHash {
   const hash = createHash('sha256');
   let cursor = 0;
   /** planned() or done() said: until then the sender has not said what it will read. */
@@ -58,19 +79,30 @@ export function fedHash(file: LocalFile): FedHash {
     changed();
   }
 
-  /** Whether a part will feed the byte at the cursor without the reader: wait for it then. */
-  function fedSoon(): boolean {
-    if (closed) return false;
-    if (!told) return true;
+  /**
+   * Whether a part will feed the byte at the cursor without the reader: wait for it then, at most
+   * the ms given (a part not yet judged for its pace), or until something changes (no ms).
+   */
+  function fedSoon(): { wait: boolean; atMostMs?: number } {
+    if (closed) return { wait: false };
+    if (!told) return { wait: true };
     let reading = false;
     for (const t of tries) {
-      if (t.pos <= cursor && cursor < t.range.end) return true;
+      if (t.pos <= cursor && cursor < t.range.end) {
+        const ran = pace.now() - t.at;
+        if (ran < pace.judgeAfterMs)
+          return Number.isFinite(pace.judgeAfterMs)
+            ? { wait: true, atMostMs: pace.judgeAfterMs - ran }
+            : { wait: true };
+        if (((t.pos - t.range.start) * 1000) / ran >= pace.minBytesPerSecond) return { wait: true };
+        return { wait: false }; // too slow to wait for: read ahead of it
+      }
       reading ||= t.pos < t.range.end;
     }
     // The part holding the cursor is queued (or waits to be retried) and no part of the file is
     // reading (one that read all its bytes awaits only its answer): it is the next to go. While
     // others read, it may wait long: read it.
-    return !reading && expected.some((r) => r.start <= cursor && cursor < r.end);
+    return { wait: !reading && expected.some((r) => r.start <= cursor && cursor < r.end) };
   }
 
   /** Where the reader's next read stops: a slice, or where a part in flight ahead of the cursor will feed from. */
@@ -87,7 +119,7 @@ export function fedHash(file: LocalFile): FedHash {
       changed();
     },
     reading(range) {
-      const t: Try = { range, pos: range.start };
+      const t: Try = { range, pos: range.start, at: pace.now() };
       tries.add(t);
       changed();
       return {
@@ -121,8 +153,13 @@ export function fedHash(file: LocalFile): FedHash {
     try {
       while (cursor < file.size) {
         signal?.throwIfAborted();
-        if (fedSoon()) {
-          await new Promise<void>((resolve) => (wake = resolve));
+        const soon = fedSoon();
+        if (soon.wait) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            // Woken to judge a young part's pace; unref'd: it never keeps the process alive.
+            if (soon.atMostMs !== undefined) setTimeout(changed, Math.ceil(soon.atMostMs)).unref();
+          });
           continue;
         }
         if (!handle) {
