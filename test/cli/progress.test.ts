@@ -191,6 +191,36 @@ describe('progress listeners', () => {
     expect(all).toContain('1 item created, 1 already there, 1 failed');
   });
 
+  it('tty: a large file found in the library once sent loses its bar, and the total no longer counts it', async () => {
+    const big: FileRef = { path: '/v/big.mp4', name: 'big.mp4', size: 40_000_000, item: 0, role: 'file' };
+    const io = bufferIO({}, { terminalStderr: true });
+    const p = createTtyProgress(io);
+    p.onEvent({ type: 'planned', items: 2, files: 2, bytes: 44_000_000, alreadyDone: 0 });
+    p.onEvent({ type: 'started', file: big });
+    p.onEvent({ type: 'progress', file: big, sent: 40_000_000 });
+    p.onEvent({ type: 'started', file: clip });
+    p.onEvent({ type: 'progress', file: clip, sent: 1_000_000 });
+    await new Promise((r) => setTimeout(r, 250)); // let cli-progress's 10 fps timer draw
+    expect(io.err()).toMatch(/big\.mp4 +█+ +100%/);
+    const before = io.err().length;
+    p.onEvent({
+      type: 'skipped',
+      file: big,
+      itemId: 'id-9',
+      reason: 'already in the library as longform',
+      inLibrary: true,
+    });
+    p.onEvent({ type: 'progress', file: clip, sent: 2_000_000 });
+    await new Promise((r) => setTimeout(r, 250));
+    const after = io.err().slice(before);
+    expect(after).toContain('= big.mp4: already in the library as longform id-9');
+    expect(after).toMatch(/clip\.mp4 +[█░]+ +50%/);
+    expect(after).not.toMatch(/big\.mp4 +[█░]+/);
+    // The total is the clip's 4 MB alone now.
+    expect(after).toMatch(/total +[█░]+ +50% .*\/3\.8 MB/);
+    await p.finish({ ...summary, items: [] });
+  });
+
   it('summary after Ctrl-C says what was and was not created', () => {
     const lines = summaryLines({
       ...summary,

@@ -17,6 +17,7 @@ import { buildPlan, formatProblem, readyItems } from '../../src/upload/plan/plan
 import { FIXTURES } from './paths.js';
 import { startFlipProxy } from './flip-proxy.js';
 import { startPutDroppingProxy } from './put-dropping-proxy.js';
+import { startThrottleProxy } from './throttle-proxy.js';
 import { type TestServerOptions, startTestServer } from './server.js';
 
 export interface Library {
@@ -49,10 +50,12 @@ export interface LibraryOptions extends TestServerOptions {
   dropPuts?: { afterBytes: number; count: number };
   /** The first `count` storage PUT bodies have their byte at `at` flipped (test/support/flip-proxy.ts). */
   flipPuts?: { at: number; count: number };
+  /** Storage requests go through a link of this many bytes/s per connection (test/support/throttle-proxy.ts). */
+  throttle?: number;
 }
 
 export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> {
-  const { dropPuts, flipPuts, ...serverOpts } = opts;
+  const { dropPuts, flipPuts, throttle, ...serverOpts } = opts;
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-engine-'));
   const dataDir = join(dir, 'data');
   await mkdir(dataDir);
@@ -61,7 +64,9 @@ export async function startLibrary(opts: LibraryOptions = {}): Promise<Library> 
     ? await startPutDroppingProxy(() => upstream, dropPuts)
     : flipPuts
       ? await startFlipProxy(() => upstream, flipPuts)
-      : undefined;
+      : throttle
+        ? await startThrottleProxy(() => upstream, throttle)
+        : undefined;
   const server = await startTestServer({
     dataDir,
     clock: 'real',

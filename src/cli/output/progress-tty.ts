@@ -45,6 +45,8 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
     const now = sent - resumedBytes;
     total.update(sent, {
       done: formatBytes(sent),
+      // Files found in the library leave the total (`skipped`): its size says so too.
+      size: formatBytes(totalBytes),
       speed: formatSpeed(now, ms),
       etaText: formatEta(totalBytes - sent, now, ms),
     });
@@ -141,8 +143,11 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
           break;
         }
         case 'skipped':
-          // Found in the library by its checksum: not sent, so not part of the total any more.
+          // Found in the library by its checksum: not part of the total any more. A large video
+          // is found once its parts are sent (src/upload/send/hash-alongside.ts): its bar goes.
           if (event.inLibrary) {
+            resumedBytes -= live.get(keyOf(event.file))?.base ?? 0;
+            end(event.file);
             totalBytes -= event.file.size;
             total?.setTotal(Math.max(1, totalBytes));
             updateTotal();

@@ -1,19 +1,22 @@
 // A large video hashed while its parts are sent (issue 41). Declaring the SHA-256 at presign buys
 // nothing for a multipart upload on any store (docs/api.md "Declared at complete"), so instead of
 // reading the whole file for its hash before the first part goes, the parts start at once and the
-// hash runs on its own sequential read of the file beside them. When the hash is ready the library
-// is asked whether it holds those bytes (the "already there" check, ./identify.ts `lookup`):
+// hash is fed from the bytes they read (./hash-fed.ts): the file is read once when the parts go in
+// file order, and the hash reads itself only what the parts read out of order or not at all. When
+// the hash is ready the library is asked whether it holds those bytes (the "already there" check,
+// ./identify.ts `lookup`):
 // - it does: the parts stop, the multipart upload is aborted and forgotten, and the file takes
 //   the "already there" path as if it had been checked first;
 // - it does not: the parts go on, and complete declares the SHA-256 (the engine's completeFile).
-// Until that answer the file's events are held (its progress would otherwise be shown for a file
-// that then turns out to be skipped); a file found in the library says only `skipped`, as before,
-// and the bytes sent for it are not counted as sent. The engine decides which files go this way
-// (`alongsideEligible`) and falls back to the old order (hash, check, presign with the SHA-256)
-// when the service cannot take parts or refuses the SHA-256 at complete.
+// The answer comes about when the parts have read the last bytes, so the file's progress is shown
+// as it is sent, and the bytes count as sent; only its `uploaded` waits for the answer: a file
+// found in the library says `skipped` instead, and nothing more. The engine decides which files
+// go this way (`alongsideEligible`) and falls back to the old order (hash, check, presign with the
+// SHA-256) when the service cannot take parts or refuses the SHA-256 at complete.
 import { ApiError } from '../../api/errors.js';
 import { MULTIPART_THRESHOLDS } from '../../rules/parts.js';
 import { type EmitFn, type FileRef, StepError, type UploadEvent } from './events.js';
+import { fedHash } from './hash-fed.js';
 import type { ItemIdentity } from './identify.js';
 import { type SentPart, abortQuietly, continueParts, startParts } from './multipart.js';
 import { forgetParts, multipartContext } from './run-parts.js';
@@ -51,9 +54,17 @@ export function alongsideEligible(run: Run, item: EngineItem, file: SendableFile
   );
 }
 
-/** Hashes the file (unless checksums are off) and asks the library about it (unless --force). */
-export async function verdictOf(run: Run, file: SendableFile, ref: FileRef): Promise<Verdict> {
-  const sha256 = await run.identifier.sha256Of(file).catch((err: unknown) => {
+/**
+ * Hashes the file (unless checksums are off) and asks the library about it (unless --force).
+ * `hashed`: where the SHA-256 comes from (the identifier's read of the file, unless given).
+ */
+export async function verdictOf(
+  run: Run,
+  file: SendableFile,
+  ref: FileRef,
+  hashed: () => Promise<string | undefined> = () => run.identifier.sha256Of(file),
+): Promise<Verdict> {
+  const sha256 = await hashed().catch((err: unknown) => {
     throw new StepError('hash', err);
   });
   if (!sha256) return {};
@@ -80,17 +91,15 @@ export function sendAlongside(
     const stop = new AbortController();
     const sending = AbortSignal.any([signal, stop.signal]);
     const gate = eventGate(run.emit);
-    let unsure = 0;
-    const onBytes = (n: number) => {
-      if (gate.open) run.bytesSent += n;
-      else unsure += n;
-    };
+    const onBytes = (n: number) => void (run.bytesSent += n);
     let key: string | undefined;
     const ctx = multipartContext(run);
+    // Hashed from what the parts read; nothing to hash when no checksum is declared (checksums off).
+    const fed = run.identifier.declares ? fedHash(file, run.deps.feedPace) : undefined;
     const send = async (): Promise<{ key: string; parts?: SentPart[] }> => {
       try {
         const parts = { file, ref, type: item.type, sha256: undefined };
-        const pctx = ctx && { ...ctx, emit: gate.emit, onBytes };
+        const pctx = ctx && { ...ctx, emit: gate.emit, onBytes, ...(fed ? { reads: fed.reads } : {}) };
         const resumed = pctx ? await continueParts(parts, pctx, sending) : undefined;
         if (resumed) return resumed;
         const presigned = await transferFile(file, ref, { type: item.type }, run.deps, gate.emit, sending, {
@@ -99,6 +108,8 @@ export function sendAlongside(
             journal.recordPresigned(file, { key: p.key, type: item.type });
           },
           onBytes,
+          // No parts offered: the single PUT feeds the hash as the parts would.
+          ...(fed ? { reads: fed.reads } : {}),
           ...(pctx
             ? {
                 multipart: {
@@ -115,8 +126,16 @@ export function sendAlongside(
         throw err instanceof StepError ? err : new StepError('put', err);
       }
     };
-    const sent = settle(send());
-    const verdict = await settle(verdictOf(run, file, ref));
+    // Sent or failed, the parts read no more: the hash reads what they left (the verdict still
+    // stands when the send failed, as when the file was hashed on its own).
+    const sent = settle(send().finally(() => fed?.reads.done()));
+    const hashed = async () => {
+      if (!fed) return undefined;
+      const sha256 = await fed.digest(signal);
+      run.deps.onFedHash?.(file, { ...fed.counts });
+      return sha256;
+    };
+    const verdict = await settle(verdictOf(run, file, ref, hashed));
     const found = verdict.ok && verdict.value.identity && isFound(verdict.value.identity);
     if (!verdict.ok || found) {
       // Stopped here: not wanted (the library has it), or hashing or the check failed (the file
@@ -130,7 +149,6 @@ export function sendAlongside(
       if (!verdict.ok) throw verdict.error;
       return { kind: 'found', identity: verdict.value.identity! };
     }
-    run.bytesSent += unsure;
     gate.release();
     const done = await sent;
     if (!done.ok) throw done.error;
@@ -152,31 +170,30 @@ async function dropUpload(run: Run, file: SendableFile, key: string | undefined)
 }
 
 /**
- * A file's transfer events, held until it is known to be sent, then let through (the last
- * progress of what was held, and everything after); dropped when it is not sent after all.
+ * A file's transfer events, passed on as they come except `uploaded`, which waits for the
+ * library's answer (`release`: the file is sent, its `uploaded` follows); a file found in the
+ * library says `skipped` instead, and nothing more of its transfer is passed on (`drop`). Not the
+ * whole transfer held: the hash is fed by the parts, so the answer comes as they read the last
+ * bytes, and holding it all would hide a large file's progress for its whole upload.
  */
 function eventGate(emit: EmitFn) {
-  let state: 'held' | 'open' | 'dropped' = 'held';
-  const held: UploadEvent[] = [];
+  let state: 'sending' | 'sent' | 'dropped' = 'sending';
+  let uploaded: UploadEvent | undefined;
   return {
-    get open() {
-      return state === 'open';
-    },
     emit(event: UploadEvent) {
-      if (state === 'open') return emit(event);
       if (state === 'dropped') return;
-      // Only the latest progress matters: a held gate keeps a few events, not one per part.
-      if (event.type === 'progress' && held.at(-1)?.type === 'progress') held[held.length - 1] = event;
-      else held.push(event);
+      if (state === 'sending' && event.type === 'uploaded') uploaded = event;
+      else emit(event);
     },
     release() {
-      if (state !== 'held') return;
-      state = 'open';
-      for (const event of held.splice(0)) emit(event);
+      if (state !== 'sending') return;
+      state = 'sent';
+      if (uploaded) emit(uploaded);
+      uploaded = undefined;
     },
     drop() {
       state = 'dropped';
-      held.length = 0;
+      uploaded = undefined;
     },
   };
 }

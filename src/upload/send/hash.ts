@@ -14,7 +14,8 @@ import { FileChangedError, type LocalFile, fileSlices } from './put.js';
 /** Files up to this size are read in one synchronous go (a few milliseconds of the event loop at most). */
 export const SYNC_HASH_BYTES = 1024 * 1024;
 
-function assertSame(file: LocalFile, st: { size: number; mtimeMs: number }, when: string): void {
+/** The file is still as planned (size and mtime): else its checksum would describe no version of it. */
+export function assertSame(file: LocalFile, st: { size: number; mtimeMs: number }, when: string): void {
   if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
     throw new FileChangedError(file.path, `${when} its checksum was computed`);
 }

@@ -13,6 +13,7 @@ import { type PartPlan, partBytes } from '../../rules/parts.js';
 import type { ContentType } from '../../rules/rules.js';
 import { escapeName } from '../../text/escape-name.js';
 import type { EmitFn, FileRef } from './events.js';
+import type { FileReads } from './file-reads.js';
 import type { Journal } from './journal.js';
 import { type SentPart, sendParts } from './parts.js';
 
@@ -39,6 +40,8 @@ export interface MultipartContext {
   onBytes: (bytes: number) => void;
   /** The bytes of this file's parts the service holds now (what an interrupted run keeps). */
   onHeld: (file: LocalFile, bytes: number) => void;
+  /** Told what this file's parts read: its hash fed from those bytes (./hash-alongside.ts). */
+  reads?: FileReads;
 }
 
 /** The file whose parts are sent: where it is, how events name it, its type and SHA-256 (when known). */
@@ -182,6 +185,7 @@ async function sendAll(
       signal,
       done: upload.done,
       onBytes: ctx.onBytes,
+      ...(ctx.reads ? { reads: ctx.reads } : {}),
       onPart: (p) => {
         ctx.journal.recordPart(upload.key, { partNumber: p.partNumber, etag: p.etag, size: p.bytes });
         stored++;

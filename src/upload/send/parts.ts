@@ -15,6 +15,7 @@ import { type PartPlan, partRange } from '../../rules/parts.js';
 import { isExpired, redactUrl } from '../../api/storage-url.js';
 import { FileChangedError, type LocalFile, fileSlices } from './put.js';
 import { type Pool, createPool } from '../../concurrency/pool.js';
+import type { FileReads } from './file-reads.js';
 
 /** At most this many part URLs per request (the service's batch). */
 const URL_BATCH = 100;
@@ -45,6 +46,8 @@ export interface SendPartsOptions {
    * parts in flight (and the memory) of the whole run. Without it, this call has its own.
    */
   pool?: Pool;
+  /** Told what the parts read, as they read it: a hash fed from those bytes (./hash-fed.ts). */
+  reads?: FileReads;
 }
 
 /**
@@ -99,6 +102,15 @@ export async function sendParts(
   plan: PartPlan,
   o: SendPartsOptions,
 ): Promise<SentPart[]> {
+  try {
+    return await sendMissing(file, key, plan, o);
+  } finally {
+    // Stored, failed or stopped: these parts read no more, and a hash fed from them reads the rest.
+    o.reads?.done();
+  }
+}
+
+async function sendMissing(file: LocalFile, key: string, plan: PartPlan, o: SendPartsOptions): Promise<SentPart[]> {
   const etags = new Map((o.done ?? []).map((p) => [p.partNumber, p.etag]));
   const missing = Array.from({ length: plan.partCount }, (_, i) => i + 1).filter((n) => !etags.has(n));
   const pool = o.pool ?? createPool(o.concurrency, o.signal);
@@ -110,6 +122,7 @@ export async function sendParts(
   const rings = sliceRings();
   const withHandle = sharedHandle(file.path);
   const tasks: Promise<void>[] = [];
+  o.reads?.planned(missing.map((n) => partRange(plan, file.size, n)));
   for (let i = 0; i < missing.length; i += URL_BATCH) {
     await sign(missing.slice(i, i + URL_BATCH));
     for (const n of missing.slice(i, i + URL_BATCH)) {
@@ -128,9 +141,18 @@ export async function sendParts(
               if (tried) await sign([n]);
               tried = true;
               const ring = rings.take();
-              const etag = await withHandle((handle) => putPart(handle, file, { start, end }, urls.get(n)!, ring, o));
-              rings.giveBack(ring);
-              return etag;
+              const reading = o.reads?.reading({ start, end });
+              let stored = false;
+              try {
+                const etag = await withHandle((handle) =>
+                  putPart(handle, file, { start, end }, urls.get(n)!, ring, o, reading?.slice),
+                );
+                stored = true;
+                rings.giveBack(ring);
+                return etag;
+              } finally {
+                reading?.end(stored);
+              }
             },
             {
               policy: o.policy,
@@ -167,13 +189,18 @@ async function putPart(
   signed: { url: string; headers: Record<string, string> },
   ring: Buffer[],
   o: SendPartsOptions,
+  onSlice?: (offset: number, bytes: Buffer) => void,
 ): Promise<string> {
   const st = await handle.stat();
   if (st.size !== file.size || st.mtimeMs !== file.mtimeMs)
     throw new FileChangedError(file.path, 'since the upload started');
   // Each slice counted once the connection took it (undici pulls the next one only then).
   async function* body(): AsyncGenerator<Buffer> {
+    let offset = range.start;
     for await (const slice of fileSlices(handle, file, range, PART_SLICE_BYTES, ring)) {
+      // Told now: the ring reuses this buffer for a later slice once the connection took it.
+      onSlice?.(offset, slice);
+      offset += slice.length;
       yield slice;
       o.onBytes?.(slice.length);
     }

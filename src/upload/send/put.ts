@@ -22,6 +22,7 @@ import { withRetry } from '../../api/retry.js';
 import type { PresignResponse } from '../../api/schemas.js';
 import { describeRefusal } from '../../api/storage-refusal.js';
 import { isExpired, redactUrl, urlExpiry } from '../../api/storage-url.js';
+import type { FileReads } from './file-reads.js';
 
 /** Large reads: fewer syscalls and socket writes; at most a few of these are in memory per file. */
 export const READ_SLICE_BYTES = 2 * 1024 * 1024;
@@ -70,12 +71,16 @@ export interface PutOnceOptions {
   headers?: Record<string, string>;
   /** Called after each slice is handed to the connection, with the bytes sent so far in this try. */
   onSent?: (sent: number) => void;
+  /** Told what this try reads, as it reads it: a hash fed from those bytes (./hash-fed.ts). */
+  reads?: FileReads;
 }
 
 /** One PUT of the whole file from byte 0. Throws a typed error; resolves when storage answered 2xx. */
 export async function putOnce(file: LocalFile, url: string, contentType: string, o: PutOnceOptions): Promise<void> {
   const shownUrl = redactUrl(url);
   const handle = await open(file.path, 'r');
+  const reading = o.reads?.reading({ start: 0, end: file.size });
+  let stored = false;
   try {
     await assertUnchanged(handle, file, 'before sending');
     let sent = 0;
@@ -83,6 +88,8 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
     // Passes each slice on as is and only counts: no copying, no per-chunk work beyond a number.
     async function* body(): AsyncGenerator<Buffer> {
       for await (const slice of fileSlices(handle, file)) {
+        // Told now: the ring reuses this buffer for a later slice once the connection took it.
+        reading?.slice(sent, slice);
         sent += slice.length;
         yield slice;
         o.onSent?.(sent);
@@ -122,7 +129,9 @@ export async function putOnce(file: LocalFile, url: string, contentType: string,
     }
     // Stored: but if the file changed meanwhile, what was stored is a mix of old and new bytes.
     await assertUnchanged(handle, file, 'while sending');
+    stored = true;
   } finally {
+    reading?.end(stored);
     await handle.close().catch(() => {});
   }
 }
@@ -187,6 +196,8 @@ export interface PutWithRetryOptions {
   presign: () => Promise<PresignResponse>;
   onSent?: (sent: number) => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** Told what each try reads: a hash fed from those bytes (./hash-fed.ts); `done` once the PUT succeeded or failed. */
+  reads?: FileReads;
 }
 
 /**
@@ -232,6 +243,7 @@ export async function presignAndPut(
     }
     return classifyForRetry(err);
   };
+  o.reads?.planned([{ start: 0, end: file.size }]);
   await withRetry(
     async () => {
       if (needFresh) await fresh();
@@ -252,6 +264,7 @@ export async function presignAndPut(
         signal: o.signal,
         onSent: o.onSent,
         headers: presignedHeaders(presigned),
+        ...(o.reads ? { reads: o.reads } : {}),
       });
     },
     {
@@ -262,7 +275,7 @@ export async function presignAndPut(
       classify,
       onRetry: ({ attempt, delayMs, error }) => o.onRetry?.({ attempt, delayMs, reason: retryReason(error) }),
     },
-  );
+  ).finally(() => o.reads?.done());
   return presigned;
 }
 

@@ -11,6 +11,7 @@ import type { Journal } from './journal.js';
 import type { LocalFile } from './put.js';
 import { type SendableFile, type TransferDeps, reasonOf } from './transfer.js';
 import type { Identifier, ItemIdentity } from './identify.js';
+import type { FeedPace } from './hash-fed.js';
 import type { LibraryMetadata } from './metadata-diff.js';
 import { isChangedOnTheWay, isKeyRejected } from './failure.js';
 
@@ -61,6 +62,13 @@ export interface EngineDeps extends TransferDeps {
   partConcurrency?: number;
   /** Tests: how a file is hashed (./hash.ts by default). */
   hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
+  /**
+   * Tests: a file hashed from what its parts read (./hash-fed.ts), once hashed: the bytes its
+   * parts read (every try) and those the hash read itself.
+   */
+  onFedHash?: (file: SendableFile, counts: { fed: number; read: number }) => void;
+  /** Tests: when a part feeds the hash too slowly to wait for (./hash-fed.ts FEED_PACE by default). */
+  feedPace?: FeedPace;
 }
 
 export interface Run {

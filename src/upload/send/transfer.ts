@@ -13,6 +13,7 @@ import type { ContentType } from '../../rules/rules.js';
 import { type EmitFn, type FileRef, StepError } from './events.js';
 import { NoPartsEndpointError, type SentPart } from './multipart.js';
 import { presignAndPut } from './put.js';
+import type { FileReads } from './file-reads.js';
 
 /** A file to send, as the plan describes it (src/upload/plan/decide.ts PlannedFile fits). */
 export interface SendableFile {
@@ -85,6 +86,8 @@ export interface TransferHooks {
     refused(): void;
     send(presigned: PresignResponse & { multipart: { partSize: number; partCount: number } }): Promise<SentPart[]>;
   };
+  /** Told what the single PUT reads, as it reads it: a hash fed from those bytes (./hash-fed.ts). */
+  reads?: FileReads;
 }
 
 /** What was sent: the presign whose upload succeeded, and the parts' ETags when it went as parts. */
@@ -207,6 +210,7 @@ export async function transferFile(
         return first ? Promise.resolve(first) : presign();
       },
       onSent,
+      ...(hooks.reads ? { reads: hooks.reads } : {}),
       onRetry: ({ attempt, delayMs, reason }) =>
         emit({ type: 'retrying', step: 'put', file: ref, attempt, delayMs, reason }),
     });
