@@ -76,9 +76,14 @@ function oneMallocArena() {
   // Help runs for a moment: not worth a second start-up.
   if (process.argv.includes('--help') || process.argv.includes('-h')) return;
   if (typeof process.execve !== 'function') return;
+  // --liftoff-only again, now where V8 reads it as it starts: set at run time (above) it keeps the
+  // quick compile at exit, yet a long upload still had llhttp recompiled, optimised, once its
+  // parser was hot (~100 ms into sending 100,000 files): ~22 MB of compiler memory at once, of
+  // which ~8 MB stayed in the arena, the run's peak RSS (issue 41, bench/notes.md).
+  const flags = process.execArgv.includes('--liftoff-only') ? [] : ['--liftoff-only'];
   process.execve(
     process.execPath,
-    [process.execPath, ...process.execArgv, join(__dirname, 'contentlib.js'), ...process.argv.slice(2)],
+    [process.execPath, ...process.execArgv, ...flags, join(__dirname, 'contentlib.js'), ...process.argv.slice(2)],
     {
       ...process.env,
       MALLOC_ARENA_MAX: '1',
