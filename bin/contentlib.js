@@ -58,20 +58,6 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * The long commands (upload, its --watch for days, export) on one malloc arena. glibc gives each
- * thread that allocates its own arena and rarely hands their memory back: a watch grew about
- * 2.5 KB per uploaded file (110 → 125 MiB over 6,000 uploads), outside the JS heap; with one
- * arena it stays flat (106 → 107 MiB over 5,000; bench/notes.md). The setting is read when the
- * process starts, so the process replaces itself (same pid: Ctrl-C, kill and the journal's lock
- * behave as before; one more Node start-up) with it set, unless the user has set it. `download`
- * only where it hashes on a worker thread (hashesOnAWorker): with its body's buffers scavenged as
- * they go (src/download/scavenge.ts), a 1 GiB download hashed in-thread peaks at 81–83 MiB
- * without it against 77–79 MiB with it, and the second start cost ~23 ms of CPU and 20–50 ms of
- * wall, a few per cent of that download's time; hashed on a worker, whose own arena it would
- * be, 96–98 MiB against 92–93 MiB, so over 100 MB without it (issue 41, bench/notes.md).
- * Linux only: other systems' allocators do not read it.
- */
-/**
  * V8 flags that only apply when V8 starts, for `upload`'s replaced process (oneMallocArena).
  * A young generation of 2 × 2 MiB instead of 2 × 1 MiB (bin/upload-heap.js keeps it from
  * growing): planning 100,000 files allocates ~200 MB of short-lived records in `decide`'s 0.3–0.7 s,
@@ -83,7 +69,21 @@ function uploadV8Flags() {
   return ['--min-semi-space-size=2'];
 }
 
-/** `flags`: V8 flags for the replaced process, read as it starts (uploadV8Flags). */
+/**
+ * The long commands (upload, its --watch for days, export) on one malloc arena. glibc gives each
+ * thread that allocates its own arena and rarely hands their memory back: a watch grew about
+ * 2.5 KB per uploaded file (110 → 125 MiB over 6,000 uploads), outside the JS heap; with one
+ * arena it stays flat (106 → 107 MiB over 5,000; bench/notes.md). The setting is read when the
+ * process starts, so the process replaces itself (same pid: Ctrl-C, kill and the journal's lock
+ * behave as before; one more Node start-up) with it set, unless the user has set it. `download`
+ * only where it hashes on a worker thread (hashesOnAWorker): with its body's buffers scavenged as
+ * they go (src/download/scavenge.ts), a 1 GiB download hashed in-thread peaks at 81–83 MiB
+ * without it against 77–79 MiB with it, and the second start cost ~23 ms of CPU and 20–50 ms of
+ * wall, a few per cent of that download's time; hashed on a worker, whose own arena it would
+ * be, 96–98 MiB against 92–93 MiB, so over 100 MB without it (issue 41, bench/notes.md).
+ * Linux only: other systems' allocators do not read it. `flags`: V8 flags for the replaced
+ * process, read as it starts (uploadV8Flags).
+ */
 function oneMallocArena(flags) {
   if (process.platform !== 'linux' || process.env.MALLOC_ARENA_MAX !== undefined) return;
   // Help runs for a moment: not worth a second start-up.
