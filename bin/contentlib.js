@@ -51,10 +51,22 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // one compiles, and caches its code, under the same flags.
   const command = loader.commandKey(args);
   if (['upload', 'download', 'export'].includes(command)) {
-    if (command !== 'download' || hashesOnAWorker()) oneMallocArena();
+    if (command !== 'download' || hashesOnAWorker()) oneMallocArena(command === 'upload' ? uploadV8Flags() : []);
     require('./upload-heap.js').boundUploadHeap();
   } else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
+}
+
+/**
+ * V8 flags that only apply when V8 starts, for `upload`'s replaced process (oneMallocArena).
+ * A young generation of 2 × 2 MiB instead of 2 × 1 MiB (bin/upload-heap.js keeps it from
+ * growing): planning 100,000 files allocates ~200 MB of short-lived records in `decide`'s 0.3–0.7 s,
+ * and with 1 MiB scavenges came often enough to promote many of them; the pages V8 committed
+ * for them set the run's peak in one run of two (13 interleaved runs each: peak RSS median 115
+ * against 123 MB, 10 of 13 under 120 MB against 6 of 13; issue 41, bench/notes.md).
+ */
+function uploadV8Flags() {
+  return ['--min-semi-space-size=2'];
 }
 
 /**
@@ -69,16 +81,22 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
  * without it against 77–79 MiB with it, and the second start cost ~23 ms of CPU and 20–50 ms of
  * wall, a few per cent of that download's time; hashed on a worker, whose own arena it would
  * be, 96–98 MiB against 92–93 MiB, so over 100 MB without it (issue 41, bench/notes.md).
- * Linux only: other systems' allocators do not read it.
+ * Linux only: other systems' allocators do not read it. `flags`: V8 flags for the replaced
+ * process, read as it starts (uploadV8Flags).
  */
-function oneMallocArena() {
+function oneMallocArena(flags) {
   if (process.platform !== 'linux' || process.env.MALLOC_ARENA_MAX !== undefined) return;
   // Help runs for a moment: not worth a second start-up.
   if (process.argv.includes('--help') || process.argv.includes('-h')) return;
   if (typeof process.execve !== 'function') return;
+  // --liftoff-only again, now where V8 reads it as it starts: set at run time (above) it keeps the
+  // quick compile at exit, yet a long upload still had llhttp recompiled, optimised, once its
+  // parser was hot (~100 ms into sending 100,000 files): ~22 MB of compiler memory at once, of
+  // which ~8 MB stayed in the arena, the run's peak RSS (issue 41, bench/notes.md).
+  const added = ['--liftoff-only', ...flags].filter((f) => !process.execArgv.includes(f));
   process.execve(
     process.execPath,
-    [process.execPath, ...process.execArgv, join(__dirname, 'contentlib.js'), ...process.argv.slice(2)],
+    [process.execPath, ...process.execArgv, ...added, join(__dirname, 'contentlib.js'), ...process.argv.slice(2)],
     {
       ...process.env,
       MALLOC_ARENA_MAX: '1',

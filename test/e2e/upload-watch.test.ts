@@ -289,6 +289,12 @@ describe.concurrent('upload --watch', () => {
     await w.until((l) => l.some((x) => x.type === 'watching'));
     // Replaced by itself with one malloc arena, so that a day of uploads keeps RSS flat (bin/contentlib.js).
     expect((await readFile(`/proc/${w.child.pid}/environ`, 'utf8')).split('\0')).toContain('MALLOC_ARENA_MAX=1');
+    // And with --liftoff-only where V8 reads it at its start: set only at run time, a long run
+    // still had undici's llhttp recompiled, optimised, once it was hot (~22 MB at once).
+    const cmdline = (await readFile(`/proc/${w.child.pid}/cmdline`, 'utf8')).split('\0');
+    expect(cmdline).toContain('--liftoff-only');
+    // upload's young generation, also read only as V8 starts.
+    expect(cmdline).toContain('--min-semi-space-size=2');
     await writeFile(join(folder, 'notes.txt'), 'call the client');
     await writeFile(join(folder, 'clip.mkv'), uniqueVideo(40_000));
     await writeFile(join(folder, 'partial.mp4.part'), uniqueVideo(40_001));
