@@ -155,11 +155,14 @@ export function fedHash(file: LocalFile, pace: FeedPace = FEED_PACE): FedHash {
         signal?.throwIfAborted();
         const soon = fedSoon();
         if (soon.wait) {
+          let judge: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
             wake = resolve;
             // Woken to judge a young part's pace; unref'd: it never keeps the process alive.
-            if (soon.atMostMs !== undefined) setTimeout(changed, Math.ceil(soon.atMostMs)).unref();
+            if (soon.atMostMs !== undefined) judge = setTimeout(changed, Math.ceil(soon.atMostMs)).unref();
           });
+          // Woken by a slice first: that timer's job is done (one pending per wait, not one per slice).
+          clearTimeout(judge);
           continue;
         }
         if (!handle) {
