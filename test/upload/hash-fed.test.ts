@@ -1,15 +1,16 @@
 // A file's SHA-256 fed from what its parts read (issue 41, src/upload/send/hash-fed.ts), driven
 // as ./parts.ts drives it (planned, one `reading` per try, its slices, its end, then done) over a
 // real file: the digest is the file's in every order, and the bytes the hash reads itself are
-// counted — none when the parts go one at a time in file order, only what the parts read ahead
-// of the cursor or left unread otherwise.
+// counted. Waiting for the parts: none when they go one at a time in file order, only what they
+// read ahead of the cursor or left unread otherwise. Reading ahead of them: all but what they fed
+// before the reader got there.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ByteRange } from '../../src/upload/send/file-reads.js';
-import { type FedHash, type FeedPace, fedHash } from '../../src/upload/send/hash-fed.js';
+import { type FedHash, fedHash } from '../../src/upload/send/hash-fed.js';
 import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
 
 const MIB = 1024 * 1024;
@@ -32,11 +33,10 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-/**
- * The cursor's protocol, judged apart from the pace: a part is never too slow to wait for (on a
- * loaded machine the 5 ms turns below could otherwise make a part look like a slow link's).
- */
-const PATIENT: FeedPace = { judgeAfterMs: Number.POSITIVE_INFINITY, minBytesPerSecond: 0, now: () => 0 };
+/** Nothing waits for the SHA-256 before complete (--force): the hash waits for the parts. */
+const PATIENT = { waitForParts: true };
+/** The library is asked once the file is hashed: the hash reads ahead of the parts. */
+const EAGER = { waitForParts: false };
 
 /** Lets the hash's reader run (its reads go through libuv's pool and back). */
 const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -52,7 +52,7 @@ async function feed(h: FedHash, range: ByteRange, o: { stored?: boolean; upTo?: 
   reading.end(o.stored ?? true);
 }
 
-describe('a hash fed from what the parts read', () => {
+describe('a hash fed from what the parts read, waiting for them', () => {
   it('one part at a time, in file order: the hash reads nothing itself, the file is read once', async () => {
     const h = fedHash(file, PATIENT);
     const digest = h.digest();
@@ -156,7 +156,7 @@ describe('a hash fed from what the parts read', () => {
     const path = join(dir, 'changing.mp4');
     await writeFile(path, bytes);
     const st = await stat(path);
-    const h = fedHash({ path, size: st.size, mtimeMs: st.mtimeMs });
+    const h = fedHash({ path, size: st.size, mtimeMs: st.mtimeMs }, PATIENT);
     const digest = h.digest();
     digest.catch(() => {}); // rejects as the last part is fed, before it is awaited below
     h.reads.planned(PARTS);
@@ -179,63 +179,54 @@ describe('a hash fed from what the parts read', () => {
   });
 });
 
-describe('a part too slow to wait for (a slow link): the hash reads ahead of it', () => {
-  /** A clock the test moves. */
-  function clock() {
-    let t = 0;
-    return { now: () => t, set: (ms: number) => void (t = ms) };
-  }
-
-  it('judged by its rate once it has run long enough: slower than the floor, the rest is read at once', async () => {
-    const c = clock();
-    const h = fedHash(file, { judgeAfterMs: 200, minBytesPerSecond: 32 * MIB, now: c.now });
+describe('a hash that reads ahead of the parts (the library is asked once it is hashed)', () => {
+  it('a part holding the cursor is not waited for: the whole file is hashed while it has sent one slice', async () => {
+    const h = fedHash(file, EAGER);
     const digest = h.digest();
     h.reads.planned(PARTS);
     const reading = h.reads.reading(PARTS[0]!);
     reading.slice(0, bytes.subarray(0, SLICE));
-    await turn();
-    expect(h.counts.read).toBe(0); // young: waited for
-    c.set(1_000); // 2 MiB in 1 s: a 2 MiB/s link
-    reading.slice(SLICE, bytes.subarray(SLICE, 2 * SLICE));
-    // The whole file is hashed while the part has sent 2 MiB: the library's answer need not wait for it.
+    // Nothing more comes from the part until the hash is done: it read the rest at the disk's pace.
     expect(await digest).toBe(SHA256);
-    expect(h.counts).toEqual({ fed: 2 * SLICE, read: SIZE - 2 * SLICE });
+    expect(h.counts.fed).toBe(SLICE);
+    expect(h.counts.read).toBeGreaterThanOrEqual(SIZE - SLICE);
     // Its later slices lie behind the cursor: nothing is hashed twice.
-    reading.slice(2 * SLICE, bytes.subarray(2 * SLICE, 3 * SLICE));
+    reading.slice(SLICE, bytes.subarray(SLICE, 2 * SLICE));
     reading.end(false);
     h.reads.done();
   });
 
-  it('fast enough: waited for, and it feeds every byte', async () => {
-    const c = clock();
-    const h = fedHash(file, { judgeAfterMs: 20, minBytesPerSecond: 32 * MIB, now: c.now });
-    const digest = h.digest();
-    h.reads.planned(PARTS);
-    let t = 0;
-    for (const r of PARTS) {
-      const reading = h.reads.reading(r);
-      for (let at = r.start; at < r.end; at += SLICE) {
-        c.set((t += 10)); // 1 MiB every 10 ms: 100 MiB/s, judged from its third slice on
-        reading.slice(at, bytes.subarray(at, Math.min(r.end, at + SLICE)));
-        await turn();
-      }
-      reading.end(true);
-    }
-    h.reads.done();
-    expect(await digest).toBe(SHA256);
-    expect(h.counts).toEqual({ fed: SIZE, read: 0 });
+  it('before the sender says what it will read, the hash reads on', async () => {
+    const h = fedHash(file, EAGER);
+    expect(await h.digest()).toBe(SHA256);
+    expect(h.counts).toEqual({ fed: 0, read: SIZE });
   });
 
-  it('a part that stalls while young is judged when its time is up, by a timer, without another slice', async () => {
-    const h = fedHash(file, { judgeAfterMs: 50, minBytesPerSecond: 32 * MIB, now: () => performance.now() });
-    const digest = h.digest();
+  it('what the parts fed before the reader got there is not read again', async () => {
+    const h = fedHash(file, EAGER);
     h.reads.planned(PARTS);
+    // Part 1 reads all its bytes before the hash starts: they pass the cursor as they are read.
     const reading = h.reads.reading(PARTS[0]!);
-    reading.slice(0, bytes.subarray(0, SLICE));
-    // Nothing more comes from the part until the hash is done.
-    expect(await digest).toBe(SHA256);
-    expect(h.counts).toEqual({ fed: SLICE, read: SIZE - SLICE });
-    reading.end(false);
+    for (let at = 0; at < PART; at += SLICE) reading.slice(at, bytes.subarray(at, at + SLICE));
+    reading.end(true);
+    expect(await h.digest()).toBe(SHA256);
+    expect(h.counts).toEqual({ fed: PART, read: SIZE - PART });
     h.reads.done();
+  });
+
+  it('a file changed while it is hashed: refused', async () => {
+    const path = join(dir, 'changing-eager.mp4');
+    await writeFile(path, bytes);
+    const st = await stat(path);
+    await utimes(path, new Date(), new Date(st.mtimeMs + 5000));
+    const h = fedHash({ path, size: st.size, mtimeMs: st.mtimeMs }, EAGER);
+    await expect(h.digest()).rejects.toBeInstanceOf(FileChangedError);
+  });
+
+  it('stopped: rejects with the reason', async () => {
+    const h = fedHash(file, EAGER);
+    const stop = new AbortController();
+    stop.abort(new Error('stopped'));
+    await expect(h.digest(stop.signal)).rejects.toThrow('stopped');
   });
 });

@@ -1,18 +1,18 @@
 // A large video hashed while its parts are sent (issue 41). Declaring the SHA-256 at presign buys
 // nothing for a multipart upload on any store (docs/api.md "Declared at complete"), so instead of
 // reading the whole file for its hash before the first part goes, the parts start at once and the
-// hash is fed from the bytes they read (./hash-fed.ts): the file is read once when the parts go in
-// file order, and the hash reads itself only what the parts read out of order or not at all. When
-// the hash is ready the library is asked whether it holds those bytes (the "already there" check,
-// ./identify.ts `lookup`):
+// file is hashed beside them (./hash-fed.ts): read ahead of the parts at the disk's pace when the
+// library is to be asked about it, else fed from the bytes the parts read (the file read once).
+// When the hash is ready the library is asked whether it holds those bytes (the "already there"
+// check, ./identify.ts `lookup`):
 // - it does: the parts stop, the multipart upload is aborted and forgotten, and the file takes
 //   the "already there" path as if it had been checked first;
 // - it does not: the parts go on, and complete declares the SHA-256 (the engine's completeFile).
-// The answer comes about when the parts have read the last bytes, so the file's progress is shown
-// as it is sent, and the bytes count as sent; only its `uploaded` waits for the answer: a file
-// found in the library says `skipped` instead, and nothing more. The engine decides which files
-// go this way (`alongsideEligible`) and falls back to the old order (hash, check, presign with the
-// SHA-256) when the service cannot take parts or refuses the SHA-256 at complete.
+// The file's progress is shown as it is sent, and the bytes count as sent; only its `uploaded`
+// waits for the answer (and for the parts): a file found in the library says `skipped` instead,
+// and nothing more. The engine decides which files go this way (`alongsideEligible`) and falls
+// back to the old order (hash, check, presign with the SHA-256) when the service cannot take parts
+// or refuses the SHA-256 at complete.
 import { ApiError } from '../../api/errors.js';
 import { MULTIPART_THRESHOLDS } from '../../rules/parts.js';
 import { type EmitFn, type FileRef, StepError, type UploadEvent } from './events.js';
@@ -95,7 +95,9 @@ export function sendAlongside(
     let key: string | undefined;
     const ctx = multipartContext(run);
     // Hashed from what the parts read; nothing to hash when no checksum is declared (checksums off).
-    const fed = run.identifier.declares ? fedHash(file, run.deps.feedPace) : undefined;
+    // Looked for in the library once hashed: the hash reads ahead of the parts, so a file the
+    // library holds is found at the disk's pace; otherwise it waits for them and the file is read once.
+    const fed = run.identifier.declares ? fedHash(file, { waitForParts: !run.identifier.asks }) : undefined;
     const send = async (): Promise<{ key: string; parts?: SentPart[] }> => {
       try {
         const parts = { file, ref, type: item.type, sha256: undefined };

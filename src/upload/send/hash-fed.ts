@@ -1,18 +1,22 @@
 // A file's SHA-256 fed from the bytes its parts read as they are sent (issue 41), so that a large
-// video hashed beside its parts (./hash-alongside.ts) is read from disk once, not once for the
-// parts and once more for the hash. The hash keeps a cursor (the bytes hashed so far, always a
+// video hashed beside its parts (./hash-alongside.ts) need not be read from disk twice, once for
+// the parts and once more for the hash. The hash keeps a cursor (the bytes hashed so far, always a
 // prefix of the file); each slice a part reads is hashed when it covers the cursor (only its part
-// beyond the cursor), and the hash's own reader reads the file only where no part in flight is
-// about to feed it:
-// - one part at a time, in file order: the parts feed every byte and the reader reads nothing;
-// - several at once: the parts after the first read ahead of the cursor, and the reader reads
-//   what they sent before the cursor reached them (at most the file once more, as before);
-// - a part stored by an earlier run, one waiting to be retried while others are in flight, or no
-//   parts at all (a single PUT): the reader reads those bytes.
-// - a part that feeds slowly (a slow link: below `minBytesPerSecond` once it has run
-//   `judgeAfterMs`): the reader reads ahead of it at the disk's speed, so the SHA-256 (and the
-//   library's answer that a file is already there, which aborts its upload) comes as early as when
-//   the hash had its own read; the part's later slices, behind the cursor then, are not hashed.
+// beyond the cursor). What the hash's own reader does depends on who waits for the SHA-256:
+// - `waitForParts` (nothing is asked of the library before complete: --force, or a service or key
+//   that cannot answer the check): the reader reads only where no part in flight is about to feed
+//   the cursor. One part at a time in file order, the parts feed every byte and the reader reads
+//   nothing; several at once, the parts after the first read ahead of the cursor and the reader
+//   reads what they sent before the cursor reached them (at most the file once more); a part
+//   stored by an earlier run, one waiting to be retried while others read, or no parts at all (a
+//   single PUT): the reader reads those bytes. The SHA-256 is ready as the last bytes are read,
+//   which is when complete needs it.
+// - otherwise the library is asked whether it holds the file as soon as it is hashed, and a file
+//   it holds stops its parts: the reader never waits for a part, it reads on at the disk's pace and
+//   takes from the parts only the slices that reach the cursor before it does. The file is read
+//   twice unless the parts outrun the disk, but a file the library holds is found in the time the
+//   disk takes to read it, not the link to send it (waiting for the parts found a held 1 GiB video
+//   on loopback only after all of it was sent, 5 s in, against ~0.7 s).
 // Everything runs on the main thread, so a check of the cursor and its update are one step; a
 // slice is hashed synchronously when it is read, before the part's ring buffer is reused. A file
 // changed meanwhile is caught as in ./hash.ts: its size and mtime are checked once all is hashed.
@@ -35,26 +39,14 @@ interface Try {
   range: ByteRange;
   /** The next byte this try will read. */
   pos: number;
-  /** When it started (FeedPace.now). */
-  at: number;
 }
 
-/** When a part feeds too slowly to wait for. */
-export interface FeedPace {
-  /** A part is judged once it has run this long (ms): a loopback part of 8 MiB is done before. */
-  judgeAfterMs: number;
-  /** Below this rate (its bytes since it started), the reader reads ahead of it. */
-  minBytesPerSecond: number;
-  now: () => number;
+export interface FedHashOptions {
+  /** Wait for the parts to feed the cursor (one read of the file) rather than read ahead of them (the SHA-256 sooner). */
+  waitForParts: boolean;
 }
 
-export const FEED_PACE: FeedPace = {
-  judgeAfterMs: 200,
-  minBytesPerSecond: 32 * 1024 * 1024,
-  now: () => performance.now(),
-};
-
-export function fedHash(file: LocalFile, pace: FeedPace = FEED_PACE): FedHash {
+export function fedHash(file: LocalFile, options: FedHashOptions): FedHash {
   const hash = createHash('sha256');
   let cursor = 0;
   /** planned() or done() said: until then the sender has not said what it will read. */
@@ -79,36 +71,25 @@ export function fedHash(file: LocalFile, pace: FeedPace = FEED_PACE): FedHash {
     changed();
   }
 
-  /**
-   * Whether a part will feed the byte at the cursor without the reader: wait for it then, at most
-   * the ms given (a part not yet judged for its pace), or until something changes (no ms).
-   */
-  function fedSoon(): { wait: boolean; atMostMs?: number } {
-    if (closed) return { wait: false };
-    if (!told) return { wait: true };
+  /** Whether a part will feed the byte at the cursor without the reader: wait for it then, until something changes. */
+  function fedSoon(): boolean {
+    if (closed || !options.waitForParts) return false;
+    if (!told) return true;
     let reading = false;
     for (const t of tries) {
-      if (t.pos <= cursor && cursor < t.range.end) {
-        const ran = pace.now() - t.at;
-        if (ran < pace.judgeAfterMs)
-          return Number.isFinite(pace.judgeAfterMs)
-            ? { wait: true, atMostMs: pace.judgeAfterMs - ran }
-            : { wait: true };
-        if (((t.pos - t.range.start) * 1000) / ran >= pace.minBytesPerSecond) return { wait: true };
-        return { wait: false }; // too slow to wait for: read ahead of it
-      }
+      if (t.pos <= cursor && cursor < t.range.end) return true;
       reading ||= t.pos < t.range.end;
     }
     // The part holding the cursor is queued (or waits to be retried) and no part of the file is
     // reading (one that read all its bytes awaits only its answer): it is the next to go. While
     // others read, it may wait long: read it.
-    return { wait: !reading && expected.some((r) => r.start <= cursor && cursor < r.end) };
+    return !reading && expected.some((r) => r.start <= cursor && cursor < r.end);
   }
 
-  /** Where the reader's next read stops: a slice, or where a part in flight ahead of the cursor will feed from. */
+  /** Where the reader's next read stops: a slice, or (waiting for the parts) where a part in flight ahead of the cursor will feed from. */
   function readEnd(): number {
     let end = Math.min(file.size, cursor + READ_SLICE_BYTES);
-    for (const t of tries) if (t.pos > cursor && t.pos < end) end = t.pos;
+    if (options.waitForParts) for (const t of tries) if (t.pos > cursor && t.pos < end) end = t.pos;
     return end;
   }
 
@@ -119,7 +100,7 @@ export function fedHash(file: LocalFile, pace: FeedPace = FEED_PACE): FedHash {
       changed();
     },
     reading(range) {
-      const t: Try = { range, pos: range.start, at: pace.now() };
+      const t: Try = { range, pos: range.start };
       tries.add(t);
       changed();
       return {
@@ -153,16 +134,8 @@ export function fedHash(file: LocalFile, pace: FeedPace = FEED_PACE): FedHash {
     try {
       while (cursor < file.size) {
         signal?.throwIfAborted();
-        const soon = fedSoon();
-        if (soon.wait) {
-          let judge: NodeJS.Timeout | undefined;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            // Woken to judge a young part's pace; unref'd: it never keeps the process alive.
-            if (soon.atMostMs !== undefined) judge = setTimeout(changed, Math.ceil(soon.atMostMs)).unref();
-          });
-          // Woken by a slice first: that timer's job is done (one pending per wait, not one per slice).
-          clearTimeout(judge);
+        if (fedSoon()) {
+          await new Promise<void>((resolve) => (wake = resolve));
           continue;
         }
         if (!handle) {

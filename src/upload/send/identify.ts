@@ -66,6 +66,8 @@ export interface Identifier {
   sha256Of(file: SendableFile): Promise<string | undefined>;
   /** Whether presign declares checksums: false once the service showed it has no such extension. */
   readonly declares: boolean;
+  /** Whether a hashed file is looked for in the library: not with --force, nor once the service showed it cannot answer. */
+  readonly asks: boolean;
   /** The service refused the checksum at presign: from now on none is declared. */
   refused(): void;
   /**
@@ -281,6 +283,9 @@ export function createIdentifier(
     sha256Of: (file) => (declares ? sha256Of(file) : Promise.resolve(undefined)),
     get declares() {
       return declares;
+    },
+    get asks() {
+      return deps.check && on;
     },
     refused() {
       declares = false;

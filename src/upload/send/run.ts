@@ -11,7 +11,6 @@ import type { Journal } from './journal.js';
 import type { LocalFile } from './put.js';
 import { type SendableFile, type TransferDeps, reasonOf } from './transfer.js';
 import type { Identifier, ItemIdentity } from './identify.js';
-import type { FeedPace } from './hash-fed.js';
 import type { LibraryMetadata } from './metadata-diff.js';
 import { isChangedOnTheWay, isKeyRejected } from './failure.js';
 
@@ -67,8 +66,6 @@ export interface EngineDeps extends TransferDeps {
    * parts read (every try) and those the hash read itself.
    */
   onFedHash?: (file: SendableFile, counts: { fed: number; read: number }) => void;
-  /** Tests: when a part feeds the hash too slowly to wait for (./hash-fed.ts FEED_PACE by default). */
-  feedPace?: FeedPace;
 }
 
 export interface Run {
