@@ -38,5 +38,7 @@ export function pacedRead(slowMs = SLOW_READ_MS): SliceRead & { readonly synchro
     if (slowDisk(performance.now() - t0)) quick = false;
     return Promise.resolve(n);
   };
-  return Object.defineProperty(read, 'synchronous', { get: () => quick }) as SliceRead & { readonly synchronous: boolean };
+  return Object.defineProperty(read, 'synchronous', { get: () => quick }) as SliceRead & {
+    readonly synchronous: boolean;
+  };
 }
