@@ -4,7 +4,7 @@
 // handleWritable), and a multipart upload reads its parts so (src/upload/send/parts.ts): a 64 KiB
 // write or a 1 MiB read in the page cache takes tens to hundreds of microseconds, and handing
 // each to the thread pool cost a 1 GiB download ~0.1 s of CPU and much of its pace, a 1 GiB
-// upload as parts ~0.04 s (bench/notes.md, issue 41). A slow or network disk must not hold the
+// upload as parts ~0.07 s (bench/notes.md, issue 41). A slow or network disk must not hold the
 // event loop (progress, Ctrl-C, the other transfers), so its reads and writes go to the thread
 // pool. One slow call does not make a slow disk, though: on 2 shared cores at load 10, 2–6 of a
 // 1 GiB download's 16,000 writes took 20–90 ms each, one at a time (the process was descheduled,

@@ -4,7 +4,7 @@
 // Why: each read through the thread pool is a hand-off there and back (a futex wake of a worker,
 // then an eventfd wake of the main thread), and a 1 GiB file sent as parts reads 1,024 slices of
 // 1 MiB. On loopback that doubled the upload's voluntary context switches against a single PUT
-// (~3,600 against ~2,000) and cost ~40 ms of CPU per GiB; a 1 MiB read in the page cache takes
+// (~3,600 against ~2,000) and cost ~60–70 ms of CPU per GiB; a 1 MiB read in the page cache takes
 // ~0.1–0.3 ms, so holding the event loop for it costs nothing the hand-offs did not
 // (bench/notes.md, issue 41). The bytes are the same either way: only who waits for them changes.
 // A slow disk (three reads in a row over SLOW_READ_MS: a network or spinning disk, not one read
