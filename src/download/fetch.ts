@@ -27,7 +27,7 @@ import { MismatchError } from './errors.js';
 import { scavenger } from './scavenge.js';
 import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
 import { type RawOutcome, rawGet } from './raw-get.js';
-import { writePace } from './write-pace.js';
+import { slowPace } from '../fs/slow-pace.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -82,7 +82,7 @@ export interface FetchDeps {
   rawMinBytes?: number;
   /**
    * A part file's writes are synchronous until SLOW_IN_A_ROW in a row each take longer than this;
-   * then asynchronous (handleWritable, write-pace.ts). Default 20 ms; tests set -1 for
+   * then asynchronous (handleWritable, src/fs/slow-pace.ts). Default 20 ms; tests set -1 for
    * asynchronous writes after the first SLOW_IN_A_ROW.
    */
   syncWriteMs?: number;
@@ -98,7 +98,7 @@ export interface Fetched {
 }
 
 const STALL_MS = 120_000;
-/** A synchronous write slower than this is slow (write-pace.ts). */
+/** A synchronous write slower than this is slow (src/fs/slow-pace.ts). */
 const SYNC_WRITE_MS = 20;
 /**
  * From this size on a file's GET gets a connection of its own, read into one reused buffer
@@ -269,11 +269,11 @@ function handleWritable(
   // Written synchronously while that is quick: a write into the page cache (one socket read, up
   // to 64 KiB) takes tens of microseconds, and handing each to the thread pool (then pausing the
   // socket until it answered) left the main thread idle ~70 % of a 1 GiB download
-  // (bench/notes.md, issue 41). Once the disk proves slow (write-pace.ts: slow writes in a row,
+  // (bench/notes.md, issue 41). Once the disk proves slow (src/fs/slow-pace.ts: slow writes in a row,
   // not one, which a loaded machine gives any disk), this file's writes are asynchronous, so
   // that such a disk never holds the event loop (progress, Ctrl-C, the other transfers of an
   // export) for long.
-  const slowDisk = writePace(syncWriteMs);
+  const slowDisk = slowPace(syncWriteMs);
   let quick = true;
   const writeAll = (buffers: Buffer[]): Promise<void> => {
     inFlight = (async () => {
@@ -304,11 +304,11 @@ function handleWritable(
 
 /**
  * handleWritable's twin for borrowed bytes: written synchronously straight from the view while
- * the disk is quick; once it proves slow (write-pace.ts), each view is copied and written
+ * the disk is quick; once it proves slow (src/fs/slow-pace.ts), each view is copied and written
  * asynchronously, the socket held meanwhile.
  */
 function handleDirect(handle: FileHandle, onWritten: (chunk: Buffer) => void, syncWriteMs: number): DirectWriter {
-  const slowDisk = writePace(syncWriteMs);
+  const slowDisk = slowPace(syncWriteMs);
   let quick = true;
   let inFlight: Promise<void> = Promise.resolve();
   return {

@@ -276,9 +276,16 @@ describe('a large video hashed while its parts are sent', () => {
       expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
       const { item } = await lib.client.get(summary.items[0]!.itemId!);
       expect(item.sha256).toBe(await sha256(path));
-      // The part read its bytes again; the hash, waiting for it, read nothing itself.
-      expect(seen[0]!.fed).toBeGreaterThan(SIZE);
-      expect(seen[0]!.read).toBe(0);
+      // Where the cut lands against the part's reads is the sockets' business. Cut before the part
+      // read its last byte: it reads its bytes again and the hash, waiting for it, reads nothing
+      // itself. Cut after (all 8 MiB already in the loopback's socket buffers, the usual case
+      // since the parts read synchronously: paced-read.ts; seen at load before too): the cursor is
+      // past the part, so while it is sent again the hash reads the next parts' bytes itself.
+      // Either way each byte is hashed once (the SHA-256 above) and the file is read at most
+      // twice; hash-fed.test.ts holds the two cases apart, deterministically.
+      const { fed, read } = seen[0]!;
+      expect(fed).toBeGreaterThanOrEqual(3 * MIB); // the part's first try, up to the cut
+      expect(fed + read).toBeLessThanOrEqual(2 * SIZE);
     },
   );
 

@@ -10,6 +10,7 @@ import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
 import { type SentPart, sendParts, sharedHandle, sliceRings } from '../../src/upload/send/parts.js';
+import { pacedRead } from '../../src/upload/send/paced-read.js';
 import { onS3 } from '../support/backend.js';
 import { type TestServer, mp4, serverWithKey } from '../support/server.js';
 
@@ -142,6 +143,7 @@ describe.skipIf(onS3)('sendParts reuses what it reads with', () => {
   it.each([
     ['one part at a time (each part reads into the ring the one before gave back)', {}],
     ['a part refused on the way and sent again (its ring is not given back)', { api: expiringOnce() }],
+    ['the reads turned to the thread pool partway (the disk judged slow: paced-read.ts)', { read: pacedRead(-1) }],
   ])('%s: the service assembles the exact bytes', async (_name, extra) => {
     const file = await localFile('ring.mp4');
     const { key, plan } = await start('ring.mp4');

@@ -13,7 +13,8 @@ import { classifyForRetry, errorFromResponse, errorFromThrown } from '../../api/
 import { type RetryPolicy, withRetry } from '../../api/retry.js';
 import { type PartPlan, partRange } from '../../rules/parts.js';
 import { isExpired, redactUrl } from '../../api/storage-url.js';
-import { FileChangedError, type LocalFile, fileSlices } from './put.js';
+import { FileChangedError, type LocalFile, type SliceRead, fileSlices } from './put.js';
+import { pacedRead } from './paced-read.js';
 import { type Pool, createPool } from '../../concurrency/pool.js';
 import type { FileReads } from './file-reads.js';
 
@@ -48,6 +49,8 @@ export interface SendPartsOptions {
   pool?: Pool;
   /** Told what the parts read, as they read it: a hash fed from those bytes (./hash-fed.ts). */
   reads?: FileReads;
+  /** How the slices are read; by default synchronously while quick (./paced-read.ts). Tests pass their own. */
+  read?: SliceRead;
 }
 
 /**
@@ -121,6 +124,8 @@ async function sendMissing(file: LocalFile, key: string, plan: PartPlan, o: Send
   };
   const rings = sliceRings();
   const withHandle = sharedHandle(file.path);
+  // Read synchronously while quick, one judgment for the whole file (./paced-read.ts).
+  const read = o.read ?? pacedRead();
   const tasks: Promise<void>[] = [];
   o.reads?.planned(missing.map((n) => partRange(plan, file.size, n)));
   for (let i = 0; i < missing.length; i += URL_BATCH) {
@@ -145,7 +150,7 @@ async function sendMissing(file: LocalFile, key: string, plan: PartPlan, o: Send
               let stored = false;
               try {
                 const etag = await withHandle((handle) =>
-                  putPart(handle, file, { start, end }, urls.get(n)!, ring, o, reading?.slice),
+                  putPart(handle, file, { start, end }, urls.get(n)!, { ring, read }, o, reading?.slice),
                 );
                 stored = true;
                 rings.giveBack(ring);
@@ -187,7 +192,7 @@ async function putPart(
   file: LocalFile,
   range: { start: number; end: number },
   signed: { url: string; headers: Record<string, string> },
-  ring: Buffer[],
+  slices: { ring: Buffer[]; read: SliceRead },
   o: SendPartsOptions,
   onSlice?: (offset: number, bytes: Buffer) => void,
 ): Promise<string> {
@@ -197,7 +202,7 @@ async function putPart(
   // Each slice counted once the connection took it (undici pulls the next one only then).
   async function* body(): AsyncGenerator<Buffer> {
     let offset = range.start;
-    for await (const slice of fileSlices(handle, file, range, PART_SLICE_BYTES, ring)) {
+    for await (const slice of fileSlices(handle, file, range, PART_SLICE_BYTES, slices.ring, slices.read)) {
       // Told now: the ring reuses this buffer for a later slice once the connection took it.
       onSlice?.(offset, slice);
       offset += slice.length;

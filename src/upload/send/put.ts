@@ -150,6 +150,8 @@ export const READ_RING = 3;
  * Why it is safe: a buffer is refilled two slices after it was handed on, and undici asks for
  * the next slice only once the socket has taken the previous one (it awaits 'drain' whenever a
  * write is buffered). test/upload/put.test.ts checks the stored bytes against the file's.
+ * `read`: how each slice is read; through the thread pool unless the caller says otherwise (a
+ * multipart upload reads synchronously while that is quick: ./paced-read.ts).
  */
 export async function* fileSlices(
   handle: FileHandle,
@@ -157,12 +159,12 @@ export async function* fileSlices(
   range: { start: number; end: number } = { start: 0, end: file.size },
   maxSliceBytes = READ_SLICE_BYTES,
   ring: Buffer[] = [],
+  read: SliceRead = readThroughPool,
 ): AsyncGenerator<Buffer> {
   const { start, end } = range;
   const sliceBytes = Math.max(1, Math.min(maxSliceBytes, end - start));
   const bufferAt = (i: number): Buffer => (ring[i % READ_RING] ??= Buffer.allocUnsafe(sliceBytes));
-  const readInto = (buf: Buffer, at: number): Promise<number> =>
-    handle.read(buf, 0, Math.min(buf.length, end - at), at).then((r) => r.bytesRead);
+  const readInto = (buf: Buffer, at: number): Promise<number> => read(handle, buf, Math.min(buf.length, end - at), at);
   let pos = start;
   let k = 0;
   let pending: Promise<number> | null = end > start ? readInto(bufferAt(0), start) : null;
@@ -178,6 +180,13 @@ export async function* fileSlices(
     yield buf.subarray(0, n);
   }
 }
+
+/** Reads `length` bytes at `position` into the start of `buf`; resolves with the bytes read (0 at the end of the file). */
+export type SliceRead = (handle: FileHandle, buf: Buffer, length: number, position: number) => Promise<number>;
+
+/** Each read through libuv's thread pool, overlapping whatever the main thread does meanwhile. */
+export const readThroughPool: SliceRead = (handle, buf, length, position) =>
+  handle.read(buf, 0, length, position).then((r) => r.bytesRead);
 
 async function assertUnchanged(handle: FileHandle, file: LocalFile, when: string): Promise<void> {
   const st = await handle.stat();

@@ -1,15 +1,15 @@
-// When a part file's writes leave the main thread: after slow writes in a row, not after one
+// When a file's reads or writes leave the main thread: after slow calls in a row, not after one
 // (a loaded machine makes single writes slow on any disk).
 import { describe, expect, it } from 'vitest';
-import { SLOW_IN_A_ROW, writePace } from '../../src/download/write-pace.js';
+import { SLOW_IN_A_ROW, slowPace } from '../../src/fs/slow-pace.js';
 
-/** Each answer of a fresh writePace(20) to these durations. */
+/** Each answer of a fresh slowPace(20) to these durations. */
 function answers(durations: number[]): boolean[] {
-  const slow = writePace(20);
+  const slow = slowPace(20);
   return durations.map((ms) => slow(ms));
 }
 
-describe('writePace', () => {
+describe('slowPace', () => {
   it('quick writes: never slow', () => {
     expect(answers([0.05, 1, 19.9, 20, 0.1])).toEqual([false, false, false, false, false]);
   });
@@ -32,7 +32,7 @@ describe('writePace', () => {
   });
 
   it('a limit of -1 (tests: every write is slow): slow after the first run of writes', () => {
-    const slow = writePace(-1);
+    const slow = slowPace(-1);
     const got = Array.from({ length: SLOW_IN_A_ROW + 1 }, () => slow(0));
     expect(got).toEqual([...Array.from({ length: SLOW_IN_A_ROW - 1 }, () => false), true, true]);
   });
