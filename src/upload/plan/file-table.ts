@@ -27,6 +27,9 @@ interface Rare {
   warnings?: PlanProblem[];
 }
 
+/** What problems() and warnings() say of most files: one list, not a new empty one per call. */
+const NONE: readonly PlanProblem[] = Object.freeze([]);
+
 /** Format → 1-based code; 0 is none. */
 const CODE = new Map<Format, number>(FORMAT_NAMES.map((f, k) => [f, k + 1]));
 
@@ -154,6 +157,14 @@ export class FileTable {
     return this.#folders[this.#folderOf[id]!]!;
   }
 
+  /** The MIME type the file is sent as (its bytes' format's), as `file(id).contentType`. */
+  contentType(id: number): string | undefined {
+    const rare = this.#rare.get(id);
+    if (rare && 'contentType' in rare) return rare.contentType;
+    const realFormat = this.realFormat(id);
+    return realFormat && FORMATS[realFormat].mime;
+  }
+
   size(id: number): number {
     return this.#sizes[id]!;
   }
@@ -172,11 +183,11 @@ export class FileTable {
 
   /** Why the file cannot be uploaded (inspection's problems). */
   problems(id: number): readonly PlanProblem[] {
-    return this.#rare.get(id)?.problems ?? [];
+    return this.#rare.get(id)?.problems ?? NONE;
   }
 
   warnings(id: number): readonly PlanProblem[] {
-    return this.#rare.get(id)?.warnings ?? [];
+    return this.#rare.get(id)?.warnings ?? NONE;
   }
 
   /** The name the library is told, from now on (a manifest's `fileNames`). */
@@ -196,6 +207,15 @@ export class FileTable {
     if (this.#folders[f]!.endsWith(sep)) return shownPath(this.path(id), this.#cwd);
     const prefix = (this.#shownPrefix[f] ??= entryPrefix(this.#folders[f]!, this.#cwd));
     return prefix === '' && base.startsWith('..') ? shownPath(this.path(id), this.#cwd) : escapeName(prefix + base);
+  }
+
+  /** The file's folder as messages show it: what shownPath(folder(id), cwd) says, worked out once per folder. */
+  shownFolder(id: number): string {
+    const f = this.#folderOf[id]!;
+    const dir = this.#folders[f]!;
+    if (dir.endsWith(sep)) return shownPath(dir, this.#cwd);
+    const prefix = (this.#shownPrefix[f] ??= entryPrefix(dir, this.#cwd));
+    return prefix === '' ? '.' : escapeName(prefix.slice(0, prefix.length - sep.length));
   }
 
   /** The name on disk. */
