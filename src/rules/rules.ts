@@ -203,6 +203,20 @@ export function checkFile(type: ContentType, contentType: string, fileSize: numb
   return problems;
 }
 
+/** Formats by their exact MIME type, as inspection sets it: found without making a string. */
+const FORMAT_OF_EXACT_MIME = new Map<string, Format>(FORMAT_NAMES.map((f) => [FORMATS[f].mime, f]));
+
+/**
+ * True when checkFile finds nothing wrong, found without allocating: a bulk upload's plan asks
+ * it of 100,000 files and builds checkFile's messages only for those that break a rule.
+ */
+export function fitsFile(type: ContentType, contentType: string, fileSize: number): boolean {
+  const rule: TypeRule = TYPE_RULES[type];
+  if (fileSize === 0 || fileSize > rule.maxBytes) return false;
+  const format = FORMAT_OF_EXACT_MIME.get(contentType) ?? formatOfMime(contentType);
+  return format !== undefined && rule.formats.includes(format);
+}
+
 /** Checks a thumbnail upload's MIME type and size. */
 export function checkThumbnail(contentType: string, fileSize: number): Violation[] {
   const problems: Violation[] = [];

@@ -65,4 +65,16 @@ describe('FileTable', () => {
     expect(table.file(0).name).toBe('renamed.mp4');
     expect(table.file(0).durationSeconds).toBe(12.5);
   });
+
+  it('files each path under its own folder, whatever folder the file before was in', () => {
+    const table = new FileTable(CWD);
+    // A folder, then one whose name starts with it, the root, a folder inside, and back.
+    const paths = ['/x/a.jpg', '/xy/b.jpg', '/x/c.jpg', '/d.jpg', '/e.jpg', '/x/y/f.jpg', '/x/g.jpg', '/x/y/z.jpg'];
+    const files = paths.map((path, k) => image(path, k));
+    files.forEach((f) => table.add(f));
+    expect(files.map((_, k) => table.folder(k))).toEqual(['/x', '/xy', '/x', '/', '/', '/x/y', '/x', '/x/y']);
+    expect(files.map((_, k) => table.shownFolder(k))).toEqual(files.map((_, k) => shownPath(table.folder(k), CWD)));
+    files.forEach((f, k) => expect(table.file(k)).toEqual(f));
+    expect(table.contentType(0)).toBe('image/jpeg');
+  });
 });

@@ -17,6 +17,7 @@ import {
   FORMATS,
   METADATA_LIMITS,
   TYPE_RULES,
+  fitsFile,
   normalizeHashtags,
   type ContentType,
   type Media,
@@ -108,8 +109,7 @@ export class PackedItem implements PlannedItem {
     fields: Omit<PlannedItem, 'files' | 'thumbnail' | 'contentItemId'> & { contentItemId?: string | undefined },
   ) {
     this.#table = table;
-    const first = ids[0] ?? 0;
-    this.#ids = ids.every((id, k) => id === first + k) ? { first, count: ids.length } : ids;
+    this.#ids = isRun(ids) ? { first: ids[0] ?? 0, count: ids.length } : ids;
     this.type = fields.type;
     this.metadata = fields.metadata;
     this.source = fields.source;
@@ -121,6 +121,12 @@ export class PackedItem implements PlannedItem {
     if (!('first' in ids)) return ids.map((id) => this.#table.file(id));
     return Array.from({ length: ids.count }, (_, k) => this.#table.file(ids.first + k));
   }
+}
+
+/** Whether the ids are consecutive, ascending. */
+function isRun(ids: readonly number[]): boolean {
+  for (let k = 1; k < ids.length; k++) if (ids[k] !== ids[0]! + k) return false;
+  return true;
 }
 
 /** A file ready to send: its format is known from its bytes. */
@@ -179,8 +185,10 @@ interface Group {
   to?: string;
   thumbnail?: ScannedFile;
   manifestMetadata?: ItemMetadata;
-  /** Sidecar paths to look for; a carousel folder has two possible names. */
-  sidecars: string[];
+  /** A video's id, whose sidecar (`clip.mp4.json`) to look for. */
+  sidecarOfVideo?: number;
+  /** The folder whose carousel sidecars (`carousel.json`, `<folder>.json`) to look for. */
+  sidecarFolder?: string;
   /** --split: this is part k of n of its folder's images. */
   part?: [number, number];
 }
@@ -196,14 +204,16 @@ export function decide(scanned: Scanned, inputs: readonly string[], options: Pla
   plan.skipped.push(...scanned.skipped);
   const groups = scanned.manifest
     ? groupsFromManifest(scanned.manifest, scanned.table, options, scanned.cwd, plan)
-    : groupsFromInputs(scanned.files, scanned.table, options, scanned.cwd, plan);
+    : groupsFromInputs(scanned.files, scanned.table, options, plan);
 
   let titlesFromFlags = 0;
   const sidecarsRead = new Set<string>();
+  // The folders holding a sidecar: a group in any other has none, and its sidecars' names are not made.
+  const sidecarFolders = new Set(Object.keys(scanned.sidecars).map((path) => dirname(path)));
   for (const group of groups) {
     const index = plan.items.length;
     const before = plan.problems.length;
-    const { item, titleFromFlags } = planGroup(group, flags, scanned, plan, sidecarsRead);
+    const { item, titleFromFlags } = planGroup(group, flags, scanned, plan, { read: sidecarsRead, sidecarFolders });
     plan.items.push(item);
     // What the rules found wrong with this item: about one file (its path), or the item (its index).
     for (let k = before; k < plan.problems.length; k++) {
@@ -284,23 +294,24 @@ function checkOptions(inputs: readonly string[], options: PlanOptions, flags: It
 
 /** What inspection found wrong with the files, and what it noticed, in their order. */
 function reportInspected(files: readonly number[], table: FileTable, plan: UploadPlan): void {
-  for (const id of files) {
-    plan.problems.push(...table.problems(id));
-    plan.warnings.push(...table.warnings(id));
+  // Indexed loops here and below: decide runs once, mostly before V8 optimises it, and a for…of
+  // not optimised makes an iterator result per file.
+  for (let k = 0; k < files.length; k++) {
+    const id = files[k]!;
+    // Most files have neither: spreading an empty list still makes an iterator.
+    const problems = table.problems(id);
+    if (problems.length > 0) plan.problems.push(...problems);
+    const warnings = table.warnings(id);
+    if (warnings.length > 0) plan.warnings.push(...warnings);
   }
 }
 
-function groupsFromInputs(
-  files: readonly number[],
-  table: FileTable,
-  options: PlanOptions,
-  cwd: string,
-  plan: UploadPlan,
-): Group[] {
+function groupsFromInputs(files: readonly number[], table: FileTable, options: PlanOptions, plan: UploadPlan): Group[] {
   reportInspected(files, table, plan);
   const groups: Group[] = [];
   const carousels = new Map<string, Group>();
-  for (const id of files) {
+  for (let k = 0; k < files.length; k++) {
+    const id = files[k]!;
     const media = placeableMedia(table, id);
     if (media === 'video') {
       if (options.to) {
@@ -320,7 +331,7 @@ function groupsFromInputs(
         origin: 'video',
         explicitType: options.type,
         typeHint: flagTypeHint,
-        sidecars: [videoSidecarName(table.path(id))],
+        sidecarOfVideo: id,
       });
     } else if (media === 'image') {
       const oneCarousel = options.to !== undefined || options.carousel === true;
@@ -336,7 +347,6 @@ function groupsFromInputs(
           explicitType: options.type,
           typeHint: flagTypeHint,
           to: options.to,
-          sidecars: [],
         };
         carousels.set(key, group);
         groups.push(group);
@@ -344,7 +354,7 @@ function groupsFromInputs(
       group.files.push(id);
     }
   }
-  for (const group of carousels.values()) finishFolderCarousel(group, table, cwd, options);
+  for (const group of carousels.values()) finishFolderCarousel(group, table, options);
   return options.split ? groups.flatMap(splitGroup) : groups;
 }
 
@@ -368,21 +378,59 @@ function splitGroup(group: Group): Group[] {
 }
 
 /** Natural name order, the source's name, and where its sidecar may be. */
-function finishFolderCarousel(group: Group, table: FileTable, cwd: string, options: PlanOptions): void {
-  // Names read once; paths only for a tie (the same name in two folders: --carousel, --to).
-  const names = new Map(group.files.map((id) => [id, table.name(id)]));
-  group.files.sort((a, b) => {
-    const byName = naturalOrder.compare(names.get(a)!, names.get(b)!);
+function finishFolderCarousel(group: Group, table: FileTable, options: PlanOptions): void {
+  sortByName(group.files, table);
+  const first = group.files[0]!;
+  const oneFolder = inOneFolder(group.files, table);
+  if (oneFolder) group.source = table.shownFolder(first);
+  else group.source = group.origin === 'to' ? `--to ${options.to}` : '--carousel';
+  // Appending leaves the carousel's metadata alone, so its sidecar is not read.
+  if (oneFolder && group.origin !== 'to') group.sidecarFolder = table.folder(first);
+}
+
+/** Whether the files are all in one folder (compared as the table's one string per folder). */
+function inOneFolder(ids: readonly number[], table: FileTable): boolean {
+  const folder = ids.length > 0 ? table.folder(ids[0]!) : undefined;
+  for (let k = 1; k < ids.length; k++) if (table.folder(ids[k]!) !== folder) return false;
+  return folder !== undefined;
+}
+
+/** A group's names while it is sorted: one list reused for every group, as a plan sorts one at a time. */
+const sortNames: string[] = [];
+/** Groups up to this size are sorted in place by insertion, which makes nothing; larger ones by Array#sort. */
+const INSERTION_MAX = 32;
+
+/**
+ * Sorts the ids in natural name order; paths only for a tie (the same name in two folders:
+ * --carousel, --to). Stable either way, so both ways give the same order.
+ */
+function sortByName(ids: number[], table: FileTable): void {
+  const order = (a: number, b: number, na: string, nb: string): number => {
+    const byName = naturalOrder.compare(na, nb);
     if (byName !== 0) return byName;
     const [pa, pb] = [table.path(a), table.path(b)];
     return pa < pb ? -1 : pa > pb ? 1 : 0;
-  });
-  const dirs = new Set(group.files.map((id) => table.folder(id)));
-  const dir = dirs.size === 1 ? [...dirs][0] : undefined;
-  if (dir !== undefined) group.source = shownPath(dir, cwd);
-  else group.source = group.origin === 'to' ? `--to ${options.to}` : '--carousel';
-  // Appending leaves the carousel's metadata alone, so its sidecar is not read.
-  group.sidecars = dir !== undefined && group.origin !== 'to' ? [...new Set(carouselSidecarNames(dir))] : [];
+  };
+  if (ids.length > INSERTION_MAX) {
+    // Names read once each, not once per comparison.
+    const names = new Map(ids.map((id) => [id, table.name(id)]));
+    ids.sort((a, b) => order(a, b, names.get(a)!, names.get(b)!));
+    return;
+  }
+  sortNames.length = 0;
+  for (let k = 0; k < ids.length; k++) sortNames.push(table.name(ids[k]!));
+  for (let k = 1; k < ids.length; k++) {
+    const id = ids[k]!;
+    const name = sortNames[k]!;
+    let j = k;
+    for (; j > 0 && order(ids[j - 1]!, id, sortNames[j - 1]!, name) > 0; j--) {
+      ids[j] = ids[j - 1]!;
+      sortNames[j] = sortNames[j - 1]!;
+    }
+    ids[j] = id;
+    sortNames[j] = name;
+  }
+  sortNames.length = 0;
 }
 
 function groupsFromManifest(
@@ -444,7 +492,7 @@ function groupsFromManifest(
         files: videos,
         origin: 'video',
         thumbnail,
-        sidecars: [videoSidecarName(table.path(videos[0]!))],
+        sidecarOfVideo: videos[0]!,
       });
       continue;
     }
@@ -469,7 +517,7 @@ function groupsFromManifest(
       origin: item.to ? 'to' : 'manifest',
       to: item.to,
       ...(item.to ? {} : { thumbnail }),
-      sidecars: dir ? [...new Set(carouselSidecarNames(dir))] : [],
+      ...(dir ? { sidecarFolder: dir } : {}),
     });
   }
   return groups;
@@ -481,17 +529,15 @@ function planGroup(
   flags: ItemMetadata,
   scanned: Scanned,
   plan: UploadPlan,
-  sidecarsRead: Set<string>,
+  sidecars: { read: Set<string>; sidecarFolders: ReadonlySet<string> },
 ): { item: PlannedItem; titleFromFlags: boolean } {
-  const sidecar = findSidecar(group.sidecars, scanned, plan, sidecarsRead);
   const { table } = scanned;
-  // The group's records, for its checks only: the item keeps ids.
-  const scannedFiles: ScannedFile[] = group.files.map((id) => ({ file: table.file(id), shown: table.shown(id) }));
+  const sidecar = findSidecar(sidecarPaths(group, table, sidecars.sidecarFolders), scanned, plan, sidecars.read);
   const appending = group.to !== undefined;
   const metadata = appending ? {} : mergeMetadata(flags, sidecar, group.manifestMetadata);
   // A folder's carousel is called after its folder, unless something names it.
   const folderTitle =
-    group.origin === 'folder' && group.files[0] !== undefined ? titleOfFolder(table.path(group.files[0])) : '';
+    group.origin === 'folder' && group.files[0] !== undefined ? titleOfFolder(table.folder(group.files[0])) : '';
   if (metadata.title === undefined && folderTitle) metadata.title = folderTitle;
   const part = group.part ? ` (${group.part[0]}/${group.part[1]})` : '';
   if (part && metadata.title !== undefined) metadata.title = withPart(metadata.title, part);
@@ -502,7 +548,6 @@ function planGroup(
     flags.title !== undefined &&
     sidecar?.title === undefined &&
     group.manifestMetadata?.title === undefined;
-  const files = scannedFiles.map((s) => s.file);
   const item = new PackedItem(table, group.files, {
     type: 'carousel',
     metadata,
@@ -511,19 +556,21 @@ function planGroup(
   });
 
   if (group.kind === 'video') {
-    const [video] = scannedFiles as [ScannedFile];
-    const { type, problems } = planVideo(video.file, video.shown, group.explicitType, group.typeHint);
+    const id = group.files[0]!;
+    const file = table.file(id);
+    const { type, problems } = planVideo(file, table.shown(id), group.explicitType, group.typeHint);
     item.type = type;
-    plan.problems.push(...problems.map((p) => ({ ...p, path: video.file.path })));
+    plan.problems.push(...problems.map((p) => ({ ...p, path: file.path })));
   } else {
-    for (const s of scannedFiles)
-      plan.problems.push(
-        ...checkImage(s.file, s.shown, group.explicitType, group.typeHint).map((p) => ({ ...p, path: s.file.path })),
-      );
+    for (let k = 0; k < group.files.length; k++) {
+      const problems = imageProblems(table, group.files[k]!, group);
+      if (problems) plan.problems.push(...problems);
+    }
     // Images sent with a video type were already reported; counting them as a carousel adds noise.
     if (!group.explicitType || group.explicitType === 'carousel') {
-      const counted = checkCarouselCount(files, scannedFiles[0]!.shown, group.source, group.origin as CarouselOrigin);
-      plan.problems.push(...counted.map((p) => nameSkippedImages(p, group, plan.skipped)));
+      const [first, n] = [group.files[0]!, group.files.length];
+      const counted = checkCarouselCount(n, table.shown(first), group.source, group.origin as CarouselOrigin);
+      if (counted.length > 0) plan.problems.push(...counted.map((p) => nameSkippedImages(p, group, plan.skipped)));
     }
     if (appending)
       plan.notes.push(
@@ -532,6 +579,32 @@ function planGroup(
   }
   if (group.thumbnail) item.thumbnail = planThumbnail(group.thumbnail, plan);
   return { item, titleFromFlags };
+}
+
+/**
+ * What is wrong with image `id` of a carousel (checkImage), each problem with its path. Most
+ * images are fine: for those, no record and no shown path are made (a plan of 100,000 images made
+ * ~2 KB of garbage per file with them; test/upload/decide-garbage.test.ts).
+ */
+function imageProblems(table: FileTable, id: number, group: Group): PlanProblem[] | undefined {
+  const explicit = group.explicitType;
+  if (!explicit || explicit === 'carousel') {
+    const contentType = table.contentType(id);
+    const size = table.size(id);
+    // An empty or unrecognised file: inspection said so; checkImage has nothing to add.
+    if (!contentType || size === 0 || fitsFile('carousel', contentType, size)) return undefined;
+  }
+  const file = table.file(id);
+  return checkImage(file, table.shown(id), explicit, group.typeHint).map((p) => ({ ...p, path: file.path }));
+}
+
+/** The sidecar paths to look for; none are made for a group whose folder holds no sidecar. */
+function sidecarPaths(group: Group, table: FileTable, sidecarFolders: ReadonlySet<string>): readonly string[] {
+  const video = group.sidecarOfVideo;
+  if (video !== undefined) return sidecarFolders.has(table.folder(video)) ? [videoSidecarName(table.path(video))] : [];
+  const folder = group.sidecarFolder;
+  // A carousel folder has two possible names (one, for a folder named "carousel").
+  return folder !== undefined && sidecarFolders.has(folder) ? [...new Set(carouselSidecarNames(folder))] : [];
 }
 
 /** `--thumbnail IMG`: only for a plan of exactly one video. */
@@ -579,9 +652,12 @@ function withPart(title: string, part: string): string {
   return [...title].slice(0, METADATA_LIMITS.titleMaxChars - part.length).join('') + part;
 }
 
-/** The name of a file's folder as a title: control and direction characters become spaces; at most the limit. */
-function titleOfFolder(file: string): string {
-  const name = [...basename(dirname(file))].map((ch) => (needsEscape(ch) ? ' ' : ch));
+/** A folder's name as a title: control and direction characters become spaces; at most the limit. */
+function titleOfFolder(folder: string): string {
+  const base = basename(folder);
+  // Most names are short and plain: taken as they are, without a string per character.
+  if (base.length <= METADATA_LIMITS.titleMaxChars && !needsEscape(base)) return base.trim();
+  const name = [...base].map((ch) => (needsEscape(ch) ? ' ' : ch));
   return name.slice(0, METADATA_LIMITS.titleMaxChars).join('').trim();
 }
 
@@ -592,6 +668,7 @@ function findSidecar(
   plan: UploadPlan,
   sidecarsRead: Set<string>,
 ): ItemMetadata | undefined {
+  if (paths.length === 0) return undefined;
   const found = paths.flatMap((path) => scanned.sidecars[path] ?? []);
   for (const sidecar of found) sidecarsRead.add(sidecar.shown);
   for (const sidecar of found) if ('problem' in sidecar) plan.problems.push(sidecar.problem);

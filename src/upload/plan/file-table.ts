@@ -27,6 +27,9 @@ interface Rare {
   warnings?: PlanProblem[];
 }
 
+/** What problems() and warnings() say of most files: one list, not a new empty one per call. */
+const NONE: readonly PlanProblem[] = Object.freeze([]);
+
 /** Format → 1-based code; 0 is none. */
 const CODE = new Map<Format, number>(FORMAT_NAMES.map((f, k) => [f, k + 1]));
 
@@ -55,6 +58,8 @@ export class FileTable {
   #pending: string[] = [];
   #ends = new Uint32Array(64);
   readonly #rare = new Map<number, Rare>();
+  /** The folder of the file added last. */
+  #lastFolder: number | undefined;
 
   /** `cwd` is where messages name paths from (shownPath). */
   constructor(cwd: string) {
@@ -64,13 +69,9 @@ export class FileTable {
   /** Keeps what `file` says, packed; returns its id. The record itself is not kept. */
   add(file: InspectedFile): number {
     const id = this.length++;
-    const folder = dirname(file.path);
-    const base = basename(file.path);
-    let f = this.#folderIds.get(folder);
-    if (f === undefined) {
-      f = this.#folders.push(folder) - 1;
-      this.#folderIds.set(folder, f);
-    }
+    const f = this.#folderOfPath(file.path);
+    // The name as inspection made it, when it is the path's last part: not made again.
+    const base = this.#isPathOf(f, file.name, file.path) ? file.name : basename(file.path);
     this.#folderOf = grown(this.#folderOf, this.length);
     this.#sizes = grown(this.#sizes, this.length);
     this.#mtimes = grown(this.#mtimes, this.length);
@@ -89,19 +90,43 @@ export class FileTable {
       this.#pending = [];
     }
     // Most files have none of this: nothing is made for them.
-    const rare = (): Rare => {
-      let r = this.#rare.get(id);
-      if (!r) this.#rare.set(id, (r = {}));
-      return r;
-    };
-    if (file.name !== base) rare().name = file.name;
-    if (this.#pathOf(f, base) !== file.path) rare().path = file.path;
+    if (file.name !== base) this.#rareOf(id).name = file.name;
+    if (!this.#isPathOf(f, base, file.path)) this.#rareOf(id).path = file.path;
     if (file.contentType !== (file.realFormat ? FORMATS[file.realFormat].mime : undefined))
-      rare().contentType = file.contentType;
-    if (file.durationSeconds !== undefined) rare().durationSeconds = file.durationSeconds;
-    if (file.problems.length > 0) rare().problems = file.problems;
-    if (file.warnings.length > 0) rare().warnings = file.warnings;
+      this.#rareOf(id).contentType = file.contentType;
+    if (file.durationSeconds !== undefined) this.#rareOf(id).durationSeconds = file.durationSeconds;
+    if (file.problems.length > 0) this.#rareOf(id).problems = file.problems;
+    if (file.warnings.length > 0) this.#rareOf(id).warnings = file.warnings;
     return id;
+  }
+
+  #rareOf(id: number): Rare {
+    let r = this.#rare.get(id);
+    if (!r) this.#rare.set(id, (r = {}));
+    return r;
+  }
+
+  /**
+   * The folder of `path` (dirname), added if new. Files come folder by folder: while a path is
+   * in the folder of the one before, no dirname is made to find it again.
+   */
+  #folderOfPath(path: string): number {
+    const last = this.#lastFolder;
+    if (last !== undefined) {
+      const dir = this.#folders[last]!;
+      const cut = path.lastIndexOf(sep);
+      // Only the root folder ends with its separator (a normal path's dirname).
+      const at = dir === sep ? 0 : dir.length;
+      if (cut === at && cut < path.length - 1 && path.startsWith(dir)) return last;
+    }
+    const folder = dirname(path);
+    let f = this.#folderIds.get(folder);
+    if (f === undefined) {
+      f = this.#folders.push(folder) - 1;
+      this.#folderIds.set(folder, f);
+    }
+    this.#lastFolder = f;
+    return f;
   }
 
   /**
@@ -154,6 +179,14 @@ export class FileTable {
     return this.#folders[this.#folderOf[id]!]!;
   }
 
+  /** The MIME type the file is sent as (its bytes' format's), as `file(id).contentType`. */
+  contentType(id: number): string | undefined {
+    const rare = this.#rare.get(id);
+    if (rare && 'contentType' in rare) return rare.contentType;
+    const realFormat = this.realFormat(id);
+    return realFormat && FORMATS[realFormat].mime;
+  }
+
   size(id: number): number {
     return this.#sizes[id]!;
   }
@@ -172,11 +205,11 @@ export class FileTable {
 
   /** Why the file cannot be uploaded (inspection's problems). */
   problems(id: number): readonly PlanProblem[] {
-    return this.#rare.get(id)?.problems ?? [];
+    return this.#rare.get(id)?.problems ?? NONE;
   }
 
   warnings(id: number): readonly PlanProblem[] {
-    return this.#rare.get(id)?.warnings ?? [];
+    return this.#rare.get(id)?.warnings ?? NONE;
   }
 
   /** The name the library is told, from now on (a manifest's `fileNames`). */
@@ -198,6 +231,15 @@ export class FileTable {
     return prefix === '' && base.startsWith('..') ? shownPath(this.path(id), this.#cwd) : escapeName(prefix + base);
   }
 
+  /** The file's folder as messages show it: what shownPath(folder(id), cwd) says, worked out once per folder. */
+  shownFolder(id: number): string {
+    const f = this.#folderOf[id]!;
+    const dir = this.#folders[f]!;
+    if (dir.endsWith(sep)) return shownPath(dir, this.#cwd);
+    const prefix = (this.#shownPrefix[f] ??= entryPrefix(dir, this.#cwd));
+    return prefix === '' ? '.' : escapeName(prefix.slice(0, prefix.length - sep.length));
+  }
+
   /** The name on disk. */
   #base(id: number): string {
     const c = Math.floor(id / CHUNK);
@@ -209,5 +251,17 @@ export class FileTable {
   #pathOf(folder: number, base: string): string {
     const dir = this.#folders[folder]!;
     return dir.endsWith(sep) ? dir + base : dir + sep + base;
+  }
+
+  /** Whether `path` is what #pathOf(folder, base) makes, compared without making it. */
+  #isPathOf(folder: number, base: string, path: string): boolean {
+    const dir = this.#folders[folder]!;
+    const join = dir.endsWith(sep) ? dir.length : dir.length + sep.length;
+    return (
+      path.length === join + base.length &&
+      path.startsWith(dir) &&
+      path.endsWith(base) &&
+      (join === dir.length || path.startsWith(sep, dir.length))
+    );
   }
 }

@@ -128,15 +128,14 @@ export function checkImage(
 /** How a carousel was asked for: by folder, by --carousel, by --to, by a manifest item. */
 export type CarouselOrigin = 'folder' | 'flag' | 'to' | 'manifest';
 
-/** A carousel has 2–10 images; appending with --to needs 1–10 (the rest is checked by the engine). */
+/** A carousel of `n` images has 2–10; appending with --to needs 1–10 (the rest is checked by the engine). */
 export function checkCarouselCount(
-  images: readonly InspectedFile[],
+  n: number,
   shownFirst: string,
   source: string,
   origin: CarouselOrigin,
 ): PlanProblem[] {
   const { minFiles, maxFiles } = TYPE_RULES.carousel;
-  const n = images.length;
   if (origin !== 'to' && n < minFiles) {
     const from = origin === 'folder' ? ` from ${source}` : '';
     return [

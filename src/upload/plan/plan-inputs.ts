@@ -119,9 +119,10 @@ export interface Expanded {
   /**
    * The folders walked, and the .json files seen in them (absolute paths, in lower case): a sidecar in a walked
    * folder exists only if it was seen, so planning 100,000 files does not try to open 100,000
-   * sidecars that are not there.
+   * sidecars that are not there. `jsonIn`: the walked folders where a .json was seen; in any other
+   * walked folder no sidecar's name is even made (scan.ts).
    */
-  listed: { folders: Set<string>; json: Set<string> };
+  listed: { folders: Set<string>; json: Set<string>; jsonIn: Set<string> };
 }
 
 /** The path as messages show it: relative to `cwd` when inside it, absolute otherwise, escaped. */
@@ -154,7 +155,12 @@ interface Walk {
 /** Expands every input, in the order given, without duplicates. */
 export async function expandInputs(inputs: readonly string[], cwd: string): Promise<Expanded> {
   const candidates = new Candidates(cwd);
-  const out: Expanded = { candidates, problems: [], skipped: [], listed: { folders: new Set(), json: new Set() } };
+  const out: Expanded = {
+    candidates,
+    problems: [],
+    skipped: [],
+    listed: { folders: new Set(), json: new Set(), jsonIn: new Set() },
+  };
   const add: Walk['add'] = (dir, name, found, skippedAt) => candidates.add(dir, name, found, skippedAt);
   const roots = await namedFolders(inputs, cwd);
   const walkState: Walk = { cwd, roots, out, add, visited: new Set(), turnedAt: performance.now() };
@@ -279,7 +285,10 @@ async function walk(dir: string, w: Walk): Promise<void> {
     }
     const reason = skipOfName(entry.name);
     // In lower case: on a case-insensitive file system carousel.JSON is read as carousel.json.
-    if (reason?.kind === 'sidecar') w.out.listed.json.add(path.toLowerCase());
+    if (reason?.kind === 'sidecar') {
+      w.out.listed.json.add(path.toLowerCase());
+      w.out.listed.jsonIn.add(dir);
+    }
     if (reason) w.out.skipped.push({ path: shownEntry(entry.name, path), absPath: path, ...reason });
     if (reason?.kind === 'unsupported') w.add(dir, entry.name, 'walked', w.out.skipped.length - 1);
     else if (!reason) w.add(dir, entry.name, 'walked');

@@ -98,13 +98,20 @@ export function clean(m: ItemMetadata): ItemMetadata {
  */
 export function mergeMetadata(...layers: Array<ItemMetadata | undefined>): ItemMetadata {
   const out: ItemMetadata = {};
-  for (const layer of layers) {
-    if (!layer) continue;
+  for (let k = 0; k < layers.length; k++) {
+    const layer = layers[k];
+    // Most items have only empty layers (no flags, no sidecar): nothing is made for them.
+    if (!layer || isEmpty(layer)) continue;
     const { platformSettings, ...rest } = clean(layer);
     Object.assign(out, rest);
     if (platformSettings) out.platformSettings = mergePlatforms(out.platformSettings, platformSettings);
   }
   return out;
+}
+
+function isEmpty(m: ItemMetadata): boolean {
+  for (const _ in m) return false;
+  return true;
 }
 
 function mergePlatforms(a: PlatformSettings | undefined, b: PlatformSettings): PlatformSettings {
