@@ -78,9 +78,12 @@ describe('loadWithCodeCache', () => {
     const { file, source } = bundle('exports.answer = 42;');
     const loaded = loadWithCodeCache(file, source, cacheFileFor(join(dir, 'cache'), bundleHash(file, source), 'ls'));
     // ~64 MB of short-lived objects, dead by the time the cache is written, as a long run leaves them.
-    let junk: unknown[] | undefined = [];
-    for (let i = 0; i < 400_000; i++) junk.push({ i, s: `x${i}`, a: [i, i + 1, i + 2] });
-    junk = undefined;
+    const litter = () => {
+      const junk: unknown[] = [];
+      for (let i = 0; i < 400_000; i++) junk.push({ i, s: `x${i}`, a: [i, i + 1, i + 2] });
+      return junk.length;
+    };
+    expect(litter()).toBe(400_000);
     const before = getHeapStatistics().total_heap_size;
     loaded.save();
     const after = getHeapStatistics().total_heap_size;
