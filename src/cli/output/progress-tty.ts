@@ -144,7 +144,7 @@ export function createTtyProgress(io: IO, clock: () => number = () => performanc
         }
         case 'skipped':
           // Found in the library by its checksum: not part of the total any more. A large video
-          // is found once its parts are sent (src/upload/send/hash-alongside.ts): its bar goes.
+          // is found while its parts are being sent (src/upload/send/hash-alongside.ts): its bar goes.
           if (event.inLibrary) {
             resumedBytes -= live.get(keyOf(event.file))?.base ?? 0;
             end(event.file);

@@ -175,8 +175,9 @@ async function dropUpload(run: Run, file: SendableFile, key: string | undefined)
  * A file's transfer events, passed on as they come except `uploaded`, which waits for the
  * library's answer (`release`: the file is sent, its `uploaded` follows); a file found in the
  * library says `skipped` instead, and nothing more of its transfer is passed on (`drop`). Not the
- * whole transfer held: the hash is fed by the parts, so the answer comes as they read the last
- * bytes, and holding it all would hide a large file's progress for its whole upload.
+ * whole transfer held: a hash that waits for the parts (./hash-fed.ts, with --force or a service
+ * that cannot answer the check) is ready only as they read the last bytes, and holding it all
+ * would hide a large file's progress for its whole upload.
  */
 function eventGate(emit: EmitFn) {
   let state: 'sending' | 'sent' | 'dropped' = 'sending';

@@ -15,8 +15,9 @@
 //   it holds stops its parts: the reader never waits for a part, it reads on at the disk's pace and
 //   takes from the parts only the slices that reach the cursor before it does. The file is read
 //   twice unless the parts outrun the disk, but a file the library holds is found in the time the
-//   disk takes to read it, not the link to send it (waiting for the parts found a held 1 GiB video
-//   on loopback only after all of it was sent, 5 s in, against ~0.7 s).
+//   disk takes to read it, not the link to send it (a held 1 GiB video against a local `serve`:
+//   waiting for the parts, all of it was sent and it was found at 2.6 s; reading ahead, found at
+//   1.5–1.8 s with about half sent, a smaller share on any slower link; bench/notes.md).
 // Everything runs on the main thread, so a check of the cursor and its update are one step; a
 // slice is hashed synchronously when it is read, before the part's ring buffer is reused. A file
 // changed meanwhile is caught as in ./hash.ts: its size and mtime are checked once all is hashed.
