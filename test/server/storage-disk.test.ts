@@ -1,6 +1,6 @@
 // The Storage contract against the disk implementation, plus what only disk does: receive a
 // PUT body into staging (exact length, the still-open decision) and keep keys off the path.
-import { existsSync } from 'node:fs';
+import fs, { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,32 @@ describe('disk only', () => {
       expect(await s.storage.head(key)).toBeNull();
       expect(await readdir(join(s.dataDir, 'tmp'))).toEqual([]);
     } finally {
+      await s.dispose();
+    }
+  });
+
+  it('a body that fails while its temp file is still being opened leaves no .part behind', async () => {
+    const s = await diskSetup();
+    // A slow disk (or a thread pool busy with fsyncs) opens the temp file late: the body fails
+    // first, and the removal must wait for the file to exist. The write stream opens through
+    // the fs module's own `open`, held here for 50 ms.
+    const realOpen = fs.open;
+    const slowOpen = (...args: Parameters<typeof fs.open>) =>
+      void setTimeout(() => Reflect.apply(realOpen, fs, args), 50);
+    fs.open = slowOpen as typeof fs.open;
+    try {
+      const failed = await Promise.all(
+        Array.from({ length: 4 }, () => {
+          const body = new Readable({ read: () => body.destroy(new Error('client went away')) });
+          return s.storage.receive(stagingKeyOf(crypto.randomUUID()), body, 10, ok).catch((e: unknown) => e);
+        }),
+      );
+      fs.open = realOpen;
+      for (const err of failed) expect((err as Error).message).toBe('client went away');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await readdir(join(s.dataDir, 'tmp'))).toEqual([]);
+    } finally {
+      fs.open = realOpen;
       await s.dispose();
     }
   });

@@ -254,9 +254,9 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
     const name = `${randomUUID()}.part`;
     const temp = join(tmp, name);
     receiving.add(name);
+    // `flush` fsyncs before the file is closed: once renamed, the bytes survive a crash.
+    const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: 1024 * 1024 });
     try {
-      // `flush` fsyncs before the file is closed: once renamed, the bytes survive a crash.
-      const out = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: 1024 * 1024 });
       const sink = o.writeError ? failingSink(o.writeError) : out;
       if (o.writeError) out.destroy();
       const pumped = pump(body, sink);
@@ -277,6 +277,15 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
         return 'stored';
       });
     } finally {
+      // The stream opens its file asynchronously, and a body that fails early (or the injected
+      // fault) destroys it while it is still opening: the file appears only then. Waiting for
+      // the close first means the rm below always finds it, and no `.part` is left behind.
+      if (!out.closed) {
+        // Not events.once: it rejects on an 'error' (a failed open), and this only waits.
+        const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+        out.destroy();
+        await closed;
+      }
       // Whatever did not become the staging object goes (a no-op after the rename).
       await rm(temp, { force: true });
       receiving.delete(name);
