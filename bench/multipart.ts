@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { planParts } from '../src/rules/parts.js';
 import { journalParts } from '../test/support/journal-parts.js';
 import { sparseMp4 } from '../test/support/mp4-boxes.js';
 import { startSpecOnlyProxy } from '../test/support/spec-only-proxy.js';
@@ -38,8 +39,6 @@ export interface MultipartResult {
   stoppedAt: number;
   rerunBytes: number;
 }
-
-const PART = 8 * 1024 * 1024;
 
 async function served(dir: string, name: string, args: string[] = []) {
   const dataDir = join(dir, `${name}-data`);
@@ -136,7 +135,8 @@ export async function benchMultipart(o: {
       );
     }
     // Interrupted at 60 % of the parts stored, then the same command again.
-    const partCount = Math.ceil(o.bytes / PART);
+    // The server's plan for this size (src/rules/parts.ts), as the journal will record it.
+    const { partCount } = planParts(o.bytes);
     const resumeHome = join(o.dir, 'multipart-resume-home');
     const stoppedAt = await interruptAt(capped, file, resumeHome, Math.ceil(partCount * 0.6));
     // What the stopped run left in its sockets' buffers reaches the proxy after it is gone.

@@ -13,18 +13,31 @@ import {
 const MIB = 1024 * 1024;
 
 describe('planParts', () => {
-  it('uses the preferred 8 MiB parts for a file that fits in 10,000 of them', () => {
-    expect(planParts(1024 * MIB)).toEqual({ partSize: 8 * MIB, partCount: 128 });
-    expect(planParts(8 * MIB + 1)).toEqual({ partSize: 8 * MIB, partCount: 2 });
-    expect(planParts(1)).toEqual({ partSize: 8 * MIB, partCount: 1 });
+  // One table: the size of each part and how many, by file size.
+  it.each([
+    ['1 byte', 1, 8 * MIB, 1],
+    ['8 MiB + 1', 8 * MIB + 1, 8 * MIB, 2],
+    ['a 48 MiB clip (still six parts at once)', 48 * MIB, 8 * MIB, 6],
+    ['512 MiB: 64 parts of the preferred size', 512 * MIB, 8 * MIB, 64],
+    ['512 MiB + 1: more than 64 of 8 MiB, so 16 MiB', 512 * MIB + 1, 16 * MIB, 33],
+    ['1 GiB (longform’s limit)', 1024 * MIB, 16 * MIB, 64],
+    ['4 GiB', 4096 * MIB, 64 * MIB, 64],
+    ['10 GiB: 64 MiB at most, more parts', 10 * 1024 * MIB, 64 * MIB, 160],
+    ['past 10,000 of 64 MiB: doubled for the part count', 10_000 * 64 * MIB + 1, 128 * MIB, 5001],
+    ['10,000 × 5 GiB: the largest part, the most parts', 10_000 * 5 * 1024 * MIB, 5 * 1024 * MIB, 10_000],
+  ])('%s', (_name, size, partSize, partCount) => {
+    expect(planParts(size)).toEqual({ partSize, partCount });
   });
 
-  it('doubles the part size until the file fits in 10,000 parts', () => {
-    const justOver = 10_000 * 8 * MIB + 1;
-    expect(planParts(justOver)).toEqual({ partSize: 16 * MIB, partCount: 5001 });
-    const huge = 10_000 * 5 * 1024 * MIB;
-    const plan = planParts(huge);
-    expect(plan).toEqual({ partSize: 5 * 1024 * MIB, partCount: 10_000 });
+  it('keeps every part within S3’s limits, and at most 64 parts up to 4 GiB', () => {
+    for (let size = 5 * MIB; size <= 64 * 1024 * MIB; size = Math.ceil(size * 1.37)) {
+      const { partSize, partCount } = planParts(size);
+      expect(partSize).toBeGreaterThanOrEqual(PART_LIMITS.minPartBytes);
+      expect(partSize).toBeLessThanOrEqual(PART_LIMITS.maxPartBytes);
+      expect(partCount).toBeLessThanOrEqual(PART_LIMITS.maxParts);
+      expect(partCount * partSize).toBeGreaterThanOrEqual(size);
+      if (size <= 4096 * MIB) expect(partCount).toBeLessThanOrEqual(PART_LIMITS.targetParts);
+    }
   });
 
   it('never goes below the minimum part size', () => {
