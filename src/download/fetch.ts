@@ -17,6 +17,7 @@
 import { constants, writeSync, writevSync } from 'node:fs';
 import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { type HttpPool, type OpenAnswer, endedEarly } from '../api/http-transport.js';
@@ -28,6 +29,7 @@ import { scavenger } from './scavenge.js';
 import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
 import { type RawOutcome, rawGet } from './raw-get.js';
 import { slowPace } from '../fs/slow-pace.js';
+import { mayStall } from '../fs/stalling-fs.js';
 
 /** A file as the library describes it. */
 export interface RemoteFile {
@@ -159,7 +161,12 @@ interface DirectWriter {
 export async function fetchToFile(file: RemoteFile, dest: string, part: string, deps: FetchDeps): Promise<Fetched> {
   // 'a+' that never follows a symbolic link: a link planted at the part's name would have the
   // bytes appended wherever it leads (ELOOP instead).
-  const handle = await open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW);
+  // Asked beside the open (no extra wait): a part file on a network share or a FUSE mount is
+  // never written synchronously, as one write there may wait for good (src/fs/stalling-fs.ts).
+  const [handle, stalls] = await Promise.all([
+    open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW),
+    mayStall(dirname(part)),
+  ]);
   let result: Fetched;
   let sink: Sink | undefined;
   try {
@@ -167,6 +174,7 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
       hashing: wantsHash(file, deps),
       threadMin: deps.hashThreadMinBytes ?? hashThreadMin(),
       syncWriteMs: deps.syncWriteMs ?? SYNC_WRITE_MS,
+      stalls,
     });
     result = await fetchInto(file, sink, deps, dest);
   } catch (err) {
@@ -223,7 +231,12 @@ function wantsHash(file: RemoteFile, deps: FetchDeps): boolean {
 async function fileSink(
   handle: FileHandle,
   expected: number | undefined,
-  { hashing, threadMin, syncWriteMs }: { hashing: boolean; threadMin: number; syncWriteMs: number },
+  {
+    hashing,
+    threadMin,
+    syncWriteMs,
+    stalls,
+  }: { hashing: boolean; threadMin: number; syncWriteMs: number; stalls: boolean },
 ): Promise<Sink> {
   let { size: have } = await handle.stat();
   // A part file longer than the file cannot be the start of it.
@@ -238,8 +251,8 @@ async function fileSink(
   const sink: Sink = {
     have,
     hash,
-    writable: (onWritten) => handleWritable(handle, onWritten, syncWriteMs),
-    direct: (onWritten) => handleDirect(handle, onWritten, syncWriteMs),
+    writable: (onWritten) => handleWritable(handle, onWritten, syncWriteMs, stalls),
+    direct: (onWritten) => handleDirect(handle, onWritten, syncWriteMs, stalls),
     reset: async () => {
       // The worker is done reading before the file shrinks under it.
       await sink.hash?.reset();
@@ -264,6 +277,7 @@ function handleWritable(
   handle: FileHandle,
   onWritten: (chunk: Buffer) => void,
   syncWriteMs: number,
+  stalls: boolean,
 ): { stream: Writable; idle: () => Promise<void> } {
   let inFlight: Promise<void> = Promise.resolve();
   // Written synchronously while that is quick: a write into the page cache (one socket read, up
@@ -272,9 +286,9 @@ function handleWritable(
   // (bench/notes.md, issue 41). Once the disk proves slow (src/fs/slow-pace.ts: slow writes in a row,
   // not one, which a loaded machine gives any disk), this file's writes are asynchronous, so
   // that such a disk never holds the event loop (progress, Ctrl-C, the other transfers of an
-  // export) for long.
+  // export) for long; on a network share or a FUSE mount (`stalls`) none is synchronous.
   const slowDisk = slowPace(syncWriteMs);
-  let quick = true;
+  let quick = !stalls;
   const writeAll = (buffers: Buffer[]): Promise<void> => {
     inFlight = (async () => {
       const total = buffers.reduce((n, b) => n + b.length, 0);
@@ -307,9 +321,14 @@ function handleWritable(
  * the disk is quick; once it proves slow (src/fs/slow-pace.ts), each view is copied and written
  * asynchronously, the socket held meanwhile.
  */
-function handleDirect(handle: FileHandle, onWritten: (chunk: Buffer) => void, syncWriteMs: number): DirectWriter {
+function handleDirect(
+  handle: FileHandle,
+  onWritten: (chunk: Buffer) => void,
+  syncWriteMs: number,
+  stalls: boolean,
+): DirectWriter {
   const slowDisk = slowPace(syncWriteMs);
-  let quick = true;
+  let quick = !stalls;
   let inFlight: Promise<void> = Promise.resolve();
   return {
     take(view) {

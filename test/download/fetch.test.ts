@@ -3,16 +3,18 @@
 // byte; a part file left by an earlier run is resumed; bytes that are not the file (a damaged
 // stored copy, a part file of something else) are refused and the part file removed.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, readFile, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { MismatchError } from '../../src/download/errors.js';
 import { type FetchDeps, fetchToFile, fetchToStream, rangeStart } from '../../src/download/fetch.js';
 import { PassThrough } from 'node:stream';
 import { type CuttingProxy, startCuttingProxy } from '../support/cutting-proxy.js';
+import { HAS_BINDFS, fuseMount } from '../support/fuse-mount.js';
+import { skipWithout } from '../support/needs.js';
 import { type TestServer, mp4, serverWithKey, uploadItem } from '../support/server.js';
 
 const SIZE = 3 * 1024 * 1024;
@@ -233,6 +235,48 @@ describe('on a disk slower than syncWriteMs (-1: every write is), writes go thro
     await client.close();
   });
 });
+
+describe.skipIf(skipWithout('bindfs', HAS_BINDFS, 'apt-get install bindfs'))(
+  'into a folder on a share that may stall (a real FUSE mount: src/fs/stalling-fs.ts)',
+  () => {
+    it('no write is synchronous, through node:http or the raw reader; locally none goes through the pool; the file whole', async () => {
+      const fuse = await fuseMount();
+      const probe = await open(fuse.source, 'r');
+      const fileHandle = Object.getPrototypeOf(probe) as FileHandle;
+      await probe.close();
+      const writev = vi.spyOn(fileHandle, 'writev');
+      const write = vi.spyOn(fileHandle, 'write');
+      const throughPool = [writev, write];
+      const client = clientOf(s.url);
+      try {
+        for (const rawMinBytes of [Infinity, 0])
+          for (const [where, folder, pooled] of [
+            ['local', dir, false],
+            ['on the mount', fuse.mountpoint, true],
+          ] as const) {
+            for (const spy of throughPool) spy.mockClear();
+            const dest = join(folder, `shared-${rawMinBytes}.mp4`);
+            const { deps } = depsOf(client, { rawMinBytes });
+            const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, `${dest}.x.part`, deps);
+            expect(got).toMatchObject({ bytes: SIZE, sha256: sha });
+            expect((await readFile(dest)).equals(bytes)).toBe(true);
+            // On the mount every byte is written through the pool; locally the first
+            // SLOW_IN_A_ROW writes at least are synchronous (the rest too, unless the machine is
+            // so loaded that they are slow: then the pace sends them to the pool).
+            const pooledBytes =
+              writev.mock.calls.reduce((n, [buffers]) => n + buffers.reduce((m, b) => m + b.byteLength, 0), 0) +
+              write.mock.calls.reduce((n, call) => n + (call[0] as unknown as Buffer).length - Number(call[1] ?? 0), 0);
+            if (pooled) expect(pooledBytes, `${where}, rawMinBytes ${rawMinBytes}`).toBe(SIZE);
+            else expect(pooledBytes, `${where}, rawMinBytes ${rawMinBytes}`).toBeLessThan(SIZE);
+          }
+      } finally {
+        for (const spy of throughPool) spy.mockRestore();
+        await client.close();
+        await fuse.dispose();
+      }
+    });
+  },
+);
 
 describe('a damaged stored copy', () => {
   it('of another size: a size mismatch, the part file removed', async () => {

@@ -2,16 +2,19 @@
 // parallel, assembling to the exact bytes; a resumed run sends only the missing parts; an
 // expired part URL is signed again; a file changed since the start is never sent; the read
 // buffers and the file handle are shared by the parts, and the bytes stay exact.
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { NO_WAIT_RETRY } from '../../src/api/retry.js';
 import { FileChangedError, type LocalFile } from '../../src/upload/send/put.js';
 import { type SentPart, sendParts, sharedHandle, sliceRings } from '../../src/upload/send/parts.js';
 import { pacedRead } from '../../src/upload/send/paced-read.js';
+import { SLOW_IN_A_ROW } from '../../src/fs/slow-pace.js';
 import { onS3 } from '../support/backend.js';
+import { HAS_BINDFS, fuseMount } from '../support/fuse-mount.js';
+import { skipWithout } from '../support/needs.js';
 import { type TestServer, mp4, serverWithKey } from '../support/server.js';
 
 const MIB = 1024 * 1024;
@@ -197,3 +200,39 @@ describe.skipIf(onS3)('sendParts reuses what it reads with', () => {
     expect(await withHandle(async (h) => (await h.stat()).size)).toBe(14);
   });
 });
+
+describe.skipIf(onS3 || skipWithout('bindfs', HAS_BINDFS, 'apt-get install bindfs'))(
+  'sendParts of a file on a share that may stall (a real FUSE mount: src/fs/stalling-fs.ts)',
+  () => {
+    it('reads every slice through the thread pool, never synchronously; a local file reads none so; the bytes exact', async () => {
+      const fuse = await fuseMount();
+      // FileHandle's class, from any handle: the pool's reads are its `read` (put.ts readThroughPool).
+      const probe = await open(fuse.source, 'r');
+      const throughPool = vi.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'read');
+      await probe.close();
+      try {
+        await writeFile(join(fuse.source, 'shared.mp4'), bytes);
+        for (const [name, path, pooled] of [
+          ['local.mp4', (await localFile('local.mp4')).path, false],
+          ['shared.mp4', join(fuse.mountpoint, 'shared.mp4'), true],
+        ] as const) {
+          throughPool.mockClear();
+          const st = await stat(path);
+          const { key, plan } = await start(name);
+          const parts = await sendParts({ path, size: st.size, mtimeMs: st.mtimeMs }, key, plan, options());
+          // 20 MiB in 1 MiB slices: 21 reads, each through the pool on the mount. Locally the
+          // first SLOW_IN_A_ROW at least are synchronous (the rest too, unless the machine is so
+          // loaded that they are slow: then the pace sends them to the pool, paced-read.ts).
+          const slices = Math.ceil(bytes.length / MIB);
+          if (pooled) expect(throughPool.mock.calls.length, name).toBe(slices);
+          else expect(throughPool.mock.calls.length, name).toBeLessThanOrEqual(slices - SLOW_IN_A_ROW);
+          const done = await completeWith(name, key, parts);
+          expect(Buffer.from(await (await fetch(done.item.fileUrl!)).arrayBuffer()).equals(bytes)).toBe(true);
+        }
+      } finally {
+        throughPool.mockRestore();
+        await fuse.dispose();
+      }
+    });
+  },
+);

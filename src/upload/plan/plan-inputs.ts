@@ -2,11 +2,12 @@
 // says which files were passed over and why. Directories are walked recursively; every
 // subdirectory is its own group (its images become their own carousel).
 import { readdirSync, realpathSync } from 'node:fs';
-import { readlink, realpath, stat } from 'node:fs/promises';
+import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
+import { anyMayStall } from '../../fs/stalling-fs.js';
 import { escapeName } from '../../text/escape-name.js';
 import type { PlanProblem } from '../../rules/problem.js';
 import { SLICE_MS } from './scan-pace.js';
@@ -123,6 +124,12 @@ export interface Expanded {
    * walked folder no sidecar's name is even made (scan.ts).
    */
   listed: { folders: Set<string>; json: Set<string>; jsonIn: Set<string> };
+  /**
+   * An input is on a network share or a FUSE mount (src/fs/stalling-fs.ts): it was walked, and
+   * its files are inspected, through the thread pool only, so that a share that stops answering
+   * never holds the process (Ctrl-C still stops it).
+   */
+  stalls: boolean;
 }
 
 /** The path as messages show it: relative to `cwd` when inside it, absolute otherwise, escaped. */
@@ -160,6 +167,7 @@ export async function expandInputs(inputs: readonly string[], cwd: string): Prom
     problems: [],
     skipped: [],
     listed: { folders: new Set(), json: new Set(), jsonIn: new Set() },
+    stalls: await anyMayStall(inputs, cwd),
   };
   const add: Walk['add'] = (dir, name, found, skippedAt) => candidates.add(dir, name, found, skippedAt);
   const roots = await namedFolders(inputs, cwd);
@@ -241,17 +249,18 @@ async function expandGlob(pattern: string, w: Walk): Promise<void> {
 /** Walks `dir` depth-first in name order. */
 async function walk(dir: string, w: Walk): Promise<void> {
   // Synchronous calls: a folder listed from the cache costs a fraction of the CPU of the
-  // promise-based ones (scan-pace.ts); the event loop still turns every SLICE_MS.
+  // promise-based ones (scan-pace.ts); the event loop still turns every SLICE_MS. Not on a share
+  // that may stall, where one call may never come back.
   if (performance.now() - w.turnedAt >= SLICE_MS) {
     await nextTurn();
     w.turnedAt = performance.now();
   }
-  const real = realpathSync.native(dir);
+  const real = w.out.stalls ? await realpath(dir) : realpathSync.native(dir);
   if (w.visited.has(real)) return;
   w.visited.add(real);
   let entries;
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    entries = w.out.stalls ? await readdir(dir, { withFileTypes: true }) : readdirSync(dir, { withFileTypes: true });
   } catch (err) {
     w.out.problems.push({
       file: shownPath(dir, w.cwd),

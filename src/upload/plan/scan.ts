@@ -4,6 +4,7 @@
 // turns a Scanned into the plan, and plan.ts runs one after the other.
 import { dirname, relative, resolve } from 'node:path';
 import { OutsideFolderError, confine } from '../../fs/confine.js';
+import { mayStall } from '../../fs/stalling-fs.js';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspectFile, inspectFileSync, probeDuration, type InspectedFile } from '../../media/inspect.js';
@@ -82,6 +83,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
   if (options.manifest) {
     const manifestPath = resolve(cwd, options.manifest);
     const loaded = await loadManifest(manifestPath, options.manifest, options.manifestConfined);
+    const stalls = await mayStall(dirname(manifestPath));
     if (options.manifestConfined) confinedTo = dirname(manifestPath);
     scanned.problems.push(...loaded.problems);
     scanned.manifest = [];
@@ -89,6 +91,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
       const ids = await inspectAll(
         { length: item.files.length, path: (k) => item.files[k]!, shown: (k) => shownPath(item.files[k]!, cwd) },
         table,
+        stalls,
       );
       // The name the library is told, where the manifest gives one (an export's carousel images
       // are `01-beach.jpg` on disk, `beach.jpg` in the library).
@@ -101,7 +104,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
   } else {
     const expanded = await expandInputs(inputs, cwd);
     scanned.problems.push(...expanded.problems);
-    const inspected = await inspectAll(expanded.candidates, table);
+    const inspected = await inspectAll(expanded.candidates, table, expanded.stalls);
     // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
     const withdrawn = new Set<number>();
     inspected.forEach((id, k) => {
@@ -139,13 +142,14 @@ async function inspect(path: string, shown: string): Promise<ScannedFile> {
  * INSPECT_CONCURRENCY at a time; only their records wait for it, every other file is packed
  * as soon as it is inspected.
  */
-async function inspectAll(candidates: ToInspect, table: FileTable): Promise<number[]> {
+async function inspectAll(candidates: ToInspect, table: FileTable, stalls: boolean): Promise<number[]> {
   const ids: number[] = new Array<number>(candidates.length);
   const probes: Array<{ at: number; scanned: ScannedFile }> = [];
   let next = 0;
   let sliceStart = performance.now();
   let sliceFiles = 0;
-  while (next < candidates.length) {
+  // On a share that may stall (plan-inputs.ts `stalls`), none synchronously.
+  while (!stalls && next < candidates.length) {
     const shown = candidates.shown(next);
     const { file, needsProbe } = inspectFileSync(candidates.path(next), shown);
     if (needsProbe) probes.push({ at: next, scanned: { file, shown } });

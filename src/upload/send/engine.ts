@@ -64,6 +64,7 @@ import { goneItems } from './item-check.js';
 import type { SendableFile } from './transfer.js';
 import { transferFile, wireFile } from './transfer.js';
 import { type Identifier, type ItemIdentity, type Wanted, createIdentifier } from './identify.js';
+import { sha256OfFile } from './hash.js';
 import { libraryVerdict } from './library-match.js';
 import { libraryMetadata } from './metadata-diff.js';
 import { type SentPart, continueParts, startParts } from './multipart.js';
@@ -262,7 +263,7 @@ function identifierOf(plan: EnginePlan, priors: Prior[], run: Run): Identifier {
     api: deps.api,
     signal: run.signal,
     check: !deps.force,
-    hash: deps.hash,
+    hash: deps.hash ?? (deps.stalls ? (file, signal) => sha256OfFile(file, signal, { stalls: true }) : undefined),
     onUnsupported: () =>
       run.emit({
         type: 'notice',

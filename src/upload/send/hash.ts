@@ -20,8 +20,13 @@ export function assertSame(file: LocalFile, st: { size: number; mtimeMs: number 
     throw new FileChangedError(file.path, `${when} its checksum was computed`);
 }
 
-export async function sha256OfFile(file: LocalFile, signal?: AbortSignal): Promise<string> {
-  if (file.size <= SYNC_HASH_BYTES) return sha256OfSmallFile(file);
+/** `stalls`: the file is on a network share or a FUSE mount (src/fs/stalling-fs.ts): never read synchronously. */
+export async function sha256OfFile(
+  file: LocalFile,
+  signal?: AbortSignal,
+  { stalls = false }: { stalls?: boolean } = {},
+): Promise<string> {
+  if (file.size <= SYNC_HASH_BYTES && !stalls) return sha256OfSmallFile(file);
   const handle = await open(file.path, 'r');
   try {
     assertSame(file, await handle.stat(), 'since it was checked, before');

@@ -9,7 +9,8 @@
 // (bench/notes.md, issue 41). The bytes are the same either way: only who waits for them changes.
 // A slow disk (three reads in a row over SLOW_READ_MS: a network or spinning disk, not one read
 // that the scheduler delayed) is read through the thread pool for the rest of the file, so that it
-// never holds progress, Ctrl-C or the other parts' sockets.
+// never holds progress, Ctrl-C or the other parts' sockets; a file on a network share or a FUSE
+// mount, whose next read may never come back, from its first read (src/fs/stalling-fs.ts).
 import { readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { slowPace } from '../../fs/slow-pace.js';
@@ -22,10 +23,12 @@ export const SLOW_READ_MS = 20;
  * One file's reader: synchronous until the disk proves slow, then through the thread pool. Share
  * it between the parts of one file, so that a slow disk once found stays found. `slowMs` -1
  * (tests): every read is slow, so the reads leave the main thread after the first few.
+ * `stalls`: the file is on a network share or a FUSE mount (src/fs/stalling-fs.ts), where one
+ * read may wait for good: every read goes through the thread pool.
  */
-export function pacedRead(slowMs = SLOW_READ_MS): SliceRead & { readonly synchronous: boolean } {
+export function pacedRead(slowMs = SLOW_READ_MS, stalls = false): SliceRead & { readonly synchronous: boolean } {
   const slowDisk = slowPace(slowMs);
-  let quick = true;
+  let quick = !stalls;
   const read = (handle: Parameters<SliceRead>[0], buf: Buffer, length: number, position: number): Promise<number> => {
     if (!quick) return readThroughPool(handle, buf, length, position);
     const t0 = performance.now();

@@ -12,9 +12,10 @@ import type { ApiClient } from '../../api/client.js';
 import { classifyForRetry, errorFromResponse, errorFromThrown } from '../../api/errors.js';
 import { type RetryPolicy, withRetry } from '../../api/retry.js';
 import { type PartPlan, partRange } from '../../rules/parts.js';
+import { mayStall } from '../../fs/stalling-fs.js';
 import { isExpired, redactUrl } from '../../api/storage-url.js';
 import { FileChangedError, type LocalFile, type SliceRead, fileSlices } from './put.js';
-import { pacedRead } from './paced-read.js';
+import { SLOW_READ_MS, pacedRead } from './paced-read.js';
 import { type Pool, createPool } from '../../concurrency/pool.js';
 import type { FileReads } from './file-reads.js';
 
@@ -124,8 +125,9 @@ async function sendMissing(file: LocalFile, key: string, plan: PartPlan, o: Send
   };
   const rings = sliceRings();
   const withHandle = sharedHandle(file.path);
-  // Read synchronously while quick, one judgment for the whole file (./paced-read.ts).
-  const read = o.read ?? pacedRead();
+  // Read synchronously while quick, one judgment for the whole file (./paced-read.ts); never on
+  // a network share or a FUSE mount, where a read may wait for good.
+  const read = o.read ?? pacedRead(SLOW_READ_MS, await mayStall(file.path));
   const tasks: Promise<void>[] = [];
   o.reads?.planned(missing.map((n) => partRange(plan, file.size, n)));
   for (let i = 0; i < missing.length; i += URL_BATCH) {

@@ -62,6 +62,11 @@ export interface EngineDeps extends TransferDeps {
   /** Tests: how a file is hashed (./hash.ts by default). */
   hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
   /**
+   * The files are on a network share or a FUSE mount (src/fs/stalling-fs.ts): even small ones
+   * are hashed through the thread pool, never with a synchronous read that may not come back.
+   */
+  stalls?: boolean;
+  /**
    * Tests: a file hashed from what its parts read (./hash-fed.ts), once hashed: the bytes its
    * parts read (every try) and those the hash read itself.
    */

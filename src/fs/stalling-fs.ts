@@ -1,0 +1,60 @@
+// Whether a path is on a file system whose calls may stall: a network share (NFS, SMB/CIFS,
+// Ceph, AFS, 9p as WSL mounts Windows' drives…) or a FUSE mount (sshfs, rclone and cloud drives,
+// ntfs-3g, virtiofs). A multipart upload reads its parts and a download writes its part file
+// synchronously while the disk is quick (src/fs/slow-pace.ts), which a local disk answers in
+// microseconds; on such a share one call can wait for a server for seconds, or for good when it
+// stops answering, and a synchronous call would hold the whole process meanwhile: no progress,
+// no Ctrl-C. There every read and write goes through the thread pool from the start.
+//
+// Asked with the promise-based statfs, so that asking never blocks the main thread either.
+// Linux's statfs names the file system by its magic number; elsewhere (or when statfs fails) the
+// answer is no, and the pace alone decides, as before.
+import { statfs } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+/** statfs `f_type` magic numbers (linux/magic.h and the file systems' own headers) of file systems that may stall. */
+export const STALLING_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x6969, 'nfs'],
+  [0x517b, 'smb'],
+  [0xff534d42, 'cifs'],
+  [0xfe534d42, 'smb2'],
+  [0x65735546, 'fuse'],
+  [0x01021997, '9p'],
+  [0x00c36400, 'ceph'],
+  [0x5346414f, 'afs'],
+  [0x6b414653, 'kafs'],
+  [0x73757245, 'coda'],
+  [0x564c, 'ncp'],
+  [0x0bd00bd0, 'lustre'],
+  [0x47504653, 'gpfs'],
+  [0x20030528, 'orangefs'],
+  [0x786f4256, 'vboxsf'],
+]);
+
+export interface StallingDeps {
+  /** The file system's magic number of `path` (node:fs/promises statfs's `type`). */
+  typeOf?: (path: string) => Promise<number>;
+  platform?: NodeJS.Platform;
+}
+
+/** The name of the stalling file system `path` is on, or undefined for a local one (or an unknown answer). */
+export async function stallingFileSystem(path: string, deps: StallingDeps = {}): Promise<string | undefined> {
+  if ((deps.platform ?? process.platform) !== 'linux') return undefined;
+  const typeOf = deps.typeOf ?? (async (p: string) => (await statfs(p)).type);
+  try {
+    return STALLING_FILE_SYSTEMS.get(await typeOf(path));
+  } catch {
+    return undefined; // a path gone or a statfs refused: judged by its pace, as any disk
+  }
+}
+
+/** Whether `path` is on a file system that may stall (a network share or a FUSE mount). */
+export async function mayStall(path: string, deps: StallingDeps = {}): Promise<boolean> {
+  return (await stallingFileSystem(path, deps)) !== undefined;
+}
+
+/** Whether any of `paths` (relative to `cwd`; one statfs each, those that do not exist say no) may stall. */
+export async function anyMayStall(paths: readonly string[], cwd: string, deps: StallingDeps = {}): Promise<boolean> {
+  const answers = await Promise.all(paths.map((path) => mayStall(resolve(cwd, path), deps)));
+  return answers.includes(true);
+}
