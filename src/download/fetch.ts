@@ -162,7 +162,7 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
   // 'a+' that never follows a symbolic link: a link planted at the part's name would have the
   // bytes appended wherever it leads (ELOOP instead).
   // Asked beside the open (no extra wait): a part file on a network share or a FUSE mount is
-  // never written synchronously, as one write there may wait for good (src/fs/stalling-fs.ts).
+  // never written synchronously, as each write there waits for a server (src/fs/stalling-fs.ts).
   const [handle, stalls] = await Promise.all([
     open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW),
     mayStall(dirname(part)),

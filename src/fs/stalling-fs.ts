@@ -1,10 +1,17 @@
 // Whether a path is on a file system whose calls may stall: a network share (NFS, SMB/CIFS,
 // Ceph, AFS, 9p as WSL mounts Windows' drives…) or a FUSE mount (sshfs, rclone and cloud drives,
-// ntfs-3g, virtiofs). A multipart upload reads its parts and a download writes its part file
-// synchronously while the disk is quick (src/fs/slow-pace.ts), which a local disk answers in
-// microseconds; on such a share one call can wait for a server for seconds, or for good when it
-// stops answering, and a synchronous call would hold the whole process meanwhile: no progress,
-// no Ctrl-C. There every read and write goes through the thread pool from the start.
+// ntfs-3g, virtiofs). Planning walks and inspects files, hashing reads small files, a multipart
+// upload reads its parts and a download writes its part file synchronously while the disk is
+// quick (src/fs/slow-pace.ts, src/upload/plan/scan-pace.ts), which a local disk answers in
+// microseconds; on such a share each call waits for a server, milliseconds to seconds, and a
+// synchronous one holds the whole process meanwhile (progress, the other transfers, Ctrl-C) and
+// pays every wait one after another. There every call goes through the thread pool from the
+// first: the waits overlap (files inspected eight and hashed two at a time) and the event loop turns.
+//
+// What it cannot do: a share that stops answering for good (a hard NFS mount whose server is
+// gone, a FUSE daemon that hangs) keeps the call stuck in the kernel, and Node waits for its
+// thread pool when the process exits, so the command still cannot end until the share answers
+// or the process is killed (bench/notes.md, issue 41: a bindfs daemon stopped with SIGSTOP).
 //
 // Asked with the promise-based statfs, so that asking never blocks the main thread either.
 // Linux's statfs names the file system by its magic number; elsewhere (or when statfs fails) the

@@ -1,7 +1,7 @@
 // `contentlib upload` of a folder on a share that may stall (src/fs/stalling-fs.ts), here a real
 // FUSE mount (bindfs): planning walks and inspects it, and hashing reads it, only through the
-// thread pool, so that a share that stops answering never holds the process; the same folder on
-// the local disk is planned with synchronous calls, as fast as before. The items are the same.
+// thread pool (the share's waits overlap, the event loop turns); the same folder on the local
+// disk is planned with synchronous calls, as fast as before. The items are the same.
 import fs from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';

@@ -126,8 +126,8 @@ export interface Expanded {
   listed: { folders: Set<string>; json: Set<string>; jsonIn: Set<string> };
   /**
    * An input is on a network share or a FUSE mount (src/fs/stalling-fs.ts): it was walked, and
-   * its files are inspected, through the thread pool only, so that a share that stops answering
-   * never holds the process (Ctrl-C still stops it).
+   * its files are inspected, through the thread pool only (eight at a time, the event loop
+   * turning while the share answers), never with synchronous calls that wait one after another.
    */
   stalls: boolean;
 }
@@ -250,7 +250,7 @@ async function expandGlob(pattern: string, w: Walk): Promise<void> {
 async function walk(dir: string, w: Walk): Promise<void> {
   // Synchronous calls: a folder listed from the cache costs a fraction of the CPU of the
   // promise-based ones (scan-pace.ts); the event loop still turns every SLICE_MS. Not on a share
-  // that may stall, where one call may never come back.
+  // that may stall, where each call waits for a server.
   if (performance.now() - w.turnedAt >= SLICE_MS) {
     await nextTurn();
     w.turnedAt = performance.now();

@@ -10,7 +10,7 @@
 // A slow disk (three reads in a row over SLOW_READ_MS: a network or spinning disk, not one read
 // that the scheduler delayed) is read through the thread pool for the rest of the file, so that it
 // never holds progress, Ctrl-C or the other parts' sockets; a file on a network share or a FUSE
-// mount, whose next read may never come back, from its first read (src/fs/stalling-fs.ts).
+// mount, where every read waits for a server, from its first read (src/fs/stalling-fs.ts).
 import { readSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { slowPace } from '../../fs/slow-pace.js';
@@ -23,8 +23,8 @@ export const SLOW_READ_MS = 20;
  * One file's reader: synchronous until the disk proves slow, then through the thread pool. Share
  * it between the parts of one file, so that a slow disk once found stays found. `slowMs` -1
  * (tests): every read is slow, so the reads leave the main thread after the first few.
- * `stalls`: the file is on a network share or a FUSE mount (src/fs/stalling-fs.ts), where one
- * read may wait for good: every read goes through the thread pool.
+ * `stalls`: the file is on a network share or a FUSE mount (src/fs/stalling-fs.ts), where every
+ * read waits for a server: every read goes through the thread pool.
  */
 export function pacedRead(slowMs = SLOW_READ_MS, stalls = false): SliceRead & { readonly synchronous: boolean } {
   const slowDisk = slowPace(slowMs);

@@ -126,7 +126,7 @@ async function sendMissing(file: LocalFile, key: string, plan: PartPlan, o: Send
   const rings = sliceRings();
   const withHandle = sharedHandle(file.path);
   // Read synchronously while quick, one judgment for the whole file (./paced-read.ts); never on
-  // a network share or a FUSE mount, where a read may wait for good.
+  // a network share or a FUSE mount, where each read waits for a server.
   const read = o.read ?? pacedRead(SLOW_READ_MS, await mayStall(file.path));
   const tasks: Promise<void>[] = [];
   o.reads?.planned(missing.map((n) => partRange(plan, file.size, n)));

@@ -63,7 +63,8 @@ export interface EngineDeps extends TransferDeps {
   hash?: (file: SendableFile, signal: AbortSignal) => Promise<string>;
   /**
    * The files are on a network share or a FUSE mount (src/fs/stalling-fs.ts): even small ones
-   * are hashed through the thread pool, never with a synchronous read that may not come back.
+   * are hashed through the thread pool (two at a time, identify.ts), never with synchronous reads that wait
+   * for the share one after another.
    */
   stalls?: boolean;
   /**
