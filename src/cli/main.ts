@@ -107,6 +107,20 @@ export async function run(
 /** Signals this close after the first are an echo (see onSignal), not a second Ctrl-C. */
 const SIGNAL_ECHO_MS = 250;
 
+/**
+ * A second Ctrl-C: the process ends at once, by the signal's own default action, as a shell
+ * expects of an interrupted program (status 130 for SIGINT, 143 for SIGTERM). Not process.exit:
+ * Node joins its thread pool as it exits, and a call stuck in the kernel (a read from a network
+ * share that stopped answering) would keep the process for good, Ctrl-C or not (bench/notes.md,
+ * issue 41). What was not written yet is lost: a second Ctrl-C means now.
+ */
+function endBy(signal: NodeJS.Signals): void {
+  // With no listener left, Node gives the signal back its default action, which ends the process.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.kill(process.pid, signal);
+}
+
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const closers: Array<() => Promise<void> | void> = [];
@@ -121,7 +135,7 @@ export async function main(): Promise<void> {
     // A second Ctrl-C means "now". But conf's dependency when-exit answers the first signal by
     // sending the same signal again at once; that echo arrives within milliseconds, a person's
     // second keypress does not.
-    if (now - firstSignalAt > SIGNAL_ECHO_MS) process.exit(EXIT.interrupted);
+    if (now - firstSignalAt > SIGNAL_ECHO_MS) endBy(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -9,9 +9,10 @@
 // first: the waits overlap (files inspected eight and hashed two at a time) and the event loop turns.
 //
 // What it cannot do: a share that stops answering for good (a hard NFS mount whose server is
-// gone, a FUSE daemon that hangs) keeps the call stuck in the kernel, and Node waits for its
-// thread pool when the process exits, so the command still cannot end until the share answers
-// or the process is killed (bench/notes.md, issue 41: a bindfs daemon stopped with SIGSTOP).
+// gone, a FUSE daemon that hangs) keeps the call stuck in the kernel, and what waits for it (the
+// part, and so the first Ctrl-C's clean stop) waits too. The second Ctrl-C ends the process by
+// the signal itself, since process.exit would wait for the stuck thread (src/cli/main.ts endBy;
+// test/e2e/stalled-share.test.ts).
 //
 // Asked with the promise-based statfs, so that asking never blocks the main thread either.
 // Linux's statfs names the file system by its magic number; elsewhere (or when statfs fails) the

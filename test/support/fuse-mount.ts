@@ -1,10 +1,12 @@
 // A real FUSE mount for the tests: a folder mirrored through bindfs (Debian's `bindfs`), the way
 // sshfs, rclone, a cloud drive or ntfs-3g mount theirs, so that what src/fs/stalling-fs.ts
-// recognises is the kernel's own answer, not a pretended one. Needs /dev/fuse and the right to
-// mount (root in a container that allows it, as .ci/run's).
-import { execFileSync, spawnSync } from 'node:child_process';
+// recognises is the kernel's own answer, not a pretended one. Its daemon runs in the foreground
+// as a child of the test, so that a test can stop it (SIGSTOP) as a share stops answering: every
+// call on the mount then waits in the kernel until it is continued. Needs /dev/fuse and the right
+// to mount (root in a container that allows it, as .ci/run's).
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,11 +14,17 @@ import { join } from 'node:path';
 export const HAS_BINDFS =
   existsSync('/dev/fuse') && spawnSync('bindfs', ['--version'], { stdio: 'ignore' }).status === 0;
 
+const FUSE_MAGIC = 0x65735546;
+
 export interface FuseMount {
   /** The files as they are on the local disk. */
   source: string;
   /** The same files, through FUSE. */
   mountpoint: string;
+  /** The daemon stopped (SIGSTOP): the share stops answering. */
+  stop(): void;
+  /** The daemon continued (SIGCONT): the share answers again, the calls that waited too. */
+  resume(): void;
   dispose(): Promise<void>;
 }
 
@@ -27,14 +35,32 @@ export async function fuseMount(): Promise<FuseMount> {
   const mountpoint = join(root, 'mounted');
   await mkdir(source);
   await mkdir(mountpoint);
-  execFileSync('bindfs', [source, mountpoint], { stdio: 'pipe' });
+  let stderr = '';
+  const daemon: ChildProcess = spawn('bindfs', ['-f', source, mountpoint], { stdio: ['ignore', 'ignore', 'pipe'] });
+  daemon.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const deadline = Date.now() + 10_000;
+  while ((await statfs(mountpoint)).type !== FUSE_MAGIC) {
+    if (daemon.exitCode !== null || Date.now() > deadline) {
+      daemon.kill('SIGKILL');
+      await rm(root, { recursive: true, force: true });
+      throw new Error(`bindfs did not mount ${mountpoint}: ${stderr || `exit ${daemon.exitCode}`}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   return {
     source,
     mountpoint,
+    stop: () => void daemon.kill('SIGSTOP'),
+    resume: () => void daemon.kill('SIGCONT'),
     async dispose() {
-      // fusermount as a user would; umount as root where fusermount is not there.
+      daemon.kill('SIGCONT');
+      const exited = new Promise((resolve) => daemon.once('exit', resolve));
+      // fusermount as a user would; umount as root where fusermount is not there. The daemon
+      // in the foreground exits once unmounted.
       if (spawnSync('fusermount', ['-u', mountpoint], { stdio: 'ignore' }).status !== 0)
-        spawnSync('umount', [mountpoint], { stdio: 'ignore' });
+        spawnSync('umount', ['-l', mountpoint], { stdio: 'ignore' });
+      if (daemon.exitCode === null) await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (daemon.exitCode === null) daemon.kill('SIGKILL');
       await rm(root, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,125 @@
+// A share that stops answering under an upload (a real FUSE mount, bindfs, whose daemon is
+// stopped with SIGSTOP while the built CLI sends a large file from it in parts): every read of
+// the file then waits in the kernel for good. A second Ctrl-C still ends the command at once
+// (src/cli/main.ts endBy: by the signal's own default action, not process.exit, which waits for
+// Node's thread pool and so for the stuck read), and once the share answers again the same
+// command finishes the upload from the parts already stored: one item, the exact bytes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { NO_WAIT_RETRY } from '../../src/api/retry.js';
+import { createApiKey } from '../../src/server/admin.js';
+import { type FuseMount, HAS_BINDFS, fuseMount } from '../support/fuse-mount.js';
+import { journalParts } from '../support/journal-parts.js';
+import { sparseVideo } from '../support/library.js';
+import { libraryItems } from '../support/library-items.js';
+import { skipWithout } from '../support/needs.js';
+import { BIN, ROOT } from '../support/paths.js';
+import { type ServeProcess, childEnv, startServe } from '../support/serve-process.js';
+import { type ThrottleProxy, startThrottleProxy } from '../support/throttle-proxy.js';
+
+const MIB = 1024 * 1024;
+/** 8 parts of 8 MiB, 2 at a time at 4 MiB/s each: about 8 s when nothing stops it. */
+const SIZE = 64 * MIB;
+
+describe.skipIf(skipWithout('bindfs', HAS_BINDFS, 'apt-get install bindfs'))(
+  'an upload from a share that stops answering',
+  () => {
+    let dir: string;
+    let fuse: FuseMount;
+    let proxy: ThrottleProxy;
+    let server: ServeProcess;
+    let key: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'contentlib-stalled-'));
+      fuse = await fuseMount();
+      const dataDir = join(dir, 'server');
+      let url = '';
+      proxy = await startThrottleProxy(() => url, 4 * MIB);
+      server = await startServe(dataDir, join(dir, 'serve-home'), { args: ['--public-url', proxy.url] });
+      url = server.url;
+      ({ key } = await createApiKey(dataDir, 'share'));
+    }, 60_000);
+    afterAll(async () => {
+      await fuse?.dispose();
+      await proxy?.close();
+      await server?.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it(
+      'a second Ctrl-C ends it at once; run again once the share answers, it finishes from the stored parts',
+      { timeout: 120_000 },
+      async () => {
+        // Written on the local side, with bytes of its own every 8 MiB; read through the mount.
+        const local = await sparseVideo(join(fuse.source, 'keynote.mp4'), SIZE);
+        const handle = await open(local, 'r+');
+        for (let at = SIZE / 8; at < SIZE; at += SIZE / 8) await handle.write(randomBytes(4096), 0, 4096, at);
+        await handle.close();
+        const path = join(fuse.mountpoint, 'keynote.mp4');
+        const home = join(dir, 'home');
+        const env = childEnv({ CONTENTLIB_HOME: home, CONTENTLIB_BASE_URL: proxy.url, CONTENTLIB_API_KEY: key });
+
+        const child: ChildProcess = spawn('node', [BIN, 'upload', '--part-concurrency', '2', path], {
+          cwd: ROOT,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+        child.stdout!.resume();
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+          child.once('exit', (code, signal) => resolve({ code, signal })),
+        );
+        const deadline = Date.now() + 60_000;
+        while ((await journalParts(home)) < 2) {
+          if (Date.now() > deadline || child.exitCode !== null) {
+            child.kill('SIGKILL');
+            throw new Error(`two parts were not stored in 60 s: ${stderr}`);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        fuse.stop();
+        try {
+          // The parts in flight soon need bytes the share no longer gives.
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          child.kill('SIGINT');
+          const first = await Promise.race([
+            exited,
+            new Promise((resolve) => setTimeout(() => resolve('running'), 1500)),
+          ]);
+          if (first === 'running') {
+            // Held by the read stuck in the kernel: a person presses Ctrl-C again.
+            child.kill('SIGINT');
+            const second = await Promise.race([
+              exited,
+              new Promise((resolve) => setTimeout(() => resolve('running'), 5000)),
+            ]);
+            expect(second, `still running 5 s after the second Ctrl-C: ${stderr}`).not.toBe('running');
+            expect(second).toEqual({ code: null, signal: 'SIGINT' });
+          } else expect(first).toMatchObject({ code: 130 });
+        } finally {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+          fuse.resume();
+        }
+
+        // The share answers again: the same command sends the missing parts and makes the item.
+        const again = await execa('node', [BIN, 'upload', path], { cwd: ROOT, env, reject: false });
+        expect(again.exitCode, again.stderr).toBe(0);
+        const items = (await libraryItems(server.url, key)).filter((i) => i.title.startsWith('keynote'));
+        expect(items).toHaveLength(1);
+        const api = createApiClient({ baseUrl: server.url, apiKey: key, retry: NO_WAIT_RETRY });
+        const { item } = await api.get(items[0]!.id).finally(() => api.close());
+        const { fileUrl, fileSize } = item;
+        expect(fileSize).toBe(SIZE);
+        const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+        expect(sha256(Buffer.from(await (await fetch(fileUrl!)).arrayBuffer()))).toBe(sha256(await readFile(local)));
+      },
+    );
+  },
+);
