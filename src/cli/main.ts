@@ -115,10 +115,18 @@ const SIGNAL_ECHO_MS = 250;
  * issue 41). What was not written yet is lost: a second Ctrl-C means now.
  */
 function endBy(signal: NodeJS.Signals): void {
-  // With no listener left, Node gives the signal back its default action, which ends the process.
+  releaseSignals();
+  process.kill(process.pid, signal);
+}
+
+/**
+ * With no listener left, Node gives SIGINT and SIGTERM back their default action, which ends the
+ * process: done before every process.exit, so that an exit held by a stuck call (above) is
+ * ended by the next Ctrl-C, which no listener could handle then.
+ */
+function releaseSignals(): void {
   process.removeAllListeners('SIGINT');
   process.removeAllListeners('SIGTERM');
-  process.kill(process.pid, signal);
 }
 
 export async function main(): Promise<void> {
@@ -135,7 +143,12 @@ export async function main(): Promise<void> {
     // A second Ctrl-C means "now". But conf's dependency when-exit answers the first signal by
     // sending the same signal again at once; that echo arrives within milliseconds, a person's
     // second keypress does not.
-    if (now - firstSignalAt > SIGNAL_ECHO_MS) endBy(signal);
+    if (now - firstSignalAt <= SIGNAL_ECHO_MS) return;
+    // Ctrl-C, a person's: at once, by the signal itself. SIGTERM, a supervisor's: exit 130 as
+    // docs/deploy.md says (a supervisor sends SIGKILL when even that does not end it).
+    if (signal === 'SIGINT') endBy(signal);
+    releaseSignals();
+    process.exit(EXIT.interrupted);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -156,5 +169,9 @@ export async function main(): Promise<void> {
   ignoreBrokenPipe(process.stderr);
   const code = await run(process.argv.slice(2), ctx, closers);
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  // The echo of a first signal (see onSignal) is let through before the signals are released:
+  // taken by the default action, it would end a cleanly stopped run by the signal, not with 130.
+  if (firstSignalAt !== undefined) await delay(Math.max(0, firstSignalAt + SIGNAL_ECHO_MS - Date.now()));
+  releaseSignals();
   process.exit(code);
 }

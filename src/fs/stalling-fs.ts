@@ -10,9 +10,9 @@
 //
 // What it cannot do: a share that stops answering for good (a hard NFS mount whose server is
 // gone, a FUSE daemon that hangs) keeps the call stuck in the kernel, and what waits for it (the
-// part, and so the first Ctrl-C's clean stop) waits too. The second Ctrl-C ends the process by
-// the signal itself, since process.exit would wait for the stuck thread (src/cli/main.ts endBy;
-// test/e2e/stalled-share.test.ts).
+// part, and so the first Ctrl-C's clean stop) waits too, and so does process.exit, which joins
+// Node's thread pool. The second Ctrl-C ends the process by the signal itself (src/cli/main.ts
+// endBy, releaseSignals; test/e2e/stalled-share.test.ts).
 //
 // Asked with the promise-based statfs, so that asking never blocks the main thread either.
 // Linux's statfs names the file system by its magic number; elsewhere (or when statfs fails) the

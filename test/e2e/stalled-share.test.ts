@@ -1,9 +1,10 @@
 // A share that stops answering under an upload (a real FUSE mount, bindfs, whose daemon is
 // stopped with SIGSTOP while the built CLI sends a large file from it in parts): every read of
-// the file then waits in the kernel for good. A second Ctrl-C still ends the command at once
-// (src/cli/main.ts endBy: by the signal's own default action, not process.exit, which waits for
-// Node's thread pool and so for the stuck read), and once the share answers again the same
-// command finishes the upload from the parts already stored: one item, the exact bytes.
+// the file then waits in the kernel for good. The first Ctrl-C's clean stop, or the exit after
+// it (process.exit joins Node's thread pool, and so waits for the stuck read), is held; a second
+// Ctrl-C still ends the command at once, by the signal's own default action (src/cli/main.ts
+// endBy and releaseSignals). Once the share answers again the same command finishes the upload
+// from the parts already stored: one item, the exact bytes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
