@@ -18,7 +18,7 @@
 // Linux's statfs names the file system by its magic number; elsewhere (or when statfs fails) the
 // answer is no, and the pace alone decides, as before.
 import { statfs } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** statfs `f_type` magic numbers (linux/magic.h and the file systems' own headers) of file systems that may stall. */
 export const STALLING_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
@@ -45,14 +45,22 @@ export interface StallingDeps {
   platform?: NodeJS.Platform;
 }
 
-/** The name of the stalling file system `path` is on, or undefined for a local one (or an unknown answer). */
+/**
+ * The name of the stalling file system `path` is on, or undefined for a local one (or an unknown
+ * answer). A path that does not exist (a glob's pattern, a part file not made yet) is on the file
+ * system of its nearest folder that does.
+ */
 export async function stallingFileSystem(path: string, deps: StallingDeps = {}): Promise<string | undefined> {
   if ((deps.platform ?? process.platform) !== 'linux') return undefined;
   const typeOf = deps.typeOf ?? (async (p: string) => (await statfs(p)).type);
-  try {
-    return STALLING_FILE_SYSTEMS.get(await typeOf(path));
-  } catch {
-    return undefined; // a path gone or a statfs refused: judged by its pace, as any disk
+  for (let at = resolve(path); ; at = dirname(at)) {
+    try {
+      return STALLING_FILE_SYSTEMS.get(await typeOf(at));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Refused or odd: judged by its pace, as any disk.
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || at === dirname(at)) return undefined;
+    }
   }
 }
 
@@ -61,7 +69,7 @@ export async function mayStall(path: string, deps: StallingDeps = {}): Promise<b
   return (await stallingFileSystem(path, deps)) !== undefined;
 }
 
-/** Whether any of `paths` (relative to `cwd`; one statfs each, those that do not exist say no) may stall. */
+/** Whether any of `paths` (relative to `cwd`; files, folders or glob patterns) may stall. */
 export async function anyMayStall(paths: readonly string[], cwd: string, deps: StallingDeps = {}): Promise<boolean> {
   const answers = await Promise.all(paths.map((path) => mayStall(resolve(cwd, path), deps)));
   return answers.includes(true);

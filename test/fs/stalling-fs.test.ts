@@ -39,9 +39,28 @@ describe('stallingFileSystem', () => {
     expect(await mayStall('/any', typed(type))).toBe(false);
   });
 
-  it('says no when statfs fails (the path gone) and, off Linux, without asking', async () => {
-    const failing = { typeOf: () => Promise.reject(new Error('ENOENT')), platform: 'linux' as const };
-    expect(await mayStall('/gone', failing)).toBe(false);
+  it('says no when statfs is refused and, off Linux, without asking; a path not there is asked of its folder', async () => {
+    const refused = {
+      typeOf: () => Promise.reject(Object.assign(new Error('EACCES'), { code: 'EACCES' })),
+      platform: 'linux' as const,
+    };
+    expect(await mayStall('/share/clip.mp4', refused)).toBe(false);
+    const tried: string[] = [];
+    const nfsAtShare = {
+      typeOf: async (p: string) => {
+        tried.push(p);
+        if (p !== '/share') throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+        return 0x6969;
+      },
+      platform: 'linux' as const,
+    };
+    expect(await stallingFileSystem('/share/videos/*.mp4', nfsAtShare)).toBe('nfs');
+    expect(tried).toEqual(['/share/videos/*.mp4', '/share/videos', '/share']);
+    const nothingThere = {
+      typeOf: () => Promise.reject(Object.assign(new Error('ENOENT'), { code: 'ENOENT' })),
+      platform: 'linux' as const,
+    };
+    expect(await mayStall('/gone/clip.mp4', nothingThere)).toBe(false);
     let asked = false;
     const darwin = {
       typeOf: async () => ((asked = true), 0x6969),
@@ -55,6 +74,7 @@ describe('stallingFileSystem', () => {
     expect(await mayStall(tmpdir())).toBe(false);
     expect(await mayStall('/dev/shm')).toBe(false);
     expect(await mayStall(join(tmpdir(), 'no-such-folder', 'clip.mp4'))).toBe(false);
+    expect(await stallingFileSystem('/dev/shm/no-such-file')).toBeUndefined();
   });
 });
 
@@ -72,8 +92,9 @@ describe.skipIf(skipWithout('bindfs', HAS_BINDFS, 'apt-get install bindfs'))('a 
     expect(await mayStall(join(fuse.source, 'clip.mp4'))).toBe(false);
   });
 
-  it('anyMayStall: one input on it is enough; relative inputs are read from cwd', async () => {
+  it('anyMayStall: one input on it is enough; relative inputs are read from cwd; a glob by its folder', async () => {
     expect(await anyMayStall([fuse.source, 'mounted/clip.mp4'], join(fuse.mountpoint, '..'))).toBe(true);
+    expect(await anyMayStall([join(fuse.mountpoint, 'videos', '*.mp4')], tmpdir())).toBe(true);
     expect(await anyMayStall([fuse.source, 'missing'], tmpdir())).toBe(false);
     expect(await anyMayStall([], tmpdir())).toBe(false);
   });
