@@ -22,6 +22,8 @@ import { ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
 import { startSpecOnlyProxy } from '../support/spec-only-proxy.js';
 import { serverStorage, startS3 } from '../support/s3.js';
 
+/** The events of a file found in the library while (or before) its parts were sent. */
+const NOT_SENT = [['started', 'skipped'], ['skipped']];
 const MIB = 1024 * 1024;
 /** Three parts of 8 MiB: above the 16 MiB from which the server offers parts. */
 const SIZE = 24 * MIB;
@@ -131,7 +133,9 @@ describe('a large video hashed while its parts are sent', () => {
       expect(seen).toHaveLength(1);
       expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
       // Its progress was shown as it was sent, then `skipped`: never `uploaded` nor `completed`.
-      expect(typesOf(events).filter((t) => t !== 'progress')).toEqual(['started', 'skipped']);
+      // (`skipped` alone when the library answered before presign did, which a loaded machine
+      // can make happen: the multipart upload presign opened is aborted all the same.)
+      expect(NOT_SENT).toContainEqual(typesOf(events).filter((t) => t !== 'progress'));
       expect(ofType(events, 'skipped')[0]).toMatchObject({ inLibrary: true, itemId });
       expect(summary.bytesKept).toBeUndefined();
       // The multipart upload was aborted: closed on the server, its parts and staging gone.
@@ -414,7 +418,9 @@ describe('on S3 (RGW)', () => {
         const again = await lib.upload(await plan([path]), { journal, onFedHash });
         expect(seen).toHaveLength(1);
         expect(again.summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId });
-        expect(typesOf(again.events).filter((t) => t !== 'progress')).toEqual(['started', 'skipped']);
+        // `skipped` alone when the library answered before presign did: RGW's presign, which
+        // opens the S3 multipart upload, took longer than hashing the file in a loaded CI run.
+        expect(NOT_SENT).toContainEqual(typesOf(again.events).filter((t) => t !== 'progress'));
         expect(await s3.openUploads('alongside', 'lib/')).toEqual([]);
         expect(await s3.listKeys('alongside', 'lib/staging/')).toEqual([]);
         expect(await lib.items()).toHaveLength(1);
