@@ -151,6 +151,43 @@ describe('a large video hashed while its parts are sent', () => {
     },
   );
 
+  it(
+    'a file the library holds, found while its presign is on its way: presign answers, its upload is aborted, nothing is sent',
+    { timeout: 60_000 },
+    async () => {
+      lib = await startLibrary();
+      const path = await bigVideo('found-early.mp4');
+      const itemId = (await lib.upload(await plan([path]))).summary.items[0]!.itemId!;
+      const journal = await freshJournal();
+      const aborted: string[] = [];
+      const client = lib.client;
+      // Presign answers a second late (a busy service, or RGW opening the S3 multipart upload):
+      // the hash and the library's answer come first.
+      const api: EngineApi = {
+        ...client,
+        dispatcher: client.dispatcher,
+        presign: async (body, o) => {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          return client.presign(body, o);
+        },
+        abortUpload: (body, o) => (aborted.push(body.key), client.abortUpload(body, o)),
+      };
+      const { summary, events } = await lib.upload(await plan([path]), { api, journal });
+      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
+      expect(typesOf(events).filter((t) => t !== 'progress')).toEqual(['skipped']);
+      expect(summary.bytesSent).toBe(0);
+      // The upload presign opened was aborted (before: its answer was dropped, and the upload
+      // waited on the server for the sweeper).
+      expect(aborted).toHaveLength(1);
+      expect(await lib.client.abortUpload({ key: aborted[0]! })).toMatchObject({ aborted: false });
+      const dataDir = join(lib.dir, 'data');
+      expect(await readdir(join(dataDir, 'parts')).catch(() => [])).toEqual([]);
+      expect(journal.multipart(path)).toBeUndefined();
+      expect(await lib.items()).toHaveLength(1);
+      journal.close();
+    },
+  );
+
   // The hash never waits for the parts when the library is to be asked, so a file it holds is
   // found at the disk's pace, whatever the link, before half of it is sent: at 8 MiB/s, and at
   // 64 MiB/s, above the 32 MiB/s under which the hash used to stop waiting for a part.

@@ -110,6 +110,9 @@ export function sendAlongside(
             journal.recordPresigned(file, { key: p.key, type: item.type });
           },
           onBytes,
+          // Found while presign is on its way: its answer names the upload, which is then aborted
+          // (stopped with it, the upload the service opened would wait for the sweeper).
+          presignSignal: signal,
           // No parts offered: the single PUT feeds the hash as the parts would.
           ...(fed ? { reads: fed.reads } : {}),
           ...(pctx

@@ -65,6 +65,12 @@ export interface TransferHooks {
   /** A presign answered (each one: an expired URL is presigned again). */
   onPresigned?: (presigned: PresignResponse) => void;
   /**
+   * What stops a presign already asked, when not `signal`: a file found in the library while its
+   * presign is on its way lets the presign answer (its upload is then known, and aborted) rather
+   * than leave an upload the service opened behind (./hash-alongside.ts).
+   */
+  presignSignal?: AbortSignal;
+  /**
    * Bytes just handed to the connection (every try counts: a retried PUT sends its bytes again).
    * The engine's bytesSent adds these, so that an interrupted run counts what was on the wire.
    */
@@ -137,7 +143,7 @@ export async function transferFile(
   // last begun. (The presign's own error is not wrapped there: the PUT's retry loop classifies it.)
   let step: 'presign' | 'put' = 'presign';
   const options: CallOptions = {
-    signal,
+    signal: hooks.presignSignal ?? signal,
     onRetry: ({ attempt, delayMs, error }) =>
       emit({ type: 'retrying', step: 'presign', file: ref, attempt, delayMs, reason: reasonOf(error) }),
   };
@@ -185,6 +191,8 @@ export async function transferFile(
     let offered: PresignResponse | undefined;
     if (parts?.asks()) {
       offered = await presign();
+      // Stopped while presign was answered (its upload is known to the caller now): nothing sent.
+      signal.throwIfAborted();
       const plan = offered.multipart;
       if (plan) {
         try {
