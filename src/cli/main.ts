@@ -109,7 +109,7 @@ const SIGNAL_ECHO_MS = 250;
 
 /**
  * A second Ctrl-C: the process ends at once, by the signal's own default action, as a shell
- * expects of an interrupted program (status 130 for SIGINT, 143 for SIGTERM). Not process.exit:
+ * expects of an interrupted program (a shell reports status 130). Not process.exit:
  * Node joins its thread pool as it exits, and a call stuck in the kernel (a read from a network
  * share that stopped answering) would keep the process for good, Ctrl-C or not (bench/notes.md,
  * issue 41). What was not written yet is lost: a second Ctrl-C means now.

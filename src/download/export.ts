@@ -23,6 +23,7 @@ import { ApiError } from '../api/errors.js';
 import type { RetryPolicy } from '../api/retry.js';
 import type { ContentItem } from '../api/schemas.js';
 import { makeDir } from '../fs/make-dir.js';
+import { mayStall } from '../fs/stalling-fs.js';
 import { LIST_LIMITS } from '../rules/rules.js';
 import { type Pool, createPool, createSlots } from '../concurrency/pool.js';
 import type { DownloadEvent, EmitFn, FileRef, ItemChange } from './events.js';
@@ -95,6 +96,8 @@ export interface ExportSummary {
 
 interface Run {
   o: ExportOptions;
+  /** The export's folder is on a network share or a FUSE mount: asked once, not per file (fetch.ts). */
+  stalls: boolean;
   deps: ExportDeps;
   state: ExportState;
   log: LogWriter;
@@ -111,12 +114,15 @@ export async function runExport(o: ExportOptions, deps: ExportDeps): Promise<Exp
   await makeDir(o.dir, 0o755);
   const state = await readExportState(o.dir);
   const log = await openLog(o.dir);
+  // Asked once for every file of the export (they all go under o.dir): src/fs/stalling-fs.ts.
+  const stalls = await mayStall(o.dir);
   const controller = new AbortController();
   const onAbort = () => controller.abort(deps.signal.reason);
   if (deps.signal.aborted) onAbort();
   else deps.signal.addEventListener('abort', onAbort, { once: true });
   const run: Run = {
     o,
+    stalls,
     deps,
     state,
     log,
@@ -417,6 +423,7 @@ function fetchDeps(run: Run, item: ContentItem, f: ItemFile, ref: FileRef): Fetc
     sleep: deps.sleep,
     now: deps.now,
     signal: run.signal,
+    stalls: run.stalls,
     ...(deps.clock ? { clock: deps.clock } : {}),
     refreshUrl: async () => {
       const { item: fresh, files } = await deps.api.get(item.id, { signal: run.signal });

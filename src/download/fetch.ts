@@ -88,6 +88,11 @@ export interface FetchDeps {
    * asynchronous writes after the first SLOW_IN_A_ROW.
    */
   syncWriteMs?: number;
+  /**
+   * The part file's folder is on a network share or a FUSE mount (src/fs/stalling-fs.ts), when
+   * the caller knows it once for all its files (export: its folder); otherwise asked per file.
+   */
+  stalls?: boolean;
 }
 
 export interface Fetched {
@@ -165,7 +170,7 @@ export async function fetchToFile(file: RemoteFile, dest: string, part: string, 
   // never written synchronously, as each write there waits for a server (src/fs/stalling-fs.ts).
   const [handle, stalls] = await Promise.all([
     open(part, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW),
-    mayStall(dirname(part)),
+    deps.stalls ?? mayStall(dirname(part)),
   ]);
   let result: Fetched;
   let sink: Sink | undefined;

@@ -250,13 +250,15 @@ describe.skipIf(skipWithout('bindfs', HAS_BINDFS, 'apt-get install bindfs'))(
       const client = clientOf(s.url);
       try {
         for (const rawMinBytes of [Infinity, 0])
-          for (const [where, folder, pooled] of [
-            ['local', dir, false],
-            ['on the mount', fuse.mountpoint, true],
+          for (const [where, folder, pooled, stalls] of [
+            ['local', dir, false, undefined],
+            ['on the mount', fuse.mountpoint, true, undefined],
+            // The caller's word, asked once for all its files (export), is taken as it is.
+            ['local, said to stall by the caller', dir, true, true],
           ] as const) {
             for (const spy of throughPool) spy.mockClear();
-            const dest = join(folder, `shared-${rawMinBytes}.mp4`);
-            const { deps } = depsOf(client, { rawMinBytes });
+            const dest = join(folder, `shared-${rawMinBytes}-${String(stalls)}.mp4`);
+            const { deps } = depsOf(client, { rawMinBytes, ...(stalls ? { stalls } : {}) });
             const got = await fetchToFile(await remoteFile(client, { sha256: sha }), dest, `${dest}.x.part`, deps);
             expect(got).toMatchObject({ bytes: SIZE, sha256: sha });
             expect((await readFile(dest)).equals(bytes)).toBe(true);

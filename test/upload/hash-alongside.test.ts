@@ -64,6 +64,22 @@ function fedHashes() {
   return { seen, onFedHash: (_f: SendableFile, counts: { fed: number; read: number }) => void seen.push(counts) };
 }
 
+/** The library's client, recording the keys of the uploads it aborts; its presign answers `presignDelayMs` late. */
+function recordingAborts(library: Library, presignDelayMs = 0): { api: EngineApi; aborted: string[] } {
+  const aborted: string[] = [];
+  const client = library.client;
+  const api: EngineApi = {
+    ...client,
+    dispatcher: client.dispatcher,
+    presign: async (body, o) => {
+      if (presignDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, presignDelayMs));
+      return client.presign(body, o);
+    },
+    abortUpload: (body, o) => (aborted.push(body.key), client.abortUpload(body, o)),
+  };
+  return { api, aborted };
+}
+
 /** Events naming the file, by type, in order. */
 const typesOf = (events: UploadEvent[]) =>
   events.filter((e) => 'file' in e && e.file?.role === 'file').map((e) => e.type);
@@ -121,13 +137,7 @@ describe('a large video hashed while its parts are sent', () => {
       const itemId = first.summary.items[0]!.itemId!;
       // A fresh machine: its journal knows nothing, so only the library's check can find the file.
       const journal = await freshJournal();
-      const aborted: string[] = [];
-      const client = lib.client;
-      const api: EngineApi = {
-        ...client,
-        dispatcher: client.dispatcher,
-        abortUpload: (body, o) => (aborted.push(body.key), client.abortUpload(body, o)),
-      };
+      const { api, aborted } = recordingAborts(lib);
       const { seen, onFedHash } = fedHashes();
       const { summary, events } = await lib.upload(await plan([path]), { api, journal, onFedHash });
       expect(seen).toHaveLength(1);
@@ -159,19 +169,9 @@ describe('a large video hashed while its parts are sent', () => {
       const path = await bigVideo('found-early.mp4');
       const itemId = (await lib.upload(await plan([path]))).summary.items[0]!.itemId!;
       const journal = await freshJournal();
-      const aborted: string[] = [];
-      const client = lib.client;
       // Presign answers a second late (a busy service, or RGW opening the S3 multipart upload):
       // the hash and the library's answer come first.
-      const api: EngineApi = {
-        ...client,
-        dispatcher: client.dispatcher,
-        presign: async (body, o) => {
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          return client.presign(body, o);
-        },
-        abortUpload: (body, o) => (aborted.push(body.key), client.abortUpload(body, o)),
-      };
+      const { api, aborted } = recordingAborts(lib, 1000);
       const { summary, events } = await lib.upload(await plan([path]), { api, journal });
       expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
       expect(typesOf(events).filter((t) => t !== 'progress')).toEqual(['skipped']);

@@ -10,7 +10,6 @@
 import type { PlatformId } from '../../rules/platforms.js';
 import { basename, resolve } from 'node:path';
 import { statSync } from 'node:fs';
-import { anyMayStall } from '../../fs/stalling-fs.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import { type EngineApi, runPlan } from '../../upload/send/engine.js';
 import type { UploadSummary } from '../../upload/send/events.js';
@@ -290,9 +289,8 @@ async function sendBatch(
     {
       api: library.api,
       journal: library.journal,
-      // A hot folder on a network share is never read synchronously (src/fs/stalling-fs.ts): asked
-      // of the watched folders, one statfs each per batch.
-      stalls: await anyMayStall(o.paths, deps.cwd),
+      // A hot folder on a network share, as scanning found: never read synchronously.
+      ...(plan.stalls ? { stalls: true } : {}),
       concurrency: f.concurrency,
       ...(f.partConcurrency !== undefined ? { partConcurrency: f.partConcurrency } : {}),
       force: false,

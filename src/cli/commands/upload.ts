@@ -5,7 +5,6 @@ import { type PlatformId, TARGETS_KEY } from '../../rules/platforms.js';
 import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/send/engine.js';
-import { anyMayStall } from '../../fs/stalling-fs.js';
 import type { UploadSummary } from '../../upload/send/events.js';
 import { type Journal, journalTargetId, openJournal } from '../../upload/send/journal.js';
 import { openLockedLibrary } from './upload-library.js';
@@ -319,14 +318,13 @@ async function runEngine(
   { api, journal, progress }: OpenedLibrary,
 ): Promise<UploadSummary> {
   try {
-    // Files on a network share or a FUSE mount are never read synchronously (src/fs/stalling-fs.ts).
-    const stalls = await anyMayStall([...o.paths, ...(o.manifest ? [o.manifest] : [])], deps.cwd);
     return await runPlan(
       { items: readyItems(plan) },
       {
         api,
         journal,
-        stalls,
+        // Files on a network share or a FUSE mount, as scanning found: never read synchronously.
+        ...(plan.stalls ? { stalls: true } : {}),
         concurrency: o.concurrency,
         ...(o.partConcurrency !== undefined ? { partConcurrency: o.partConcurrency } : {}),
         force: Boolean(o.force),

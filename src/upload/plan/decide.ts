@@ -162,6 +162,11 @@ export interface UploadPlan {
   notes: string[];
   /** --skip-invalid: what was left out of the plan, and why (salvage.ts); empty otherwise. */
   leftOut: LeftOut[];
+  /**
+   * The files are on a network share or a FUSE mount (src/fs/stalling-fs.ts, asked once while
+   * scanning): sending reads them only through the thread pool too.
+   */
+  stalls?: true;
 }
 
 /** Files left out of a plan with --skip-invalid: the file or item they were, and the problems that left them out. */

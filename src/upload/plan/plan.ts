@@ -9,7 +9,7 @@ import { exportManifestIn } from './manifest.js';
 import { EXPORT_MANIFEST } from '../../rules/folder-names.js';
 import { withPlatformChecks } from './platform-check.js';
 import { leaveOutInvalid } from './salvage.js';
-import { scan } from './scan.js';
+import { type Scanned, scan } from './scan.js';
 import { collectAfter } from './collect.js';
 
 export type { InspectedFile } from '../../media/inspect.js';
@@ -30,12 +30,19 @@ export async function buildPlan(inputs: string[], options: PlanOptions, deps: { 
   const asExport = await exportFolder(inputs, options, deps.cwd);
   const [paths, opts] = asExport ? [[], asExport] : [inputs, options];
   const scanned = await scan(paths, opts, deps.cwd);
+  const plan = await planScanned(scanned, paths, opts, deps.cwd);
+  // What scanning found of the disk, for sending: whichever way the plan was made.
+  return scanned.stalls ? { ...plan, stalls: true } : plan;
+}
+
+/** The plan of what was scanned: decided, checked for the platforms, salvaged with --skip-invalid. */
+async function planScanned(scanned: Scanned, paths: string[], opts: PlanOptions, cwd: string): Promise<UploadPlan> {
   collectAfter(scanned.table.length);
   const decided = decide(scanned, paths, opts);
   // And after decide: what it left would otherwise meet the first requests' native memory and
   // set the run's peak (100,000 files: 124 instead of 134 MB, bench/notes.md).
   collectAfter(scanned.table.length);
-  const plan = opts.for?.length ? await withPlatformChecks(decided, opts.for, deps.cwd) : decided;
+  const plan = opts.for?.length ? await withPlatformChecks(decided, opts.for, cwd) : decided;
   if (!opts.skipInvalid || plan.problems.length === 0) return plan;
   const salvaged = leaveOutInvalid(scanned, paths, opts, plan);
   // Planned again without the files left out: the platforms' warnings about those kept still hold.

@@ -54,6 +54,8 @@ export interface Scanned {
   sidecars: Record<string, Sidecar>;
   /** --thumbnail IMG, inspected (not with --manifest, which names thumbnails per item). */
   thumbnail?: ScannedFile;
+  /** The inputs (or the manifest) are on a network share or a FUSE mount (src/fs/stalling-fs.ts). */
+  stalls?: true;
 }
 
 /** What scanning reads of the options. */
@@ -84,6 +86,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     const manifestPath = resolve(cwd, options.manifest);
     const loaded = await loadManifest(manifestPath, options.manifest, options.manifestConfined);
     const stalls = await mayStall(dirname(manifestPath));
+    if (stalls) scanned.stalls = true;
     if (options.manifestConfined) confinedTo = dirname(manifestPath);
     scanned.problems.push(...loaded.problems);
     scanned.manifest = [];
@@ -103,6 +106,7 @@ export async function scan(inputs: readonly string[], options: ScanOptions, cwd:
     }
   } else {
     const expanded = await expandInputs(inputs, cwd);
+    if (expanded.stalls) scanned.stalls = true;
     scanned.problems.push(...expanded.problems);
     const inspected = await inspectAll(expanded.candidates, table, expanded.stalls);
     // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
