@@ -12,6 +12,7 @@ import { ALL_FIELDS } from './output/json.js';
 import { flushed, ignoreBrokenPipe, systemIO } from './io.js';
 import { buildProgram } from './program.js';
 import { escapeText } from '../text/escape-name.js';
+import { STILL_STOPPING_MS, fileCallPending, hintIfStillStopping, waitForFileCalls } from './still-stopping.js';
 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -138,6 +139,8 @@ export async function main(): Promise<void> {
     if (firstSignalAt === undefined) {
       firstSignalAt = now;
       controller.abort(new Error(signal));
+      // A person's Ctrl-C; a supervisor's SIGTERM has its own timeout and reads no terminal.
+      if (signal === 'SIGINT') hintIfStillStopping((text) => process.stderr.write(text));
       return;
     }
     // A second Ctrl-C means "now". But conf's dependency when-exit answers the first signal by
@@ -169,9 +172,17 @@ export async function main(): Promise<void> {
   ignoreBrokenPipe(process.stderr);
   const code = await run(process.argv.slice(2), ctx, closers);
   await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  // The echo of a first signal (see onSignal) is let through before the signals are released:
-  // taken by the default action, it would end a cleanly stopped run by the signal, not with 130.
-  if (firstSignalAt !== undefined) await delay(Math.max(0, firstSignalAt + SIGNAL_ECHO_MS - Date.now()));
+  if (firstSignalAt !== undefined) {
+    // The echo of a first signal (see onSignal) is let through before the signals are released:
+    // taken by the default action, it would end a cleanly stopped run by the signal, not with 130.
+    await delay(Math.max(0, firstSignalAt + SIGNAL_ECHO_MS - Date.now()));
+    // A file call left pending by the stop: process.exit would wait for it silently.
+    await waitForFileCalls(firstSignalAt + STILL_STOPPING_MS + 100, {
+      now: Date.now,
+      sleep: (ms) => delay(ms),
+      pending: () => fileCallPending(),
+    });
+  }
   releaseSignals();
   process.exit(code);
 }

@@ -1,9 +1,9 @@
 // A share that stops answering under an upload (a real FUSE mount, bindfs, whose daemon is
 // stopped with SIGSTOP while the built CLI sends a large file from it in parts): every read of
 // the file then waits in the kernel for good. The first Ctrl-C's clean stop, or the exit after
-// it (process.exit joins Node's thread pool, and so waits for the stuck read), is held; a second
-// Ctrl-C still ends the command at once, by the signal's own default action (src/cli/main.ts
-// endBy and releaseSignals). Once the share answers again the same command finishes the upload
+// it (process.exit joins Node's thread pool, and so waits for the stuck read), is held; after 2 s
+// the command says how to end it (src/cli/still-stopping.ts), and a second Ctrl-C still ends it
+// at once, by the signal's own default action (src/cli/main.ts endBy and releaseSignals). Once the share answers again the same command finishes the upload
 // from the parts already stored: one item, the exact bytes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -87,15 +87,21 @@ describe.skipIf(skipWithout('bindfs', HAS_BINDFS, 'apt-get install bindfs'))(
         }
         fuse.stop();
         try {
-          // The parts in flight soon need bytes the share no longer gives.
-          await new Promise((resolve) => setTimeout(resolve, 1000));
+          // The parts in flight soon need bytes the share no longer gives: once the ~4 MiB their
+          // connections had taken are sent (~1 s at 4 MiB/s), their next reads wait in the kernel.
+          await new Promise((resolve) => setTimeout(resolve, 3000));
           child.kill('SIGINT');
           const first = await Promise.race([
             exited,
             new Promise((resolve) => setTimeout(() => resolve('running'), 1500)),
           ]);
           if (first === 'running') {
-            // Held by the read stuck in the kernel: a person presses Ctrl-C again.
+            // Held by the read stuck in the kernel: the person is told how to end it (2 s after
+            // the first Ctrl-C), and presses Ctrl-C again.
+            const hinted = Date.now() + 5000;
+            while (!/still stopping.*press Ctrl-C again to quit now/.test(stderr) && Date.now() < hinted)
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            expect(stderr).toMatch(/still stopping, waiting for a file or the server to answer; press Ctrl-C again/);
             child.kill('SIGINT');
             const second = await Promise.race([
               exited,
