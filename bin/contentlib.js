@@ -51,7 +51,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // one compiles, and caches its code, under the same flags.
   const command = loader.commandKey(args);
   if (['upload', 'download', 'export'].includes(command)) {
-    if (command !== 'download' || hashesOnAWorker()) oneMallocArena(command === 'upload' ? uploadV8Flags() : []);
+    if (command !== 'download') oneMallocArena(command === 'upload' ? uploadV8Flags() : []);
     require('./upload-heap.js').boundUploadHeap();
   } else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
@@ -75,12 +75,11 @@ function uploadV8Flags() {
  * 2.5 KB per uploaded file (110 → 125 MiB over 6,000 uploads), outside the JS heap; with one
  * arena it stays flat (106 → 107 MiB over 5,000; bench/notes.md). The setting is read when the
  * process starts, so the process replaces itself (same pid: Ctrl-C, kill and the journal's lock
- * behave as before; one more Node start-up) with it set, unless the user has set it. `download`
- * only where it hashes on a worker thread (hashesOnAWorker): with its body's buffers scavenged as
- * they go (src/download/scavenge.ts), a 1 GiB download hashed in-thread peaks at 81–83 MiB
- * without it against 77–79 MiB with it, and the second start cost ~23 ms of CPU and 20–50 ms of
- * wall, a few per cent of that download's time; hashed on a worker, whose own arena it would
- * be, 96–98 MiB against 92–93 MiB, so over 100 MB without it (issue 41, bench/notes.md).
+ * behave as before; one more Node start-up) with it set, unless the user has set it. Not
+ * `download`: with its body's buffers scavenged as they go (src/download/scavenge.ts), a 1 GiB
+ * download hashed on a worker thread peaks at 86–88 MiB without it against 84–85 MiB with it,
+ * and the second start cost 20–50 ms of its wall, 3 % of that download (1.06 against 1.09 s,
+ * medians of 6 interleaved rounds; issue 41, bench/notes.md).
  * Linux only: other systems' allocators do not read it. `flags`: V8 flags for the replaced
  * process, read as it starts (uploadV8Flags).
  */
@@ -102,12 +101,4 @@ function oneMallocArena(flags) {
       MALLOC_ARENA_MAX: '1',
     },
   );
-}
-
-/**
- * Whether a large download's SHA-256 runs on a worker thread: with 4 cores or more, as
- * src/download/fetch.ts decides (hashThreadMin; keep the two together).
- */
-function hashesOnAWorker() {
-  return require('node:os').availableParallelism() >= 4;
 }

@@ -116,21 +116,24 @@ const RAW_MIN = 16 << 20;
 const HASH_THREAD_MIN = 32 << 20;
 
 /**
- * Where a large file is hashed by default. On 2 cores the main thread hashes between socket
- * reads, in time it would spend waiting anyway: measured against a local `serve`, a 1 GiB
- * download took 1.57–1.73 s hashing in-thread against 2.04–2.72 s on a worker, which competes
- * for the same cores and reads every byte back (bench/notes.md, issue 41). With 4 cores or
- * more, one is free for the worker. That side was never timed (this project's machines have 2
- * cores), but what bounds it was: the main thread's work is serial, and per GiB it took 1.6 s
- * of CPU hashing in-thread against 0.95 s with the worker, which took 0.7 s more, on its own
- * core there (measured over node:http, before raw-get.ts: less now on both sides, the hash's
- * 0.55 s the same), so once bytes come faster than the main thread can take them (~0.7 GiB/s
- * in-thread: a fast LAN or a local server) the worker is what keeps up; the price, +0.1–0.2 s
- * of CPU and ~15 MB per GiB downloaded, stays within the download's 100 MB (92–93 MiB, with
- * the one malloc arena bin/contentlib.js gives a download exactly when this says 4 cores).
+ * Cores from which a large file is hashed on a worker thread by default.
+ *
+ * The main thread's work is serial (a socket read, the part file's write, the hash of those
+ * bytes): the SHA-256 is ~0.55 s of CPU per GiB, about as much as the rest of it, so once bytes
+ * come faster than the main thread takes them (a fast LAN, a local server) the worker is what
+ * keeps up, for +0.1–0.2 s of CPU and ~13 MB. On 2 cores that held as soon as `serve` sent its
+ * files in 1 MiB reads (src/server/storage/disk.ts): 1 GiB from a local `serve` 1.14–1.16 s on a
+ * worker (one run of four 1.49) against 1.44–2.16 s in-thread, `curl -o` 0.95–1.08 s; 86–88 MiB.
+ * Against the `serve` before it, which spent 1.2–1.8 s of the same two cores per GiB sent, the
+ * worker lost (1.78–2.07 s against 1.35–1.64 s in-thread): with the server on the machine's other
+ * core there was none to spare, which is why this was 4 cores until then (bench/notes.md, issue
+ * 41). One core: in-thread, between socket reads.
  */
+const HASH_THREAD_CORES = 2;
+
+/** Where a large file is hashed by default (HASH_THREAD_CORES). */
 function hashThreadMin(): number {
-  return availableParallelism() >= 4 ? HASH_THREAD_MIN : Infinity;
+  return availableParallelism() >= HASH_THREAD_CORES ? HASH_THREAD_MIN : Infinity;
 }
 
 /** Where the bytes go: a part file (resumable) or a stream such as stdout (resumable within the run). */

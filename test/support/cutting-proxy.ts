@@ -43,10 +43,12 @@ export async function startCuttingProxy(
         dead = true;
         const part = chunk.subarray(0, Math.max(0, o.cutAfter - passed));
         bytesOut += part.length;
-        client.write(part, () => {
-          client.resetAndDestroy();
-          upstream.destroy();
-        });
+        // Reset a moment after the last bytes went out, not at once: a reset discards what the
+        // client's socket holds unread, and a server sending in bursts (1 MiB reads) leaves up
+        // to a socket buffer there, so an immediate reset made how far the client got depend on
+        // the machine's scheduling rather than on what was sent. Nothing more is sent meanwhile.
+        upstream.destroy();
+        client.write(part, () => setTimeout(() => client.resetAndDestroy(), 100));
         return;
       }
       passed += chunk.length;

@@ -100,6 +100,15 @@ function errnoOf(err: unknown): string | undefined {
 }
 
 /**
+ * A GET's reads of the file: 1 MiB each, where Node's read stream takes 64 KiB. Sending 1 GiB
+ * took `serve` 1.3–1.8 s of CPU in 16,384 reads (each a thread-pool round trip and a fresh
+ * buffer, which V8 frees only in full collections), 0.5–0.8 s in 1,024 (bench/notes.md, issue
+ * 41). A stream holds at most two of them (one read, one being sent), and a small file's read
+ * is only as big as the file.
+ */
+const READ_STREAM_BYTES = 1024 * 1024;
+
+/**
  * Pipes `body` into `sink` until the sink has closed (fsynced). Unlike stream.pipeline, a sink
  * error (a full disk) leaves the request alive, so the route can still answer it.
  */
@@ -312,7 +321,7 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
             void handle.close();
             return Readable.from([]);
           }
-          return createReadStream('', { fd: handle, autoClose: true, start, end });
+          return createReadStream('', { fd: handle, autoClose: true, start, end, highWaterMark: READ_STREAM_BYTES });
         },
         async close() {
           if (!taken) await handle.close();
