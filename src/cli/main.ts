@@ -176,11 +176,13 @@ export async function main(): Promise<void> {
     // The echo of a first signal (see onSignal) is let through before the signals are released:
     // taken by the default action, it would end a cleanly stopped run by the signal, not with 130.
     await delay(Math.max(0, firstSignalAt + SIGNAL_ECHO_MS - Date.now()));
-    // A file call left pending by the stop: process.exit would wait for it silently.
+    // A file call left pending by the stop: process.exit would wait for it silently. Waited for
+    // until just after the hint is due (its timer is set as the first signal is handled), so a
+    // stuck call's hold always follows the hint.
     await waitForFileCalls(firstSignalAt + STILL_STOPPING_MS + 100, {
       now: Date.now,
       sleep: (ms) => delay(ms),
-      pending: () => fileCallPending(),
+      pending: fileCallPending,
     });
   }
   releaseSignals();
