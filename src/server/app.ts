@@ -8,8 +8,8 @@ import { HttpError, apiError, clientErrorHandler, frameworkErrorHandler, install
 import { registerEdgeText } from './edge-text.js';
 import { installJsonParser } from './json-body.js';
 import type { Check, Unavailable } from './ops/health.js';
-import { type DrainState, createDrainState, registerDrainGuard } from './ops/drain.js';
-import { registerApiHeaders, registerSecurityHeaders } from './ops/headers.js';
+import { type DrainState, createDrainState, drainHeaders, registerDrainGuard } from './ops/drain.js';
+import { EVERY_ANSWER_HEADERS, registerApiHeaders, registerSecurityHeaders } from './ops/headers.js';
 import { registerHealth } from './ops/health.js';
 import { registerRequestLog } from './ops/logging.js';
 import { type Metrics, registerMetrics } from './ops/metrics.js';
@@ -106,7 +106,10 @@ export function buildApp(
       fileLimit,
       connections: countConnections(app.server),
     });
-    registerStorage(app, services, deps.disk, deps.receiver, gate);
+    registerStorage(app, services, deps.disk, deps.receiver, gate, () => ({
+      ...EVERY_ANSWER_HEADERS,
+      ...drainHeaders(drain),
+    }));
   }
 
   const limit = deps.rateLimit ? createRateLimiter(deps.rateLimit, deps.now) : null;

@@ -4,7 +4,7 @@ import fs, { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LengthMismatchError, createDiskStorage } from '../../src/server/storage/disk.js';
 import { createDiskParts } from '../../src/server/storage/disk-parts.js';
@@ -44,7 +44,7 @@ async function diskSetup() {
 storageContract('disk', diskSetup);
 
 describe('disk only', () => {
-  it('a GET reads the file 1 MiB at a time (Node reads 64 KiB): 3.5 MiB in 4 reads, a small file in one', async () => {
+  it('a GET sends the file 1 MiB at a time (Node reads 64 KiB): 3.5 MiB in 4 writes, a small file in one', async () => {
     const s = await diskSetup();
     try {
       const big = Buffer.alloc(3.5 * 1024 * 1024, 7);
@@ -55,7 +55,13 @@ describe('disk only', () => {
       const chunksOf = async (key: string, size: number) => {
         const object = (await s.storage.openRead(key))!;
         const chunks: Buffer[] = [];
-        for await (const chunk of object.stream(0, size - 1)) chunks.push(chunk as Buffer);
+        const out = new Writable({
+          write(chunk: Buffer, _encoding, callback) {
+            chunks.push(Buffer.from(chunk));
+            callback();
+          },
+        });
+        expect(await object.send(out, 0, size - 1)).toBe('sent');
         return chunks;
       };
       const chunks = await chunksOf(bigKey, big.length);

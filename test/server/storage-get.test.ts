@@ -2,10 +2,13 @@
 // play and seek a video), validators, and the headers that make a browser show, not sniff, a
 // file. The decision itself is a table in test/server/file-answer.test.ts. Disk only: on S3
 // the store answers these itself.
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, readdir, readlink } from 'node:fs/promises';
+import net from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { box, ftyp, mvhd0, trak, u32, u64 } from '../support/mp4-boxes.js';
 import { FIXTURES } from '../support/paths.js';
 import { type TestServer, serverWithKey, uploadItem } from '../support/server.js';
 
@@ -98,6 +101,26 @@ describe('GET of a stored file', () => {
     expect(ranged.headers['content-range']).toBe(`bytes 0-9/${bytes.length}`);
   });
 
+  it('GET writes exactly the headers HEAD answers (its body is sent without Fastify: send-file.ts)', async () => {
+    // What differs between any two answers, or by method: the time, the request, the connection
+    // (undici asks for a HEAD's to be closed).
+    const strip = ({
+      date: _date,
+      'x-request-id': _id,
+      connection: _connection,
+      'keep-alive': _keepAlive,
+      ...rest
+    }: Record<string, unknown>) => rest;
+    for (const range of [undefined, 'bytes=10-99']) {
+      const headers: Record<string, string> = range ? { range } : {};
+      const [got, head] = [await get(headers), await get(headers, 'HEAD')];
+      expect(strip(got.headers)).toEqual(strip(head.headers));
+      expect(Object.keys(got.headers).sort()).toEqual(
+        expect.arrayContaining(['content-length', 'content-type', 'etag', 'x-content-type-options']),
+      );
+    }
+  });
+
   it('ETag: If-None-Match of it is 304; If-Range of it keeps the range, of another sends the whole file', async () => {
     const { headers } = await get({}, 'HEAD');
     const etag = String(headers.etag);
@@ -113,5 +136,57 @@ describe('GET of a stored file', () => {
     const res = await request(forged, { headers: { range: 'bytes=0-9' } });
     expect(res.statusCode).toBe(403);
     await res.body.text();
+  });
+});
+
+describe('GET of a file of several MiB (sent through two reused 1 MiB buffers)', () => {
+  let big: Buffer;
+  let bigUrl: string;
+
+  beforeAll(async () => {
+    // A real MP4 head, then a 64-bit mdat box of random bytes: every byte differs from its neighbours.
+    const head = Buffer.concat([ftyp, box('moov', mvhd0(1000, 5000), trak)]);
+    const size = 5.5 * 1024 * 1024;
+    const mdatHead = Buffer.concat([u32(1), Buffer.from('mdat'), u64(BigInt(size - head.length))]);
+    big = Buffer.concat([head, mdatHead, randomBytes(size - head.length - mdatHead.length)]);
+    const done = await uploadItem(
+      s,
+      key,
+      { fileName: 'big.mp4', contentType: 'video/mp4', bytes: big },
+      { type: 'shortform' },
+    );
+    bigUrl = done.item.fileUrl;
+  });
+
+  it('every byte, whole and in ranges that cross the reads', async () => {
+    const whole = await request(bigUrl);
+    expect(Buffer.from(await whole.body.arrayBuffer()).equals(big)).toBe(true);
+    for (const [from, to] of [
+      [1000, 3 * 1024 * 1024 + 7],
+      [1024 * 1024 - 1, 1024 * 1024],
+      [big.length - 3, big.length - 1],
+    ] as const) {
+      const res = await request(bigUrl, { headers: { range: `bytes=${from}-${to}` } });
+      expect(res.statusCode).toBe(206);
+      expect(Buffer.from(await res.body.arrayBuffer()).equals(big.subarray(from, to + 1))).toBe(true);
+    }
+  });
+
+  it('a client that leaves mid-file: the server closes the file', async () => {
+    const objects = join(s.dataDir, 'objects');
+    const openObjects = async () => {
+      const fds = await readdir('/proc/self/fd');
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      return targets.filter((t) => t.startsWith(objects)).length;
+    };
+    const before = await openObjects();
+    const socket = net.connect(Number(new URL(bigUrl).port), '127.0.0.1');
+    const url = new URL(bigUrl);
+    socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    // The head and some of the body, then the client goes without reading the rest.
+    await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    expect(await openObjects()).toBe(before + 1);
+    socket.destroy();
+    await expect.poll(openObjects, { timeout: 5000 }).toBe(before);
   });
 });

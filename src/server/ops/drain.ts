@@ -27,14 +27,22 @@ export function createDrainState(): DrainState {
 }
 
 /**
+ * A connection whose request finishes after the listener closed is not kept alive for more: the
+ * guard's hook below adds this to every answer, and a stored file's body (written without
+ * Fastify's hooks: src/server/routes/storage.ts) to its own.
+ */
+export function drainHeaders(state: DrainState): Record<string, string> {
+  return state.refusing ? { Connection: 'close' } : {};
+}
+
+/**
  * Once the listener is closed, a request on a connection that was already open gets 503 in the
  * service's error shape with Connection: close, so clients retry elsewhere (Fastify's own 503 is
  * not in that shape).
  */
 export function registerDrainGuard(app: FastifyInstance, state: DrainState, unavailable: Unavailable): void {
-  // A connection whose request finishes after the listener closed is not kept alive for more.
   app.addHook('onSend', async (_request, reply, payload) => {
-    if (state.refusing) reply.header('Connection', 'close');
+    reply.headers(drainHeaders(state));
     return payload;
   });
   app.addHook('onRequest', async () => {

@@ -3,10 +3,15 @@
 // that work for an hour without a key — is never stored by a cache, nor framed or run as a page.
 import type { FastifyInstance } from 'fastify';
 
-/** On every answer, the probes and the stored files included. */
+/**
+ * On every answer, the probes and the stored files included: by the hook below, and written
+ * with a stored file's body, which Fastify does not send (src/server/routes/storage.ts).
+ */
+export const EVERY_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
+
 export function registerSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.headers(EVERY_ANSWER_HEADERS);
     return payload;
   });
 }

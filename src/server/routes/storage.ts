@@ -7,6 +7,7 @@
 // Registered in its own scope whose only body parser hands the raw request over untouched, so a
 // 1 GiB body streams straight to a temp file and is never buffered.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
@@ -73,6 +74,7 @@ export function registerStorage(
   disk: DiskStorage,
   receiver: DiskReceiver,
   gate: PutGate,
+  hookHeaders: () => Record<string, string>,
 ): void {
   const putLimits = { ...DEFAULT_PUT_LIMITS, ...s.deps.putLimits };
 
@@ -141,7 +143,7 @@ export function registerStorage(
     scope.route({
       method: ['GET', 'HEAD'],
       url: '/storage/*',
-      handler: (request, reply) => getFile(s, disk, request, reply),
+      handler: (request, reply) => getFile(s, disk, request, reply, hookHeaders),
     });
   });
 }
@@ -161,8 +163,20 @@ function refusalOf(err: unknown, lost: string): HttpError | null {
 /**
  * A signed GET (or HEAD) of a stored file: the whole file, one range of it (so browsers seek in
  * a video), 304 or 416, as src/server/file-answer.ts decides from the open file's facts.
+ *
+ * A body is written here, not handed to Fastify as a stream: its bytes go through two reused
+ * buffers (../storage/send-file.ts says why), which only the write callbacks of the answer
+ * itself can tell free. So the reply is hijacked, and the headers Fastify's onSend hooks give
+ * every other answer (`hookHeaders`: nosniff, Connection: close while the server drains) are
+ * written with the file's own; the onResponse hooks (the request's log line, metrics) still run.
  */
-async function getFile(s: Services, disk: DiskStorage, request: FastifyRequest, reply: FastifyReply) {
+async function getFile(
+  s: Services,
+  disk: DiskStorage,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  hookHeaders: () => Record<string, string>,
+) {
   const signed = parseStorageUrl(request.url);
   if (
     !signed ||
@@ -192,7 +206,16 @@ async function getFile(s: Services, disk: DiskStorage, request: FastifyRequest, 
     await object.close();
     return reply.send();
   }
-  return reply.send(object.stream(answer.start, answer.end));
+  reply.hijack();
+  // Through reply.headers, which names them in lower case as it does the file's own: no header twice.
+  reply.headers(hookHeaders());
+  reply.raw.writeHead(answer.status, definedHeaders(reply.getHeaders()));
+  try {
+    await object.send(reply.raw, answer.start, answer.end);
+  } catch (err) {
+    // The headers promised a length the body cannot keep: the answer is cut (send-file.ts).
+    request.log.error({ err, key: signed.key }, 'reading a stored file failed; its answer was cut short');
+  }
 }
 
 /**
@@ -206,6 +229,11 @@ async function servedAs(s: Services, key: string): Promise<{ contentType: string
   const source = sourceKeyOfPreview(key);
   const of = source ? await s.repo.getUpload(source) : null;
   return of ? { contentType: PREVIEW_CONTENT_TYPE, fileName: `${of.fileName}${PREVIEW_SUFFIX}` } : null;
+}
+
+/** Headers as Node writes them: those set to undefined left out. */
+function definedHeaders(headers: Record<string, OutgoingHttpHeader | undefined>): OutgoingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== undefined));
 }
 
 function oneHeader(value: string | string[] | undefined): string | undefined {

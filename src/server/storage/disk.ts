@@ -8,13 +8,14 @@
 // still open? then rename" and "is this still the checked version? then promote" each happen as
 // one step with respect to the others in this process.
 import { createHash, randomUUID } from 'node:crypto';
-import { type BigIntStats, createReadStream, createWriteStream } from 'node:fs';
+import { type BigIntStats, createWriteStream } from 'node:fs';
 import { access, constants, open, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { makeDir, makeDirSync } from '../../fs/make-dir.js';
 import { keyLocks } from '../key-lock.js';
 import { signedUrl } from '../signing.js';
+import { type SendOutcome, type SendTarget, sendFile } from './send-file.js';
 import {
   type CheckedVersion,
   ObjectStateError,
@@ -64,8 +65,12 @@ export interface OpenObject {
   /** The same version string as head(): inode, size and modification time. */
   etag: string;
   lastModified: Date;
-  /** Bytes start..end inclusive; the stream closes the file when it ends or is destroyed. */
-  stream(start: number, end: number): Readable;
+  /**
+   * Writes bytes start..end inclusive into `out` (send-file.ts), then closes the file; throws
+   * (with `out` destroyed) when a read fails.
+   */
+  send(out: SendTarget, start: number, end: number): Promise<SendOutcome>;
+  /** Closes the file when nothing is sent. */
   close(): Promise<void>;
 }
 
@@ -98,15 +103,6 @@ export class DigestMismatchError extends Error {
 function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | null)?.code;
 }
-
-/**
- * A GET's reads of the file: 1 MiB each, where Node's read stream takes 64 KiB. Sending 1 GiB
- * took `serve` 1.3–1.8 s of CPU in 16,384 reads (each a thread-pool round trip and a fresh
- * buffer, which V8 frees only in full collections), 0.5–0.8 s in 1,024 (bench/notes.md, issue
- * 41). A stream holds at most two of them (one read, one being sent), and a small file's read
- * is only as big as the file.
- */
-const READ_STREAM_BYTES = 1024 * 1024;
 
 /**
  * Pipes `body` into `sink` until the sink has closed (fsynced). Unlike stream.pipeline, a sink
@@ -314,14 +310,13 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
         size: Number(info.size),
         etag: etagOf(info),
         lastModified: new Date(Number(info.mtimeMs)),
-        stream(start, end) {
+        async send(out, start, end) {
           taken = true;
-          // An empty range (a 0-byte file): no stream of the file at all, which would read to its end.
-          if (end < start) {
-            void handle.close();
-            return Readable.from([]);
+          try {
+            return await sendFile(handle, out, start, end);
+          } finally {
+            await handle.close();
           }
-          return createReadStream('', { fd: handle, autoClose: true, start, end, highWaterMark: READ_STREAM_BYTES });
         },
         async close() {
           if (!taken) await handle.close();

@@ -1,0 +1,184 @@
+// sendFile (src/server/storage/send-file.ts): a stored file's bytes into an answer through two
+// reused buffers. What it must never do is read into a buffer the answer still holds: the
+// targets here call back late and check, at that moment, that the bytes handed over are still
+// the ones written. And a client that leaves, a write that never calls back, a file cut short
+// or unreadable each end the send, the last two with the answer destroyed.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SendTarget, ShortFileError, sendFile } from '../../src/server/storage/send-file.js';
+
+const MiB = 1024 * 1024;
+let dir: string;
+let bytes: Buffer;
+let path: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'contentlib-send-'));
+  bytes = randomBytes(3.5 * MiB);
+  path = join(dir, 'file');
+  await writeFile(path, bytes);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+interface Target extends SendTarget {
+  received: Buffer[];
+  /** Distinct memory the chunks came in. */
+  buffers: Set<ArrayBufferLike>;
+  ended: boolean;
+  destroyedWith: Error | undefined;
+  close(): void;
+}
+
+/**
+ * An answer whose socket takes each chunk `lagMs` later, as a busy one does: the copy is made
+ * when it calls back, and must equal what was handed over.
+ */
+function slowTarget(o: { lagMs?: number; neverCallBack?: boolean } = {}): Target {
+  const onClose: (() => void)[] = [];
+  const t: Target = {
+    received: [],
+    buffers: new Set(),
+    ended: false,
+    destroyedWith: undefined,
+    destroyed: false,
+    write(chunk, callback) {
+      const atWrite = Buffer.from(chunk);
+      t.buffers.add(chunk.buffer);
+      if (o.neverCallBack) return false;
+      setTimeout(() => {
+        expect(chunk.equals(atWrite), 'a buffer was read into while the answer still held it').toBe(true);
+        t.received.push(Buffer.from(chunk));
+        callback();
+      }, o.lagMs ?? 2);
+      return false;
+    },
+    end() {
+      t.ended = true;
+    },
+    destroy(err) {
+      t.destroyedWith = err;
+      t.close();
+    },
+    once(_event, listener) {
+      onClose.push(listener);
+    },
+    close() {
+      if (t.destroyed) return;
+      (t as { destroyed: boolean }).destroyed = true;
+      for (const l of onClose) l();
+    },
+  };
+  return t;
+}
+
+/** The file's handle, counting its reads. */
+async function counted(file = path) {
+  const handle = await open(file, 'r');
+  const reads: number[] = [];
+  return {
+    handle,
+    reads,
+    file: {
+      read: ((buffer: Buffer, offset: number, length: number, position: number) => {
+        reads.push(length);
+        return handle.read(buffer, offset, length, position);
+      }) as typeof handle.read,
+    },
+  };
+}
+
+describe('sendFile', () => {
+  it.each([
+    { what: 'the whole file, in 1 MiB reads', start: 0, end: 3.5 * MiB - 1, reads: [1, 1, 1, 0.5] },
+    { what: 'a range across buffers', start: 1000, end: 2.25 * MiB, reads: [1, 1, 0.25 + 1 / MiB - 1000 / MiB] },
+    { what: 'one byte', start: 5, end: 5, reads: [1 / MiB] },
+    { what: 'the last bytes', start: 3.5 * MiB - 10, end: 3.5 * MiB - 1, reads: [10 / MiB] },
+    { what: 'nothing (an empty file)', start: 0, end: -1, reads: [] },
+  ])('$what: the bytes asked for, no buffer read into before the answer let go of it', async (c) => {
+    const { handle, reads, file } = await counted();
+    try {
+      const out = slowTarget();
+      expect(await sendFile(file, out, c.start, c.end)).toBe('sent');
+      expect(Buffer.concat(out.received).equals(bytes.subarray(c.start, c.end + 1))).toBe(true);
+      expect(reads.map((n) => n / MiB)).toEqual(c.reads.map((r) => expect.closeTo(r, 9)));
+      expect(out.ended).toBe(true);
+      expect(out.buffers.size).toBeLessThanOrEqual(2);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('reuses two buffers however long the file: 3.5 MiB in 64 KiB reads through 2 of them', async () => {
+    const { handle, reads, file } = await counted();
+    try {
+      const out = slowTarget({ lagMs: 0 });
+      expect(await sendFile(file, out, 0, bytes.length - 1, 64 * 1024)).toBe('sent');
+      expect(Buffer.concat(out.received).equals(bytes)).toBe(true);
+      expect(reads).toHaveLength(56);
+      expect(out.buffers.size).toBe(2);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('a client that leaves: no more reads, no end, nothing thrown', async () => {
+    const { handle, reads, file } = await counted();
+    try {
+      const out = slowTarget({ lagMs: 20 });
+      setTimeout(() => out.close(), 5);
+      expect(await sendFile(file, out, 0, bytes.length - 1)).toBe('gone');
+      expect(reads.length).toBeLessThanOrEqual(2);
+      expect(out.ended).toBe(false);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('a write that never calls back (its socket destroyed) ends with the close, not never', async () => {
+    const { handle, file } = await counted();
+    try {
+      const out = slowTarget({ neverCallBack: true });
+      setTimeout(() => out.close(), 20);
+      expect(await sendFile(file, out, 0, bytes.length - 1)).toBe('gone');
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('a file shorter than the answer promised: the answer is destroyed, ShortFileError', async () => {
+    const short = join(dir, 'short');
+    await writeFile(short, bytes);
+    await truncate(short, 1.5 * MiB);
+    const { handle, file } = await counted(short);
+    try {
+      const out = slowTarget();
+      const err = await sendFile(file, out, 0, bytes.length - 1).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ShortFileError);
+      expect((err as Error).message).toBe(`the stored file ends at byte ${1.5 * MiB}, before byte ${bytes.length}`);
+      expect(out.destroyedWith).toBe(err);
+      expect(out.ended).toBe(false);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('a read that fails: the answer is destroyed with its error', async () => {
+    const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+    let n = 0;
+    const { handle } = await counted();
+    try {
+      const file = {
+        read: ((...args: Parameters<typeof handle.read>) =>
+          ++n === 2 ? Promise.reject(eio) : handle.read(...args)) as typeof handle.read,
+      };
+      const out = slowTarget();
+      await expect(sendFile(file, out, 0, bytes.length - 1)).rejects.toBe(eio);
+      expect(out.destroyedWith).toBe(eio);
+    } finally {
+      await handle.close();
+    }
+  });
+});
