@@ -53,8 +53,25 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (['upload', 'download', 'export'].includes(command)) {
     if (command !== 'download') oneMallocArena(command === 'upload' ? uploadV8Flags() : []);
     require('./upload-heap.js').boundUploadHeap();
-  } else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
+  } else if (command === 'serve') setFlagsFromString(serveHeapFlag());
+  else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
   loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
+}
+
+/**
+ * `serve`'s heap: the old generation's next limit at 3× what is live after a full collection.
+ * V8 picks that factor from how fast the program allocates against how fast it collects; `serve`
+ * allocates slowly on its heap (the bodies it moves are outside it), so V8 kept the limit a few
+ * MB above the live ~16 MB, and incremental marking restarted every 30–50 ms while a body
+ * arrived: ~40 ms of CPU on V8's threads each time, marking a heap that had not changed,
+ * 0.6–0.9 s per GiB received. At 3× (with the bodies' scavenges, src/heap/scavenge.ts) 0–2 full
+ * collections per GiB, 0.12 s on V8's threads, and a lower peak RSS while receiving 1 GiB
+ * (131–139 against 170–177 MiB; issue 41, bench/notes.md). V8 reads the flag each time it sets a
+ * limit; it is set here, before the bundle is compiled, as a code cache is valid only under the
+ * flags it was made with.
+ */
+function serveHeapFlag() {
+  return '--heap-growing-percent=200';
 }
 
 /**

@@ -27,7 +27,7 @@ const LAYERS = {
   config: ['api', 'rules', 'fs'],
   upload: ['api', 'media', 'rules', 'fs', 'text', 'sqlite', 'concurrency', 'heap'],
   download: ['api', 'rules', 'fs', 'text', 'concurrency', 'heap'],
-  server: ['api', 'media', 'rules', 'fs', 'text', 'sqlite'],
+  server: ['api', 'media', 'rules', 'fs', 'text', 'sqlite', 'heap'],
   browse: ['api', 'rules', 'text'],
   api: ['rules', 'text'],
   media: ['rules', 'text'],

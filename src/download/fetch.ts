@@ -25,7 +25,7 @@ import { classifyForRetry, errorFromResponse, errorFromThrown } from '../api/err
 import { type RetryPolicy, withRetry } from '../api/retry.js';
 import { isExpired, redactUrl } from '../api/storage-url.js';
 import { MismatchError } from './errors.js';
-import { scavenger } from './scavenge.js';
+import { DOWNLOAD_SCAVENGE_BYTES, scavenger } from '../heap/scavenge.js';
 import { HashError, type RunningHash, inThreadHash, tryThreadHash } from './running-hash.js';
 import { type RawOutcome, rawGet } from './raw-get.js';
 import { slowPace } from '../fs/slow-pace.js';
@@ -533,7 +533,7 @@ function copyBody(res: OpenAnswer, stream: Writable, stallMs: number, signal: Ab
     };
     const onAbort = () => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const received = scavenger();
+    const received = scavenger(DOWNLOAD_SCAVENGE_BYTES);
     body.on('data', (chunk: Buffer) => {
       timer.refresh();
       received(chunk.length);

@@ -1,8 +1,8 @@
 // V8's collector on demand, for the long commands' own collections: after a large plan's phases
-// (src/upload/plan/collect.ts) and during a download's body (src/download/scavenge.ts). `gc` is
-// taken from a fresh context while --expose-gc is briefly on, so the program's own global has
-// none. bin/upload-heap.js, which runs before the bundle is loaded and cannot import it, does the
-// same for the upload's heap bound.
+// (src/upload/plan/collect.ts) and during the bodies a download or `serve` receives
+// (src/heap/scavenge.ts). `gc` is taken from a fresh context while --expose-gc is briefly on, so
+// the program's own global has none. bin/upload-heap.js, which runs before the bundle is loaded
+// and cannot import it, does the same for the upload's heap bound.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

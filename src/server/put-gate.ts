@@ -80,16 +80,23 @@ export class SlowBodyError extends Error {
 /**
  * The request's body through a counter that cuts it (SlowBodyError) when a window brings fewer
  * than the minimum bytes or the whole takes longer than the maximum. A body lost midway ends
- * the stream with an error too, so the reader never waits for bytes that cannot come.
+ * the stream with an error too, so the reader never waits for bytes that cannot come. Each
+ * chunk's size is also told to `received` (the server's scavenger: src/heap/scavenge.ts).
  */
-export function pacedBody(raw: IncomingMessage, limits: PutLimits, now: () => number = Date.now): Transform {
-  let received = 0;
+export function pacedBody(
+  raw: IncomingMessage,
+  limits: PutLimits,
+  received: (bytes: number) => void = () => undefined,
+  now: () => number = Date.now,
+): Transform {
+  let total = 0;
   let atLastCheck = 0;
   const started = now();
   const minPerWindow = (limits.minBytesPerSecond * limits.rateWindowMs) / 1000;
   const body = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      received += chunk.length;
+      total += chunk.length;
+      received(chunk.length);
       done(null, chunk);
     },
   });
@@ -101,12 +108,12 @@ export function pacedBody(raw: IncomingMessage, limits: PutLimits, now: () => nu
   const timer = setInterval(() => {
     if (now() - started >= limits.maxMs) {
       cut(`the body took longer than ${Math.round(limits.maxMs / 1000)} s`);
-    } else if (received - atLastCheck < minPerWindow) {
+    } else if (total - atLastCheck < minPerWindow) {
       cut(
         `the body arrived at under ${limits.minBytesPerSecond} bytes/s over ${Math.round(limits.rateWindowMs / 1000)} s`,
       );
     }
-    atLastCheck = received;
+    atLastCheck = total;
   }, limits.rateWindowMs);
   timer.unref();
   body.once('close', () => clearInterval(timer));

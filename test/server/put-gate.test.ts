@@ -57,6 +57,20 @@ describe('admission', () => {
 });
 
 describe('pace', () => {
+  it("tells each chunk's size to the server's scavenger as it passes, the bytes unchanged", async () => {
+    const raw = rawBody();
+    const sizes: number[] = [];
+    const body = pacedBody(raw, limits, (n) => sizes.push(n));
+    const out: Buffer[] = [];
+    body.on('data', (c: Buffer) => out.push(c));
+    const chunks = [Buffer.alloc(65_536, 1), Buffer.alloc(10, 2), Buffer.alloc(40_000, 3)];
+    for (const c of chunks) (raw as unknown as PassThrough).write(c);
+    (raw as unknown as PassThrough).end();
+    await new Promise((resolve) => body.once('end', resolve));
+    expect(sizes).toEqual([65_536, 10, 40_000]);
+    expect(Buffer.concat(out).equals(Buffer.concat(chunks))).toBe(true);
+  });
+
   it('a window bringing less than the minimum cuts the body with SlowBodyError', async () => {
     vi.useFakeTimers();
     try {

@@ -13,6 +13,7 @@ import type { Services } from '../context.js';
 import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { planFileAnswer } from '../file-answer.js';
 import { type PutGate, SlowBodyError, pacedBody } from '../put-gate.js';
+import { SERVER_SCAVENGE_BYTES, scavenger } from '../../heap/scavenge.js';
 import { DEFAULT_PUT_LIMITS } from '../limits.js';
 import { RETRY_AFTER_SECONDS } from '../unavailable.js';
 import { verify } from '../signing.js';
@@ -77,6 +78,8 @@ export function registerStorage(
   hookHeaders: () => Record<string, string>,
 ): void {
   const putLimits = { ...DEFAULT_PUT_LIMITS, ...s.deps.putLimits };
+  // One count for every body this server receives: they share one heap (src/heap/scavenge.ts).
+  const received = scavenger(SERVER_SCAVENGE_BYTES);
 
   /**
    * The one receiver of the disk store's PUTs, single and part: the same refusals, gate, pace,
@@ -106,7 +109,7 @@ export function registerStorage(
     const gone = () => socket.destroyed;
     let outcome: { etag: string } | 'closed';
     try {
-      outcome = await admitted.write(pacedBody(request.raw, putLimits), async () => !parserRefused(socket));
+      outcome = await admitted.write(pacedBody(request.raw, putLimits, received), async () => !parserRefused(socket));
     } catch (err) {
       const refusal = refusalOf(err, admitted.lost);
       if (refusal) return reject(reply, refusal);
