@@ -4,10 +4,11 @@
 // Why not a read stream piped into the answer: each of its reads is a fresh buffer, and V8 frees
 // those only in full collections, which it starts each time another 64 MB of them is held (its
 // external-memory limit). Sending 1 GiB in 1 MiB reads so took ~15 full collections and
-// 0.55–0.8 s of `serve`'s CPU, most of it marking a heap that had not changed. Here a buffer is
-// read into again only once the answer's write callback said the socket has taken its bytes
-// (before that Node may still hold it in a queue): 1 GiB in 0.16–0.25 s of CPU
-// (bench/notes.md, issue 41). Two buffers: one read while the other is being sent.
+// 0.55–0.95 s of `serve`'s CPU, ~40 % of it in those collections, marking a heap that had not
+// changed. Here a buffer is read into again only once the answer's write callback said the
+// socket has taken its bytes (before that Node may still hold it in a queue): 1 GiB in
+// 0.16–0.25 s of CPU to `contentlib download`, 0.16–0.7 s to `curl -o` (bench/notes.md, issue
+// 41). Two buffers: one read while the other is being sent.
 import type { FileHandle } from 'node:fs/promises';
 
 /** Bytes per read: 1 MiB. Node's read stream takes 64 KiB, 16 times the round trips to the thread pool. */
