@@ -50,12 +50,16 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // is found as the code cache finds it (after global flags such as --profile), so every run of
   // one compiles, and caches its code, under the same flags.
   const command = loader.commandKey(args);
+  let heap;
   if (['upload', 'download', 'export'].includes(command)) {
     if (command !== 'download') oneMallocArena(command === 'upload' ? uploadV8Flags() : []);
-    require('./upload-heap.js').boundUploadHeap();
+    heap = require('./upload-heap.js').prepareUploadHeap();
   } else if (command === 'serve') setFlagsFromString(serveHeapFlag());
-  else if (loader.isWholeListing(args)) require('./upload-heap.js').boundUploadHeap();
-  loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env).main();
+  else if (loader.isWholeListing(args)) heap = require('./upload-heap.js').prepareUploadHeap();
+  const cli = loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env);
+  // The bound measures growth from the loaded program (bin/upload-heap.js).
+  heap?.start();
+  cli.main();
 }
 
 /**

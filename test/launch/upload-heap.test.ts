@@ -88,6 +88,25 @@ setTimeout(() => { obs.disconnect(); console.log(JSON.stringify({ major })); }, 
     expect((JSON.parse(r.stdout) as { major: number }).major).toBe(0);
   });
 
+  it('started once the program is loaded, it measures from there: what the load keeps is not growth', async () => {
+    // As the launcher does: flags, then ~10 MiB kept by "loading the program", then start.
+    const loaded = `
+const { PerformanceObserver, constants } = require('node:perf_hooks');
+const heap = require(${JSON.stringify(MODULE)}).prepareUploadHeap();
+const program = [];
+for (let i = 0; i < 150000; i++) program.push({ i, s: 'code' + i });
+heap.start(5);
+let major = 0;
+const obs = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (e.detail && e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major++;
+});
+obs.observe({ entryTypes: ['gc'] });
+setTimeout(() => { obs.disconnect(); console.log(JSON.stringify({ major, kept: program.length })); }, 200);
+`;
+    const r = await execa('node', ['-e', loaded], { timeout: 30_000 });
+    expect(JSON.parse(r.stdout)).toEqual({ major: 0, kept: 150_000 });
+  });
+
   it('keeps the young generation near its first size while many objects survive', async () => {
     const r = await runChild(true);
     expect(r.kept).toBe(400_000);
