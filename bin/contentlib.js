@@ -46,7 +46,8 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     throw err;
   }
   // Only `upload`, `download`, `export` and `ls --all` run long enough for V8's heap sizing to matter
-  // (bin/upload-heap.js: a 1 GiB download without it peaked ~37 MB above its start). The command
+  // (bin/upload-heap.js: a 1 GiB download without it peaked ~37 MB above its start), and `serve`,
+  // sized its own way (serveV8Flags). The command
   // is found as the code cache finds it (after global flags such as --profile), so every run of
   // one compiles, and caches its code, under the same flags.
   const command = loader.commandKey(args);
@@ -54,7 +55,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (['upload', 'download', 'export'].includes(command)) {
     if (command !== 'download') oneMallocArena(command === 'upload' ? uploadV8Flags() : []);
     heap = require('./upload-heap.js').prepareUploadHeap();
-  } else if (command === 'serve') setFlagsFromString(serveHeapFlag());
+  } else if (command === 'serve') for (const flag of serveV8Flags()) setFlagsFromString(flag);
   else if (loader.isWholeListing(args)) heap = require('./upload-heap.js').prepareUploadHeap();
   const cli = loader.loadCli(join(__dirname, '../dist/cli/main.cjs'), args, process.env);
   // The bound measures growth from the loaded program (bin/upload-heap.js).
@@ -63,19 +64,24 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * `serve`'s heap: the old generation's next limit at 3× what is live after a full collection.
- * V8 picks that factor from how fast the program allocates against how fast it collects; `serve`
- * allocates slowly on its heap (the bodies it moves are outside it), so V8 kept the limit a few
- * MB above the live ~16 MB, and incremental marking restarted every 30–50 ms while a body
- * arrived: ~40 ms of CPU on V8's threads each time, marking a heap that had not changed,
- * 0.6–0.9 s per GiB received. At 3× (with the bodies' scavenges, src/heap/scavenge.ts) 0–2 full
- * collections per GiB, 0.12 s on V8's threads, and a lower peak RSS while receiving 1 GiB
- * (131–139 against 170–177 MiB; issue 41, bench/notes.md). V8 reads the flag each time it sets a
- * limit; it is set here, before the bundle is compiled, as a code cache is valid only under the
- * flags it was made with.
+ * `serve`'s heap, sized for a process whose live heap is small (~16 MB) while gigabytes of bodies
+ * and thousands of requests pass through it (issue 41, bench/notes.md). V8 reads both flags each
+ * time it sizes a space, so they apply to this heap; they are set here, before the bundle is
+ * compiled, as a code cache is valid only under the flags it was made with.
+ *
+ * - The old generation's next limit at 3× what is live after a full collection. V8 picks that
+ *   factor from how fast the program allocates against how fast it collects; `serve` allocates
+ *   slowly on its heap (the bodies are outside it), so V8 kept the limit a few MB above the live
+ *   heap, and incremental marking restarted every 30–50 ms while a body arrived: ~40 ms of CPU
+ *   each time, 0.6–0.9 s per GiB received. At 3× (with the bodies' scavenges,
+ *   src/heap/scavenge.ts) 0–2 full collections per GiB instead of 28–44.
+ * - The young generation kept at its first size, as `upload`'s (bin/upload-heap.js): under a
+ *   bulk upload many requests' objects survive a scavenge, and V8 grew the young generation to
+ *   its largest, which set `serve`'s peak: 279–284 MiB with 8 uploads at once on PostgreSQL + S3,
+ *   177–180 MiB with it kept (files/s no lower: 35.9–38.1 against 30.9).
  */
-function serveHeapFlag() {
-  return '--heap-growing-percent=200';
+function serveV8Flags() {
+  return ['--heap-growing-percent=200', '--semi-space-growth-factor=1'];
 }
 
 /**
