@@ -47,9 +47,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   }
   // Only `upload`, `download`, `export` and `ls --all` run long enough for V8's heap sizing to matter
   // (bin/upload-heap.js: a 1 GiB download without it peaked ~37 MB above its start), and `serve`,
-  // sized its own way (serveV8Flags). The command
-  // is found as the code cache finds it (after global flags such as --profile), so every run of
-  // one compiles, and caches its code, under the same flags.
+  // sized its own way (serveV8Flags). The command is found as the code cache finds it (after
+  // global flags such as --profile), so every run of one compiles, and caches its code, under the
+  // same flags.
   const command = loader.commandKey(args);
   let heap;
   if (['upload', 'download', 'export'].includes(command)) {
@@ -103,7 +103,7 @@ function uploadV8Flags() {
  * arena it stays flat (106 → 107 MiB over 5,000; bench/notes.md). The setting is read when the
  * process starts, so the process replaces itself (same pid: Ctrl-C, kill and the journal's lock
  * behave as before; one more Node start-up) with it set, unless the user has set it. Not
- * `download`: with its body's buffers scavenged as they go (src/download/scavenge.ts), a 1 GiB
+ * `download`: with its body's buffers scavenged as they go (src/heap/scavenge.ts), a 1 GiB
  * download hashed on a worker thread peaks at 86–88 MiB without it against 84–85 MiB with it,
  * and the second start cost 20–50 ms of its wall, 3 % of that download (1.06 against 1.09 s,
  * medians of 6 interleaved rounds; issue 41, bench/notes.md).

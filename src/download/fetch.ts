@@ -122,8 +122,9 @@ const HASH_THREAD_MIN = 32 << 20;
  * bytes): the SHA-256 is ~0.55 s of CPU per GiB, about as much as the rest of it, so once bytes
  * come faster than the main thread takes them (a fast LAN, a local server) the worker is what
  * keeps up, for +0.1–0.2 s of CPU and ~13 MB. On 2 cores that held as soon as `serve` sent its
- * files in 1 MiB reads (src/server/storage/disk.ts): 1 GiB from a local `serve` 1.14–1.16 s on a
- * worker (one run of four 1.49) against 1.44–2.16 s in-thread, `curl -o` 0.95–1.08 s; 86–88 MiB.
+ * files in 1 MiB reads (now src/server/storage/send-file.ts): 1 GiB from a local `serve`
+ * 1.14–1.16 s on a worker (one run of four 1.49) against 1.44–2.16 s in-thread, `curl -o`
+ * 0.95–1.08 s; 86–88 MiB.
  * Against the `serve` before it, which spent 1.2–1.8 s of the same two cores per GiB sent, the
  * worker lost (1.78–2.07 s against 1.35–1.64 s in-thread): with the server on the machine's other
  * core there was none to spare, which is why this was 4 cores until then (bench/notes.md, issue

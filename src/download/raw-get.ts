@@ -3,8 +3,8 @@
 //
 // Why not node:http: every socket read there is a fresh 64 KiB buffer, freed only when a
 // collection finds it dead, so a 1 GiB download allocates 16,000 of them: the allocations, the
-// page faults of fresh memory, the scavenges that keep them bounded (../heap/scavenge.ts) and the GC
-// threads' frees cost ~0.45 s of CPU per GiB, a third of the download's, as much as the kernel's
+// page faults of fresh memory, the scavenges that keep them bounded (../heap/scavenge.ts) and the
+// GC threads' frees cost ~0.45 s of CPU per GiB, a third of the download's, as much as the kernel's
 // share of receiving and writing the bytes. Read into one buffer, written and hashed from it
 // before the next read, a bare GET took 0.94–0.97 s of CPU per GiB against node:http's 1.43 s,
 // and 52–58 MB against 76 MB (bench/notes.md, issue 41).

@@ -4,7 +4,7 @@
 // the ones written. And a client that leaves, a write that never calls back, a file cut short
 // or unreadable each end the send, the last two with the answer destroyed.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,20 +74,29 @@ function slowTarget(o: { lagMs?: number; neverCallBack?: boolean } = {}): Target
   return t;
 }
 
-/** The file's handle, counting its reads. */
-async function counted(file = path) {
-  const handle = await open(file, 'r');
+interface Reading {
+  /** What sendFile reads through: the handle's `read`, counted (and failed, when asked). */
+  file: Pick<FileHandle, 'read'>;
+  /** Each read's length, in order. */
+  reads: number[];
+}
+
+/**
+ * Runs `fn` with `o.path` (the test file) open, its reads counted, the `o.failAt`th of them
+ * rejected with `o.error`; closes the file after, whatever `fn` did.
+ */
+async function reading(fn: (r: Reading) => Promise<void>, o: { path?: string; failAt?: number; error?: Error } = {}) {
+  const handle = await open(o.path ?? path, 'r');
   const reads: number[] = [];
-  return {
-    handle,
-    reads,
-    file: {
-      read: ((buffer: Buffer, offset: number, length: number, position: number) => {
-        reads.push(length);
-        return handle.read(buffer, offset, length, position);
-      }) as typeof handle.read,
-    },
-  };
+  const read = ((buffer: Buffer, offset: number, length: number, position: number) => {
+    reads.push(length);
+    return reads.length === o.failAt ? Promise.reject(o.error) : handle.read(buffer, offset, length, position);
+  }) as FileHandle['read'];
+  try {
+    await fn({ file: { read }, reads });
+  } finally {
+    await handle.close();
+  }
 }
 
 describe('sendFile', () => {
@@ -98,87 +107,70 @@ describe('sendFile', () => {
     { what: 'the last bytes', start: 3.5 * MiB - 10, end: 3.5 * MiB - 1, reads: [10 / MiB] },
     { what: 'nothing (an empty file)', start: 0, end: -1, reads: [] },
   ])('$what: the bytes asked for, no buffer read into before the answer let go of it', async (c) => {
-    const { handle, reads, file } = await counted();
-    try {
+    await reading(async ({ reads, file }) => {
       const out = slowTarget();
       expect(await sendFile(file, out, c.start, c.end)).toBe('sent');
       expect(Buffer.concat(out.received).equals(bytes.subarray(c.start, c.end + 1))).toBe(true);
       expect(reads.map((n) => n / MiB)).toEqual(c.reads.map((r) => expect.closeTo(r, 9)));
       expect(out.ended).toBe(true);
       expect(out.buffers.size).toBeLessThanOrEqual(2);
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
   it('reuses two buffers however long the file: 3.5 MiB in 64 KiB reads through 2 of them', async () => {
-    const { handle, reads, file } = await counted();
-    try {
+    await reading(async ({ reads, file }) => {
       const out = slowTarget({ lagMs: 0 });
       expect(await sendFile(file, out, 0, bytes.length - 1, 64 * 1024)).toBe('sent');
       expect(Buffer.concat(out.received).equals(bytes)).toBe(true);
       expect(reads).toHaveLength(56);
       expect(out.buffers.size).toBe(2);
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
   it('a client that leaves: no more reads, no end, nothing thrown', async () => {
-    const { handle, reads, file } = await counted();
-    try {
+    await reading(async ({ reads, file }) => {
       const out = slowTarget({ lagMs: 20 });
       setTimeout(() => out.close(), 5);
       expect(await sendFile(file, out, 0, bytes.length - 1)).toBe('gone');
       expect(reads.length).toBeLessThanOrEqual(2);
       expect(out.ended).toBe(false);
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
   it('a write that never calls back (its socket destroyed) ends with the close, not never', async () => {
-    const { handle, file } = await counted();
-    try {
+    await reading(async ({ file }) => {
       const out = slowTarget({ neverCallBack: true });
       setTimeout(() => out.close(), 20);
       expect(await sendFile(file, out, 0, bytes.length - 1)).toBe('gone');
-    } finally {
-      await handle.close();
-    }
+    });
   });
 
   it('a file shorter than the answer promised: the answer is destroyed, ShortFileError', async () => {
     const short = join(dir, 'short');
     await writeFile(short, bytes);
     await truncate(short, 1.5 * MiB);
-    const { handle, file } = await counted(short);
-    try {
-      const out = slowTarget();
-      const err = await sendFile(file, out, 0, bytes.length - 1).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ShortFileError);
-      expect((err as Error).message).toBe(`the stored file ends at byte ${1.5 * MiB}, before byte ${bytes.length}`);
-      expect(out.destroyedWith).toBe(err);
-      expect(out.ended).toBe(false);
-    } finally {
-      await handle.close();
-    }
+    await reading(
+      async ({ file }) => {
+        const out = slowTarget();
+        const err = await sendFile(file, out, 0, bytes.length - 1).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ShortFileError);
+        expect((err as Error).message).toBe(`the stored file ends at byte ${1.5 * MiB}, before byte ${bytes.length}`);
+        expect(out.destroyedWith).toBe(err);
+        expect(out.ended).toBe(false);
+      },
+      { path: short },
+    );
   });
 
   it('a read that fails: the answer is destroyed with its error', async () => {
     const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
-    let n = 0;
-    const { handle } = await counted();
-    try {
-      const file = {
-        read: ((...args: Parameters<typeof handle.read>) =>
-          ++n === 2 ? Promise.reject(eio) : handle.read(...args)) as typeof handle.read,
-      };
-      const out = slowTarget();
-      await expect(sendFile(file, out, 0, bytes.length - 1)).rejects.toBe(eio);
-      expect(out.destroyedWith).toBe(eio);
-    } finally {
-      await handle.close();
-    }
+    await reading(
+      async ({ file }) => {
+        const out = slowTarget();
+        await expect(sendFile(file, out, 0, bytes.length - 1)).rejects.toBe(eio);
+        expect(out.destroyedWith).toBe(eio);
+      },
+      { failAt: 2, error: eio },
+    );
   });
 });

@@ -217,7 +217,10 @@ async function getFile(
     await object.send(reply.raw, answer.start, answer.end);
   } catch (err) {
     // The headers promised a length the body cannot keep: the answer is cut (send-file.ts).
-    request.log.error({ err, key: signed.key }, 'reading a stored file failed; its answer was cut short');
+    request.log.error(
+      { err, key: signed.key, path: disk.pathOf(signed.key) },
+      "reading a stored file failed, so its answer was cut short (the client sees a broken transfer and may retry); check the data dir's disk and this file",
+    );
   }
 }
 
