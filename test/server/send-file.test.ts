@@ -109,7 +109,11 @@ describe('sendFile', () => {
   ])('$what: the bytes asked for, no buffer read into before the answer let go of it', async (c) => {
     await reading(async ({ reads, file }) => {
       const out = slowTarget();
-      expect(await sendFile(file, out, c.start, c.end)).toBe('sent');
+      const heads: number[] = [];
+      const head = () => heads.push(out.buffers.size + (out.ended ? 1 : 0));
+      expect(await sendFile(file, out, c.start, c.end, { head })).toBe('sent');
+      // Once, before anything was written or the answer ended.
+      expect(heads).toEqual([0]);
       expect(Buffer.concat(out.received).equals(bytes.subarray(c.start, c.end + 1))).toBe(true);
       expect(reads.map((n) => n / MiB)).toEqual(c.reads.map((r) => expect.closeTo(r, 9)));
       expect(out.ended).toBe(true);
@@ -120,7 +124,7 @@ describe('sendFile', () => {
   it('reuses two buffers however long the file: 3.5 MiB in 64 KiB reads through 2 of them', async () => {
     await reading(async ({ reads, file }) => {
       const out = slowTarget({ lagMs: 0 });
-      expect(await sendFile(file, out, 0, bytes.length - 1, 64 * 1024)).toBe('sent');
+      expect(await sendFile(file, out, 0, bytes.length - 1, { readBytes: 64 * 1024 })).toBe('sent');
       expect(Buffer.concat(out.received).equals(bytes)).toBe(true);
       expect(reads).toHaveLength(56);
       expect(out.buffers.size).toBe(2);
@@ -162,15 +166,40 @@ describe('sendFile', () => {
     );
   });
 
-  it('a read that fails: the answer is destroyed with its error', async () => {
+  it('a read that fails after the head: the answer is destroyed with its error', async () => {
     const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
     await reading(
       async ({ file }) => {
         const out = slowTarget();
-        await expect(sendFile(file, out, 0, bytes.length - 1)).rejects.toBe(eio);
+        let heads = 0;
+        await expect(sendFile(file, out, 0, bytes.length - 1, { head: () => heads++ })).rejects.toBe(eio);
+        expect(heads).toBe(1);
         expect(out.destroyedWith).toBe(eio);
       },
       { failAt: 2, error: eio },
+    );
+  });
+
+  it.each([
+    { what: 'the first read fails', failAt: 1, file: undefined },
+    { what: 'the file is empty, where the answer promised bytes', failAt: undefined, file: 'empty' },
+  ])('$what: no head, nothing written, the answer untouched for the caller to answer', async (c) => {
+    const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+    const empty = join(dir, 'empty');
+    await writeFile(empty, '');
+    await reading(
+      async ({ file }) => {
+        const out = slowTarget();
+        let heads = 0;
+        const err = await sendFile(file, out, 0, bytes.length - 1, { head: () => heads++ }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(c.file ? ShortFileError : Error);
+        if (!c.file) expect(err).toBe(eio);
+        expect(heads).toBe(0);
+        expect(out.buffers.size).toBe(0);
+        expect(out.destroyed).toBe(false);
+        expect(out.ended).toBe(false);
+      },
+      { ...(c.file ? { path: empty } : {}), ...(c.failAt ? { failAt: c.failAt, error: eio } : {}) },
     );
   });
 });

@@ -3,7 +3,7 @@
 // file. The decision itself is a table in test/server/file-answer.test.ts. Disk only: on S3
 // the store answers these itself.
 import { randomBytes } from 'node:crypto';
-import { readFile, readdir, readlink } from 'node:fs/promises';
+import { mkdir, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -29,6 +29,13 @@ beforeAll(async () => {
   fileUrl = done.item.fileUrl;
 });
 afterAll(async () => s.dispose());
+
+/** A real MP4 head, then a 64-bit mdat box of random bytes: every byte differs from its neighbours. */
+function randomMp4(size: number): Buffer {
+  const head = Buffer.concat([ftyp, box('moov', mvhd0(1000, 5000), trak)]);
+  const mdatHead = Buffer.concat([u32(1), Buffer.from('mdat'), u64(BigInt(size - head.length))]);
+  return Buffer.concat([head, mdatHead, randomBytes(size - head.length - mdatHead.length)]);
+}
 
 async function get(headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') {
   const res = await request(fileUrl, { method, headers });
@@ -144,11 +151,7 @@ describe('GET of a file of several MiB (sent through two reused 1 MiB buffers)',
   let bigUrl: string;
 
   beforeAll(async () => {
-    // A real MP4 head, then a 64-bit mdat box of random bytes: every byte differs from its neighbours.
-    const head = Buffer.concat([ftyp, box('moov', mvhd0(1000, 5000), trak)]);
-    const size = 5.5 * 1024 * 1024;
-    const mdatHead = Buffer.concat([u32(1), Buffer.from('mdat'), u64(BigInt(size - head.length))]);
-    big = Buffer.concat([head, mdatHead, randomBytes(size - head.length - mdatHead.length)]);
+    big = randomMp4(5.5 * 1024 * 1024);
     const done = await uploadItem(
       s,
       key,
@@ -188,5 +191,46 @@ describe('GET of a file of several MiB (sent through two reused 1 MiB buffers)',
     expect(await openObjects()).toBe(before + 1);
     socket.destroy();
     await expect.poll(openObjects, { timeout: 5000 }).toBe(before);
+  });
+});
+
+describe('GET of a stored file that cannot be read', () => {
+  /** The object file in the data dir whose bytes are `bytes`. */
+  async function objectFile(bytes: Buffer): Promise<string> {
+    const objects = join(s.dataDir, 'objects');
+    for (const sub of await readdir(objects)) {
+      for (const name of await readdir(join(objects, sub))) {
+        const path = join(objects, sub, name);
+        if ((await readFile(path)).equals(bytes)) return path;
+      }
+    }
+    throw new Error('the uploaded file is not in the data dir');
+  }
+
+  it('failing at its first read (a directory where the file was: it opens, every read fails): 500 internal, no cut transfer; the server serves on', async () => {
+    const mine = randomMp4(64 * 1024);
+    const done = await uploadItem(
+      s,
+      key,
+      { fileName: 'gone.mp4', contentType: 'video/mp4', bytes: mine },
+      { type: 'shortform' },
+    );
+    const path = await objectFile(mine);
+    await rm(path);
+    await mkdir(path);
+    for (const headers of [{}, { range: 'bytes=0-9' }]) {
+      const res = await request(done.item.fileUrl, { headers });
+      expect(res.statusCode).toBe(500);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['content-range']).toBeUndefined();
+      const body = (await res.body.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('internal');
+      expect(body.error.message).toBe(
+        'the server could not read this file; try again, and report it if it keeps happening',
+      );
+    }
+    // Other files are still served, whole.
+    const other = await request(fileUrl);
+    expect(Buffer.from(await other.body.arrayBuffer()).equals(bytes)).toBe(true);
   });
 });

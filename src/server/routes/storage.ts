@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Services } from '../context.js';
-import { HttpError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
+import { HttpError, apiError, isDiskFull, parserRefused, sendError, storageError } from '../errors.js';
 import { planFileAnswer } from '../file-answer.js';
 import { type PutGate, SlowBodyError, pacedBody } from '../put-gate.js';
 import { SERVER_SCAVENGE_BYTES, scavenger } from '../../heap/scavenge.js';
@@ -204,21 +204,39 @@ async function getFile(
       ifNoneMatch: oneHeader(request.headers['if-none-match']),
     },
   );
-  reply.code(answer.status).headers(answer.headers);
   if (request.method === 'HEAD' || !('start' in answer)) {
     await object.close();
-    return reply.send();
+    return reply.code(answer.status).headers(answer.headers).send();
   }
-  reply.hijack();
-  // Through reply.headers, which names them in lower case as it does the file's own: no header twice.
-  reply.headers(hookHeaders());
-  reply.raw.writeHead(answer.status, definedHeaders(reply.getHeaders()));
+  // The status and headers go out with the first bytes read, not before: a file that cannot be
+  // read at all is still answered with an error, not a transfer cut short at byte 0.
+  let started = false;
+  const head = () => {
+    started = true;
+    reply.hijack();
+    // Through reply.headers, which names them in lower case as it does the file's own: no header twice.
+    reply.code(answer.status).headers(answer.headers).headers(hookHeaders());
+    reply.raw.writeHead(answer.status, definedHeaders(reply.getHeaders()));
+  };
   try {
-    await object.send(reply.raw, answer.start, answer.end);
+    const outcome = await object.send(reply.raw, answer.start, answer.end, head);
+    // The client left before the first bytes: nothing to answer, and no one to answer it to.
+    if (!started && outcome === 'gone') reply.hijack();
   } catch (err) {
+    const where = { err, key: signed.key, path: disk.pathOf(signed.key) };
+    if (!started) {
+      request.log.error(
+        where,
+        "reading a stored file failed before any of it was sent, so it was answered 500; check the data dir's disk and this file",
+      );
+      return sendError(
+        reply,
+        apiError('internal', 'the server could not read this file; try again, and report it if it keeps happening'),
+      );
+    }
     // The headers promised a length the body cannot keep: the answer is cut (send-file.ts).
     request.log.error(
-      { err, key: signed.key, path: disk.pathOf(signed.key) },
+      where,
       "reading a stored file failed, so its answer was cut short (the client sees a broken transfer and may retry); check the data dir's disk and this file",
     );
   }

@@ -66,10 +66,11 @@ export interface OpenObject {
   etag: string;
   lastModified: Date;
   /**
-   * Writes bytes start..end inclusive into `out` (send-file.ts), then closes the file; throws
-   * (with `out` destroyed) when a read fails.
+   * Writes bytes start..end inclusive into `out` (send-file.ts), calling `head` just before the
+   * first of them, then closes the file. Throws when a read fails: with `out` destroyed once the
+   * head is written, untouched before it.
    */
-  send(out: SendTarget, start: number, end: number): Promise<SendOutcome>;
+  send(out: SendTarget, start: number, end: number, head?: () => void): Promise<SendOutcome>;
   /** Closes the file when nothing is sent. */
   close(): Promise<void>;
 }
@@ -310,10 +311,10 @@ export function createDiskStorage(o: DiskStorageOptions): DiskStorage {
         size: Number(info.size),
         etag: etagOf(info),
         lastModified: new Date(Number(info.mtimeMs)),
-        async send(out, start, end) {
+        async send(out, start, end, head) {
           taken = true;
           try {
-            return await sendFile(handle, out, start, end);
+            return await sendFile(handle, out, start, end, head ? { head } : {});
           } finally {
             await handle.close();
           }

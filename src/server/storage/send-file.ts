@@ -34,17 +34,29 @@ export class ShortFileError extends Error {
   }
 }
 
+export interface SendOptions {
+  /**
+   * Writes the answer's status and headers; called once the first read has its bytes, just
+   * before they are written. So a file that cannot be read at all is found before anything is
+   * sent, and the caller can still answer with an error instead of a cut transfer.
+   */
+  head?: () => void;
+  /** Bytes per read (tests use less). */
+  readBytes?: number;
+}
+
 /**
  * Writes bytes `start`..`end` (inclusive) of `file` into `out`, then ends it. A read that fails
- * (or finds the file shorter) destroys `out`, whose headers promised a length, and throws. The
- * caller keeps `file` open until this settles.
+ * (or finds the file shorter) throws; once the head is written, `out`, whose headers promised a
+ * length, is destroyed first. Before it (the first read failed), `out` is left as it was: the
+ * caller answers. The caller keeps `file` open until this settles.
  */
 export async function sendFile(
   file: Pick<FileHandle, 'read'>,
   out: SendTarget,
   start: number,
   end: number,
-  readBytes = SEND_READ_BYTES,
+  { head, readBytes = SEND_READ_BYTES }: SendOptions = {},
 ): Promise<SendOutcome> {
   let gone = out.destroyed;
   // A write whose socket was destroyed may never call back (Node drops it): 'close' ends the wait.
@@ -68,6 +80,7 @@ export async function sendFile(
         }),
       ),
     ]);
+  let headed = false;
   try {
     for (let at = start, i = 0; at <= end; i ^= 1) {
       await written[i];
@@ -76,15 +89,24 @@ export async function sendFile(
       const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - at + 1), at);
       if (gone) return 'gone';
       if (bytesRead === 0) throw new ShortFileError(at, end);
+      if (!headed) {
+        headed = true;
+        head?.();
+      }
       written[i] = send(bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead));
       at += bytesRead;
     }
     await Promise.all(written);
     if (gone) return 'gone';
+    // Nothing to read (an empty range): the head still goes out, with the end.
+    if (!headed) {
+      headed = true;
+      head?.();
+    }
     out.end();
     return 'sent';
   } catch (err) {
-    out.destroy(err instanceof Error ? err : new Error(String(err)));
+    if (headed) out.destroy(err instanceof Error ? err : new Error(String(err)));
     throw err;
   }
 }
