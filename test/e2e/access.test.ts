@@ -2,8 +2,6 @@
 // over the API with `contentlib keys create`, what each key may do, and the audit log that says
 // who did what (docs/api.md, Scopes and Audit log).
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -116,7 +114,8 @@ describe('who did what', () => {
     const bob = await handOut(['--name', 'Bob', '--role', 'editor']);
 
     // Bytes of its own: the library already holds the fixture's (an earlier test uploaded it).
-    const clip = join(await mkdtemp(join(tmpdir(), 'contentlib-access-')), 'teaser.mp4');
+    // In the CLI's home, which afterAll removes: no folder left behind in the temp folder.
+    const clip = join(home.dir, 'teaser.mp4');
     await distinctCopy('video/clip-5s.mp4', clip, 'who-did-what');
     const up = await as(ci, ['upload', clip, '--title', 'Teaser', '--json']);
     expect(up.exitCode, up.stderr).toBe(0);

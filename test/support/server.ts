@@ -73,7 +73,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       dataDir,
       ...(port ? { port } : {}),
     });
-  let server = await start();
+  let server: Awaited<ReturnType<typeof start>>;
+  try {
+    server = await start();
+  } catch (err) {
+    // A start that a test expects to fail leaves no data dir behind in the temp folder.
+    if (serverOpts.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const t: TestServer = {
     dataDir,
     ...(databaseUrl ? { databaseUrl } : {}),
