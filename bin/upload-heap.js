@@ -6,7 +6,10 @@
 // the old generation reaches a limit sized for big heaps, so the garbage that planning and the
 // first transfers promote (and the Buffers it holds, outside the heap) stays until then. A full
 // collection every 10 s left the first 10 s to that: a 10,000-file upload reached 38 MB of heap
-// there and its RSS never came back down.
+// there and its RSS never came back down. And a plain full collection frees objects but keeps the
+// pages they were on: over a 100,000-file upload the heap V8 kept committed crept up with the
+// holes (RSS 102.4 → 104.5 MB while sending); a last-resort collection, which compacts and hands
+// emptied pages back, once a minute at most keeps it flat (100.7–102.1 MB; bench/notes.md).
 const { getHeapStatistics, setFlagsFromString } = require('node:v8');
 const { runInNewContext } = require('node:vm');
 
@@ -16,6 +19,11 @@ const CHECK_MS = 250;
 const GROWTH_BYTES = 6 * 1024 * 1024;
 /** And at least this often, whatever it grew. */
 const EVERY_MS = 10_000;
+/**
+ * At most this often, the collection is V8's last-resort one, which also compacts the heap and
+ * hands its emptied pages back (a plain one frees the objects but keeps the pages they were on).
+ */
+const COMPACT_EVERY_MS = 60_000;
 
 /**
  * Keeps the young generation at its first size and runs a full collection whenever the heap has
@@ -47,13 +55,18 @@ function prepareUploadHeap() {
   const used = () => getHeapStatistics().used_heap_size;
   return {
     gc,
-    start(checkMs = CHECK_MS) {
+    start(checkMs = CHECK_MS, compactEveryMs = COMPACT_EVERY_MS) {
       let base = used();
       let at = Date.now();
+      let compactedAt = at;
       setInterval(() => {
         const now = Date.now();
         if (used() - base < GROWTH_BYTES && now - at < EVERY_MS) return;
-        gc();
+        if (now - compactedAt < compactEveryMs) gc();
+        else {
+          gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+          compactedAt = now;
+        }
         base = used();
         at = now;
       }, checkMs).unref();
