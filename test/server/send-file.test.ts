@@ -180,6 +180,18 @@ describe('sendFile', () => {
     );
   });
 
+  it('the first read fails without a head to write (the caller wrote it): the answer is destroyed with its error', async () => {
+    const eio = Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+    await reading(
+      async ({ file }) => {
+        const out = slowTarget();
+        await expect(sendFile(file, out, 0, bytes.length - 1)).rejects.toBe(eio);
+        expect(out.destroyedWith).toBe(eio);
+      },
+      { failAt: 1, error: eio },
+    );
+  });
+
   it.each([
     { what: 'the first read fails', failAt: 1, file: undefined },
     { what: 'the file is empty, where the answer promised bytes', failAt: undefined, file: 'empty' },

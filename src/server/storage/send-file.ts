@@ -47,9 +47,10 @@ export interface SendOptions {
 
 /**
  * Writes bytes `start`..`end` (inclusive) of `file` into `out`, then ends it. A read that fails
- * (or finds the file shorter) throws; once the head is written, `out`, whose headers promised a
- * length, is destroyed first. Before it (the first read failed), `out` is left as it was: the
- * caller answers. The caller keeps `file` open until this settles.
+ * (or finds the file shorter) throws; once the head is written (or without `head`, when the
+ * caller wrote it), `out`, whose headers promised a length, is destroyed first. With `head` not
+ * yet called (the first read failed), `out` is left as it was: the caller answers. The caller
+ * keeps `file` open until this settles.
  */
 export async function sendFile(
   file: Pick<FileHandle, 'read'>,
@@ -81,6 +82,11 @@ export async function sendFile(
       ),
     ]);
   let headed = false;
+  const writeHead = () => {
+    if (headed) return;
+    headed = true;
+    head?.();
+  };
   try {
     for (let at = start, i = 0; at <= end; i ^= 1) {
       await written[i];
@@ -89,24 +95,19 @@ export async function sendFile(
       const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - at + 1), at);
       if (gone) return 'gone';
       if (bytesRead === 0) throw new ShortFileError(at, end);
-      if (!headed) {
-        headed = true;
-        head?.();
-      }
+      writeHead();
       written[i] = send(bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead));
       at += bytesRead;
     }
     await Promise.all(written);
     if (gone) return 'gone';
     // Nothing to read (an empty range): the head still goes out, with the end.
-    if (!headed) {
-      headed = true;
-      head?.();
-    }
+    writeHead();
     out.end();
     return 'sent';
   } catch (err) {
-    if (headed) out.destroy(err instanceof Error ? err : new Error(String(err)));
+    // Without `head` the caller wrote the head before calling: its promise cannot be kept either.
+    if (headed || !head) out.destroy(err instanceof Error ? err : new Error(String(err)));
     throw err;
   }
 }
