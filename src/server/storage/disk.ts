@@ -68,7 +68,7 @@ export interface OpenObject {
   /**
    * Writes bytes start..end inclusive into `out` (send-file.ts), calling `head` just before the
    * first of them, then closes the file. Throws when a read fails: with `out` destroyed once the
-   * head is written, untouched before it.
+   * head is written (or when no `head` is given: the caller wrote it), untouched before it.
    */
   send(out: SendTarget, start: number, end: number, head?: () => void): Promise<SendOutcome>;
   /** Closes the file when nothing is sent. */
