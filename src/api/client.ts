@@ -77,6 +77,8 @@ export interface ListParams {
   search?: string;
   /** Extension of our own server (docs/api.md): ids starting with this; other services may refuse or ignore it. */
   idPrefix?: string;
+  /** Extension of our own server (docs/api.md): only these ids (at most 100); other services may refuse or ignore it. */
+  id?: readonly string[];
   limit?: number | string;
   offset?: number | string;
   // The search extension of our own server (docs/api.md "Search, sort and cursor paging").
@@ -212,7 +214,7 @@ function newRequestId(): string {
 function queryString(q: ListParams | AuditParams): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(q) as [string, unknown][]) {
-    // A list (hashtag) repeats its name: hashtag=a&hashtag=b.
+    // A list (hashtag, id) repeats its name: hashtag=a&hashtag=b.
     if (Array.isArray(v)) for (const one of v) params.append(k, String(one));
     else if (v !== undefined && v !== '') params.set(k, String(v));
   }

@@ -168,6 +168,13 @@ export const LIST_SORTS = ['createdAt', 'updatedAt', 'title'] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 
 const queryHashtag = singleLine(nonBlank.max(101));
+/** An item id as the list's `id` filter takes it: a UUID, either case. */
+const queryItemId = z
+  .string()
+  .regex(
+    /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    'id must be an item id (a UUID, as the list and GET answer it)',
+  );
 const queryTime = (name: string) =>
   z.iso.datetime({ offset: true, message: `${name} must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z` });
 /** A non-negative decimal number as query text (`12`, `7.5`). */
@@ -194,6 +201,12 @@ export const ListQuerySchema = z.strictObject({
   idPrefix: z
     .string()
     .regex(/^[0-9a-fA-F-]{1,36}$/, 'idPrefix must be the start of an id: hexadecimal digits and dashes')
+    .optional(),
+  // Extension (docs/api.md): only the items with these ids (`id=a&id=b`, at most a page's
+  // worth): what a re-run checks of the items it made earlier, in one request per 100.
+  id: z
+    .union([queryItemId, z.array(queryItemId).max(LIST_LIMITS.maxLimit, `at most ${LIST_LIMITS.maxLimit} ids`)])
+    .transform((ids) => (Array.isArray(ids) ? ids : [ids]))
     .optional(),
   limit: pageLimit().optional(),
   offset: queryInt('offset').optional(),

@@ -390,6 +390,7 @@ export function narrows(p: ListParams): boolean {
     'type',
     'search',
     'idPrefix',
+    'id',
     'hashtag',
     'createdAfter',
     'createdBefore',

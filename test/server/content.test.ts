@@ -123,6 +123,40 @@ describe('list', () => {
     expect((await q('?idPrefix=zz')).status).toBe(400);
     expect((await q(`?idPrefix=${id}0`)).status).toBe(400);
   });
+
+  it('id (extension): the items with these ids, newest first, either case; no match is an empty page', async () => {
+    const asked = [ids[3]!, ids[90]!.toUpperCase(), ids[50]!];
+    const r = await q(`?${asked.map((id) => `id=${id}`).join('&')}`);
+    expect(r.body.items.map((i) => i.id)).toEqual([ids[90], ids[50], ids[3]]);
+    expect(r.body.hasMore).toBe(false);
+    // A hundred ids, a page's worth, in one request (the most a re-run asks at once).
+    const hundred = ids.slice(0, 100);
+    const all = await q(`?${hundred.map((id) => `id=${id}`).join('&')}&limit=100`);
+    expect(all.body.items.map((i) => i.id)).toEqual([...hundred].reverse());
+    const none = await q('?id=00000000-0000-4000-8000-000000000000');
+    expect(none.body).toMatchObject({ items: [], hasMore: false });
+    // Another brand's id is not there either.
+    const other = await srv.uploadItem(s, key, srv.image('other.jpg'));
+    expect((await q(`?id=${other.item.id}`)).body.items).toEqual([]);
+  });
+
+  it('id (extension): not an id, or more than 100, is 400 naming the parameter', async () => {
+    for (const bad of [
+      '?id=abc',
+      `?id=${ids[0]}0`,
+      '?id=',
+      `?${ids
+        .concat(ids)
+        .slice(0, 101)
+        .map((id) => `id=${id}`)
+        .join('&')}`,
+    ]) {
+      const r = await q(bad);
+      expect(r.status, bad.slice(0, 50)).toBe(400);
+      expect(errorOf(r).code).toBe('invalid_request');
+      expect(errorOf(r).details[0]?.path).toBe('id');
+    }
+  });
 });
 
 describe('get', () => {

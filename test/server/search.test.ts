@@ -139,7 +139,7 @@ describe.each(backends)('search on %s', (_name, open) => {
     // Another brand's item matches everything and is never listed.
     const ou = { brandId: other.brandId, userId: (await repo.authenticate(other.key))!.userId };
     const otherCi = { keyId: other.id, keyName: 'CI', requestId: null };
-    await make(
+    ids.other = await make(
       repo,
       { ...ou, title: 'Northwind sneaker', at: day(2), by: otherCi },
       { changes: { hashtags: ['summersale'] }, at: day(2), by: otherCi },
@@ -236,6 +236,17 @@ describe.each(backends)('search on %s', (_name, open) => {
     ]);
   });
 
+  it('id (extension): only the items with these ids, either case, in the list’s order; another brand’s and unknown ones left out', async () => {
+    expect(await titles({ id: [ids.C!, ids.A!.toUpperCase(), randomUUID(), ids.other!] })).toEqual([
+      'Sneaker care',
+      'Northwind sneaker launch',
+    ]);
+    expect(await titles({ id: [ids.F!, ids.F!, ids.D!], hashtag: ['northwind'] })).toEqual(['Sneaker']);
+    expect(await titles({ id: [ids.F!, ids.B!], sort: 'title' })).toEqual(['Sneaker', 'Winter coat']);
+    expect(await titles({ id: [ids.F!], type: 'carousel' })).toEqual([]);
+    expect(await titles({ id: [ids.other!] })).toEqual([]);
+  });
+
   it('combinations: every filter must hold', async () => {
     // Both have sneaker in the title: the newer first.
     expect(await titles({ q: 'sneaker', hashtag: ['shoes'], createdBy: 'CI' })).toEqual([
@@ -273,7 +284,9 @@ describe.each(backends)('search on %s', (_name, open) => {
     ['title', { sort: 'title' }],
     ['updated, oldest first', { sort: 'updatedAt', order: 'asc' }],
     ['rank', { q: 'northwind' }],
-  ])('cursor pages (%s) list every item once, as one page would', async (_what, p) => {
+    ['ids', { id: ['A', 'B', 'D', 'F'] }],
+  ])('cursor pages (%s) list every item once, as one page would', async (_what, asked) => {
+    const p = asked.id ? { ...asked, id: asked.id.map((name) => ids[name]!) } : asked;
     const all = await titles(p);
     const seen: string[] = [];
     let cursor: string | undefined;

@@ -76,6 +76,32 @@ describe('upload engine', () => {
     expect(await lib.items()).toHaveLength(1);
   });
 
+  it('a re-run checks its items in one list by id (the extension), with no GET per item', async () => {
+    lib = await startLibrary();
+    const p = await plan(['demo']);
+    const first = await lib.upload(p);
+    const ids = first.summary.items.map((o) => o.itemId!);
+    await lib.client.remove(ids[1]!);
+    const client = lib.client;
+    const asked: { lists: Array<readonly string[] | undefined>; gets: number } = { lists: [], gets: 0 };
+    const counting = {
+      ...client,
+      list: (q: Parameters<typeof client.list>[0], o?: Parameters<typeof client.list>[1]) => {
+        asked.lists.push(q.id);
+        return client.list(q, o);
+      },
+      get: (id: string, o?: Parameters<typeof client.get>[1]) => {
+        asked.gets++;
+        return client.get(id, o);
+      },
+    };
+    const again = await lib.upload(p, { api: counting });
+    expect(asked.lists.map((l) => [...(l ?? [])].sort())).toEqual([[...ids].sort()]);
+    expect(asked.gets).toBe(0);
+    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'created', 'skipped']);
+    expect(await lib.items()).toHaveLength(3);
+  });
+
   it('survives connections dropped mid-PUT: every item is created exactly once', async () => {
     // Each of the 3 faults drops one PUT whose body reaches 100 bytes (every demo file does).
     lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 3 } });

@@ -37,6 +37,8 @@ type KeptAsAsked =
 export interface ListFilter extends Pick<ListParameters, KeptAsAsked> {
   /** Extension: ids starting with this (lower case, the start of a UUID; checked by the route). */
   idPrefix?: string;
+  /** Extension: only these ids (lower case, distinct, at most a page's worth). */
+  ids?: readonly string[];
   /** Folded (foldHashtag): items carrying every one. */
   hashtags?: readonly string[];
   /** Free-text words (textWords): every one must start a word of the title, description or hashtags. */
@@ -114,6 +116,7 @@ export function listFilterOf(p: ListParameters): { filter: ListFilter } | { prob
     type: p.type,
     search: p.search,
     idPrefix: p.idPrefix?.toLowerCase(),
+    ids: p.id === undefined ? undefined : [...new Set(p.id.map((id) => id.toLowerCase()))],
     hashtags,
     createdAfter: iso(p.createdAfter),
     createdBefore: iso(p.createdBefore),

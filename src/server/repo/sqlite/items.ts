@@ -35,7 +35,7 @@ const ITEM_COLUMNS = `
 const SELECT_ITEM = `SELECT ${ITEM_COLUMNS} FROM items i`;
 
 /** The list's SQL on SQLite: the words through the FTS5 index (items_fts, kept by triggers). */
-const SQLITE_LIST: ListDialect = {
+export const SQLITE_LIST: ListDialect = {
   param: (n) => `?${n}`,
   columns: ITEM_COLUMNS,
   textMatch: (words, arg) =>
