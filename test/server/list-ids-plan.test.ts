@@ -1,18 +1,30 @@
 // A list by ids (the `id` extension, docs/api.md) finds its rows by the primary key, never by
 // walking the brand's order index: SQLite keeps no statistics, and with `i.brand_id = ?` in the
 // same WHERE it preferred that index (it saves sorting a page), reading every item of the brand.
-// The plans are read from SQLite itself, over a brand of many items; the answers are checked on
-// both databases by search.test.ts and over HTTP by content.test.ts.
+// The plans are read from each database itself: SQLite's, and PostgreSQL's over a brand of
+// 50,000 analysed items; the answers are checked on both databases by search.test.ts and over
+// HTTP by content.test.ts.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ListParameters, listFilterOf } from '../../src/server/repo/list-filter.js';
 import { listSql } from '../../src/server/repo/list-sql.js';
 import { openDatabase } from '../../src/server/repo/sqlite/db.js';
 import { SQLITE_LIST } from '../../src/server/repo/sqlite/items.js';
+import { PG_LIST } from '../../src/server/repo/pg/items.js';
+import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import type { Database } from '../../src/sqlite/database.js';
+import { type TestPostgres, startPostgres } from '../support/postgres.js';
+
+function filterOf(p: Partial<ListParameters>) {
+  const asked = listFilterOf({ limit: 100, offset: 0, ...p });
+  if ('problem' in asked) throw new Error(asked.problem.message);
+  return asked.filter;
+}
+const ids = (n: number) => Array.from({ length: n }, () => randomUUID());
 
 describe('the list by ids on SQLite', () => {
   let dir: string;
@@ -27,12 +39,9 @@ describe('the list by ids on SQLite', () => {
   });
 
   const planOf = (p: Partial<ListParameters>) => {
-    const asked = listFilterOf({ limit: 100, offset: 0, ...p });
-    if ('problem' in asked) throw new Error(asked.problem.message);
-    const { sql, values } = listSql('brand', asked.filter, SQLITE_LIST);
+    const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST);
     return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as Array<{ detail: string }>).map((r) => r.detail);
   };
-  const ids = (n: number) => Array.from({ length: n }, () => randomUUID());
 
   it.each<[string, Partial<ListParameters>]>([
     ['1 id', { id: ids(1) }],
@@ -47,5 +56,53 @@ describe('the list by ids on SQLite', () => {
 
   it('without ids the brand’s order index still serves the page', () => {
     expect(planOf({}).some((d) => /items_brand_order \(brand_id=\?\)/.test(d))).toBe(true);
+  });
+});
+
+describe('the list by ids on PostgreSQL', () => {
+  let postgres: TestPostgres | undefined;
+  let url = '';
+  let client: pg.Client;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+    url = await postgres.createDatabase('list_ids_plan');
+    // The schema as the server makes it.
+    await (await createPostgresRepo({ connectionString: url, max: 1 })).close();
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`INSERT INTO brands (id, name, created_at) VALUES ('brand', 'acme', '2026-01-01T00:00:00Z')`);
+    await client.query(
+      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type,
+         file_size, created_at, updated_at)
+       SELECT gen_random_uuid()::text, 'brand', 'shortform', 'clip ' || g, 'clip ' || g, 'draft', 'k/' || g,
+         'a.mp4', 'video/mp4', 1, to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+         '2026-01-01T00:00:00Z'
+       FROM generate_series(1, 50000) g`,
+    );
+    await client.query('ANALYZE');
+  }, 120_000);
+  afterAll(async () => {
+    await client?.end();
+    await postgres?.stop();
+  });
+
+  const planOf = async (p: Partial<ListParameters>) => {
+    const { sql, values } = listSql('brand', filterOf(p), PG_LIST);
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  };
+
+  it.each<[string, Partial<ListParameters>]>([
+    ['1 id', { id: ids(1) }],
+    ['100 ids', { id: ids(100) }],
+    ['100 ids, sorted by title', { id: ids(100), sort: 'title' }],
+  ])('%s: by the primary key', async (_what, p) => {
+    const plan = await planOf(p);
+    expect(plan).toMatch(/Index (Only )?Scan (using|on) items_pkey/);
+    expect(plan).not.toMatch(/Seq Scan on items|items_brand_/);
+  });
+
+  it('without ids the brand’s order index still serves the page', async () => {
+    expect(await planOf({})).toMatch(/items_brand_order/);
   });
 });

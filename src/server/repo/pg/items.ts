@@ -21,7 +21,7 @@ const ITEM_COLUMNS = `
   ${PREVIEW_OF_ITEM} AS "previewKey"`;
 
 /** The list's SQL on PostgreSQL: the words through the tsvector column (GIN-indexed), each a prefix. */
-const PG_LIST: ListDialect = {
+export const PG_LIST: ListDialect = {
   param: (n) => `$${n}`,
   columns: ITEM_COLUMNS,
   textMatch: (words, arg) => `i.search_vector @@ to_tsquery('simple', ${arg(words.map((w) => `${w}:*`).join(' & '))})`,
