@@ -46,10 +46,13 @@ function heldFilesQuery(p: Param, count: number): string {
            i.created_at AS "createdAt"
       FROM items i WHERE i.brand_id = ${brand()} AND i.type <> 'carousel' AND ${hashes('i.sha256')}
     UNION ALL
+    -- CROSS JOIN: SQLite (no statistics) joins in the order written, so the images are found by
+    -- their checksum and their item by its id; as a plain JOIN it walked every item of the brand.
+    -- PostgreSQL plans a CROSS JOIN with a WHERE like any join.
     SELECT f.sha256, f.file_size, i.id, i.type, 'image', f.id, f.sort_order, f.file_name,
            (SELECT COUNT(*) FROM carousel_files n WHERE n.item_id = i.id), i.created_at
-      FROM carousel_files f JOIN items i ON i.id = f.item_id
-     WHERE i.brand_id = ${brand()} AND ${hashes('f.sha256')}
+      FROM carousel_files f CROSS JOIN items i
+     WHERE i.id = f.item_id AND i.brand_id = ${brand()} AND ${hashes('f.sha256')}
     UNION ALL
     SELECT i.thumbnail_sha256, u.file_size, i.id, i.type, 'thumbnail', NULL, NULL, u.file_name,
            CASE WHEN i.type = 'carousel' THEN (SELECT COUNT(*) FROM carousel_files n WHERE n.item_id = i.id) ELSE 1 END,
