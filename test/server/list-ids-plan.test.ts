@@ -57,6 +57,18 @@ describe('the list by ids on SQLite', () => {
   it('without ids the brand’s order index still serves the page', () => {
     expect(planOf({}).some((d) => /items_brand_order \(brand_id=\?\)/.test(d))).toBe(true);
   });
+
+  it.each<[string, Partial<ListParameters>]>([
+    ['sorted by update', { hashtag: ['sale'], sort: 'updatedAt' }],
+    ['sorted by title', { hashtag: ['sale'], sort: 'title' }],
+    ['a second tag', { hashtag: ['sale', 'shoes'] }],
+  ])('a hashtag %s: its items read once from the tag’s index, not looked up per item', (_what, p) => {
+    const plan = planOf(p);
+    expect(plan.some((d) => /LIST SUBQUERY/.test(d))).toBe(true);
+    expect(plan.some((d) => /item_hashtags_newest \(tag=\? AND brand_id=\?\)/.test(d))).toBe(true);
+    // Never a lookup of one item's hashtags (the EXISTS per item did that for every item of the brand).
+    expect(plan.some((d) => /SEARCH h USING .*\(item_id=\?/.test(d))).toBe(false);
+  });
 });
 
 describe('the list by ids on PostgreSQL', () => {

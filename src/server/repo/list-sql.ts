@@ -51,8 +51,11 @@ export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: 
   const driven = first !== undefined && key === 'createdAt';
   const created = driven ? 'h0.created_at' : 'i.created_at';
   if (driven) where.push(`h0.tag = ${arg(first)} AND h0.brand_id = ${brand}`);
+  // Each further tag as the set of its items (its index holds tag and brand): SQLite runs that
+  // once, where an EXISTS per row looked up every item of the brand (3 s at 1,000,000 items for
+  // a tag on a few of them with sort=updatedAt; 0.2 s so).
   for (const tag of driven ? more : (f.hashtags ?? []))
-    where.push(`EXISTS (SELECT 1 FROM item_hashtags h WHERE h.item_id = i.id AND h.tag = ${arg(tag)})`);
+    where.push(`i.id IN (SELECT h.item_id FROM item_hashtags h WHERE h.tag = ${arg(tag)} AND h.brand_id = ${brand})`);
   if (f.createdAfter) where.push(`${created} >= ${arg(f.createdAfter)}`);
   if (f.createdBefore) where.push(`${created} < ${arg(f.createdBefore)}`);
   if (f.updatedAfter) where.push(`i.updated_at >= ${arg(f.updatedAfter)}`);

@@ -15,6 +15,7 @@ import {
 } from './schema.js';
 import { heldBytesMigration } from './held-bytes.js';
 import { PREVIEWS_MIGRATION } from './previews-migration.js';
+import { SCALE_INDEXES_MIGRATION } from './scale-indexes.js';
 import { searchMigration } from './search-schema.js';
 
 /** Every scope, as stored: what keys made before scopes existed are given. */
@@ -86,5 +87,8 @@ export function migrationsOf(d: Dialect): readonly string[] {
     // A brand's held bytes as a count kept by triggers, and the indexes of the rows not yet
     // stored (issue 41, ./held-bytes.ts): presign no longer reads the brand's every upload.
     heldBytesMigration(d),
+    // Indexes for a library of a million items (issue 41, ./scale-indexes.ts): the previews,
+    // checksums and media facts still wanted, and the audit log of one key.
+    SCALE_INDEXES_MIGRATION,
   ];
 }

@@ -22,19 +22,26 @@ export interface MissingPreview {
 
 /**
  * Newest first (what was just uploaded is what someone is looking at). `frames` is true when the
- * server can take video frames; without, only videos with a thumbnail are listed.
+ * server can take video frames; without, only videos with a thumbnail are listed. Each side is
+ * read newest first through its partial index (./scale-indexes.ts) and cut at `limit` before the
+ * two are merged: asked after every complete, it must not sort a library's every wanted file.
+ * The NULLs are cast so that PostgreSQL types the image side's columns as the video side's.
  */
-function missingPreviewsQuery(frames: string): string {
+function missingPreviewsQuery(frames: string, limit: string): string {
   return `
   SELECT role, id, key, "contentType", "durationSeconds", "thumbnailKey" FROM (
-    SELECT 'video' AS role, id, file_key AS key, content_type AS "contentType",
-           duration_seconds AS "durationSeconds", thumbnail_key AS "thumbnailKey", created_at AS at
-      FROM items WHERE type <> 'carousel' AND preview_key IS NULL AND preview_tries < ${PREVIEW_TRIES}
-                   AND (${frames} OR thumbnail_key IS NOT NULL)
+    SELECT * FROM (
+      SELECT 'video' AS role, id, file_key AS key, content_type AS "contentType",
+             duration_seconds AS "durationSeconds", thumbnail_key AS "thumbnailKey", created_at AS at
+        FROM items WHERE type <> 'carousel' AND preview_key IS NULL AND preview_tries < ${PREVIEW_TRIES}
+                     AND (${frames} OR thumbnail_key IS NOT NULL)
+       ORDER BY created_at DESC, id LIMIT ${limit}) AS videos
     UNION ALL
-    SELECT 'image', id, file_key, content_type, NULL, NULL, created_at
-      FROM carousel_files WHERE preview_key IS NULL AND preview_tries < ${PREVIEW_TRIES}
-  ) AS missing ORDER BY at DESC, id`;
+    SELECT * FROM (
+      SELECT 'image', id, file_key, content_type, CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS TEXT), created_at
+        FROM carousel_files WHERE preview_key IS NULL AND preview_tries < ${PREVIEW_TRIES}
+       ORDER BY created_at DESC, id LIMIT ${limit}) AS images
+  ) AS missing ORDER BY at DESC, id LIMIT ${limit}`;
 }
 
 /**
@@ -58,9 +65,7 @@ export function previewQueries(p: Param) {
   return {
     /** `videos`: whether the server can take video frames (without, only videos with a thumbnail). */
     *missing(limit: number, videos: boolean): Sql<MissingPreview[]> {
-      const found = yield* rows<MissingPreview>(`${missingPreviewsQuery(videos ? '1 = 1' : '1 = 0')} LIMIT ${p(1)}`, [
-        limit,
-      ]);
+      const found = yield* rows<MissingPreview>(missingPreviewsQuery(videos ? '1 = 1' : '1 = 0', p(1)), [limit]);
       // PostgreSQL hands a numeric column as text.
       return found.map((r) => ({
         ...r,
