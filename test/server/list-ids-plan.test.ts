@@ -58,6 +58,12 @@ describe('the list by ids on SQLite', () => {
     expect(planOf({}).some((d) => /items_brand_order \(brand_id=\?\)/.test(d))).toBe(true);
   });
 
+  it.each(['1232b4', '1232b4cd-', '1232b4cd-5e7f', '9', 'f'])('idPrefix %s: a range of the primary key', (prefix) => {
+    const plan = planOf({ idPrefix: prefix });
+    expect(plan.some((d) => /SEARCH i USING INDEX sqlite_autoindex_items_1 \(id>\? AND id<\?\)/.test(d))).toBe(true);
+    expect(plan.some((d) => /items_brand_|SCAN i\b/.test(d))).toBe(false);
+  });
+
   it.each<[string, Partial<ListParameters>]>([
     ['sorted by update', { hashtag: ['sale'], sort: 'updatedAt' }],
     ['sorted by title', { hashtag: ['sale'], sort: 'title' }],
@@ -116,5 +122,11 @@ describe('the list by ids on PostgreSQL', () => {
 
   it('without ids the brand’s order index still serves the page', async () => {
     expect(await planOf({})).toMatch(/items_brand_order/);
+  });
+
+  it('idPrefix: a range of the primary key', async () => {
+    const plan = await planOf({ idPrefix: ids(1)[0]!.slice(0, 8) });
+    expect(plan).toMatch(/Index (Only )?Scan (using|on) items_pkey/);
+    expect(plan).not.toMatch(/Seq Scan on items|items_brand_/);
   });
 });

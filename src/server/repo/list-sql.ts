@@ -35,11 +35,14 @@ export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: 
     return d.param(values.length);
   };
   const brand = d.param(1);
-  // With ids the rows are found by the primary key. Written `i.brand_id = …` SQLite (which keeps
-  // no statistics) would rather walk the brand's whole order index to skip the sort of at most a
-  // page of rows; `|| ''` leaves the brand's check as it is but takes that index out of the choice.
-  const where = [f.ids ? `i.brand_id || '' = ${brand}` : `i.brand_id = ${brand}`];
+  const range = f.idPrefix === undefined ? null : idRange(f.idPrefix);
+  // With ids, or a range of them, the rows are found by the primary key. Written `i.brand_id = …`
+  // SQLite (which keeps no statistics) would rather walk the brand's whole order index to skip
+  // the sort of a few rows; `|| ''` leaves the brand's check as it is but takes that index out
+  // of the choice.
+  const where = [f.ids || range ? `i.brand_id || '' = ${brand}` : `i.brand_id = ${brand}`];
   if (f.ids) where.push(`i.id IN (${f.ids.length === 0 ? 'NULL' : f.ids.map(arg).join(', ')})`);
+  if (range) where.push(`i.id >= ${arg(range.from)} AND i.id < ${arg(range.to)}`);
   if (f.status) where.push(`i.status = ${arg(f.status)}`);
   if (f.type) where.push(`i.type = ${arg(f.type)}`);
   if (f.search) where.push(`i.title_fold LIKE ${arg(`%${likeLiteral(foldTitle(f.search))}%`)} ESCAPE '\\'`);
@@ -87,6 +90,24 @@ export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: 
   const sql = `SELECT ${select} FROM ${from} WHERE ${where.join(' AND ')}
     ORDER BY ${keys.map((k) => `${k} ${dir}`).join(', ')} LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`;
   return { sql, values };
+}
+
+/** The next character of a lower-case hexadecimal digit, in the order of ids: 9 → a, f → g. */
+const NEXT_DIGIT: Record<string, string> = { '9': 'a', f: 'g' };
+
+/**
+ * The ids that start with `prefix` (lower-case hexadecimal digits and dashes) lie in [from, to):
+ * `from` is the prefix without its trailing dashes, `to` the same with its last digit one up.
+ * That holds byte by byte (SQLite) and under PostgreSQL's linguistic collations, which may
+ * ignore the dashes: from the last digit on, an id with the prefix is below `to` either way.
+ * The prefix itself is still compared (substr), so the range only has to hold them all. Null
+ * for a prefix of dashes only.
+ */
+export function idRange(prefix: string): { from: string; to: string } | null {
+  const from = prefix.replace(/-+$/, '');
+  if (from === '') return null;
+  const last = from.at(-1)!;
+  return { from, to: from.slice(0, -1) + (NEXT_DIGIT[last] ?? String.fromCharCode(last.charCodeAt(0) + 1)) };
 }
 
 function positionArgs(p: ListPosition, ranked: boolean, arg: (v: unknown) => string): string {
