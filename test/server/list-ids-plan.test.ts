@@ -58,6 +58,18 @@ describe('the list by ids on SQLite', () => {
     expect(planOf({}).some((d) => /items_brand_order \(brand_id=\?\)/.test(d))).toBe(true);
   });
 
+  it.each<[string, Partial<ListParameters>, RegExp]>([
+    ['createdBy', { createdBy: 'ci' }, /items_brand_created_by \(brand_id=\? AND created_by_key_id=\?\)/],
+    ['updatedBy', { updatedBy: 'ci' }, /items_brand_updated_by \(brand_id=\? AND updated_by_key_id=\?\)/],
+  ])('%s of one key: its index, in the list’s order (no sort, no walk over the brand)', (_what, p, index) => {
+    const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST, { createdBy: ['k1'], updatedBy: ['k1'] });
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as Array<{ detail: string }>).map(
+      (r) => r.detail,
+    );
+    expect(plan.some((d) => index.test(d))).toBe(true);
+    expect(plan.some((d) => /TEMP B-TREE|items_brand_order/.test(d))).toBe(false);
+  });
+
   it.each(['1232b4', '1232b4cd-', '1232b4cd-5e7f', '9', 'f'])('idPrefix %s: a range of the primary key', (prefix) => {
     const plan = planOf({ idPrefix: prefix });
     expect(plan.some((d) => /SEARCH i USING INDEX sqlite_autoindex_items_1 \(id>\? AND id<\?\)/.test(d))).toBe(true);

@@ -92,6 +92,7 @@ describe.each(backends)('search on %s', (_name, open) => {
   let ci: Actor;
   let alice: Actor;
   const ids: Record<string, string> = {};
+  let otherKeyId = '';
 
   /** The titles a query lists, in order (one page of up to 100). */
   async function titles(p: Partial<ListParameters>): Promise<string[]> {
@@ -106,6 +107,7 @@ describe.each(backends)('search on %s', (_name, open) => {
     const ciKey = await repo.createKey('acme', new Date(day(1)), { name: 'CI' });
     const aliceKey = await repo.createKey('acme', new Date(day(1)), { name: 'alice' });
     const other = await repo.createKey('other', new Date(day(1)), { name: 'CI' });
+    otherKeyId = other.id;
     brandId = ciKey.brandId;
     ci = { keyId: ciKey.id, keyName: 'CI', requestId: null };
     alice = { keyId: aliceKey.id, keyName: 'alice', requestId: null };
@@ -203,6 +205,24 @@ describe.each(backends)('search on %s', (_name, open) => {
       'Northwind sneaker launch',
     ]);
     expect(await titles({ createdBy: 'nobody' })).toEqual([]);
+    expect(await titles({ createdBy: 'alice', updatedBy: 'nobody' })).toEqual([]);
+    expect(await titles({ createdBy: 'alice', updatedBy: 'alice' })).toEqual(['Winter coat']);
+    // A key of another brand, by its id: not this brand's.
+    expect(await titles({ createdBy: otherKeyId })).toEqual([]);
+  });
+
+  it('createdBy: a name two keys share stands for both', async () => {
+    const twin = await repo.createKey('acme', new Date(day(1)), { name: 'alice' });
+    const by = { keyId: twin.id, keyName: 'alice', requestId: null };
+    const u = { brandId, userId: (await repo.authenticate(twin.key))!.userId };
+    const id = await make(repo, { ...u, title: 'Twin’s clip', at: day(7), by });
+    try {
+      expect(await titles({ createdBy: 'alice' })).toEqual(['Twin’s clip', 'Carousel of sneakers', 'Winter coat']);
+      expect(await titles({ createdBy: twin.id })).toEqual(['Twin’s clip']);
+    } finally {
+      // The other tests' library, as it was.
+      await repo.deleteItem(brandId, id, day(8), by);
+    }
   });
 
   it('duration range, inclusive; carousels have none', async () => {

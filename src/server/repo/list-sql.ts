@@ -2,7 +2,7 @@
 // filters, the rank, the order and the keyset condition are the same text on SQLite and
 // PostgreSQL (numbered parameters: `?3` and `$3`); only the full-text match differs (FTS5 and a
 // tsvector), and each Repo names it in its ListDialect.
-import { type ListFilter, type ListPosition, foldTitle, likeLiteral } from './list-filter.js';
+import { type ListFilter, type ListPage, type ListPosition, foldTitle, likeLiteral } from './list-filter.js';
 
 export interface ListDialect {
   /** The n-th parameter (1-based), usable more than once: `?n` on SQLite, `$n` on PostgreSQL. */
@@ -11,6 +11,34 @@ export interface ListDialect {
   columns: string;
   /** The condition that item `i` holds every word (each the start of a word), given the words' parameter. */
   textMatch(words: readonly string[], arg: (v: unknown) => string): string;
+}
+
+/** The answer when the filter cannot match anything (keysOf's null). */
+export const EMPTY_LIST_PAGE: ListPage<never> = { items: [], hasMore: false, next: null };
+
+/** The key ids a list's `createdBy` and `updatedBy` stand for (keysOf). */
+export interface ListKeys {
+  createdBy?: readonly string[];
+  updatedBy?: readonly string[];
+}
+
+/** The brand's keys with this id or this name (names need not be unique): values brand, who. */
+export function keyIdsSql(param: (n: number) => string): string {
+  return `SELECT k.id FROM api_keys k JOIN users u ON u.id = k.user_id
+           WHERE u.brand_id = ${param(1)} AND (k.id = ${param(2)} OR k.name = ${param(2)})`;
+}
+
+/**
+ * The key ids of the filter's `createdBy` and `updatedBy`, found by `find` (keyIdsSql). Null when
+ * one of them names no key of the brand: then no item can match, and the page is empty without
+ * a query. Read inside the list's query, SQLite walked every item of the brand to find none
+ * (0.25 s at 111,000 items, 0.65 s at 1,000,000).
+ */
+export function keysOf(f: ListFilter, find: (who: string) => readonly string[]): ListKeys | null {
+  const keys: ListKeys = {};
+  if (f.createdBy !== undefined) keys.createdBy = find(f.createdBy);
+  if (f.updatedBy !== undefined) keys.updatedBy = find(f.updatedBy);
+  return keys.createdBy?.length === 0 || keys.updatedBy?.length === 0 ? null : keys;
 }
 
 /** The rank of the text search: a word in the title counts 3, in a hashtag 2, in the description 1. */
@@ -28,7 +56,12 @@ function rankOf(words: readonly string[], arg: (v: unknown) => string): string {
 const KEY_COLUMN = { createdAt: 'i.created_at', updatedAt: 'i.updated_at', title: 'i.title_fold' } as const;
 
 /** The page's statement and its values; one extra row is asked for to know `hasMore`. */
-export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: string; values: unknown[] } {
+export function listSql(
+  brandId: string,
+  f: ListFilter,
+  d: ListDialect,
+  by: ListKeys = {},
+): { sql: string; values: unknown[] } {
   const values: unknown[] = [brandId];
   const arg = (v: unknown) => {
     values.push(v);
@@ -63,14 +96,14 @@ export function listSql(brandId: string, f: ListFilter, d: ListDialect): { sql: 
   if (f.createdBefore) where.push(`${created} < ${arg(f.createdBefore)}`);
   if (f.updatedAfter) where.push(`i.updated_at >= ${arg(f.updatedAfter)}`);
   if (f.updatedBefore) where.push(`i.updated_at < ${arg(f.updatedBefore)}`);
-  // A key's id or its name, resolved among the brand's keys (a name of another brand is no match).
-  const byKey = (column: string, who: string) => {
-    const p = arg(who);
-    where.push(`${column} IN (SELECT k.id FROM api_keys k JOIN users u ON u.id = k.user_id
-                  WHERE u.brand_id = ${brand} AND (k.id = ${p} OR k.name = ${p}))`);
+  // Who made or changed it: the key ids the name or id stands for, found first (keysOf), so that
+  // one key is an equality its index serves in the list's order.
+  const byKey = (column: string, ids: readonly string[] | undefined) => {
+    if (!ids || ids.length === 0) throw new Error('listSql: resolve createdBy/updatedBy first (keysOf)');
+    where.push(ids.length === 1 ? `${column} = ${arg(ids[0])}` : `${column} IN (${ids.map(arg).join(', ')})`);
   };
-  if (f.createdBy) byKey('i.created_by_key_id', f.createdBy);
-  if (f.updatedBy) byKey('i.updated_by_key_id', f.updatedBy);
+  if (f.createdBy) byKey('i.created_by_key_id', by.createdBy);
+  if (f.updatedBy) byKey('i.updated_by_key_id', by.updatedBy);
   if (f.minDuration !== undefined) where.push(`i.duration_seconds >= ${arg(f.minDuration)}`);
   if (f.maxDuration !== undefined) where.push(`i.duration_seconds <= ${arg(f.maxDuration)}`);
   if (f.words && f.words.length > 0) where.push(d.textMatch(f.words, arg));

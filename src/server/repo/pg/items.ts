@@ -3,7 +3,7 @@
 import type { FileRow, ItemChanges, ItemRow, ListFilter, ListPage, NewItem } from '../items.js';
 import { PREVIEW_OF_ITEM, type RawItem, changedColumns, listPage, newItemRow, toItem } from '../items.js';
 import { foldedHashtags } from '../list-filter.js';
-import { type ListDialect, listSql } from '../list-sql.js';
+import { EMPTY_LIST_PAGE, type ListDialect, keyIdsSql, keysOf, listSql } from '../list-sql.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -19,6 +19,9 @@ const ITEM_COLUMNS = `
        THEN (SELECT COALESCE(SUM(f.file_size), 0)::bigint FROM carousel_files f WHERE f.item_id = i.id)
        ELSE i.file_size END AS "fileSize",
   ${PREVIEW_OF_ITEM} AS "previewKey"`;
+
+/** The brand's keys with a given id or name (createdBy, updatedBy), found before the list's query. */
+const KEY_IDS = keyIdsSql((n) => `$${n}`);
 
 /** The list's SQL on PostgreSQL: the words through the tsvector column (GIN-indexed), each a prefix. */
 export const PG_LIST: ListDialect = {
@@ -53,7 +56,16 @@ export function pgItems(q: Query) {
 
   /** A page of the brand's items in the filter's order (../list-sql.ts). */
   async function list(brandId: string, f: ListFilter): Promise<ListPage<ItemRow>> {
-    const { sql, values } = listSql(brandId, f, PG_LIST);
+    const found = new Map<string, string[]>();
+    for (const who of [f.createdBy, f.updatedBy])
+      if (who !== undefined && !found.has(who))
+        found.set(
+          who,
+          (await q<{ id: string }>(KEY_IDS, [brandId, who])).rows.map((r) => r.id),
+        );
+    const keys = keysOf(f, (who) => found.get(who)!);
+    if (!keys) return EMPTY_LIST_PAGE;
+    const { sql, values } = listSql(brandId, f, PG_LIST, keys);
     const { rows } = await q<RawItem>(sql, values);
     return listPage(f, rows);
   }

@@ -17,7 +17,7 @@ import {
   toItem,
 } from '../items.js';
 import { foldedHashtags } from '../list-filter.js';
-import { type ListDialect, listSql } from '../list-sql.js';
+import { EMPTY_LIST_PAGE, type ListDialect, keyIdsSql, keysOf, listSql } from '../list-sql.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
 const ITEM_COLUMNS = `
@@ -42,6 +42,8 @@ export const SQLITE_LIST: ListDialect = {
     `i.rowid IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ${arg(words.map((w) => `"${w}"*`).join(' '))})`,
 };
 
+const KEY_IDS = keyIdsSql((n) => `?${n}`);
+
 export function sqliteItems(db: Db) {
   function get(brandId: string, id: string): ItemRow | null {
     return toItem(
@@ -56,7 +58,9 @@ export function sqliteItems(db: Db) {
 
   /** A page of the brand's items in the filter's order (./list-sql.ts). */
   function list(brandId: string, f: ListFilter): ListPage<ItemRow> {
-    const { sql, values } = listSql(brandId, f, SQLITE_LIST);
+    const keys = keysOf(f, (who) => (db.prepare(KEY_IDS).all(brandId, who) as Array<{ id: string }>).map((r) => r.id));
+    if (!keys) return EMPTY_LIST_PAGE;
+    const { sql, values } = listSql(brandId, f, SQLITE_LIST, keys);
     return listPage(f, db.prepare(sql).all(...values) as RawItem[]);
   }
 
