@@ -70,6 +70,16 @@ describe('the list by ids on SQLite', () => {
     expect(plan.some((d) => /TEMP B-TREE|items_brand_order/.test(d))).toBe(false);
   });
 
+  it.each([['northwind'], ['northwind', 'sneaker']])(
+    'free text %j, best match first: from the text index, not the brand’s',
+    (...words) => {
+      const plan = planOf({ q: words.join(' ') });
+      expect(plan.some((d) => /items_fts VIRTUAL TABLE INDEX/.test(d))).toBe(true);
+      expect(plan.some((d) => /SEARCH i USING INTEGER PRIMARY KEY \(rowid=\?\)/.test(d))).toBe(true);
+      expect(plan.some((d) => /items_brand_/.test(d))).toBe(false);
+    },
+  );
+
   it.each(['1232b4', '1232b4cd-', '1232b4cd-5e7f', '9', 'f'])('idPrefix %s: a range of the primary key', (prefix) => {
     const plan = planOf({ idPrefix: prefix });
     expect(plan.some((d) => /SEARCH i USING INDEX sqlite_autoindex_items_1 \(id>\? AND id<\?\)/.test(d))).toBe(true);

@@ -69,11 +69,12 @@ export function listSql(
   };
   const brand = d.param(1);
   const range = f.idPrefix === undefined ? null : idRange(f.idPrefix);
-  // With ids, or a range of them, the rows are found by the primary key. Written `i.brand_id = …`
-  // SQLite (which keeps no statistics) would rather walk the brand's whole order index to skip
-  // the sort of a few rows; `|| ''` leaves the brand's check as it is but takes that index out
-  // of the choice.
-  const where = [f.ids || range ? `i.brand_id || '' = ${brand}` : `i.brand_id = ${brand}`];
+  const byRank = f.sort === 'rank' && f.words !== undefined && f.words.length > 0;
+  // With ids, or a range of them, the rows are found by the primary key; ranked by the text
+  // search, by the text index (no index holds the rank's order). Written `i.brand_id = …` SQLite
+  // (which keeps no statistics) would rather walk the brand's whole order index; `|| ''` leaves
+  // the brand's check as it is but takes that index out of the choice.
+  const where = [f.ids || range || byRank ? `i.brand_id || '' = ${brand}` : `i.brand_id = ${brand}`];
   if (f.ids) where.push(`i.id IN (${f.ids.length === 0 ? 'NULL' : f.ids.map(arg).join(', ')})`);
   if (range) where.push(`i.id >= ${arg(range.from)} AND i.id < ${arg(range.to)}`);
   if (f.status) where.push(`i.status = ${arg(f.status)}`);
