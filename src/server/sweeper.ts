@@ -49,7 +49,8 @@ export async function sweep(s: Services, signal?: AbortSignal): Promise<SweepRep
     const claimed = await s.repo.claimDeletions(DELETION_BATCH, DELETION_LEASE_SECONDS);
     if (claimed.length === 0) break;
     await s.removeObjects(claimed);
-    const left = new Set(await s.repo.pendingDeletions());
+    // Only the batch's own keys: the queue may hold many thousands after a store's outage.
+    const left = new Set(await s.repo.pendingDeletions(claimed));
     const removed = claimed.filter((k) => !left.has(k)).length;
     objects += removed;
     // What failed stays queued for the next sweep, not this one.

@@ -399,6 +399,22 @@ describe.each(backends)('Repo on %s', (_name, open) => {
     expect(await repo.claimDeletions(10, 60)).toEqual([claimed[0]]);
   });
 
+  it('outbox: claims in batches go oldest first past the ones leased; pending is asked of a batch alone', async () => {
+    const { repo, caller } = await withCaller();
+    const open = await Promise.all(Array.from({ length: 12 }, () => stored(repo, upload(caller))));
+    expect(await repo.abandonUploads(NOW_MS + 7200_000, AT)).toBe(12);
+    const batches = [];
+    for (let i = 0; i < 4; i++) batches.push(await repo.claimDeletions(5, 60));
+    expect(batches.map((b) => b.length)).toEqual([5, 5, 2, 0]);
+    const claimed = batches.flat();
+    expect(new Set(claimed).size).toBe(12);
+    expect([...claimed].sort()).toEqual(open.map((u) => u.key).sort());
+    await repo.deletionDone(claimed[0]!);
+    expect(await repo.pendingDeletions([claimed[0]!, claimed[1]!, 'not-queued'])).toEqual([claimed[1]]);
+    expect(await repo.pendingDeletions([])).toEqual([]);
+    expect(await repo.pendingDeletions()).toHaveLength(11);
+  });
+
   it('an upload is open for its PUT until completed or its key revoked; objects map to their staging keys', async () => {
     const { repo, caller, made } = await withCaller();
     const u = await stored(repo, upload(caller));

@@ -199,7 +199,8 @@ export interface Repo {
   deletionDone(key: string): Promise<void>;
   /** Releases the claim and records the error; the next sweep retries. */
   deletionFailed(key: string, error: string): Promise<void>;
-  pendingDeletions(): Promise<string[]>;
+  /** The objects still queued for deletion, oldest first; only those among `among` when given. */
+  pendingDeletions(among?: readonly string[]): Promise<string[]>;
 
   /** A 32-byte secret every instance shares (created once, by whichever instance comes first). */
   sharedSecret(name: string): Promise<Buffer>;

