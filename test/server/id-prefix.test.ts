@@ -4,16 +4,9 @@
 // SQLite's bytes, PostgreSQL's default, and a linguistic collation that ignores the dashes at
 // first (ICU's en-US with punctuation shifted, as glibc's en_US.UTF-8 does). Ids at the edges
 // of a digit (…9 → …a, …f → …g) and prefixes ending in a dash are the cases that could slip.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Repo } from '../../src/server/repo/interface.js';
 import { listFilterOf } from '../../src/server/repo/list-filter.js';
-import { openDatabase } from '../../src/server/repo/sqlite/db.js';
-import { createSqliteRepo } from '../../src/server/repo/sqlite/repo.js';
-import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { repoBackends } from '../support/repo-backends.js';
 
 const IDS = [
@@ -67,45 +60,13 @@ const ROWS = `
       created_at, updated_at) VALUES
   ${IDS.map((id, n) => `('${id}', 'b', 'shortform', 'v', 'v', 'draft', 'k/${n}.mp4', 'v.mp4', 'video/mp4', 1, '2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z', '2026-01-01T00:00:00.000Z')`).join(',\n  ')};`;
 
-const both = repoBackends('id-prefix', { max: 2 });
-
-/** A PostgreSQL database of `create`'s options, with the rows, and a repository on it. */
-async function postgresRepo(options: string): Promise<Repo> {
-  const server = both.postgres();
-  const name = `id_prefix_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} ${options}`);
-  await admin.end();
-  const url = server.url.replace(/\/postgres$/, `/${name}`);
-  const repo = await createPostgresRepo({ connectionString: url, max: 2 });
-  both.cleanups.push(() => repo.close());
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(ROWS);
-  await client.end();
-  return repo;
-}
+const both = repoBackends('id-prefix', { max: 2, seed: ROWS });
 
 describe.each<[string, () => Promise<Repo>]>([
+  ...both.backends,
   [
-    'SQLite',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'contentlib-id-prefix-'));
-      const db = openDatabase(dir);
-      db.exec(ROWS);
-      const repo = createSqliteRepo(db, { dataDir: dir });
-      both.cleanups.push(async () => {
-        await repo.close();
-        await rm(dir, { recursive: true, force: true });
-      });
-      return repo;
-    },
-  ],
-  ['PostgreSQL, its default collation', () => postgresRepo('')],
-  [
-    'PostgreSQL, ICU en-US with the dashes ignored at first',
-    () => postgresRepo(`TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US-u-ka-shifted' LOCALE 'C.UTF-8'`),
+    'postgres, ICU en-US with the dashes ignored at first',
+    both.postgresWith(`TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US-u-ka-shifted' LOCALE 'C.UTF-8'`),
   ],
 ])('idPrefix on %s', (_name, open) => {
   let repo: Repo;

@@ -4,44 +4,20 @@
 // 10 minutes), the audit log of one key. SQLite's plans are read from SQLite itself (it keeps no
 // statistics, so they do not depend on the rows); the previews' answer, whose statement changed
 // with them, is checked on both databases.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { auditQueries } from '../../src/server/repo/audit.js';
 import { checksumQueries } from '../../src/server/repo/checksums.js';
 import { mediaQueries } from '../../src/server/repo/media.js';
 import { previewQueries } from '../../src/server/repo/previews.js';
 import type { Repo } from '../../src/server/repo/interface.js';
-import { openDatabase } from '../../src/server/repo/sqlite/db.js';
-import { createSqliteRepo } from '../../src/server/repo/sqlite/repo.js';
-import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
-import type { Database } from '../../src/sqlite/database.js';
+import { sqlitePlans, statementOf } from '../support/query-plans.js';
 import { repoBackends } from '../support/repo-backends.js';
 
 const sqliteParam = (n: number) => `?${n}`;
 
-/** A statement's SQL and values, as the repository runs it (the first step of its generator). */
-function statementOf(step: Generator<unknown, unknown, unknown>): { sql: string; values: unknown[] } {
-  const { args } = step.next().value as { args: [string, unknown[]] };
-  return { sql: args[0], values: args[1] };
-}
-
 describe('the library-scale queries’ plans on SQLite', () => {
-  let dir: string;
-  let db: Database;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'scale-plan-'));
-    db = openDatabase(dir);
-  });
-  afterAll(async () => {
-    db.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const planOf = ({ sql, values }: { sql: string; values: unknown[] }) =>
-    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as Array<{ detail: string }>).map((r) => r.detail);
+  const sqlite = sqlitePlans('scale-plan');
+  const planOf = ({ sql, values }: { sql: string; values: unknown[] }) => sqlite.plan(sql, values);
   // A scan is only ever of a partial index, which holds just the rows still wanted.
   const noScan = (plan: string[]) =>
     expect(
@@ -97,37 +73,9 @@ const ROWS = `
     ('f3', 'c', 'k/f3.jpg', 'f3.jpg', 'image/jpeg', 1, 2, '${AT(9)}', 'p/f3.jpg', 0),
     ('f4', 'c', 'k/f4.jpg', 'f4.jpg', 'image/jpeg', 1, 3, '${AT(9)}', NULL, 3);`;
 
-const both = repoBackends('scale-plan', { max: 2 });
+const { backends } = repoBackends('scale-plan', { max: 2, seed: ROWS });
 
-describe.each<[string, () => Promise<Repo>]>([
-  [
-    'sqlite',
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'contentlib-scale-plan-'));
-      const db = openDatabase(dir);
-      db.exec(ROWS);
-      const repo = createSqliteRepo(db, { dataDir: dir });
-      both.cleanups.push(async () => {
-        await repo.close();
-        await rm(dir, { recursive: true, force: true });
-      });
-      return repo;
-    },
-  ],
-  [
-    'postgres',
-    async () => {
-      const url = await both.postgres().createDatabase('scale_plan');
-      const repo = await createPostgresRepo({ connectionString: url, max: 2 });
-      both.cleanups.push(() => repo.close());
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(ROWS);
-      await client.end();
-      return repo;
-    },
-  ],
-])('the previews wanted on %s', (_name, open) => {
+describe.each(backends)('the previews wanted on %s', (_name, open) => {
   let repo: Repo;
   beforeAll(async () => {
     repo = await open();

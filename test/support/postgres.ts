@@ -15,8 +15,8 @@ export interface TestPostgres {
   /** postgres://postgres[:password]@127.0.0.1:PORT/postgres */
   url: string;
   port: number;
-  /** A fresh, empty database; returns its URL. */
-  createDatabase(prefix?: string): Promise<string>;
+  /** A fresh, empty database (`options`: CREATE DATABASE's, e.g. a collation); returns its URL. */
+  createDatabase(prefix?: string, options?: string): Promise<string>;
   /**
    * Shuts the server down, keeping its data: `start()` brings it back. 'fast' (the default) ends
    * every session with 57P01 and checkpoints; 'immediate' kills the backends (crash recovery at
@@ -113,12 +113,12 @@ export async function startPostgres(o: PostgresOptions = {}): Promise<TestPostgr
   return {
     url,
     port,
-    async createDatabase(prefix = 'test') {
+    async createDatabase(prefix = 'test', options = '') {
       const name = `${prefix}_${process.pid}_${++count}`;
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        await client.query(`CREATE DATABASE ${name}`);
+        await client.query(`CREATE DATABASE ${name} ${options}`);
       } finally {
         await client.end();
       }

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import type { Repo } from '../../src/server/repo/interface.js';
 import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
@@ -14,14 +15,19 @@ import { type TestPostgres, startPostgres } from './postgres.js';
 export interface RepoBackends {
   /** For `describe.each`: each database's name and how to open a fresh Repo on it. */
   backends: Array<[string, () => Promise<Repo>]>;
+  /** How to open a fresh Repo on a PostgreSQL database made with CREATE DATABASE's `options` (a collation). */
+  postgresWith: (options: string) => () => Promise<Repo>;
   /** The file's PostgreSQL server (once beforeAll has run), for databases of a test's own. */
   postgres: () => TestPostgres;
   /** Run after the file, before the server stops: what a test opened itself. */
   cleanups: Array<() => Promise<void>>;
 }
 
-/** `name` names the temp folders and databases; `max` is the PostgreSQL pool's size. */
-export function repoBackends(name: string, o: { max: number }): RepoBackends {
+/**
+ * `name` names the temp folders and databases; `max` is the PostgreSQL pool's size; `seed`, SQL
+ * valid on both databases, is run on each fresh database once its schema is made.
+ */
+export function repoBackends(name: string, o: { max: number; seed?: string }): RepoBackends {
   let postgres: TestPostgres | undefined;
   const cleanups: Array<() => Promise<void>> = [];
   beforeAll(async () => {
@@ -37,23 +43,32 @@ export function repoBackends(name: string, o: { max: number }): RepoBackends {
   };
   const sqlite = async () => {
     const dir = await mkdtemp(join(tmpdir(), `contentlib-${name}-`));
-    const repo = createSqliteRepo(openDatabase(dir), { dataDir: dir });
+    const db = openDatabase(dir);
+    if (o.seed) db.exec(o.seed);
+    const repo = createSqliteRepo(db, { dataDir: dir });
     cleanups.push(async () => {
       await repo.close();
       await rm(dir, { recursive: true, force: true });
     });
     return repo;
   };
-  const postgresRepo = async () => {
-    const repo = await createPostgresRepo({ connectionString: await server().createDatabase(name), max: o.max });
+  const postgresWith = (options: string) => async () => {
+    const url = await server().createDatabase(name.replace(/-/g, '_'), options);
+    const repo = await createPostgresRepo({ connectionString: url, max: o.max });
     cleanups.push(() => repo.close());
+    if (o.seed) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(o.seed).finally(() => client.end());
+    }
     return repo;
   };
   return {
     backends: [
       ['sqlite', sqlite],
-      ['postgres', postgresRepo],
+      ['postgres', postgresWith('')],
     ],
+    postgresWith,
     postgres: server,
     cleanups,
   };

@@ -35,8 +35,17 @@ export function listPageBudget(items: number): number {
 
 export type CheckApi = Pick<ApiClient, 'list' | 'get'>;
 
-type OnRetry = (id: string) => CallOptions['onRetry'];
-type OnSeen = ((item: ContentItem) => void) | undefined;
+/** One check's state and callbacks, which each way of checking reads and moves ids through. */
+interface Check {
+  /** The ids not answered for yet. */
+  unseen: Set<string>;
+  /** The ids found deleted. */
+  gone: Set<string>;
+  api: CheckApi;
+  signal: AbortSignal;
+  onRetry: (id: string) => CallOptions['onRetry'];
+  onSeen: ((item: ContentItem) => void) | undefined;
+}
 
 /**
  * The items among `ids` that no longer exist (404 to a GET, or left out of a list by id).
@@ -47,16 +56,13 @@ export async function goneItems(
   ids: Iterable<string>,
   api: CheckApi,
   signal: AbortSignal,
-  onRetry: OnRetry,
+  onRetry: Check['onRetry'],
   /** Each item of `ids` as the library answered it (a page or a GET): what it holds now. */
-  onSeen?: OnSeen,
+  onSeen?: Check['onSeen'],
 ): Promise<Set<string>> {
-  const unseen = new Set(ids);
-  const gone = new Set<string>();
-  if (unseen.size > 0) await checkByIds(unseen, gone, api, signal, onRetry, onSeen);
-  if (unseen.size > 0) await checkByPages(unseen, api, signal, onRetry, onSeen);
-  if (unseen.size > 0) await checkOneByOne(unseen, gone, api, signal, onRetry, onSeen);
-  return gone;
+  const check: Check = { unseen: new Set(ids), gone: new Set(), api, signal, onRetry, onSeen };
+  for (const way of [checkByIds, checkByPages, checkOneByOne]) if (check.unseen.size > 0) await way(check);
+  return check.gone;
 }
 
 /**
@@ -65,14 +71,7 @@ export async function goneItems(
  * `unseen`: all of them when the service does not filter by id, and those of the requests an
  * instance without the extension answered, behind a balancer in a rolling upgrade.
  */
-async function checkByIds(
-  unseen: Set<string>,
-  gone: Set<string>,
-  api: CheckApi,
-  signal: AbortSignal,
-  onRetry: OnRetry,
-  onSeen: OnSeen,
-): Promise<void> {
+async function checkByIds({ unseen, gone, api, signal, onRetry, onSeen }: Check): Promise<void> {
   const chunks = chunked([...unseen], LIST_LIMITS.maxLimit);
   const ask = async (chunk: string[]): Promise<ContentItem[] | null> => {
     try {
@@ -112,13 +111,7 @@ function filtered(page: { items: readonly ContentItem[]; hasMore: boolean }, ask
 }
 
 /** Reads the list newest first, up to its page budget, moving each item it finds out of `unseen`. */
-async function checkByPages(
-  unseen: Set<string>,
-  api: CheckApi,
-  signal: AbortSignal,
-  onRetry: OnRetry,
-  onSeen: OnSeen,
-): Promise<void> {
+async function checkByPages({ unseen, api, signal, onRetry, onSeen }: Check): Promise<void> {
   const budget = listPageBudget(unseen.size);
   const limit = LIST_LIMITS.maxLimit;
   for (let page = 0; page < budget && unseen.size > 0; page++) {
@@ -133,14 +126,7 @@ async function checkByPages(
 }
 
 /** One GET per item left in `unseen`: a 404 puts it in `gone`. */
-async function checkOneByOne(
-  unseen: Set<string>,
-  gone: Set<string>,
-  api: CheckApi,
-  signal: AbortSignal,
-  onRetry: OnRetry,
-  onSeen: OnSeen,
-): Promise<void> {
+async function checkOneByOne({ unseen, gone, api, signal, onRetry, onSeen }: Check): Promise<void> {
   const pool = createPool(GET_CONCURRENCY, signal);
   await Promise.all(
     [...unseen].map((id) =>

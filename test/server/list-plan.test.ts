@@ -1,23 +1,18 @@
-// A list by ids (the `id` extension, docs/api.md) finds its rows by the primary key, never by
-// walking the brand's order index: SQLite keeps no statistics, and with `i.brand_id = ?` in the
-// same WHERE it preferred that index (it saves sorting a page), reading every item of the brand.
-// The plans are read from each database itself: SQLite's, and PostgreSQL's over a brand of
-// 50,000 analysed items; the answers are checked on both databases by search.test.ts and over
-// HTTP by content.test.ts.
+// A list page never walks the brand's items when what it asks for finds fewer: by ids (the `id`
+// extension, docs/api.md) or an id prefix through the primary key, by one key through its index
+// in the list's order, free text through the text index, further hashtags as one set. SQLite
+// keeps no statistics, and with `i.brand_id = ?` in the same WHERE it preferred the brand's order
+// index (it saves sorting a page), reading every item of the brand. The plans are read from each
+// database itself: SQLite's, and PostgreSQL's over a brand of 50,000 analysed items; the answers
+// are checked on both databases by search.test.ts and id-prefix.test.ts, and over HTTP by
+// content.test.ts.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ListParameters, listFilterOf } from '../../src/server/repo/list-filter.js';
-import { listSql } from '../../src/server/repo/list-sql.js';
-import { openDatabase } from '../../src/server/repo/sqlite/db.js';
+import { type ListKeys, listSql } from '../../src/server/repo/list-sql.js';
 import { SQLITE_LIST } from '../../src/server/repo/sqlite/items.js';
 import { PG_LIST } from '../../src/server/repo/pg/items.js';
-import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
-import type { Database } from '../../src/sqlite/database.js';
-import { type TestPostgres, startPostgres } from '../support/postgres.js';
+import { postgresPlans, sqlitePlans } from '../support/query-plans.js';
 
 function filterOf(p: Partial<ListParameters>) {
   const asked = listFilterOf({ limit: 100, offset: 0, ...p });
@@ -26,21 +21,11 @@ function filterOf(p: Partial<ListParameters>) {
 }
 const ids = (n: number) => Array.from({ length: n }, () => randomUUID());
 
-describe('the list by ids on SQLite', () => {
-  let dir: string;
-  let db: Database;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'list-ids-plan-'));
-    db = openDatabase(dir);
-  });
-  afterAll(async () => {
-    db.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const planOf = (p: Partial<ListParameters>) => {
-    const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST);
-    return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as Array<{ detail: string }>).map((r) => r.detail);
+describe('the list’s plans on SQLite', () => {
+  const sqlite = sqlitePlans('list-plan');
+  const planOf = (p: Partial<ListParameters>, keys?: ListKeys) => {
+    const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST, keys);
+    return sqlite.plan(sql, values);
   };
 
   it.each<[string, Partial<ListParameters>]>([
@@ -62,10 +47,7 @@ describe('the list by ids on SQLite', () => {
     ['createdBy', { createdBy: 'ci' }, /items_brand_created_by \(brand_id=\? AND created_by_key_id=\?\)/],
     ['updatedBy', { updatedBy: 'ci' }, /items_brand_updated_by \(brand_id=\? AND updated_by_key_id=\?\)/],
   ])('%s of one key: its index, in the list’s order (no sort, no walk over the brand)', (_what, p, index) => {
-    const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST, { createdBy: ['k1'], updatedBy: ['k1'] });
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...values) as Array<{ detail: string }>).map(
-      (r) => r.detail,
-    );
+    const plan = planOf(p, { createdBy: ['k1'], updatedBy: ['k1'] });
     expect(plan.some((d) => index.test(d))).toBe(true);
     expect(plan.some((d) => /TEMP B-TREE|items_brand_order/.test(d))).toBe(false);
   });
@@ -99,37 +81,20 @@ describe('the list by ids on SQLite', () => {
   });
 });
 
-describe('the list by ids on PostgreSQL', () => {
-  let postgres: TestPostgres | undefined;
-  let url = '';
-  let client: pg.Client;
-  beforeAll(async () => {
-    postgres = await startPostgres();
-    url = await postgres.createDatabase('list_ids_plan');
-    // The schema as the server makes it.
-    await (await createPostgresRepo({ connectionString: url, max: 1 })).close();
-    client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`INSERT INTO brands (id, name, created_at) VALUES ('brand', 'acme', '2026-01-01T00:00:00Z')`);
-    await client.query(
-      `INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type,
-         file_size, created_at, updated_at)
-       SELECT gen_random_uuid()::text, 'brand', 'shortform', 'clip ' || g, 'clip ' || g, 'draft', 'k/' || g,
-         'a.mp4', 'video/mp4', 1, to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-         '2026-01-01T00:00:00Z'
-       FROM generate_series(1, 50000) g`,
-    );
-    await client.query('ANALYZE');
-  }, 120_000);
-  afterAll(async () => {
-    await client?.end();
-    await postgres?.stop();
-  });
-
-  const planOf = async (p: Partial<ListParameters>) => {
+describe('the list’s plans on PostgreSQL', () => {
+  const postgres = postgresPlans(
+    'list_plan',
+    `INSERT INTO brands (id, name, created_at) VALUES ('brand', 'acme', '2026-01-01T00:00:00Z');
+     INSERT INTO items (id, brand_id, type, title, title_fold, status, file_key, file_name, content_type,
+       file_size, created_at, updated_at)
+     SELECT gen_random_uuid()::text, 'brand', 'shortform', 'clip ' || g, 'clip ' || g, 'draft', 'k/' || g,
+       'a.mp4', 'video/mp4', 1, to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+       '2026-01-01T00:00:00Z'
+     FROM generate_series(1, 50000) g`,
+  );
+  const planOf = (p: Partial<ListParameters>) => {
     const { sql, values } = listSql('brand', filterOf(p), PG_LIST);
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
+    return postgres.plan(sql, values);
   };
 
   it.each<[string, Partial<ListParameters>]>([
