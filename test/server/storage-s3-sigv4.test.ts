@@ -63,6 +63,10 @@ describe('SigV4 recomputed independently', () => {
 });
 
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+// The store signs at this fixed moment: on a slow machine more than half a second could pass
+// between the test's expiresAt and the signing, and the lifetime would round to 3599.
+const SIGNED_AT = new Date('2026-11-27T10:00:00.000Z');
+const IN_AN_HOUR = new Date(SIGNED_AT.getTime() + 3600_000);
 /** The S3 store the presigned PUTs come from: path-style on a custom endpoint, under `prefix`. */
 const storageAt = (prefix: string) =>
   createS3Storage({
@@ -70,6 +74,7 @@ const storageAt = (prefix: string) =>
     endpoint: 'http://127.0.0.1:9000',
     region: 'eu-west-3',
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: SECRET },
+    now: () => new Date(SIGNED_AT),
   });
 
 describe('S3 presigned PUT', () => {
@@ -81,7 +86,7 @@ describe('S3 presigned PUT', () => {
       key,
       contentType: 'video/mp4',
       contentLength: 123456,
-      expiresAt: new Date(Date.now() + 3600_000),
+      expiresAt: IN_AN_HOUR,
     });
   }
 
@@ -127,7 +132,7 @@ describe('S3 presigned PUT with a declared SHA-256', () => {
       contentType: 'image/jpeg',
       contentLength: body.length,
       sha256: hex,
-      expiresAt: new Date(Date.now() + 3600_000),
+      expiresAt: IN_AN_HOUR,
     });
   }
 
