@@ -68,10 +68,22 @@ export interface OpenOptions {
  * insist on SQLInputValue parameters and Record rows at every call, where the repositories hand
  * rows of their own shapes; the wrapper states that once.
  */
+/**
+ * Statements kept prepared per connection, the most recently used. node:sqlite prepares a
+ * statement anew at every `prepare`: under a bulk upload `serve` spent ~10 % of its CPU there
+ * (18 s of 174 s over 20,000 uploads), re-preparing the same few dozen statements of presign, PUT
+ * and complete (bench/notes.md). A statement runs to its end within one call (run, get, all), so
+ * one prepared statement serves every caller of its SQL; texts made per call (an IN list of n
+ * ids) take their turn in the cache and fall out of it. `exec` empties it (it may change the schema).
+ */
+const KEPT_STATEMENTS = 256;
+
 export class Database {
   readonly #db: DatabaseSync;
   /** How many transactions of ours are open: a nested one is a savepoint. */
   #depth = 0;
+  /** SQL → its statement, oldest use first (a Map keeps insertion order). */
+  readonly #kept = new Map<string, Statement>();
 
   constructor(path: string, o: OpenOptions = {}) {
     this.#db = new (loadSqlite().DatabaseSync)(path, o);
@@ -84,11 +96,27 @@ export class Database {
     return this.#db.isOpen;
   }
 
+  /** The statement of `sql`, prepared once and kept (KEPT_STATEMENTS). */
   prepare(sql: string): Statement {
-    return this.#db.prepare(sql) as unknown as Statement;
+    const kept = this.#kept.get(sql);
+    if (kept) {
+      this.#kept.delete(sql);
+      this.#kept.set(sql, kept);
+      return kept;
+    }
+    const made = this.#db.prepare(sql) as unknown as Statement;
+    this.#kept.set(sql, made);
+    if (this.#kept.size > KEPT_STATEMENTS) this.#kept.delete(this.#kept.keys().next().value!);
+    return made;
   }
 
+  /**
+   * Runs `sql` (one or more statements, no parameters). It may change the schema (a migration),
+   * so the kept statements go: on Node 22 a statement prepared before an ALTER TABLE still gave
+   * the old columns (test/sqlite/database.test.ts). Transactions do not come through here.
+   */
   exec(sql: string): void {
+    this.#kept.clear();
     this.#db.exec(sql);
   }
 
@@ -98,6 +126,7 @@ export class Database {
   }
 
   close(): void {
+    this.#kept.clear();
     this.#db.close();
   }
 
@@ -109,7 +138,7 @@ export class Database {
     const run = (mode: TransactionMode, args: A): T => {
       const nested = this.#depth > 0;
       const name = `sp${this.#depth}`;
-      this.exec(nested ? `SAVEPOINT ${name}` : `BEGIN ${mode.toUpperCase()}`);
+      this.#db.exec(nested ? `SAVEPOINT ${name}` : `BEGIN ${mode.toUpperCase()}`);
       this.#depth++;
       let result: T;
       try {
@@ -117,11 +146,11 @@ export class Database {
       } catch (err) {
         this.#depth--;
         // An error SQLite already rolled back (a full disk, say) leaves no transaction to end.
-        if (this.#db.isTransaction) this.exec(nested ? `ROLLBACK TO ${name}; RELEASE ${name}` : 'ROLLBACK');
+        if (this.#db.isTransaction) this.#db.exec(nested ? `ROLLBACK TO ${name}; RELEASE ${name}` : 'ROLLBACK');
         throw err;
       }
       this.#depth--;
-      this.exec(nested ? `RELEASE ${name}` : 'COMMIT');
+      this.#db.exec(nested ? `RELEASE ${name}` : 'COMMIT');
       return result;
     };
     const tx = ((...args: A) => run('deferred', args)) as Transaction<A, T>;

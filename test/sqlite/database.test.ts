@@ -89,6 +89,44 @@ describe('pragma(), typed(), plucked()', () => {
   });
 });
 
+describe('prepare()', () => {
+  it('keeps a statement per SQL text: the same one again, with its results each time', () => {
+    const sql = 'SELECT id FROM t WHERE n = ? ORDER BY id';
+    expect(db.prepare(sql)).toBe(db.prepare(sql));
+    insert('a');
+    expect(db.prepare(sql).all(1)).toEqual([{ id: 'a' }]);
+    insert('b');
+    expect(db.prepare(sql).all(1)).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(db.prepare(sql).all(2)).toEqual([]);
+  });
+
+  it('keeps the 256 used last: one used since stays, the oldest is prepared again', () => {
+    const first = db.prepare('SELECT 0 AS k');
+    const second = db.prepare('SELECT 1 AS k');
+    for (let k = 2; k < 256; k++) db.prepare(`SELECT ${k} AS k`);
+    db.prepare('SELECT 0 AS k');
+    db.prepare('SELECT 256 AS k');
+    expect(db.prepare('SELECT 0 AS k')).toBe(first);
+    expect(db.prepare('SELECT 1 AS k')).not.toBe(second);
+    expect(db.prepare('SELECT 1 AS k').get()).toEqual({ k: 1 });
+  });
+
+  it('a schema changed by exec (a migration) is seen: exec drops the kept statements', () => {
+    insert('a');
+    const before = db.prepare('SELECT * FROM t');
+    expect(before.all()).toEqual([{ id: 'a', n: 1 }]);
+    db.exec("ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'x'");
+    expect(db.prepare('SELECT * FROM t')).not.toBe(before);
+    expect(db.prepare('SELECT * FROM t').all()).toEqual([{ id: 'a', n: 1, note: 'x' }]);
+  });
+
+  it('a transaction keeps them: BEGIN and COMMIT do not change the schema', () => {
+    const kept = db.prepare('SELECT COUNT(*) AS n FROM t');
+    db.transaction(() => insert('a')).immediate();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM t')).toBe(kept);
+  });
+});
+
 describe('errorCode()', () => {
   it.each([
     [5, 'SQLITE_BUSY'],
