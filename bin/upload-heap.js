@@ -10,24 +10,13 @@
 // pages they were on: over a 100,000-file upload the heap V8 kept committed crept up with the
 // holes (RSS 102.4 → 104.5 MB while sending); a last-resort collection, which compacts and hands
 // emptied pages back, once a minute at most keeps it flat (100.7–102.1 MB; bench/notes.md).
-// A collection at each 6 MiB of growth let the heap reach the run's own state plus 6 MiB: a plan
-// of 100,000 files holds ~6 MB more than one of 500, so its heap sat ~6 MB higher at each peak.
-// The heap now has a ceiling, 8 MiB above the loaded program: once the run's state fills most
-// of it, collections come at each 2 MiB (or an eighth of the heap) instead (bench/notes.md).
 const { getHeapStatistics, setFlagsFromString } = require('node:v8');
 const { runInNewContext } = require('node:vm');
 
 /** How often the heap is looked at (a few microseconds each). */
 const CHECK_MS = 250;
-/** A full collection (~10 ms each) once the heap holds this much more than the loaded program... */
-const CEILING_BYTES = 8 * 1024 * 1024;
-/**
- * ...or, when what the run keeps fills most of that, once it has grown this much since the last
- * one, or an eighth of what that one left (so a heap of a million files' plan is not collected
- * at every 2 MiB).
- */
-const MIN_GROWTH_BYTES = 2 * 1024 * 1024;
-const GROWTH_SHARE = 1 / 8;
+/** A full collection once the heap has grown this much since the last one (~10 ms each). */
+const GROWTH_BYTES = 6 * 1024 * 1024;
 /** And at least this often, whatever it grew. */
 const EVERY_MS = 10_000;
 /**
@@ -37,10 +26,9 @@ const EVERY_MS = 10_000;
 const COMPACT_EVERY_MS = 60_000;
 
 /**
- * Keeps the young generation at its first size and runs a full collection whenever the heap
- * reaches CEILING_BYTES above the loaded program, or has grown MIN_GROWTH_BYTES (or GROWTH_SHARE)
- * above what the last one left, whichever is higher (and at least every EVERY_MS), so what a run leaves for the collector
- * stays bounded by that, not by V8's limits for big heaps. `checkMs` is for tests.
+ * Keeps the young generation at its first size and runs a full collection whenever the heap has
+ * grown GROWTH_BYTES since the last one (at least every EVERY_MS), so what a run leaves for the
+ * collector stays bounded by that, not by V8's limits for big heaps. `checkMs` is for tests.
  */
 function boundUploadHeap(checkMs = CHECK_MS) {
   const heap = prepareUploadHeap();
@@ -68,20 +56,18 @@ function prepareUploadHeap() {
   return {
     gc,
     start(checkMs = CHECK_MS, compactEveryMs = COMPACT_EVERY_MS) {
-      const ceiling = used() + CEILING_BYTES;
-      let limit = ceiling;
+      let base = used();
       let at = Date.now();
       let compactedAt = at;
       setInterval(() => {
         const now = Date.now();
-        if (used() < limit && now - at < EVERY_MS) return;
+        if (used() - base < GROWTH_BYTES && now - at < EVERY_MS) return;
         if (now - compactedAt < compactEveryMs) gc();
         else {
           gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
           compactedAt = now;
         }
-        const left = used();
-        limit = Math.max(ceiling, left + Math.max(MIN_GROWTH_BYTES, left * GROWTH_SHARE));
+        base = used();
         at = now;
       }, checkMs).unref();
     },
