@@ -64,11 +64,6 @@ export interface OpenOptions {
 }
 
 /**
- * One connection to a database file. A thin wrapper rather than a subclass: node:sqlite's types
- * insist on SQLInputValue parameters and Record rows at every call, where the repositories hand
- * rows of their own shapes; the wrapper states that once.
- */
-/**
  * Statements kept prepared per connection, the most recently used. node:sqlite prepares a
  * statement anew at every `prepare`: under a bulk upload `serve` spent ~10 % of its CPU there
  * (18 s of 174 s over 20,000 uploads), re-preparing the same few dozen statements of presign, PUT
@@ -78,6 +73,11 @@ export interface OpenOptions {
  */
 const KEPT_STATEMENTS = 256;
 
+/**
+ * One connection to a database file. A thin wrapper rather than a subclass: node:sqlite's types
+ * insist on SQLInputValue parameters and Record rows at every call, where the repositories hand
+ * rows of their own shapes; the wrapper states that once.
+ */
 export class Database {
   readonly #db: DatabaseSync;
   /** How many transactions of ours are open: a nested one is a savepoint. */

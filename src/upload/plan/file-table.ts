@@ -117,8 +117,9 @@ export class FileTable {
     let f = this.#folderIds.get(folder);
     if (f === undefined) {
       // Kept for the run: not a view of the file's whole path (./own-string.ts).
-      f = this.#folders.push(ownString(folder)) - 1;
-      this.#folderIds.set(folder, f);
+      const own = ownString(folder);
+      f = this.#folders.push(own) - 1;
+      this.#folderIds.set(own, f);
     }
     this.#lastFolder = f;
     return f;

@@ -199,10 +199,7 @@ export async function runPlan(plan: EnginePlan, deps: EngineDeps, emit: EmitFn):
  */
 async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
   const { deps } = run;
-  if (deps.force)
-    return plan.items.map((item) =>
-      item.contentItemId === undefined ? NOTHING_DONE : { done: undefined, doneCount: 0, itemId: item.contentItemId },
-    );
+  if (deps.force) return plan.items.map((item) => nothingDone(item.contentItemId));
   // Per item, the item each file is completed into (only for items with any); each item once,
   // with a file of it to name in `retrying` events.
   const found: Array<Array<string | undefined> | undefined> = [];
@@ -233,8 +230,13 @@ async function readPriors(plan: EnginePlan, run: Run): Promise<Prior[]> {
  */
 const NOTHING_DONE: Prior = Object.freeze({ done: undefined, doneCount: 0 });
 
+/** An item none of whose files is done: to be added to `itemId` (--to) if given. */
+function nothingDone(itemId: string | undefined): Prior {
+  return itemId === undefined ? NOTHING_DONE : { done: undefined, doneCount: 0, itemId };
+}
+
 function priorOf(item: EngineItem, found: Array<string | undefined> | undefined, gone: Set<string>): Prior {
-  if (!found && item.contentItemId === undefined) return NOTHING_DONE;
+  if (!found) return nothingDone(item.contentItemId);
   let itemId = item.contentItemId;
   let done: boolean[] | undefined;
   let doneCount = 0;
