@@ -197,6 +197,32 @@ describe('disk multipart parts', () => {
     expect(await readdir(join(dataDir, 'parts'))).toEqual([]);
   });
 
+  it('an abort while parts are storing their markers removes the whole folder (no ENOTEMPTY), and they are closed or kept', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { key, id } = await open_();
+      // Many markers, so that removing the folder takes a while; then parts whose marker is being
+      // written as the folder is removed (a file made in it after rm listed it stopped its rmdir).
+      for (let n = 1; n <= 150; n++) await put(id, n, Buffer.from([n]));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let waiting = 0;
+      const landing = Array.from({ length: 20 }, (_, i) =>
+        parts.receive(id, 151 + i, (150 + i) * SIZE, Readable.from([Buffer.from('x')]), 1, async () => {
+          waiting++;
+          await gate;
+          return true;
+        }),
+      );
+      while (waiting < landing.length) await spin(1);
+      const aborted = parts.abort(key, id);
+      release();
+      await expect(aborted).resolves.toBeUndefined();
+      for (const outcome of await Promise.all(landing))
+        expect(outcome === 'closed' || typeof outcome.etag === 'string').toBe(true);
+      expect(await readdir(join(dataDir, 'parts'))).toEqual([]);
+    }
+  });
+
   it('the SHA-256 rolled as parts land is dropped when a hashed part is written again', async () => {
     const { key, id } = await open_();
     const want = [randomBytes(SIZE), randomBytes(SIZE), randomBytes(50)];

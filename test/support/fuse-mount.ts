@@ -6,7 +6,7 @@
 // to mount (root in a container that allows it, as .ci/run's).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, statfs } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -64,4 +64,32 @@ export async function fuseMount(): Promise<FuseMount> {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** How a process's threads wait on FUSE now, as the kernel shows them (/proc/<pid>/task). */
+export interface FuseWaits {
+  /**
+   * Threads waiting on the share: in a FUSE request (`request_wait_answer`), or in the kernel's
+   * uninterruptible sleep (state D), as a read waiting for pages that readahead asked the daemon for.
+   */
+  waiting: number;
+  /**
+   * The process is ending (its main thread has exited, state Z) but a thread still waits: the
+   * daemon had taken that request before it was stopped, and the kernel waits for its answer
+   * whatever signal comes (SIGKILL too), so the process ends only once the share answers.
+   */
+  heldByKernel: boolean;
+}
+
+export async function fuseWaits(pid: number): Promise<FuseWaits> {
+  const read = (tid: string, file: string) => readFile(`/proc/${pid}/task/${tid}/${file}`, 'utf8').catch(() => '');
+  // The state follows the command name, which is in parentheses and may hold spaces.
+  const stateOf = async (tid: string) => {
+    const stat = await read(tid, 'stat');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
+  };
+  let waiting = 0;
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [] as string[]))
+    if ((await read(tid, 'wchan')) === 'request_wait_answer' || (await stateOf(tid)) === 'D') waiting++;
+  return { waiting, heldByKernel: waiting > 0 && (await stateOf(String(pid))) === 'Z' };
 }

@@ -10,7 +10,12 @@ export interface ThrottleProxy {
   url: string;
   /** Bytes the clients have sent through it (requests and bodies) since it started or was last reset. */
   received(): number;
-  /** Most client connections open at once among those made since start or the last reset. */
+  /**
+   * Most requests in flight at once (on a connection, from its client's first byte of a request to
+   * the first byte of the answer) among those started since start or the last reset. Idle kept-alive
+   * connections are not counted: a pool that closes one and opens another has briefly two open as
+   * the proxy sees them, but never more requests at once than it allows.
+   */
   peakConnections(): number;
   resetCount(): void;
   close(): Promise<void>;
@@ -22,19 +27,23 @@ export async function startThrottleProxy(
 ): Promise<ThrottleProxy> {
   const sockets = new Set<Socket>();
   let received = 0;
-  // Connections of the current count (made since the last reset) open now, and the most at once.
+  // Requests of the current count (started since the last reset) in flight now, and the most at once.
   let generation = 0;
-  let open = 0;
+  let inFlight = 0;
   let peak = 0;
   const server: Server = createServer((client) => {
     const { hostname, port } = new URL(typeof target === 'string' ? target : target());
     const upstream = createConnection({ host: hostname, port: Number(port) });
     sockets.add(client).add(upstream);
-    const mine = generation;
-    peak = Math.max(peak, ++open);
-    client.once('close', () => {
-      if (mine === generation) open--;
-    });
+    // HTTP/1.1 without pipelining: a request is in flight from its first byte until the answer
+    // starts. `busy` is the count it was started in (a reset meanwhile starts a new count), or null.
+    let busy: number | null = null;
+    const idle = () => {
+      if (busy === generation) inFlight--;
+      busy = null;
+    };
+    client.once('close', idle);
+    upstream.on('data', idle);
     upstream.pipe(client);
     // When this connection may send its next byte: a running schedule, so timer granularity
     // does not lower the rate (a late timer is made up by the next chunk's shorter wait). Each
@@ -42,6 +51,10 @@ export async function startThrottleProxy(
     // whatever the link: N parallel connections move N times as much (bench/multipart.ts).
     let due = 0;
     client.on('data', (chunk: Buffer) => {
+      if (busy === null) {
+        busy = generation;
+        peak = Math.max(peak, ++inFlight);
+      }
       received += chunk.length;
       upstream.write(chunk);
       const now = performance.now();
@@ -70,7 +83,7 @@ export async function startThrottleProxy(
     resetCount: () => {
       received = 0;
       generation++;
-      open = 0;
+      inFlight = 0;
       peak = 0;
     },
     close: () =>

@@ -251,6 +251,13 @@ export function createDiskParts(
   /** Per upload: its parts being written now, by part number. */
   const landings = new Map<string, Map<number, Landing>>();
   const buffers = readBuffers();
+  /**
+   * Per upload: marker writes under way, which removing its folder waits for, and the uploads whose
+   * folder is being removed, which take no new marker. A marker's temp file made in the folder
+   * after rm listed it would stop rm's rmdir (ENOTEMPTY): an abort failed so under part PUTs.
+   */
+  const markerWrites = new Map<string, { count: number; drained: (() => void)[] }>();
+  const removing = new Set<string>();
 
   async function readMarker(fileId: string, n: number): Promise<Marker | null> {
     const text = await readFile(markerOf(fileId, n), 'utf8').catch((err: unknown) => {
@@ -401,13 +408,34 @@ export function createDiskParts(
     if (state && n < state.next) rolling.delete(fileId);
   }
 
-  async function writeMarker(fileId: string, n: number, marker: Marker): Promise<void> {
+  /** Stores part `n`'s marker; false when the upload's folder is being removed (aborted meanwhile). */
+  async function writeMarker(fileId: string, n: number, marker: Marker): Promise<boolean> {
+    if (removing.has(fileId)) return false;
+    const writes = markerWrites.get(fileId) ?? markerWrites.set(fileId, { count: 0, drained: [] }).get(fileId)!;
+    writes.count++;
     const temp = join(dirOf(fileId), `.${randomUUID()}.tmp`);
     try {
       await writeFile(temp, JSON.stringify(marker), { mode: 0o600, flag: 'wx', flush: true });
       await rename(temp, markerOf(fileId, n));
+      return true;
     } finally {
       await rm(temp, { force: true });
+      if (--writes.count === 0) {
+        markerWrites.delete(fileId);
+        for (const drained of writes.drained) drained();
+      }
+    }
+  }
+
+  /** Removes the upload's folder once the marker writes under way are done; none begins meanwhile. */
+  async function removeFolder(fileId: string): Promise<void> {
+    removing.add(fileId);
+    try {
+      const writes = markerWrites.get(fileId);
+      if (writes) await new Promise<void>((resolve) => writes.drained.push(resolve));
+      await rm(dirOf(fileId), { recursive: true, force: true });
+    } finally {
+      removing.delete(fileId);
     }
   }
 
@@ -467,7 +495,7 @@ export function createDiskParts(
       if (!(await stillOpen())) return 'closed';
       const etag = randomBytes(16).toString('hex');
       try {
-        await writeMarker(fileId, n, { offset, size: expectedBytes, etag });
+        if (!(await writeMarker(fileId, n, { offset, size: expectedBytes, etag }))) return 'closed';
       } catch (err) {
         // Aborted while the part arrived: its folder is gone, and the part with it.
         if (errnoOf(err) === 'ENOENT') return 'closed';
@@ -521,7 +549,7 @@ export function createDiskParts(
     });
     await rename(dataOf(fileId), target);
     rolling.delete(fileId);
-    await rm(dirOf(fileId), { recursive: true, force: true });
+    await removeFolder(fileId);
     return sha256;
   }
 
@@ -599,7 +627,7 @@ export function createDiskParts(
       await uploadLock(fileId, async () => {
         rolling.delete(fileId);
         for (const landing of landings.get(fileId)?.values() ?? []) landing.follower = null;
-        await rm(dirOf(fileId), { recursive: true, force: true });
+        await removeFolder(fileId);
       });
     },
     async listUploads() {
