@@ -14,6 +14,7 @@ import {
   multipartMigration,
 } from './schema.js';
 import { heldBytesMigration } from './held-bytes.js';
+import { itemCountsMigration } from './item-counts.js';
 import { PREVIEWS_MIGRATION } from './previews-migration.js';
 import { SCALE_INDEXES_MIGRATION } from './scale-indexes.js';
 import { searchMigration } from './search-schema.js';
@@ -90,5 +91,8 @@ export function migrationsOf(d: Dialect): readonly string[] {
     // Indexes for a library of a million items (issue 41, ./scale-indexes.ts): the previews,
     // checksums and media facts still wanted, and the audit log of one key.
     SCALE_INDEXES_MIGRATION,
+    // Items by type as counts kept by triggers on SQLite, for /metrics (issue 41, ./item-counts.ts);
+    // an empty step on PostgreSQL, which counts in its own process.
+    itemCountsMigration(d),
   ];
 }

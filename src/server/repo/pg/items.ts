@@ -3,6 +3,7 @@
 import type { FileRow, ItemChanges, ItemRow, ListFilter, ListPage, NewItem } from '../items.js';
 import { PREVIEW_OF_ITEM, type RawItem, changedColumns, listPage, newItemRow, toItem } from '../items.js';
 import { foldedHashtags } from '../list-filter.js';
+import { RECOUNT_SQL } from '../item-counts.js';
 import { EMPTY_LIST_PAGE, type ListDialect, keyIdsSql, keysOf, listSql } from '../list-sql.js';
 import type { Query } from './query.js';
 
@@ -155,10 +156,11 @@ export function pgItems(q: Query) {
     else await q('UPDATE items SET updated_at = $1 WHERE id = $2', [at, itemId]);
   }
 
-  /** Items by type, for the contentlib_items gauge. */
+  /** Items by type, for the contentlib_items gauge: counted in PostgreSQL's own process (../item-counts.ts). */
   async function countByType(): Promise<Record<string, number>> {
-    const { rows } = await q<{ type: string; n: number }>('SELECT type, COUNT(*) AS n FROM items GROUP BY type');
-    return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+    // COUNT is a bigint, which pg gives as a string.
+    const { rows } = await q<{ type: string; n: string | number }>(RECOUNT_SQL);
+    return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
   }
 
   return { get, lock, create, list, update, remove, files, file, addFile, dropFile, insertFile, arrange, countByType };

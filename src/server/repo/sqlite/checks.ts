@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Db } from './db.js';
+import { SQLITE_COUNTS_SQL } from '../item-counts.js';
 import type { Check } from '../../ops/health.js';
 import type { PoolUse } from '../../ops/metrics.js';
 
@@ -30,9 +31,9 @@ export function sqliteCheck(db: Db, file: string): Check {
   };
 }
 
-/** Items by type, for the contentlib_items gauge. */
+/** Items by type, for the contentlib_items gauge: the counts the triggers keep (../item-counts.ts). */
 export function sqliteItemsByType(db: Db): () => Promise<Record<string, number>> {
-  const query = db.prepare('SELECT type, COUNT(*) AS n FROM items GROUP BY type');
+  const query = db.prepare(SQLITE_COUNTS_SQL);
   return async () => Object.fromEntries((query.all() as Array<{ type: string; n: number }>).map((r) => [r.type, r.n]));
 }
 
