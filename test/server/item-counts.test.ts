@@ -138,8 +138,8 @@ describe('on SQLite', () => {
     const old = new Database(databasePath(dir));
     old.textFunction(SQLITE_FOLD_HASHTAG, foldHashtag);
     old.exec('CREATE TABLE migrations (id INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
-    const counts = MIGRATIONS.length - 1;
-    expect(MIGRATIONS[counts]).toContain('item_type_counts');
+    const counts = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE item_type_counts'));
+    expect(counts).toBeGreaterThan(0);
     MIGRATIONS.slice(0, counts).forEach((m, i) => {
       old.exec(m);
       old.prepare('INSERT INTO migrations (id, applied_at) VALUES (?, ?)').run(i + 1, AT);

@@ -1,16 +1,16 @@
 // The queries that read a whole table, or the brand's every item, however little they found, read
 // through the indexes of ./src/server/repo/scale-indexes.ts (issue 41): the previews still wanted
 // (asked after every complete), the checksums and media facts still missing (the sweeper, every
-// 10 minutes), the audit log of one key. SQLite's plans are read from SQLite itself (it keeps no
+// 10 minutes), the audit log of one key and since a time. SQLite's plans are read from SQLite itself (it keeps no
 // statistics, so they do not depend on the rows); the previews' answer, whose statement changed
 // with them, is checked on both databases.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditQueries } from '../../src/server/repo/audit.js';
+import { type AuditFilter, FEW_SINCE, auditQueries } from '../../src/server/repo/audit.js';
 import { checksumQueries } from '../../src/server/repo/checksums.js';
 import { mediaQueries } from '../../src/server/repo/media.js';
 import { previewQueries } from '../../src/server/repo/previews.js';
 import type { Repo } from '../../src/server/repo/interface.js';
-import { sqlitePlans, statementOf } from '../support/query-plans.js';
+import { sqlitePlans, statementAfter, statementOf } from '../support/query-plans.js';
 import { repoBackends } from '../support/repo-backends.js';
 
 const sqliteParam = (n: number) => `?${n}`;
@@ -51,6 +51,46 @@ describe('the library-scale queries’ plans on SQLite', () => {
     const plan = planOf(statementOf(auditQueries(sqliteParam).page('b', { keyId: 'k', limit: 50 })));
     expect(plan.some((d) => /audit_brand_key \(brand_id=\? AND key_id=\?\)/.test(d))).toBe(true);
     noScan(plan);
+  });
+
+  describe('the audit log since a time, brand-wide: a probe, then the plan for what it counted', () => {
+    const since = { since: '2026-01-01T00:00:00.000Z', limit: 50 };
+    const pageAfter = (count: number, f: AuditFilter = since) => {
+      const steps = auditQueries(sqliteParam).page('b', f);
+      const probe = statementOf(steps);
+      return { probe: planOf(probe), page: planOf(statementAfter(steps, [{ n: count }])) };
+    };
+    it('the probe counts through the brand’s entries by time, at most FEW_SINCE + 1 of them', () => {
+      expect(pageAfter(0).probe.some((d) => /COVERING INDEX audit_brand_at \(brand_id=\? AND at>\?\)/.test(d))).toBe(
+        true,
+      );
+      noScan(pageAfter(0).probe);
+    });
+    it.each([0, FEW_SINCE])('%s newer: read by time and sorted (a few rows)', (count) => {
+      const { page } = pageAfter(count);
+      expect(page.some((d) => /audit_brand_at \(brand_id=\? AND at>\?\)/.test(d))).toBe(true);
+      noScan(page);
+    });
+    it.each([FEW_SINCE + 1])('%s newer: the brand’s entries newest first, no sort', (count) => {
+      const { page } = pageAfter(count);
+      expect(page.some((d) => /USING INDEX audit_brand \(brand_id=\?\)/.test(d))).toBe(true);
+      expect(page.filter((d) => /TEMP B-TREE/.test(d))).toEqual([]);
+      noScan(page);
+    });
+    it('with a cursor, the probe counts only entries older than it', () => {
+      const steps = auditQueries(sqliteParam).page('b', { ...since, before: 99 });
+      expect(statementOf(steps).sql).toMatch(/id < \?3/);
+    });
+    it.each([
+      ['key', { keyId: 'k' }, /audit_brand_key \(brand_id=\? AND key_id=\?\)/],
+      ['item', { itemId: 'i' }, /audit_item \(item_id=\?\)/],
+      ['batch', { batchId: 'x' }, /audit_batch \(brand_id=\? AND batch_id=\?\)/],
+    ])('with a %s named, no probe: its own index, as without the time', (_what, named, index) => {
+      const plan = planOf(statementOf(auditQueries(sqliteParam).page('b', { ...since, ...named })));
+      expect(plan.some((d) => index.test(d))).toBe(true);
+      expect(plan.some((d) => /audit_brand_at/.test(d))).toBe(false);
+      noScan(plan);
+    });
   });
 });
 

@@ -18,6 +18,15 @@ export function statementOf(step: Generator<unknown, unknown, unknown>): { sql: 
   return { sql: args[0], values: args[1] };
 }
 
+/** The statement a decision asks for next, once `answer` is given to the one before it. */
+export function statementAfter(
+  step: Generator<unknown, unknown, unknown>,
+  answer: unknown,
+): { sql: string; values: unknown[] } {
+  const { args } = step.next(answer).value as { args: [string, unknown[]] };
+  return { sql: args[0], values: args[1] };
+}
+
 /** An empty SQLite database with the server's schema, for the describe block that calls this. */
 export function sqlitePlans(prefix: string): {
   db: () => Database;
