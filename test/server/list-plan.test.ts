@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ListParameters, listFilterOf } from '../../src/server/repo/list-filter.js';
-import { type ListKeys, listSql } from '../../src/server/repo/list-sql.js';
+import { FEW_BY_DURATION, type ListKeys, durationProbe, listSql } from '../../src/server/repo/list-sql.js';
 import { SQLITE_LIST } from '../../src/server/repo/sqlite/items.js';
 import { PG_LIST } from '../../src/server/repo/pg/items.js';
 import { postgresPlans, sqlitePlans } from '../support/query-plans.js';
@@ -78,6 +78,47 @@ describe('the list’s plans on SQLite', () => {
     expect(plan.some((d) => /item_hashtags_newest \(tag=\? AND brand_id=\?\)/.test(d))).toBe(true);
     // Never a lookup of one item's hashtags (the EXISTS per item did that for every item of the brand).
     expect(plan.some((d) => /SEARCH h USING .*\(item_id=\?/.test(d))).toBe(false);
+  });
+
+  describe('a duration range: a count first, then the plan for what it counted', () => {
+    const walkPlan = (p: Partial<ListParameters>, walk: boolean) => {
+      const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST, {}, walk);
+      return sqlite.plan(sql, values);
+    };
+    it.each<[string, Partial<ListParameters>]>([
+      ['a minimum', { minDuration: 10 }],
+      ['a maximum', { maxDuration: 30 }],
+      ['both, sorted by title', { minDuration: 10, maxDuration: 30, sort: 'title' }],
+    ])('%s: counted through the brand’s durations, at most FEW_BY_DURATION + 1', (_what, p) => {
+      const probe = durationProbe('brand', filterOf(p), SQLITE_LIST)!;
+      expect(probe.sql).toContain(`LIMIT ${FEW_BY_DURATION + 1}`);
+      const plan = sqlite.plan(probe.sql, probe.values);
+      expect(
+        plan.some((d) => /COVERING INDEX items_brand_duration \(brand_id=\? AND duration_seconds[<>]/.test(d)),
+      ).toBe(true);
+    });
+    it('few: through the brand’s durations, then sorted', () => {
+      expect(walkPlan({ minDuration: 10 }, false).some((d) => /items_brand_duration/.test(d))).toBe(true);
+    });
+    it.each<[string, Partial<ListParameters>, RegExp]>([
+      ['newest first', { minDuration: 10 }, /items_brand_order \(brand_id=\?\)/],
+      ['by update', { minDuration: 10, sort: 'updatedAt' }, /items_brand_updated \(brand_id=\?\)/],
+      ['by title', { minDuration: 10, maxDuration: 30, sort: 'title' }, /items_brand_title \(brand_id=\?\)/],
+    ])('many, %s: the list’s order index, no sort', (_what, p, index) => {
+      const plan = walkPlan(p, true);
+      expect(plan.some((d) => index.test(d))).toBe(true);
+      expect(plan.some((d) => /items_brand_duration|TEMP B-TREE/.test(d))).toBe(false);
+    });
+    it.each<[string, Partial<ListParameters>]>([
+      ['ids', { id: ids(3), minDuration: 10 }],
+      ['an id prefix', { idPrefix: '1232', minDuration: 10 }],
+      ['a hashtag', { hashtag: ['sale'], minDuration: 10 }],
+      ['ranked text', { q: 'northwind', minDuration: 10 }],
+      ['who made it', { createdBy: 'ci', minDuration: 10 }],
+      ['no duration', { status: 'draft' }],
+    ])('with %s: no count (another index reads the page)', (_what, p) => {
+      expect(durationProbe('brand', filterOf(p), SQLITE_LIST)).toBeNull();
+    });
   });
 });
 
