@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ListParameters, listFilterOf } from '../../src/server/repo/list-filter.js';
-import { FEW_BY_DURATION, type ListKeys, durationProbe, listSql } from '../../src/server/repo/list-sql.js';
+import { type ListKeys, type ListRead, listSql } from '../../src/server/repo/list-sql.js';
+import { FEW_MATCHES, listProbes } from '../../src/server/repo/list-read.js';
 import { SQLITE_LIST } from '../../src/server/repo/sqlite/items.js';
 import { PG_LIST } from '../../src/server/repo/pg/items.js';
 import { postgresPlans, sqlitePlans } from '../support/query-plans.js';
@@ -80,44 +81,123 @@ describe('the list’s plans on SQLite', () => {
     expect(plan.some((d) => /SEARCH h USING .*\(item_id=\?/.test(d))).toBe(false);
   });
 
-  describe('a duration range: a count first, then the plan for what it counted', () => {
-    const walkPlan = (p: Partial<ListParameters>, walk: boolean) => {
-      const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST, {}, walk);
+  describe('who made the items or a duration range: counts first, then the plan for what they counted', () => {
+    const KEYS: ListKeys = { createdBy: ['k1'], updatedBy: ['k2', 'k3'] };
+    const keysOfFilter = (p: Partial<ListParameters>): ListKeys => ({
+      ...(p.createdBy ? { createdBy: KEYS.createdBy } : {}),
+      ...(p.updatedBy ? { updatedBy: KEYS.updatedBy } : {}),
+    });
+    const probesOf = (p: Partial<ListParameters>) => listProbes('brand', filterOf(p), SQLITE_LIST, keysOfFilter(p));
+    const readPlan = (p: Partial<ListParameters>, read: ListRead) => {
+      const { sql, values } = listSql('brand', filterOf(p), SQLITE_LIST, keysOfFilter(p), read);
       return sqlite.plan(sql, values);
     };
-    it.each<[string, Partial<ListParameters>]>([
-      ['a minimum', { minDuration: 10 }],
-      ['a maximum', { maxDuration: 30 }],
-      ['both, sorted by title', { minDuration: 10, maxDuration: 30, sort: 'title' }],
-    ])('%s: counted through the brand’s durations, at most FEW_BY_DURATION + 1', (_what, p) => {
-      const probe = durationProbe('brand', filterOf(p), SQLITE_LIST)!;
-      expect(probe.sql).toContain(`LIMIT ${FEW_BY_DURATION + 1}`);
-      const plan = sqlite.plan(probe.sql, probe.values);
-      expect(
-        plan.some((d) => /COVERING INDEX items_brand_duration \(brand_id=\? AND duration_seconds[<>]/.test(d)),
-      ).toBe(true);
+    it.each<[string, Partial<ListParameters>, string[], RegExp[]]>([
+      [
+        'a minimum',
+        { minDuration: 10 },
+        ['duration'],
+        [/COVERING INDEX items_brand_duration \(brand_id=\? AND duration_seconds>\?\)/],
+      ],
+      [
+        'a maximum',
+        { maxDuration: 30 },
+        ['duration'],
+        [/COVERING INDEX items_brand_duration \(brand_id=\? AND duration_seconds<\?\)/],
+      ],
+      [
+        'a maker, by update',
+        { createdBy: 'ci', sort: 'updatedAt' },
+        ['author'],
+        [/COVERING INDEX items_brand_created_by \(brand_id=\? AND created_by_key_id=\?\)/],
+      ],
+      [
+        'a changer, by title',
+        { updatedBy: 'ci', sort: 'title' },
+        ['author'],
+        [/COVERING INDEX items_brand_updated_by \(brand_id=\? AND updated_by_key_id=\?\)/],
+      ],
+      [
+        'a maker by title and a range',
+        { createdBy: 'ci', sort: 'title', minDuration: 10 },
+        ['author', 'duration'],
+        [/items_brand_created_by/, /items_brand_duration/],
+      ],
+      [
+        'a maker newest first and a range',
+        { createdBy: 'ci', minDuration: 10 },
+        ['duration'],
+        [/items_brand_duration/],
+      ],
+    ])('%s: counted through its own index, at most FEW_MATCHES + 1', (_what, p, reads, indexes) => {
+      const probes = probesOf(p);
+      expect(probes.map((x) => x.read)).toEqual(reads);
+      probes.forEach((probe, i) => {
+        expect(probe.sql).toContain(`LIMIT ${FEW_MATCHES + 1}`);
+        const plan = sqlite.plan(probe.sql, probe.values);
+        expect(plan.some((d) => indexes[i]!.test(d))).toBe(true);
+        expect(plan.some((d) => /SCAN i\b/.test(d))).toBe(false);
+      });
     });
-    it('few: through the brand’s durations, then sorted', () => {
-      expect(walkPlan({ minDuration: 10 }, false).some((d) => /items_brand_duration/.test(d))).toBe(true);
+    it.each<[string, Partial<ListParameters>, ListRead, RegExp]>([
+      [
+        'a few durations',
+        { minDuration: 10 },
+        'duration',
+        /items_brand_duration \(brand_id=\? AND duration_seconds>\?\)/,
+      ],
+      [
+        'a few durations, by a maker of most',
+        { createdBy: 'ci', minDuration: 10 },
+        'duration',
+        /items_brand_duration \(brand_id=\? AND duration_seconds>\?\)/,
+      ],
+      [
+        'a maker of a few, by update',
+        { createdBy: 'ci', sort: 'updatedAt' },
+        'author',
+        /items_brand_created_by \(brand_id=\? AND created_by_key_id=\?\)/,
+      ],
+      [
+        'a changer of a few, by title, with a range',
+        { updatedBy: 'ci', sort: 'title', minDuration: 10 },
+        'author',
+        /items_brand_updated_by \(brand_id=\? AND updated_by_key_id=\?\)/,
+      ],
+    ])('%s: through that index, then sorted', (_what, p, read, index) => {
+      const plan = readPlan(p, read);
+      expect(plan.some((d) => index.test(d))).toBe(true);
+      expect(plan.some((d) => /SCAN i\b/.test(d))).toBe(false);
     });
     it.each<[string, Partial<ListParameters>, RegExp]>([
-      ['newest first', { minDuration: 10 }, /items_brand_order \(brand_id=\?\)/],
-      ['by update', { minDuration: 10, sort: 'updatedAt' }, /items_brand_updated \(brand_id=\?\)/],
-      ['by title', { minDuration: 10, maxDuration: 30, sort: 'title' }, /items_brand_title \(brand_id=\?\)/],
-    ])('many, %s: the list’s order index, no sort', (_what, p, index) => {
-      const plan = walkPlan(p, true);
+      ['durations, newest first', { minDuration: 10 }, /items_brand_order \(brand_id=\?\)/],
+      ['durations, by update', { minDuration: 10, sort: 'updatedAt' }, /items_brand_updated \(brand_id=\?\)/],
+      ['durations, by title', { minDuration: 10, maxDuration: 30, sort: 'title' }, /items_brand_title \(brand_id=\?\)/],
+      ['a maker, by update', { createdBy: 'ci', sort: 'updatedAt' }, /items_brand_updated \(brand_id=\?\)/],
+      [
+        'a changer and durations, by title',
+        { updatedBy: 'ci', sort: 'title', minDuration: 10 },
+        /items_brand_title \(brand_id=\?\)/,
+      ],
+      [
+        'a maker and durations, newest first',
+        { createdBy: 'ci', minDuration: 10 },
+        /items_brand_created_by \(brand_id=\? AND created_by_key_id=\?\)/,
+      ],
+    ])('many, %s: an index in the list’s order, no sort', (_what, p, index) => {
+      const plan = readPlan(p, 'order');
       expect(plan.some((d) => index.test(d))).toBe(true);
-      expect(plan.some((d) => /items_brand_duration|TEMP B-TREE/.test(d))).toBe(false);
+      expect(plan.some((d) => /items_brand_duration|TEMP B-TREE|SCAN i\b/.test(d))).toBe(false);
     });
     it.each<[string, Partial<ListParameters>]>([
       ['ids', { id: ids(3), minDuration: 10 }],
       ['an id prefix', { idPrefix: '1232', minDuration: 10 }],
       ['a hashtag', { hashtag: ['sale'], minDuration: 10 }],
       ['ranked text', { q: 'northwind', minDuration: 10 }],
-      ['who made it', { createdBy: 'ci', minDuration: 10 }],
-      ['no duration', { status: 'draft' }],
-    ])('with %s: no count (another index reads the page)', (_what, p) => {
-      expect(durationProbe('brand', filterOf(p), SQLITE_LIST)).toBeNull();
+      ['a maker, newest first (its index is in that order)', { createdBy: 'ci' }],
+      ['nothing narrow', { status: 'draft' }],
+    ])('with %s: nothing to count', (_what, p) => {
+      expect(probesOf(p)).toEqual([]);
     });
   });
 });

@@ -13,6 +13,12 @@ export interface ListDialect {
   textMatch(words: readonly string[], arg: (v: unknown) => string): string;
 }
 
+/**
+ * The index that reads a list page when the filter could be served by two (chosen by the counts of
+ * ./list-read.ts): who made or changed the items, a duration range, or the list's own order.
+ */
+export type ListRead = 'author' | 'duration' | 'order';
+
 /** The answer when the filter cannot match anything (keysOf's null). */
 export const EMPTY_LIST_PAGE: ListPage<never> = { items: [], hasMore: false, next: null };
 
@@ -56,58 +62,17 @@ function rankOf(words: readonly string[], arg: (v: unknown) => string): string {
 const KEY_COLUMN = { createdAt: 'i.created_at', updatedAt: 'i.updated_at', title: 'i.title_fold' } as const;
 
 /**
- * A duration range (minDuration, maxDuration) that at most this many of the brand's items fall in
- * is read through the brand's durations and sorted; when more do, the page is read in the list's
- * order and each item's duration checked. One plan served neither on SQLite, which keeps no
- * statistics: through the durations it sorted every match (0.95–2.0 s at 1,000,000 items for a
- * minimum most items pass), and in the list's order it read every item when none matched (549
- * ms). `durationProbe` counts, `listSql`'s `walkDurations` takes the answer.
- */
-export const FEW_BY_DURATION = 1000;
-
-/**
- * The statement that counts (up to FEW_BY_DURATION + 1) the brand's items in the filter's duration
- * range; null when there is none, or another index reads the page (ids, an id prefix, the ranked
- * text search, a hashtag, who made or changed the items).
- */
-export function durationProbe(
-  brandId: string,
-  f: ListFilter,
-  d: ListDialect,
-): { sql: string; values: unknown[] } | null {
-  if (f.minDuration === undefined && f.maxDuration === undefined) return null;
-  const ranked = f.sort === 'rank' && f.words !== undefined && f.words.length > 0;
-  if (f.ids || f.idPrefix !== undefined || ranked || f.hashtags?.length || f.createdBy || f.updatedBy) return null;
-  const values: unknown[] = [brandId];
-  const where = [`i.brand_id = ${d.param(1)}`];
-  for (const [bound, op] of [
-    [f.minDuration, '>='],
-    [f.maxDuration, '<='],
-  ] as const)
-    if (bound !== undefined) {
-      values.push(bound);
-      where.push(`i.duration_seconds ${op} ${d.param(values.length)}`);
-    }
-  return {
-    sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM items i WHERE ${where.join(' AND ')} LIMIT ${FEW_BY_DURATION + 1}) few`,
-    values,
-  };
-}
-
-/** What durationProbe's answer decides: whether the page is read in the list's order (`walkDurations`). */
-export const walksDurations = (counted: number | string | undefined) => Number(counted ?? 0) > FEW_BY_DURATION;
-
-/**
- * The page's statement and its values; one extra row is asked for to know `hasMore`.
- * `walkDurations` (durationProbe found many): the duration range is spelled so that no index of
- * durations can serve it (`+ 0`), and the list's order index reads the page.
+ * The page's statement and its values; one extra row is asked for to know `hasMore`. `read`: the
+ * index the counts of ./list-read.ts chose to read the page; the conditions the others would
+ * serve are spelled so that SQLite cannot take them (`+ 0`, `|| ''`), and with the authors' index
+ * the order is too (the rows are few, and sorted).
  */
 export function listSql(
   brandId: string,
   f: ListFilter,
   d: ListDialect,
   by: ListKeys = {},
-  walkDurations = false,
+  read?: ListRead,
 ): { sql: string; values: unknown[] } {
   const values: unknown[] = [brandId];
   const arg = (v: unknown) => {
@@ -146,13 +111,14 @@ export function listSql(
   if (f.updatedBefore) where.push(`i.updated_at < ${arg(f.updatedBefore)}`);
   // Who made or changed it: the key ids the name or id stands for, found first (keysOf), so that
   // one key is an equality its index serves in the list's order.
-  const byKey = (column: string, ids: readonly string[] | undefined) => {
+  const byKey = (name: string, ids: readonly string[] | undefined) => {
     if (!ids || ids.length === 0) throw new Error('listSql: resolve createdBy/updatedBy first (keysOf)');
+    const column = read === 'duration' ? `(${name} || '')` : name;
     where.push(ids.length === 1 ? `${column} = ${arg(ids[0])}` : `${column} IN (${ids.map(arg).join(', ')})`);
   };
   if (f.createdBy) byKey('i.created_by_key_id', by.createdBy);
   if (f.updatedBy) byKey('i.updated_by_key_id', by.updatedBy);
-  const duration = walkDurations ? '(i.duration_seconds + 0)' : 'i.duration_seconds';
+  const duration = read === 'author' || read === 'order' ? '(i.duration_seconds + 0)' : 'i.duration_seconds';
   if (f.minDuration !== undefined) where.push(`${duration} >= ${arg(f.minDuration)}`);
   if (f.maxDuration !== undefined) where.push(`${duration} <= ${arg(f.maxDuration)}`);
   if (f.words && f.words.length > 0) where.push(d.textMatch(f.words, arg));
@@ -169,8 +135,10 @@ export function listSql(
   if (f.after) where.push(`(${keys.join(', ')}) ${dir === 'ASC' ? '>' : '<'} (${positionArgs(f.after, !!rank, arg)})`);
   const select = rank ? `${d.columns}, ${rank} AS "listRank"` : d.columns;
   const from = driven ? 'item_hashtags h0 JOIN items i ON i.id = h0.item_id' : 'items i';
+  // The authors' index reads the page: its few rows are sorted, not read in an order index's order.
+  const sortBy = read === 'author' ? [`(${keys[0]} || '')`, ...keys.slice(1)] : keys;
   const sql = `SELECT ${select} FROM ${from} WHERE ${where.join(' AND ')}
-    ORDER BY ${keys.map((k) => `${k} ${dir}`).join(', ')} LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`;
+    ORDER BY ${sortBy.map((k) => `${k} ${dir}`).join(', ')} LIMIT ${arg(f.limit + 1)} OFFSET ${arg(f.offset)}`;
   return { sql, values };
 }
 

@@ -4,15 +4,8 @@ import type { FileRow, ItemChanges, ItemRow, ListFilter, ListPage, NewItem } fro
 import { PREVIEW_OF_ITEM, type RawItem, changedColumns, listPage, newItemRow, toItem } from '../items.js';
 import { foldedHashtags } from '../list-filter.js';
 import { RECOUNT_SQL } from '../item-counts.js';
-import {
-  EMPTY_LIST_PAGE,
-  type ListDialect,
-  durationProbe,
-  keyIdsSql,
-  keysOf,
-  listSql,
-  walksDurations,
-} from '../list-sql.js';
+import { EMPTY_LIST_PAGE, type ListDialect, keyIdsSql, keysOf, listSql } from '../list-sql.js';
+import { FEW_MATCHES, type ListProbe, listProbes, readAfter } from '../list-read.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -74,10 +67,14 @@ export function pgItems(q: Query) {
         );
     const keys = keysOf(f, (who) => found.get(who)!);
     if (!keys) return EMPTY_LIST_PAGE;
-    // PostgreSQL chooses by its statistics; the probe keeps both databases on one decision.
-    const probe = durationProbe(brandId, f, PG_LIST);
-    const counted = probe && (await q<{ n: string }>(probe.sql, probe.values)).rows[0]?.n;
-    const { sql, values } = listSql(brandId, f, PG_LIST, keys, walksDurations(counted ?? 0));
+    // The counts in order, until one is few (../list-read.ts); COUNT is a bigint, a string through pg.
+    const counted = new Map<ListProbe, number>();
+    for (const p of listProbes(brandId, f, PG_LIST, keys)) {
+      counted.set(p, Number((await q<{ n: string }>(p.sql, p.values)).rows[0]?.n ?? 0));
+      if (counted.get(p)! <= FEW_MATCHES) break;
+    }
+    const read = readAfter([...counted.keys()], (p) => counted.get(p)!);
+    const { sql, values } = listSql(brandId, f, PG_LIST, keys, read);
     const { rows } = await q<RawItem>(sql, values);
     return listPage(f, rows);
   }

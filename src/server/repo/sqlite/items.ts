@@ -17,15 +17,8 @@ import {
   toItem,
 } from '../items.js';
 import { foldedHashtags } from '../list-filter.js';
-import {
-  EMPTY_LIST_PAGE,
-  type ListDialect,
-  durationProbe,
-  keyIdsSql,
-  keysOf,
-  listSql,
-  walksDurations,
-} from '../list-sql.js';
+import { EMPTY_LIST_PAGE, type ListDialect, keyIdsSql, keysOf, listSql } from '../list-sql.js';
+import { listProbes, readAfter } from '../list-read.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
 const ITEM_COLUMNS = `
@@ -68,9 +61,11 @@ export function sqliteItems(db: Db) {
   function list(brandId: string, f: ListFilter): ListPage<ItemRow> {
     const keys = keysOf(f, (who) => (db.prepare(KEY_IDS).all(brandId, who) as Array<{ id: string }>).map((r) => r.id));
     if (!keys) return EMPTY_LIST_PAGE;
-    const probe = durationProbe(brandId, f, SQLITE_LIST);
-    const counted = probe && (db.prepare(probe.sql).get(...probe.values) as { n: number }).n;
-    const { sql, values } = listSql(brandId, f, SQLITE_LIST, keys, walksDurations(counted ?? 0));
+    const read = readAfter(
+      listProbes(brandId, f, SQLITE_LIST, keys),
+      (p) => (db.prepare(p.sql).get(...p.values) as { n: number }).n,
+    );
+    const { sql, values } = listSql(brandId, f, SQLITE_LIST, keys, read);
     return listPage(f, db.prepare(sql).all(...values) as RawItem[]);
   }
 
