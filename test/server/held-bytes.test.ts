@@ -13,7 +13,6 @@ import { reservationLimits } from '../../src/server/limits.js';
 import { recountSql } from '../../src/server/repo/held-bytes.js';
 import type { NewUpload, Repo } from '../../src/server/repo/interface.js';
 import { PG_MIGRATIONS } from '../../src/server/repo/pg/migrations.js';
-import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { POSTGRES, SQLITE, type Dialect } from '../../src/server/repo/schema.js';
 import { SQLITE_FOLD_HASHTAG } from '../../src/server/repo/search-schema.js';
 import { foldHashtag } from '../../src/server/repo/list-filter.js';
@@ -46,7 +45,7 @@ interface Backend {
 
 // The PostgreSQL server's lifecycle and the file's cleanups; the backends below are this file's
 // own, since each also reads the counts through its own connection.
-const { postgres, cleanups } = repoBackends('held', { max: 4 });
+const { postgres, postgresAndClient, cleanups } = repoBackends('held', { max: 4 });
 
 async function sqliteDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-held-'));
@@ -63,14 +62,7 @@ async function sqliteBackend(dir?: string): Promise<Backend> {
 }
 
 async function postgresBackend(url?: string): Promise<Backend> {
-  url ??= await postgres().createDatabase('held');
-  const repo = await createPostgresRepo({ connectionString: url, max: 4 });
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  cleanups.push(async () => {
-    await client.end();
-    await repo.close();
-  });
+  const { repo, client } = await postgresAndClient(url);
   return {
     repo,
     counts: async () =>

@@ -6,12 +6,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { reservationLimits } from '../../src/server/limits.js';
 import type { Repo } from '../../src/server/repo/interface.js';
 import { RECOUNT_SQL, SQLITE_COUNTS_SQL } from '../../src/server/repo/item-counts.js';
-import { createPostgresRepo } from '../../src/server/repo/pg/repo.js';
 import { SQLITE_FOLD_HASHTAG } from '../../src/server/repo/search-schema.js';
 import { foldHashtag } from '../../src/server/repo/list-filter.js';
 import { MIGRATIONS, databasePath, openDatabase } from '../../src/server/repo/sqlite/db.js';
@@ -30,7 +28,7 @@ interface Backend {
   recount(): Promise<Record<string, number>>;
 }
 
-const { postgres, cleanups } = repoBackends('counts', { max: 4 });
+const { postgresAndClient, cleanups } = repoBackends('counts', { max: 4 });
 
 async function sqliteDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'contentlib-counts-'));
@@ -54,14 +52,7 @@ async function sqliteBackend(): Promise<Backend> {
 }
 
 async function postgresBackend(): Promise<Backend> {
-  const url = await postgres().createDatabase('counts');
-  const repo = await createPostgresRepo({ connectionString: url, max: 4 });
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  cleanups.push(async () => {
-    await client.end();
-    await repo.close();
-  });
+  const { repo, client } = await postgresAndClient();
   return {
     repo,
     exec: async (sql) => void (await client.query(sql)),

@@ -19,6 +19,11 @@ export interface RepoBackends {
   postgresWith: (options: string) => () => Promise<Repo>;
   /** The file's PostgreSQL server (once beforeAll has run), for databases of a test's own. */
   postgres: () => TestPostgres;
+  /**
+   * A Repo on a PostgreSQL database (a fresh one, or `url`'s) and a client of the test's own on it,
+   * to read or write what the Repo does not show; both closed after the file.
+   */
+  postgresAndClient: (url?: string) => Promise<{ repo: Repo; client: pg.Client }>;
   /** Run after the file, before the server stops: what a test opened itself. */
   cleanups: Array<() => Promise<void>>;
 }
@@ -63,6 +68,17 @@ export function repoBackends(name: string, o: { max: number; seed?: string }): R
     }
     return repo;
   };
+  const postgresAndClient = async (url?: string) => {
+    url ??= await server().createDatabase(name.replace(/-/g, '_'));
+    const repo = await createPostgresRepo({ connectionString: url, max: o.max });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    cleanups.push(async () => {
+      await client.end();
+      await repo.close();
+    });
+    return { repo, client };
+  };
   return {
     backends: [
       ['sqlite', sqlite],
@@ -70,6 +86,7 @@ export function repoBackends(name: string, o: { max: number; seed?: string }): R
     ],
     postgresWith,
     postgres: server,
+    postgresAndClient,
     cleanups,
   };
 }
