@@ -1,10 +1,10 @@
-// The audit log since a time (src/server/repo/audit.ts, FEW_SINCE): a brand-wide `since` is read
+// The audit log since a time (src/server/repo/audit.ts, FEW_ROWS of few-rows.ts): a brand-wide `since` is read
 // by time when few entries are newer and by walking the brand's entries newest first when many
 // are; either way, and on both databases, the pages hold exactly the brand's entries at or after
 // the time, newest first, across cursors, with some entries' times out of order (a clock set back).
 // Which plan SQLite takes for each is scale-plan.test.ts's.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FEW_SINCE } from '../../src/server/repo/audit.js';
+import { FEW_ROWS } from '../../src/server/repo/few-rows.js';
 import type { Repo } from '../../src/server/repo/interface.js';
 import { repoBackends } from '../support/repo-backends.js';
 
@@ -67,8 +67,8 @@ describe.each(backends)('the audit log since a time on %s', (_name, open) => {
   it.each([
     ['none newer', 0, 10],
     ['a few newer, read by time', 20, 7],
-    ['FEW_SINCE newer, read by time', FEW_SINCE - 10, 100],
-    ['just over FEW_SINCE, walked newest first', FEW_SINCE + 40, 100],
+    ['FEW_ROWS newer, read by time', FEW_ROWS - 10, 100],
+    ['just over FEW_ROWS, walked newest first', FEW_ROWS + 40, 100],
     ['most of them, walked newest first', 2400, 500],
   ])('%s: every entry at or after it, newest first, page by page', async (_what, newer, limit) => {
     const since = sinceFor(newer);

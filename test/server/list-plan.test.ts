@@ -10,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type ListParameters, listFilterOf } from '../../src/server/repo/list-filter.js';
 import { type ListKeys, type ListRead, listSql } from '../../src/server/repo/list-sql.js';
-import { FEW_MATCHES, listProbes } from '../../src/server/repo/list-read.js';
+import { FEW_ROWS } from '../../src/server/repo/few-rows.js';
+import { listProbes } from '../../src/server/repo/list-read.js';
 import { SQLITE_LIST } from '../../src/server/repo/sqlite/items.js';
 import { PG_LIST } from '../../src/server/repo/pg/items.js';
 import { postgresPlans, sqlitePlans } from '../support/query-plans.js';
@@ -129,11 +130,11 @@ describe('the list’s plans on SQLite', () => {
         ['duration'],
         [/items_brand_duration/],
       ],
-    ])('%s: counted through its own index, at most FEW_MATCHES + 1', (_what, p, reads, indexes) => {
+    ])('%s: counted through its own index, at most FEW_ROWS + 1', (_what, p, reads, indexes) => {
       const probes = probesOf(p);
       expect(probes.map((x) => x.read)).toEqual(reads);
       probes.forEach((probe, i) => {
-        expect(probe.sql).toContain(`LIMIT ${FEW_MATCHES + 1}`);
+        expect(probe.sql).toContain(`LIMIT ${FEW_ROWS + 1}`);
         const plan = sqlite.plan(probe.sql, probe.values);
         expect(plan.some((d) => indexes[i]!.test(d))).toBe(true);
         expect(plan.some((d) => /SCAN i\b/.test(d))).toBe(false);

@@ -1,4 +1,4 @@
-// A list with a narrow condition (src/server/repo/list-read.ts, FEW_MATCHES): who made or changed
+// A list with a narrow condition (src/server/repo/list-read.ts, FEW_ROWS of few-rows.ts): who made or changed
 // the items, or a duration range, read through its own index when few items meet it and in the
 // list's order when many do; either way, and on both databases, the pages hold exactly the brand's
 // items that meet the filter, in the asked order, by cursor and by offset. Which plan SQLite takes
@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Repo } from '../../src/server/repo/interface.js';
 import type { ListFilter } from '../../src/server/repo/list-filter.js';
-import { FEW_MATCHES } from '../../src/server/repo/list-read.js';
+import { FEW_ROWS } from '../../src/server/repo/few-rows.js';
 import { repoBackends } from '../support/repo-backends.js';
 
 const START = Date.parse('2026-03-01T00:00:00.000Z');
@@ -112,7 +112,7 @@ describe.each(backends)('a list with a duration range on %s', (_name, open) => {
     ['a key of most, with most durations', { createdBy: 'ci', minDuration: 6 }],
   ];
 
-  it('the cases fall on both sides of FEW_MATCHES', () => {
+  it('the cases fall on both sides of FEW_ROWS', () => {
     const sizes = Object.fromEntries(CASES.map(([what, n]) => [what, expected(n, 'createdAt').length]));
     for (const few of [
       'a few durations (talks from the first one on)',
@@ -120,14 +120,14 @@ describe.each(backends)('a list with a duration range on %s', (_name, open) => {
       'a key that changed a few last',
     ]) {
       expect(sizes[few]).toBeGreaterThan(10);
-      expect(sizes[few]).toBeLessThanOrEqual(FEW_MATCHES);
+      expect(sizes[few]).toBeLessThanOrEqual(FEW_ROWS);
     }
     for (const many of [
       'most durations (clips from 6 s, and the talks)',
       'a key that made most',
       'a key of most, with most durations',
     ])
-      expect(sizes[many]).toBeGreaterThan(FEW_MATCHES);
+      expect(sizes[many]).toBeGreaterThan(FEW_ROWS);
   });
 
   it.each(

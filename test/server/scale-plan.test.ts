@@ -5,7 +5,8 @@
 // statistics, so they do not depend on the rows); the previews' answer, whose statement changed
 // with them, is checked on both databases.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AuditFilter, FEW_SINCE, auditQueries } from '../../src/server/repo/audit.js';
+import { type AuditFilter, auditQueries } from '../../src/server/repo/audit.js';
+import { FEW_ROWS } from '../../src/server/repo/few-rows.js';
 import { checksumQueries } from '../../src/server/repo/checksums.js';
 import { mediaQueries } from '../../src/server/repo/media.js';
 import { previewQueries } from '../../src/server/repo/previews.js';
@@ -60,18 +61,18 @@ describe('the library-scale queries’ plans on SQLite', () => {
       const probe = statementOf(steps);
       return { probe: planOf(probe), page: planOf(statementAfter(steps, [{ n: count }])) };
     };
-    it('the probe counts through the brand’s entries by time, at most FEW_SINCE + 1 of them', () => {
+    it('the probe counts through the brand’s entries by time, at most FEW_ROWS + 1 of them', () => {
       expect(pageAfter(0).probe.some((d) => /COVERING INDEX audit_brand_at \(brand_id=\? AND at>\?\)/.test(d))).toBe(
         true,
       );
       noScan(pageAfter(0).probe);
     });
-    it.each([0, FEW_SINCE])('%s newer: read by time and sorted (a few rows)', (count) => {
+    it.each([0, FEW_ROWS])('%s newer: read by time and sorted (a few rows)', (count) => {
       const { page } = pageAfter(count);
       expect(page.some((d) => /audit_brand_at \(brand_id=\? AND at>\?\)/.test(d))).toBe(true);
       noScan(page);
     });
-    it.each([FEW_SINCE + 1])('%s newer: the brand’s entries newest first, no sort', (count) => {
+    it.each([FEW_ROWS + 1])('%s newer: the brand’s entries newest first, no sort', (count) => {
       const { page } = pageAfter(count);
       expect(page.some((d) => /USING INDEX audit_brand \(brand_id=\?\)/.test(d))).toBe(true);
       expect(page.filter((d) => /TEMP B-TREE/.test(d))).toEqual([]);

@@ -4,6 +4,7 @@
 // together. The queries are written here once for both databases (`auditQueries`, over
 // ./statements.ts).
 import type { ItemChanges, ItemRow } from './items.js';
+import { fewCountSql, isFew } from './few-rows.js';
 import { type Param, type Sql, params, rows, run } from './statements.js';
 
 export type AuditAction =
@@ -122,25 +123,21 @@ function toAuditEntry(row: RawAuditEntry): AuditEntry {
 }
 
 /**
- * A brand-wide `since` (no item, key or batch named) with at most this many entries at or after it
- * (older than the cursor) is read through the brand's entries by time and sorted; more, and the
- * brand's entries are walked newest first until the page is full. One plan served neither: the
- * walk read every older entry when few were newer (410–450 ms at 1,330,000 entries), and SQLite,
- * which keeps no statistics, given the index by time took it whatever the count, sorting a
- * year of entries for a page (430–670 ms). PostgreSQL chooses by its statistics either way.
+ * Whether `f` is a brand-wide `since` (no item, key or batch named), which `sinceProbe` decides
+ * for (./few-rows.ts): with few entries at or after it (older than the cursor), they are read by
+ * time (`audit_brand_at`) and sorted; with more, the brand's entries newest first. The walk read
+ * every older entry when few were newer (410–450 ms at 1,330,000 entries), and SQLite given the
+ * index by time took it whatever the count, sorting a year of entries (430–670 ms).
  */
-export const FEW_SINCE = 1000;
-
-/** Whether `f` is the brand-wide `since` that `sinceProbe` decides for. */
 const brandWideSince = (f: AuditFilter): f is AuditFilter & { since: string } =>
   f.since !== undefined && f.itemId === undefined && f.keyId === undefined && f.batchId === undefined;
 
-/** How many entries (up to FEW_SINCE + 1) are at or after `since`, older than the cursor if any. */
+/** How many entries (few or more, ./few-rows.ts) are at or after `since`, older than the cursor if any. */
 function sinceProbe(brandId: string, f: AuditFilter & { since: string }, param: Param) {
-  const before = f.before !== undefined ? ` AND id < ${param(3)}` : '';
+  const where = [`brand_id = ${param(1)}`, `at >= ${param(2)}`];
+  if (f.before !== undefined) where.push(`id < ${param(3)}`);
   return {
-    sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM audit_log
-      WHERE brand_id = ${param(1)} AND at >= ${param(2)}${before} LIMIT ${FEW_SINCE + 1}) few`,
+    sql: fewCountSql('audit_log', where),
     values: f.before !== undefined ? [brandId, f.since, f.before] : [brandId, f.since],
   };
 }
@@ -177,7 +174,7 @@ function* auditPageSql(brandId: string, f: AuditFilter, param: Param): Sql<{ sql
   if (!brandWideSince(f)) return auditPageQuery(brandId, f, param, true);
   const probe = sinceProbe(brandId, f, param);
   const [counted] = yield* rows<{ n: number | string }>(probe.sql, probe.values);
-  return auditPageQuery(brandId, f, param, Number(counted?.n ?? 0) > FEW_SINCE);
+  return auditPageQuery(brandId, f, param, !isFew(counted?.n));
 }
 
 /** Who made each item and who changed it last: its item.created entry and its latest one. */

@@ -1,20 +1,15 @@
 // Which index reads a list page when the filter could be served by two (issue 41): who made or
 // changed the items (createdBy/updatedBy, sorted by update or title) or a duration range, against
-// the list's own order. SQLite keeps no statistics, and no one plan served both ends at 1,000,000
-// items: through a duration range it sorted every match (1.4–2.6 s for a minimum most items pass),
-// in the list's order it read every item when few matched (0.5 s for a duration nothing has, and
-// as much for a key with a few items sorted by update). So the narrow condition's items are
-// counted first, up to FEW_MATCHES + 1, through its own index: few, and that index reads them
-// and they are sorted; more, and the list's order reads the page. Both databases take the same
-// decision (PostgreSQL would choose by its statistics; the count is one more round trip, for
-// these lists only). ./list-sql.ts spells the page for the choice.
+// the list's own order. Each narrow condition's items are counted first (./few-rows.ts): through a
+// duration range SQLite sorted every match (1.4–2.6 s at 1,000,000 items for a minimum most items
+// pass), in the list's order it read every item when few matched (0.5 s for a duration nothing
+// has, and as much for a key with a few items sorted by update). ./list-sql.ts spells the page
+// for the choice.
+import { fewCountSql, isFew } from './few-rows.js';
 import type { ListFilter } from './list-filter.js';
 import type { ListDialect, ListKeys, ListRead } from './list-sql.js';
 
-/** At most this many matches, and the narrow condition's own index reads them. */
-export const FEW_MATCHES = 1000;
-
-/** A count that decides for one narrow condition: the authors' keys or the durations. */
+/** A count (./few-rows.ts) that decides for one narrow condition: the authors' keys or the durations. */
 export interface ListProbe {
   read: Exclude<ListRead, 'order'>;
   sql: string;
@@ -37,8 +32,7 @@ export function listProbes(brandId: string, f: ListFilter, d: ListDialect, by: L
       return d.param(values.length);
     };
     const where = [`i.brand_id = ${d.param(1)}`, ...conditions(arg)];
-    const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM items i WHERE ${where.join(' AND ')} LIMIT ${FEW_MATCHES + 1}) few`;
-    probes.push({ read, sql, values });
+    probes.push({ read, sql: fewCountSql('items i', where), values });
   };
   const author = by.createdBy
     ? { column: 'i.created_by_key_id', ids: by.createdBy }
@@ -57,10 +51,14 @@ export function listProbes(brandId: string, f: ListFilter, d: ListDialect, by: L
 
 /**
  * What the counts say: the first condition that counted few reads the page; none, the list's
- * order; undefined when there was nothing to count. `count` is asked in order, and no further once
- * one is few.
+ * order; undefined when there was nothing to count. `count` is asked in order (at once, or later
+ * on PostgreSQL), and no further once one is few.
  */
-export function readAfter(probes: readonly ListProbe[], count: (probe: ListProbe) => number): ListRead | undefined {
+export async function readAfter(
+  probes: readonly ListProbe[],
+  count: (probe: ListProbe) => number | string | undefined | Promise<number | string | undefined>,
+): Promise<ListRead | undefined> {
   if (probes.length === 0) return undefined;
-  return probes.find((p) => count(p) <= FEW_MATCHES)?.read ?? 'order';
+  for (const p of probes) if (isFew(await count(p))) return p.read;
+  return 'order';
 }

@@ -94,7 +94,7 @@ export function migrationsOf(d: Dialect): readonly string[] {
     // Items by type as counts kept by triggers on SQLite, for /metrics (issue 41, ./item-counts.ts);
     // an empty step on PostgreSQL, which counts in its own process.
     itemCountsMigration(d),
-    // The audit log's brand-wide `since` with few newer entries (issue 41, ./audit.ts FEW_SINCE).
+    // The audit log's brand-wide `since` with few newer entries (issue 41, ./audit.ts and ./few-rows.ts).
     'CREATE INDEX audit_brand_at ON audit_log(brand_id, at);',
   ];
 }

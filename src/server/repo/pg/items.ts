@@ -5,7 +5,7 @@ import { PREVIEW_OF_ITEM, type RawItem, changedColumns, listPage, newItemRow, to
 import { foldedHashtags } from '../list-filter.js';
 import { RECOUNT_SQL } from '../item-counts.js';
 import { EMPTY_LIST_PAGE, type ListDialect, keyIdsSql, keysOf, listSql } from '../list-sql.js';
-import { FEW_MATCHES, type ListProbe, listProbes, readAfter } from '../list-read.js';
+import { listProbes, readAfter } from '../list-read.js';
 import type { Query } from './query.js';
 
 // Carousel counts and sizes come from their file records; a video is its one file.
@@ -67,13 +67,10 @@ export function pgItems(q: Query) {
         );
     const keys = keysOf(f, (who) => found.get(who)!);
     if (!keys) return EMPTY_LIST_PAGE;
-    // The counts in order, until one is few (../list-read.ts); COUNT is a bigint, a string through pg.
-    const counted = new Map<ListProbe, number>();
-    for (const p of listProbes(brandId, f, PG_LIST, keys)) {
-      counted.set(p, Number((await q<{ n: string }>(p.sql, p.values)).rows[0]?.n ?? 0));
-      if (counted.get(p)! <= FEW_MATCHES) break;
-    }
-    const read = readAfter([...counted.keys()], (p) => counted.get(p)!);
+    const read = await readAfter(
+      listProbes(brandId, f, PG_LIST, keys),
+      async (p) => (await q<{ n: string }>(p.sql, p.values)).rows[0]?.n,
+    );
     const { sql, values } = listSql(brandId, f, PG_LIST, keys, read);
     const { rows } = await q<RawItem>(sql, values);
     return listPage(f, rows);

@@ -58,10 +58,10 @@ export function sqliteItems(db: Db) {
   }
 
   /** A page of the brand's items in the filter's order (./list-sql.ts). */
-  function list(brandId: string, f: ListFilter): ListPage<ItemRow> {
+  async function list(brandId: string, f: ListFilter): Promise<ListPage<ItemRow>> {
     const keys = keysOf(f, (who) => (db.prepare(KEY_IDS).all(brandId, who) as Array<{ id: string }>).map((r) => r.id));
     if (!keys) return EMPTY_LIST_PAGE;
-    const read = readAfter(
+    const read = await readAfter(
       listProbes(brandId, f, SQLITE_LIST, keys),
       (p) => (db.prepare(p.sql).get(...p.values) as { n: number }).n,
     );
