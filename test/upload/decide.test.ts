@@ -237,3 +237,36 @@ describe('--to <id>', () => {
     ]);
   });
 });
+
+// A folder's carousel that nothing else names keeps no source or metadata of its own: both are
+// made again from its folder when read (PackedItem). What is read is what planning gave it.
+describe("a folder's carousel: its source and metadata as planning gave them", () => {
+  const trip = images('trip', 3, 'jpg');
+  it('after its folder, whenever read, and as set when set', () => {
+    const p = run({ files: [...trip, ...images('Été 2024', 2, 'png')] });
+    expect(p.items.map((i) => [i.source, i.metadata])).toEqual([
+      ['trip', { title: 'trip' }],
+      ['Été 2024', { title: 'Été 2024' }],
+    ]);
+    // Read again: the same values, and a change to one read does not stay.
+    const first = p.items[0]!;
+    first.metadata.title = 'changed in a copy';
+    expect(first.metadata).toEqual({ title: 'trip' });
+    first.metadata = { title: 'Set', status: 'draft' };
+    first.source = 'elsewhere';
+    expect([first.source, first.metadata]).toEqual(['elsewhere', { title: 'Set', status: 'draft' }]);
+    expect(p.items[1]!.metadata).toEqual({ title: 'Été 2024' });
+  });
+
+  it('with flags, a sidecar or a split, what those give', () => {
+    const flags = run({ files: trip, options: { metadata: { status: 'draft' } } });
+    expect(flags.items.map((i) => i.metadata)).toEqual([{ title: 'trip', status: 'draft' }]);
+    const side = run({ files: trip, sidecars: sidecar('trip/carousel.json', { title: 'Beach' }) });
+    expect(side.items.map((i) => i.metadata)).toEqual([{ title: 'Beach' }]);
+    const split = run({ files: images('trip', 12, 'jpg'), options: { split: true } });
+    expect(split.items.map((i) => [i.source, i.metadata])).toEqual([
+      ['trip (1/2)', { title: 'trip (1/2)' }],
+      ['trip (2/2)', { title: 'trip (2/2)' }],
+    ]);
+  });
+});

@@ -238,10 +238,14 @@ describe('upload engine', () => {
     const p = await plan([dir]);
     const files = p.items[0]!.files;
     expect(files.map((f) => f.name)).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
+    // A plan's items make their files, source and metadata again when read (PackedItem): the
+    // item with other files is made field by field, not by spreading it.
+    const { type, source, metadata } = p.items[0]!;
+    const withFiles = (f: typeof files) => ({ type, source, metadata, files: f });
 
     // Image 2 claims to be a JPEG: the server's magic-byte check refuses it at complete (final).
     const lying: EnginePlan = {
-      items: [{ ...p.items[0]!, files: [files[0]!, { ...files[1]!, contentType: 'image/jpeg' }, files[2]!] }],
+      items: [withFiles([files[0]!, { ...files[1]!, contentType: 'image/jpeg' }, files[2]!])],
     };
     const bad = await lib.upload(lying);
     expect(bad.summary.items[0]).toMatchObject({ status: 'failed' });
@@ -251,7 +255,7 @@ describe('upload engine', () => {
 
     // Image 3 lies: 2 images are in, the carousel stays and the journal remembers it.
     const third: EnginePlan = {
-      items: [{ ...p.items[0]!, files: [files[0]!, files[1]!, { ...files[2]!, contentType: 'image/png' }] }],
+      items: [withFiles([files[0]!, files[1]!, { ...files[2]!, contentType: 'image/png' }])],
     };
     const partial = await lib.upload(third);
     expect(partial.summary.items[0]).toMatchObject({ status: 'partial', filesCompleted: 2 });

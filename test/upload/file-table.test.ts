@@ -78,3 +78,30 @@ describe('FileTable', () => {
     expect(table.contentType(0)).toBe('image/jpeg');
   });
 });
+
+describe('FileTable: folders as runs, sizes past 4 GiB', () => {
+  it("finds each file's folder asked in any order, when folders come back after others", () => {
+    const table = new FileTable(CWD);
+    // Runs of 1 to 7 files, the folders coming back: 0 1 2 0 3 1 ...
+    const paths: string[] = [];
+    for (let r = 0; paths.length < 3000; r++) {
+      const folder = `/w/f${(r * 7) % 11}`;
+      for (let k = 0; k < 1 + (r % 7); k++) paths.push(`${folder}/p${paths.length}.jpg`);
+    }
+    paths.forEach((path, k) => table.add(image(path, k)));
+    const folderOf = (k: number) => paths[k]!.slice(0, paths[k]!.lastIndexOf('/'));
+    const order = [...paths.keys()];
+    // In order, backwards, and shuffled (a fixed shuffle: the same every run).
+    for (const ids of [order, [...order].reverse(), order.map((_, k) => (k * 1237) % order.length)])
+      for (const k of ids) expect(table.folder(k)).toBe(folderOf(k));
+    expect(paths.every((p, k) => table.path(k) === p)).toBe(true);
+  });
+
+  it('keeps sizes of 4 GiB and more exactly, and those just under', () => {
+    const table = new FileTable(CWD);
+    const sizes = [0, 1, 2 ** 32 - 2, 2 ** 32 - 1, 2 ** 32, 5 * 2 ** 40 + 3, Number.MAX_SAFE_INTEGER];
+    sizes.forEach((size, k) => table.add({ ...image(`/w/v${k}.mp4`, k), size }));
+    expect(sizes.map((_, k) => table.size(k))).toEqual(sizes);
+    expect(sizes.map((_, k) => table.file(k).size)).toEqual(sizes);
+  });
+});

@@ -5,7 +5,7 @@
 // bench/scale.ts lays them out). The difference divided by the 9·N files added is what a plan
 // costs per file, whatever the test runner itself holds. Records for the whole plan cost
 // ~400 bytes a file here (the InspectedFile record, its two arrays, path and name strings, the
-// folder's item); packed, ~90.
+// folder's item); packed, ~70 (the file table, and per folder its item; bench/notes.md).
 import { link, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { buildPlan, type UploadPlan } from '../../src/upload/plan/plan.js';
 const FIXTURE = join(import.meta.dirname, '../../fixtures/image/photo.jpg');
 const PER_FOLDER = 10;
 const N = 1_000;
-/** Bytes a planned file may hold: well above the packed plan's ~90, well below the records' ~400. */
+/** Bytes a planned file may hold: well above the packed plan's ~70, well below the records' ~400. */
 const BOUND = 180;
 
 // As bin/contentlib.js runs the CLI: bytecode is kept, so a collection cannot drop it and count

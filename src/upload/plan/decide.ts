@@ -72,6 +72,11 @@ export interface PlanOptions {
   for?: readonly PlatformId[];
 }
 
+/**
+ * An item of a plan. A plan's items are PackedItems, whose `files`, and for a folder's carousel
+ * `source` and `metadata`, are made again when read: copy one by naming its fields, not by
+ * spreading it (a spread copies own fields only, and those are not).
+ */
 export interface PlannedItem {
   type: ContentType;
   /**
@@ -91,12 +96,13 @@ export interface PlannedItem {
 /**
  * An item as planning makes it: its files as ids in the scan's table (./file-table.ts), their
  * records made again each time `files` is read and dropped by the reader, so that a plan of
- * 100,000 files holds no record of a file for the whole run.
+ * 100,000 files holds no record of a file for the whole run. A folder's carousel that nothing
+ * else names (the common case of a bulk upload) keeps no source or metadata either: both are
+ * made again from its folder when read (`folderItem`), as planning made them. Kept, they were
+ * a path, a title and an object per item, ~1.3 MB at 10,000 folders (bench/notes.md, issue 41).
  */
 export class PackedItem implements PlannedItem {
   type: ContentType;
-  metadata: ItemMetadata;
-  source: string;
   contentItemId?: string;
   thumbnail?: InspectedFile;
   readonly #table: FileTable;
@@ -107,11 +113,16 @@ export class PackedItem implements PlannedItem {
   readonly #first: number;
   readonly #count: number;
   readonly #ids: readonly number[] | undefined;
+  /** Undefined while they are what the item's folder makes (folderItem). */
+  #metadata: ItemMetadata | undefined;
+  #source: string | undefined;
 
   constructor(
     table: FileTable,
     ids: readonly number[],
     fields: Omit<PlannedItem, 'files' | 'thumbnail' | 'contentItemId'> & { contentItemId?: string | undefined },
+    /** The item is its folder's carousel: its source and metadata may be made again from it. */
+    ofFolder = false,
   ) {
     this.#table = table;
     const run = isRun(ids);
@@ -119,8 +130,9 @@ export class PackedItem implements PlannedItem {
     this.#count = ids.length;
     this.#ids = run ? undefined : ids;
     this.type = fields.type;
-    this.metadata = fields.metadata;
-    this.source = fields.source;
+    const again = ofFolder && ids.length > 0 ? folderItem(table, ids[0]!) : undefined;
+    this.#metadata = again && sameMetadata(fields.metadata, again.metadata) ? undefined : fields.metadata;
+    this.#source = again && fields.source === again.source ? undefined : fields.source;
     if (fields.contentItemId !== undefined) this.contentItemId = fields.contentItemId;
   }
 
@@ -128,6 +140,39 @@ export class PackedItem implements PlannedItem {
     if (this.#ids) return this.#ids.map((id) => this.#table.file(id));
     return Array.from({ length: this.#count }, (_, k) => this.#table.file(this.#first + k));
   }
+
+  /** A fresh object when made again from the folder: change it through the setter. */
+  get metadata(): ItemMetadata {
+    return this.#metadata ?? folderItem(this.#table, this.#ids?.[0] ?? this.#first).metadata;
+  }
+
+  set metadata(metadata: ItemMetadata) {
+    this.#metadata = metadata;
+  }
+
+  get source(): string {
+    return this.#source ?? folderItem(this.#table, this.#ids?.[0] ?? this.#first).source;
+  }
+
+  set source(source: string) {
+    this.#source = source;
+  }
+}
+
+/**
+ * What planning gives the carousel of the folder of file `first` when nothing else names it: the
+ * folder as messages show it, and a title after the folder's name (planGroup).
+ */
+function folderItem(table: FileTable, first: number): { source: string; metadata: ItemMetadata } {
+  const title = titleOfFolder(table.folder(first));
+  return { source: table.shownFolder(first), metadata: title ? { title } : {} };
+}
+
+/** Whether two metadata hold the same fields with the same values (strings only: a title). */
+function sameMetadata(a: ItemMetadata, b: ItemMetadata): boolean {
+  const keys = Object.keys(a) as (keyof ItemMetadata)[];
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => typeof a[k] === 'string' && a[k] === b[k]);
 }
 
 /** Whether the ids are consecutive, ascending. */
@@ -560,12 +605,17 @@ function planGroup(
     flags.title !== undefined &&
     sidecar?.title === undefined &&
     group.manifestMetadata?.title === undefined;
-  const item = new PackedItem(table, group.files, {
-    type: 'carousel',
-    metadata,
-    source: `${group.source}${part}`,
-    contentItemId: appending ? group.to : undefined,
-  });
+  const item = new PackedItem(
+    table,
+    group.files,
+    {
+      type: 'carousel',
+      metadata,
+      source: `${group.source}${part}`,
+      contentItemId: appending ? group.to : undefined,
+    },
+    group.origin === 'folder' && !group.part,
+  );
 
   if (group.kind === 'video') {
     const id = group.files[0]!;

@@ -1,6 +1,7 @@
-// The inspected files of a plan, kept packed: per folder its path once, per file its name, size,
-// mtime and formats in typed arrays (about 40 bytes a file), and only what is rare — a duration,
-// a problem, a warning, a name the library is told that differs from the one on disk — in a map.
+// The inspected files of a plan, kept packed: per folder its path once (and where its run of
+// files starts), per file its name, size, mtime and formats in typed arrays (about 30 bytes a
+// file), and only what is rare — a duration, a problem, a warning, a name the library is told
+// that differs from the one on disk, a size of 4 GiB or more — in a map.
 // An InspectedFile record is made again whenever one is read (`file`), and dropped by whoever
 // read it. As records for the whole run, 100,000 files took ~31 MB (~310 bytes each: the record,
 // two empty arrays, the path and the name as separate strings, boxed numbers); that alone put
@@ -14,6 +15,9 @@ import { ownString } from '../../text/own-string.js';
 import { float64Column, uint32Column, uint8Column } from './column.js';
 import { entryPrefix, shownPath } from './plan-inputs.js';
 
+/** The sizes' column holds sizes below this; it marks a larger one. */
+const BIG = 0xffff_ffff;
+
 /** Names are joined into one string per this many files, so each costs its bytes, not a string's header. */
 const CHUNK = 4096;
 
@@ -23,6 +27,8 @@ interface Rare {
   name?: string;
   /** The path, when folder and name do not make it again (never seen; kept to be sure). */
   path?: string;
+  /** The size, when it does not fit the sizes' column (4 GiB or more). */
+  size?: number;
   contentType?: string;
   durationSeconds?: number;
   problems?: PlanProblem[];
@@ -47,8 +53,17 @@ export class FileTable {
    * at 10,000 folders.
    */
   #shownPrefix: { folder: number; prefix: string } | undefined;
-  readonly #folderOf = uint32Column();
-  readonly #sizes = float64Column();
+  /**
+   * The files' folders as runs: where each run of files of one folder starts, and its folder.
+   * Files come folder by folder, so a run per folder, not an entry per file.
+   */
+  readonly #runStarts = uint32Column();
+  readonly #runFolders = uint32Column();
+  #runs = 0;
+  /** The run asked about last: files are mostly asked about in order. */
+  #lastRun = 0;
+  /** Sizes below BIG; a file of BIG bytes or more has its size among the rare fields. */
+  readonly #sizes = uint32Column();
   readonly #mtimes = float64Column();
   /** The name's format in the low 4 bits, the bytes' in the high 4. */
   readonly #formats = uint8Column();
@@ -71,8 +86,12 @@ export class FileTable {
     const f = this.#folderOfPath(file.path);
     // The name as inspection made it, when it is the path's last part: not made again.
     const base = this.#isPathOf(f, file.name, file.path) ? file.name : basename(file.path);
-    this.#folderOf.set(id, f);
-    this.#sizes.set(id, file.size);
+    if (this.#runs === 0 || this.#runFolders.get(this.#runs - 1) !== f) {
+      this.#runStarts.set(this.#runs, id);
+      this.#runFolders.set(this.#runs++, f);
+    }
+    this.#sizes.set(id, Math.min(file.size, BIG));
+    if (file.size >= BIG) this.#rareOf(id).size = file.size;
     this.#mtimes.set(id, file.mtimeMs);
     const real = file.realFormat ? CODE.get(file.realFormat)! : 0;
     this.#formats.set(id, (file.extFormat ? CODE.get(file.extFormat)! : 0) | (real << 4));
@@ -92,6 +111,28 @@ export class FileTable {
     if (file.problems.length > 0) this.#rareOf(id).problems = file.problems;
     if (file.warnings.length > 0) this.#rareOf(id).warnings = file.warnings;
     return id;
+  }
+
+  /** The folder of file `id`: its run's, found from the run asked about last or by halving. */
+  #folderOf(id: number): number {
+    const starts = this.#runStarts;
+    let run = this.#lastRun;
+    const inRun = (r: number) => starts.get(r) <= id && (r + 1 === this.#runs || starts.get(r + 1) > id);
+    if (!inRun(run)) {
+      if (run + 1 < this.#runs && inRun(run + 1)) run++;
+      else {
+        // The last run that starts at or before `id`.
+        let [lo, hi] = [0, this.#runs - 1];
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >>> 1;
+          if (starts.get(mid) <= id) lo = mid;
+          else hi = mid - 1;
+        }
+        run = lo;
+      }
+      this.#lastRun = run;
+    }
+    return this.#runFolders.get(run);
   }
 
   #rareOf(id: number): Rare {
@@ -141,7 +182,7 @@ export class FileTable {
     const file: InspectedFile = {
       path: this.path(id),
       name: rare?.name ?? this.#base(id),
-      size: this.#sizes.get(id),
+      size: this.size(id),
       mtimeMs: this.#mtimes.get(id),
       problems: rare?.problems ?? [],
       warnings: rare?.warnings ?? [],
@@ -156,7 +197,7 @@ export class FileTable {
 
   /** Absolute path. */
   path(id: number): string {
-    return this.#rare.get(id)?.path ?? this.#pathOf(this.#folderOf.get(id), this.#base(id));
+    return this.#rare.get(id)?.path ?? this.#pathOf(this.#folderOf(id), this.#base(id));
   }
 
   /** The name the library is told. */
@@ -166,7 +207,7 @@ export class FileTable {
 
   /** The file's folder (dirname of its path). */
   folder(id: number): string {
-    return this.#folders[this.#folderOf.get(id)]!;
+    return this.#folders[this.#folderOf(id)]!;
   }
 
   /** The MIME type the file is sent as (its bytes' format's), as `file(id).contentType`. */
@@ -178,7 +219,8 @@ export class FileTable {
   }
 
   size(id: number): number {
-    return this.#sizes.get(id);
+    const size = this.#sizes.get(id);
+    return size === BIG ? this.#rare.get(id)!.size! : size;
   }
 
   /** The format the file's name claims. */
@@ -213,7 +255,7 @@ export class FileTable {
   shown(id: number): string {
     const rare = this.#rare.get(id);
     if (rare?.path !== undefined) return shownPath(rare.path, this.#cwd);
-    const f = this.#folderOf.get(id);
+    const f = this.#folderOf(id);
     const base = this.#base(id);
     // The root folder ('/') ends with its separator: entryPrefix would double it.
     if (this.#folders[f]!.endsWith(sep)) return shownPath(this.path(id), this.#cwd);
@@ -226,7 +268,7 @@ export class FileTable {
    * own, as an item keeps it as its source for the run.
    */
   shownFolder(id: number): string {
-    const f = this.#folderOf.get(id);
+    const f = this.#folderOf(id);
     const dir = this.#folders[f]!;
     if (dir.endsWith(sep)) return shownPath(dir, this.#cwd);
     const prefix = this.#prefixOf(f);
