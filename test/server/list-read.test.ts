@@ -62,9 +62,9 @@ const SEED = `INSERT INTO brands (id, name, created_at) VALUES ('b', 'acme', '${
       '${r.createdBy}', '${r.updatedBy}')`,
   ).join(',\n  ')};`;
 
-const { backends } = repoBackends('list-durations', { max: 2, seed: SEED });
+const { backends } = repoBackends('list-read', { max: 2, seed: SEED });
 
-describe.each(backends)('a list with a duration range on %s', (_name, open) => {
+describe.each(backends)('a list by who made or changed its items, or by a duration range, on %s', (_name, open) => {
   let repo: Repo;
   beforeAll(async () => {
     repo = await open();

@@ -115,24 +115,30 @@ export class FileTable {
 
   /** The folder of file `id`: its run's, found from the run asked about last or by halving. */
   #folderOf(id: number): number {
-    const starts = this.#runStarts;
-    let run = this.#lastRun;
-    const inRun = (r: number) => starts.get(r) <= id && (r + 1 === this.#runs || starts.get(r + 1) > id);
-    if (!inRun(run)) {
-      if (run + 1 < this.#runs && inRun(run + 1)) run++;
-      else {
-        // The last run that starts at or before `id`.
-        let [lo, hi] = [0, this.#runs - 1];
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >>> 1;
-          if (starts.get(mid) <= id) lo = mid;
-          else hi = mid - 1;
-        }
-        run = lo;
-      }
-      this.#lastRun = run;
-    }
+    const run = this.#inRun(id, this.#lastRun)
+      ? this.#lastRun
+      : this.#inRun(id, this.#lastRun + 1)
+        ? this.#lastRun + 1
+        : this.#lastRunFrom(id);
+    this.#lastRun = run;
     return this.#runFolders.get(run);
+  }
+
+  /** Whether file `id` is in run `run` (which may be one past the last). */
+  #inRun(id: number, run: number): boolean {
+    if (run >= this.#runs || this.#runStarts.get(run) > id) return false;
+    return run + 1 === this.#runs || this.#runStarts.get(run + 1) > id;
+  }
+
+  /** The last run that starts at or before `id`. */
+  #lastRunFrom(id: number): number {
+    let [lo, hi] = [0, this.#runs - 1];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.#runStarts.get(mid) <= id) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   #rareOf(id: number): Rare {
