@@ -229,6 +229,12 @@ export function multiInstanceSuite(name: string, openStore: (dataDir: string) =>
       expect(await store.objects()).toEqual({ final: 2, staging: open.length });
       await sql('UPDATE uploads SET expires_at = 0 WHERE completed_at IS NULL AND item_id IS NULL');
       await restartAll();
+      // A restarted instance's first sweep removes the expired uploads and queues their objects in
+      // one transaction; until it has, the outbox may still be empty (a CI run on Node 22 saw it
+      // empty, then its 10 objects queued a moment later). Waited for, then the outbox.
+      for (let tries = 0; tries < 300 && (await sql('SELECT 1 FROM uploads WHERE expires_at = 0')).length > 0; tries++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await sql('SELECT key FROM uploads WHERE expires_at = 0')).toEqual([]);
       await outboxDrained();
       for (let tries = 0; tries < 100 && (await total()) > 0; tries++) await new Promise((r) => setTimeout(r, 100));
       expect(await store.objects()).toEqual({ final: 0, staging: 0 });
