@@ -101,7 +101,7 @@ describe('progress listeners', () => {
       itemId: 'id-0',
       reason: 'already uploaded',
     });
-    await p.finish({ items: [summary.items[2]!], interrupted: false, bytesSent: 0, ms: 40 });
+    await p.finish({ items: [summary.items.at(2)!], interrupted: false, bytesSent: 0, ms: 40 });
     expect(io.err()).toBe('Nothing new to upload: 1 item (3 files) already uploaded; --force uploads them again.\n');
     expect(io.out()).toBe('id-0\tcarousel\tskipped\tv/pics\n');
   });
@@ -226,7 +226,7 @@ describe('progress listeners', () => {
       ...summary,
       interrupted: true,
       items: [
-        summary.items[0]!,
+        summary.items.at(0)!,
         {
           index: 1,
           type: 'longform',
@@ -350,7 +350,7 @@ describe('heartbeat, ETA and the NDJSON names', () => {
   });
 
   it('summary items use the names ls uses: id, type; outcome for what the run did', () => {
-    expect(summaryItem(summary.items[0]!)).toEqual({
+    expect(summaryItem(summary.items.at(0)!)).toEqual({
       id: 'id-1',
       outcome: 'created',
       index: 0,
@@ -368,7 +368,7 @@ describe('heartbeat, ETA and the NDJSON names', () => {
       differs: [],
       updated: [],
     });
-    expect(summaryItem(summary.items[1]!)).toMatchObject({ id: null, outcome: 'failed' });
+    expect(summaryItem(summary.items.at(1)!)).toMatchObject({ id: null, outcome: 'failed' });
   });
 
   it('json: planned and summary carry the target', async () => {

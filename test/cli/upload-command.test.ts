@@ -111,7 +111,7 @@ describe('runUpload', () => {
     const { d, io, client, journal, opened } = await deps('first');
     const result = await runUpload({ paths: ['demo'], concurrency: 2 }, d);
     if (result.kind !== 'uploaded') throw new Error(result.kind);
-    expect(result.summary.items.map((i) => i.status)).toEqual(['created', 'created', 'created']);
+    expect([...result.summary.items].map((i) => i.status)).toEqual(['created', 'created', 'created']);
     expect(outcomeError(result.summary, server.url)).toBeUndefined();
     expect((await client.list({ limit: 10 })).items).toHaveLength(3);
     const lines = io
@@ -122,7 +122,7 @@ describe('runUpload', () => {
     expect(lines.at(-1)).toMatchObject({ type: 'summary' });
     const again = await runUpload({ paths: ['demo'], concurrency: 2 }, d);
     if (again.kind !== 'uploaded') throw new Error(again.kind);
-    expect(again.summary.items.map((i) => i.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect([...again.summary.items].map((i) => i.status)).toEqual(['skipped', 'skipped', 'skipped']);
     expect(opened.count).toBe(2);
     journal.close();
     await client.close();

@@ -19,7 +19,7 @@ describe('upload engine', () => {
   it('uploads the demo folder: types, titles, durations and carousel order', async () => {
     lib = await startLibrary();
     const { summary, events } = await lib.upload(await plan(['demo']));
-    expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+    expect([...summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
     const items = await lib.items();
     expect(items).toHaveLength(3);
     const byType = items.map((i) => [i.type, i.title]).sort();
@@ -55,13 +55,13 @@ describe('upload engine', () => {
     const p = await plan(['demo']);
     await lib.upload(p);
     const again = await lib.upload(p);
-    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect([...again.summary.items].map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped']);
     expect(ofType(again.events, 'skipped')).toHaveLength(5);
     expect(ofType(again.events, 'started')).toHaveLength(0);
     expect(again.events[0]).toMatchObject({ type: 'planned', files: 0, alreadyDone: 5 });
     expect(await lib.items()).toHaveLength(3);
     const forced = await lib.upload(p, { force: true });
-    expect(forced.summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+    expect([...forced.summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
     expect(await lib.items()).toHaveLength(6);
   });
 
@@ -69,10 +69,10 @@ describe('upload engine', () => {
     lib = await startLibrary();
     const p = await plan(['video/clip-5s.mp4']);
     const first = await lib.upload(p);
-    await lib.client.remove(first.summary.items[0]!.itemId!);
+    await lib.client.remove(first.summary.items.at(0)!.itemId!);
     const second = await lib.upload(p);
-    expect(second.summary.items[0]).toMatchObject({ status: 'created' });
-    expect(second.summary.items[0]!.itemId).not.toBe(first.summary.items[0]!.itemId);
+    expect(second.summary.items.at(0)).toMatchObject({ status: 'created' });
+    expect(second.summary.items.at(0)!.itemId).not.toBe(first.summary.items.at(0)!.itemId);
     expect(await lib.items()).toHaveLength(1);
   });
 
@@ -80,7 +80,7 @@ describe('upload engine', () => {
     lib = await startLibrary();
     const p = await plan(['demo']);
     const first = await lib.upload(p);
-    const ids = first.summary.items.map((o) => o.itemId!);
+    const ids = [...first.summary.items].map((o) => o.itemId!);
     await lib.client.remove(ids[1]!);
     const client = lib.client;
     const asked: { lists: Array<readonly string[] | undefined>; gets: number } = { lists: [], gets: 0 };
@@ -98,7 +98,7 @@ describe('upload engine', () => {
     const again = await lib.upload(p, { api: counting });
     expect(asked.lists.map((l) => [...(l ?? [])].sort())).toEqual([[...ids].sort()]);
     expect(asked.gets).toBe(0);
-    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'created', 'skipped']);
+    expect([...again.summary.items].map((o) => o.status)).toEqual(['skipped', 'created', 'skipped']);
     expect(await lib.items()).toHaveLength(3);
   });
 
@@ -106,7 +106,7 @@ describe('upload engine', () => {
     // Each of the 3 faults drops one PUT whose body reaches 100 bytes (every demo file does).
     lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 3 } });
     const { summary, events } = await lib.upload(await plan(['demo']));
-    expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+    expect([...summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
     expect(ofType(events, 'retrying')).toHaveLength(3);
     const items = await lib.items();
     expect(items).toHaveLength(3);
@@ -116,8 +116,8 @@ describe('upload engine', () => {
   it('gives up after the retry budget and leaves no item behind', async () => {
     lib = await startLibrary({ dropPuts: { afterBytes: 100, count: 100 } });
     const { summary, events } = await lib.upload(await plan(['video/clip-5s.mp4']));
-    expect(summary.items[0]).toMatchObject({ status: 'failed' });
-    expect(summary.items[0]!.message).toMatch(/connection reset/);
+    expect(summary.items.at(0)).toMatchObject({ status: 'failed' });
+    expect(summary.items.at(0)!.message).toMatch(/connection reset/);
     expect(ofType(events, 'retrying')).toHaveLength(4); // 5 tries in all
     expect(await lib.items()).toHaveLength(0);
   });
@@ -136,7 +136,7 @@ describe('upload engine', () => {
       },
     };
     const { summary, events } = await l.upload(await plan(['video/clip-5s.mp4']), { api });
-    expect(summary.items[0]).toMatchObject({ status: 'created' });
+    expect(summary.items.at(0)).toMatchObject({ status: 'created' });
     expect(presigns).toBe(2);
     expect(ofType(events, 'retrying')[0]!.reason).toMatch(/expired/);
     expect(await l.items()).toHaveLength(1);
@@ -159,7 +159,7 @@ describe('upload engine', () => {
       },
     };
     const { summary, events } = await l.upload(await plan(['video/clip-5s.mp4']), { api });
-    expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+    expect(summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
     expect(completes).toBe(2);
     expect(ofType(events, 'started')).toHaveLength(2);
     expect(ofType(events, 'failed')).toHaveLength(0);
@@ -174,7 +174,7 @@ describe('upload engine', () => {
       },
     };
     const second = await l.upload(await plan(['video/clip-5s.mp4']), { api: again, force: true });
-    expect(second.summary.items[0]).toMatchObject({ status: 'failed' });
+    expect(second.summary.items.at(0)).toMatchObject({ status: 'failed' });
     expect(ofType(second.events, 'failed')[0]).toMatchObject({ step: 'complete', code: 'invalid_upload' });
     expect(await l.items()).toHaveLength(1);
   });
@@ -202,8 +202,8 @@ describe('upload engine', () => {
     // 32 MB: storage answers 403 before the body is sent, and that answer is what is reported.
     const big = await sparseVideo(join(l.dir, 'in', 'big.mp4'), 32 * 1024 * 1024);
     const { summary, events } = await l.upload(await plan([big], { type: 'longform' }), { api });
-    expect(summary.items[0]).toMatchObject({ status: 'failed' });
-    expect(summary.items[0]!.message).toMatch(/signature_mismatch.*not retried/);
+    expect(summary.items.at(0)).toMatchObject({ status: 'failed' });
+    expect(summary.items.at(0)!.message).toMatch(/signature_mismatch.*not retried/);
     // The 403 may race the body on the socket (the server closes the connection while we send),
     // which looks like a reset and is retried; the mismatch itself never is.
     expect(ofType(events, 'retrying').filter((e) => /signature/.test(e.reason))).toHaveLength(0);
@@ -225,8 +225,8 @@ describe('upload engine', () => {
         },
       },
     });
-    expect(summary.items[0]).toMatchObject({ status: 'failed' });
-    expect(summary.items[0]!.message).toMatch(/changed while it was being uploaded/);
+    expect(summary.items.at(0)).toMatchObject({ status: 'failed' });
+    expect(summary.items.at(0)!.message).toMatch(/changed while it was being uploaded/);
     expect(ofType(events, 'retrying')).toHaveLength(0);
     expect(await lib.items()).toHaveLength(0);
   });
@@ -248,9 +248,9 @@ describe('upload engine', () => {
       items: [withFiles([files[0]!, { ...files[1]!, contentType: 'image/jpeg' }, files[2]!])],
     };
     const bad = await lib.upload(lying);
-    expect(bad.summary.items[0]).toMatchObject({ status: 'failed' });
-    expect(bad.summary.items[0]!.deletedItemId).toBeDefined();
-    expect(bad.summary.items[0]!.message).toMatch(/photo\.png: .*content_mismatch.*deleted again/);
+    expect(bad.summary.items.at(0)).toMatchObject({ status: 'failed' });
+    expect(bad.summary.items.at(0)!.deletedItemId).toBeDefined();
+    expect(bad.summary.items.at(0)!.message).toMatch(/photo\.png: .*content_mismatch.*deleted again/);
     expect(await lib.items()).toHaveLength(0);
 
     // Image 3 lies: 2 images are in, the carousel stays and the journal remembers it.
@@ -258,13 +258,18 @@ describe('upload engine', () => {
       items: [withFiles([files[0]!, files[1]!, { ...files[2]!, contentType: 'image/png' }])],
     };
     const partial = await lib.upload(third);
-    expect(partial.summary.items[0]).toMatchObject({ status: 'partial', filesCompleted: 2 });
-    const id = partial.summary.items[0]!.itemId!;
+    expect(partial.summary.items.at(0)).toMatchObject({ status: 'partial', filesCompleted: 2 });
+    const id = partial.summary.items.at(0)!.itemId!;
     expect((await lib.items())[0]).toMatchObject({ id, files: ['photo.jpg', 'photo.png'] });
 
     // The re-run with the file fixed finishes the same carousel, in order.
     const fixed = await lib.upload(p);
-    expect(fixed.summary.items[0]).toMatchObject({ status: 'created', itemId: id, filesSkipped: 2, filesCompleted: 1 });
+    expect(fixed.summary.items.at(0)).toMatchObject({
+      status: 'created',
+      itemId: id,
+      filesSkipped: 2,
+      filesCompleted: 1,
+    });
     const items = await lib.items();
     expect(items).toHaveLength(1);
     expect(items[0]!.files).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
@@ -286,27 +291,27 @@ describe('upload engine', () => {
       if (e.type === 'progress' && e.file.name === 'faststart.mp4' && e.sent > 0) ctl.abort(new Error('SIGINT'));
     });
     expect(summary.interrupted).toBe(true);
-    expect(summary.items.map((o) => o.status)).toEqual(['created', 'interrupted']);
-    expect(summary.items[1]!.itemId).toBeUndefined();
+    expect([...summary.items].map((o) => o.status)).toEqual(['created', 'interrupted']);
+    expect(summary.items.at(1)!.itemId).toBeUndefined();
     const items = await lib.items();
     expect(items.map((i) => i.title)).toEqual(['clip-5s']);
 
     const again = await lib.upload(p);
-    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'created']);
+    expect([...again.summary.items].map((o) => o.status)).toEqual(['skipped', 'created']);
     expect((await lib.items()).map((i) => i.title)).toEqual(['clip-5s', 'faststart']);
   });
 
   it('--to appends images to an existing carousel, after checking it has room', async () => {
     lib = await startLibrary();
     const first = await lib.upload(await plan(['image/photo.jpg', 'image/photo.png'], { carousel: true }));
-    const id = first.summary.items[0]!.itemId!;
+    const id = first.summary.items.at(0)!.itemId!;
     const more = await lib.upload(await plan(['image/photo.webp'], { to: id }));
-    expect(more.summary.items[0]).toMatchObject({ status: 'created', itemId: id, filesCompleted: 1 });
+    expect(more.summary.items.at(0)).toMatchObject({ status: 'created', itemId: id, filesCompleted: 1 });
     expect(ofType(more.events, 'completed')[0]).toMatchObject({ created: false, sortOrder: 2 });
     expect((await lib.items())[0]!.files).toEqual(['photo.jpg', 'photo.png', 'photo.webp']);
 
     const { checkAppendTargets } = await import('../../src/upload/send/preflight.js');
-    const video = (await lib.upload(await plan(['video/clip-5s.mp4']))).summary.items[0]!.itemId!;
+    const video = (await lib.upload(await plan(['video/clip-5s.mp4']))).summary.items.at(0)!.itemId!;
     const problems = await checkAppendTargets(
       [
         { contentItemId: id, newFiles: 8, source: '--to full' },
@@ -342,25 +347,25 @@ describe('upload engine', () => {
       },
     };
     const bad = await l.upload(p, { api: failing });
-    expect(bad.summary.items[0]).toMatchObject({ status: 'partial' });
-    expect(bad.summary.items[0]!.message).toMatch(
+    expect(bad.summary.items.at(0)).toMatchObject({ status: 'partial' });
+    expect(bad.summary.items.at(0)!.message).toMatch(
       /was created, but its metadata could not be applied: the service is down \(503 unavailable\)\. Run the same command again/,
     );
     expect((await l.items())[0]!.title).toBe('clip-5s');
 
     const again = await l.upload(p);
-    expect(again.summary.items[0]).toMatchObject({ status: 'skipped', itemId: bad.summary.items[0]!.itemId });
+    expect(again.summary.items.at(0)).toMatchObject({ status: 'skipped', itemId: bad.summary.items.at(0)!.itemId });
     expect(await l.items()).toMatchObject([{ title: 'Launch' }]);
     // Applied once: a third run sends nothing at all.
     const third = await l.upload(p, { api: failing });
-    expect(third.summary.items[0]).toMatchObject({ status: 'skipped' });
+    expect(third.summary.items.at(0)).toMatchObject({ status: 'skipped' });
   });
 
   it('an item the library held before is never written to: differences reported, --update-metadata applies only them', async () => {
     lib = await startLibrary();
     const l = lib;
     const first = await l.upload(await plan(['video/clip-5s.mp4'], { metadata: { title: 'Launch', hashtags: ['a'] } }));
-    const id = first.summary.items[0]!.itemId!;
+    const id = first.summary.items.at(0)!.itemId!;
     await l.client.patch(id, { title: 'Launch (final cut)' });
     const patches: unknown[] = [];
     const counting = {
@@ -376,19 +381,19 @@ describe('upload engine', () => {
       metadata: { title: 'Launch', hashtags: ['a'] },
     });
     const kept = await l.upload(p, { api: counting });
-    expect(kept.summary.items[0]).toMatchObject({ status: 'skipped', itemId: id, differs: ['title', 'thumbnail'] });
+    expect(kept.summary.items.at(0)).toMatchObject({ status: 'skipped', itemId: id, differs: ['title', 'thumbnail'] });
     expect(patches).toEqual([]);
     expect(ofType(kept.events, 'started')).toHaveLength(0); // not even the thumbnail's bytes
     expect((await l.client.get(id)).item).toMatchObject({ title: 'Launch (final cut)', thumbnailUrl: null });
 
     const updated = await l.upload(p, { api: counting, updateMetadata: true });
-    expect(updated.summary.items[0]).toMatchObject({ status: 'skipped', updated: ['title', 'thumbnail'] });
+    expect(updated.summary.items.at(0)).toMatchObject({ status: 'skipped', updated: ['title', 'thumbnail'] });
     expect(patches).toEqual([{ title: 'Launch', thumbnailKey: expect.any(String) }]);
     expect((await l.client.get(id)).item.title).toBe('Launch');
     // Nothing differs any more: no PATCH, nothing reported.
     const again = await l.upload(p, { api: counting, updateMetadata: true });
-    expect(again.summary.items[0]).not.toHaveProperty('updated');
-    expect(again.summary.items[0]).not.toHaveProperty('differs');
+    expect(again.summary.items.at(0)).not.toHaveProperty('updated');
+    expect(again.summary.items.at(0)).not.toHaveProperty('differs');
     expect(patches).toHaveLength(1);
   });
 
@@ -396,13 +401,13 @@ describe('upload engine', () => {
     lib = await startLibrary();
     const p = await plan(['video/clip-5s.mp4'], { thumbnail: 'image/photo.webp', metadata: { title: 'With cover' } });
     const { summary, events } = await lib.upload(p);
-    expect(summary.items[0]).toMatchObject({ status: 'created' });
+    expect(summary.items.at(0)).toMatchObject({ status: 'created' });
     expect(
       ofType(events, 'uploaded')
         .map((e) => e.file.role)
         .sort(),
     ).toEqual(['file', 'thumbnail']);
-    const { item } = await lib.client.get(summary.items[0]!.itemId!);
+    const { item } = await lib.client.get(summary.items.at(0)!.itemId!);
     expect(item.title).toBe('With cover');
     expect(item.thumbnailUrl).toMatch(/photo\.webp\?/);
     // The re-run knows the thumbnail is attached and sends nothing.

@@ -104,7 +104,7 @@ describe('a large video hashed while its parts are sent', () => {
           partConcurrency: 1,
           force: true,
         });
-        expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+        expect(summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
         // Every byte hashed as a part read it; the hash read nothing of the file itself.
         expect(seen).toEqual([{ fed: SIZE, read: 0 }]);
         // Presign asked for parts without a checksum; complete carried it.
@@ -113,7 +113,7 @@ describe('a large video hashed while its parts are sent', () => {
         expect(proxy.presigns[0]).not.toHaveProperty('sha256');
         expect(proxy.completes).toHaveLength(1);
         expect(proxy.completes[0]).toMatchObject({ sha256: await sha256(path) });
-        const { item } = await lib.client.get(summary.items[0]!.itemId!);
+        const { item } = await lib.client.get(summary.items.at(0)!.itemId!);
         expect(item.sha256).toBe(await sha256(path));
         // The events are those of any sent file, in order; the bytes counted once.
         const order = typesOf(events).filter((t) => t !== 'progress');
@@ -134,14 +134,14 @@ describe('a large video hashed while its parts are sent', () => {
       lib = await startLibrary();
       const path = await bigVideo('held.mp4');
       const first = await lib.upload(await plan([path]));
-      const itemId = first.summary.items[0]!.itemId!;
+      const itemId = first.summary.items.at(0)!.itemId!;
       // A fresh machine: its journal knows nothing, so only the library's check can find the file.
       const journal = await freshJournal();
       const { api, aborted } = recordingAborts(lib);
       const { seen, onFedHash } = fedHashes();
       const { summary, events } = await lib.upload(await plan([path]), { api, journal, onFedHash });
       expect(seen).toHaveLength(1);
-      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
+      expect(summary.items.at(0)).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
       // Its progress was shown as it was sent, then `skipped`: never `uploaded` nor `completed`.
       // (`skipped` alone when the library answered before presign did, which a loaded machine
       // can make happen: the multipart upload presign opened is aborted all the same.)
@@ -167,13 +167,13 @@ describe('a large video hashed while its parts are sent', () => {
     async () => {
       lib = await startLibrary();
       const path = await bigVideo('found-early.mp4');
-      const itemId = (await lib.upload(await plan([path]))).summary.items[0]!.itemId!;
+      const itemId = (await lib.upload(await plan([path]))).summary.items.at(0)!.itemId!;
       const journal = await freshJournal();
       // Presign answers a second late (a busy service, or RGW opening the S3 multipart upload):
       // the hash and the library's answer come first.
       const { api, aborted } = recordingAborts(lib, 1000);
       const { summary, events } = await lib.upload(await plan([path]), { api, journal });
-      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
+      expect(summary.items.at(0)).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
       expect(typesOf(events).filter((t) => t !== 'progress')).toEqual(['skipped']);
       expect(summary.bytesSent).toBe(0);
       // The upload presign opened was aborted (before: its answer was dropped, and the upload
@@ -201,11 +201,11 @@ describe('a large video hashed while its parts are sent', () => {
       lib = await startLibrary({ throttle: link });
       const path = await bigVideo(`held-at-${link}.mp4`);
       const first = await lib.upload(await plan([path]), { partConcurrency: 1 });
-      const itemId = first.summary.items[0]!.itemId!;
+      const itemId = first.summary.items.at(0)!.itemId!;
       const journal = await freshJournal();
       const { seen, onFedHash } = fedHashes();
       const { summary } = await lib.upload(await plan([path]), { journal, onFedHash, partConcurrency: 1 });
-      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
+      expect(summary.items.at(0)).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId, filesCompleted: 0 });
       // The hash read the file itself, ahead of the part, and the upload was stopped early (waiting
       // for the part, one at a time, it would have read nothing and all 24 MiB would have been sent).
       expect(seen[0]!.read).toBeGreaterThan(0);
@@ -247,14 +247,14 @@ describe('a large video hashed while its parts are sent', () => {
       expect(kept?.parts.length).toBeGreaterThan(0);
       expect(kept?.sha256).toBeUndefined();
       const again = await lib.upload(await plan([path]), { onFedHash });
-      expect(again.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+      expect(again.summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
       const started = ofType(again.events, 'started')[0]!;
       expect(started.resumedFrom).toBeGreaterThan(0);
       // The parts stored before were read by the hash itself, the others fed it.
       expect(seen).toHaveLength(1);
       expect(seen[0]!.read).toBeGreaterThanOrEqual(started.resumedFrom!);
       expect(seen[0]!.fed + seen[0]!.read).toBeLessThanOrEqual(2 * SIZE);
-      const { item } = await lib.client.get(again.summary.items[0]!.itemId!);
+      const { item } = await lib.client.get(again.summary.items.at(0)!.itemId!);
       expect(item.sha256).toBe(await sha256(path));
       expect(await lib.items()).toHaveLength(1);
       expect(journal.multipart(path)).toBeUndefined();
@@ -276,7 +276,7 @@ describe('a large video hashed while its parts are sent', () => {
           complete: () => Promise.reject(new Error('the connection was lost')),
         },
       });
-      expect(lost.summary.items[0]?.status).toBe('failed');
+      expect(lost.summary.items.at(0)?.status).toBe('failed');
       expect(journal.multipart(path)?.sha256).toBe(await sha256(path));
       const again = await lib.upload(await plan([path]), {
         api: {
@@ -285,7 +285,7 @@ describe('a large video hashed while its parts are sent', () => {
           complete: (body, o) => (completes.push(body), lib!.client.complete(body, o)),
         },
       });
-      expect(again.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+      expect(again.summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
       expect(completes).toHaveLength(1);
       expect(completes[0]).toMatchObject({ sha256: await sha256(path) });
       expect(ofType(again.events, 'started')).toHaveLength(0);
@@ -297,8 +297,8 @@ describe('a large video hashed while its parts are sent', () => {
     const path = await bigVideo('six.mp4');
     const { seen, onFedHash } = fedHashes();
     const { summary } = await lib.upload(await plan([path]), { onFedHash, partConcurrency: 6 });
-    expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
-    const { item } = await lib.client.get(summary.items[0]!.itemId!);
+    expect(summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
+    const { item } = await lib.client.get(summary.items.at(0)!.itemId!);
     expect(item.sha256).toBe(await sha256(path));
     expect(seen).toHaveLength(1);
     // Hashed ahead of the parts (the library is asked): what it read, it read once.
@@ -314,8 +314,8 @@ describe('a large video hashed while its parts are sent', () => {
       const path = await bigVideo('dropped.mp4');
       const { seen, onFedHash } = fedHashes();
       const { summary } = await lib.upload(await plan([path]), { onFedHash, partConcurrency: 1, force: true });
-      expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
-      const { item } = await lib.client.get(summary.items[0]!.itemId!);
+      expect(summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
+      const { item } = await lib.client.get(summary.items.at(0)!.itemId!);
       expect(item.sha256).toBe(await sha256(path));
       // Where the cut lands against the part's reads is the sockets' business. Cut before the part
       // read its last byte: it reads its bytes again and the hash, waiting for it, reads nothing
@@ -360,7 +360,7 @@ describe('a large video hashed while its parts are sent', () => {
       const journal = await freshJournal();
       const { seen, onFedHash } = fedHashes();
       const { summary } = await lib.upload(await plan([path]), { journal, onFedHash });
-      expect(summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId: held.contentItemId });
+      expect(summary.items.at(0)).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId: held.contentItemId });
       expect(seen).toHaveLength(1);
       expect(seen[0]!.read).toBeGreaterThan(0);
       expect(seen[0]!.read).toBeLessThanOrEqual(SIZE);
@@ -380,7 +380,7 @@ describe('a large video hashed while its parts are sent', () => {
       try {
         const { seen, onFedHash } = fedHashes();
         const { summary } = await lib.upload(await plan([path]), { api: client, onFedHash, force: true });
-        expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+        expect(summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
         expect(proxy.presigns).toHaveLength(1);
         expect(proxy.presigns[0]).not.toHaveProperty('sha256');
         expect(proxy.completes[0]).toMatchObject({ sha256: await sha256(path) });
@@ -412,7 +412,7 @@ describe('a large video hashed while its parts are sent', () => {
           if (e.type === 'notice' && e.message.includes('no checksum at complete'))
             presignsBefore = proxy.presigns.length;
         });
-        expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+        expect([...summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
         expect(ofType(events, 'notice').filter((n) => n.message.includes('no checksum at complete'))).toHaveLength(1);
         // Each complete refused for its sha256 was sent again without it: one complete without it per file.
         expect(proxy.completes.filter((c) => 'sha256' in c).length).toBeGreaterThanOrEqual(1);
@@ -421,7 +421,7 @@ describe('a large video hashed while its parts are sent', () => {
         expect(proxy.presigns[0]).not.toHaveProperty('sha256');
         expect(presignsBefore).toBeGreaterThanOrEqual(1);
         for (const body of proxy.presigns.slice(presignsBefore)) expect(body).toHaveProperty('sha256');
-        for (const [n, o] of summary.items.entries()) {
+        for (const [n, o] of [...summary.items].entries()) {
           const { item } = await lib.client.get(o.itemId!);
           expect(item.sha256).toBe(await sha256(paths[n]!));
         }
@@ -446,15 +446,15 @@ describe('on S3 (RGW)', () => {
         lib = await startLibrary(serverStorage(s3, `s3://${s3.bucket('alongside')}/lib`));
         const path = await bigVideo('s3.mp4');
         const first = await lib.upload(await plan([path]));
-        expect(first.summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
-        const itemId = first.summary.items[0]!.itemId!;
+        expect(first.summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
+        const itemId = first.summary.items.at(0)!.itemId!;
         const { item } = await lib.client.get(itemId);
         expect(item.sha256).toBe(await sha256(path));
         const journal = await freshJournal();
         const { seen, onFedHash } = fedHashes();
         const again = await lib.upload(await plan([path]), { journal, onFedHash });
         expect(seen).toHaveLength(1);
-        expect(again.summary.items[0]).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId });
+        expect(again.summary.items.at(0)).toMatchObject({ status: 'skipped', filesInLibrary: 1, itemId });
         // `skipped` alone when the library answered before presign did: RGW's presign, which
         // opens the S3 multipart upload, took longer than hashing the file in a loaded CI run.
         expect(NOT_SENT).toContainEqual(typesOf(again.events).filter((t) => t !== 'progress'));

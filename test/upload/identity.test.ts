@@ -77,11 +77,11 @@ describe('a byte changed on the way (SQLite + disk)', () => {
   it('is refused by the store, nothing is promoted, and the file is sent again from disk once', async () => {
     lib = await startLibrary({ flipPuts: { at: 200, count: 1 } });
     const { summary, events } = await lib.upload(await plan(['video/clip-5s.mp4']));
-    expect(summary.items[0]).toMatchObject({ status: 'created', filesCompleted: 1 });
+    expect(summary.items.at(0)).toMatchObject({ status: 'created', filesCompleted: 1 });
     const retries = ofType(events, 'retrying').filter((e) => /SHA-256 mismatch/.test(e.reason));
     expect(retries).toHaveLength(1);
     expect(retries[0]!.reason).toContain('sending it again from disk');
-    const { item } = await lib.client.get(summary.items[0]!.itemId!);
+    const { item } = await lib.client.get(summary.items.at(0)!.itemId!);
     expect(item.sha256).toBe(await sha256(join(FIXTURES, 'video/clip-5s.mp4')));
     expect(await lib.items()).toHaveLength(1);
     // Nothing of the refused body was kept: no staging object, no stray temp file.
@@ -92,8 +92,8 @@ describe('a byte changed on the way (SQLite + disk)', () => {
   it('changed again on the second try: the file fails, saying what happened; no item, nothing stored', async () => {
     lib = await startLibrary({ flipPuts: { at: 200, count: 2 } });
     const { summary, events } = await lib.upload(await plan(['video/clip-5s.mp4']));
-    expect(summary.items[0]).toMatchObject({ status: 'failed' });
-    const message = summary.items[0]!.message!;
+    expect(summary.items.at(0)).toMatchObject({ status: 'failed' });
+    const message = summary.items.at(0)!.message!;
     expect(message).toContain('PUT failed');
     expect(message).toContain('SHA-256 mismatch');
     expect(message).toContain('sent again from disk, they differed again');
@@ -109,11 +109,11 @@ describe('a fresh machine (an empty journal)', () => {
     lib = await startLibrary();
     const p = await plan(['demo']);
     const first = await lib.upload(p);
-    const ids = first.summary.items.map((o) => o.itemId);
+    const ids = [...first.summary.items].map((o) => o.itemId);
     const again = await lib.upload(p, { journal: await freshJournal() });
-    expect(again.summary.items.map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped']);
-    expect(again.summary.items.map((o) => o.itemId)).toEqual(ids);
-    expect(again.summary.items.map((o) => o.filesInLibrary)).toEqual([1, 1, 3]);
+    expect([...again.summary.items].map((o) => o.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect([...again.summary.items].map((o) => o.itemId)).toEqual(ids);
+    expect([...again.summary.items].map((o) => o.filesInLibrary)).toEqual([1, 1, 3]);
     expect(again.summary.bytesSent).toBe(0);
     expect(ofType(again.events, 'started')).toHaveLength(0);
     const found = ofType(again.events, 'skipped').filter((e) => e.inLibrary);
@@ -143,7 +143,7 @@ describe('a fresh machine (an empty journal)', () => {
     const same = counting(lib.client);
     const h2 = countingHash();
     const rerun = await lib.upload(p, { api: same.api, hash: h2.hash });
-    expect(rerun.summary.items.every((o) => o.status === 'skipped')).toBe(true);
+    expect([...rerun.summary.items].every((o) => o.status === 'skipped')).toBe(true);
     expect(h2.reads).toHaveLength(0);
     expect(same.checks()).toBe(0);
 
@@ -151,7 +151,7 @@ describe('a fresh machine (an empty journal)', () => {
     const fresh = counting(lib.client);
     const h3 = countingHash();
     const again = await lib.upload(p, { api: fresh.api, hash: h3.hash, journal: await freshJournal() });
-    expect(again.summary.items.every((o) => o.status === 'skipped')).toBe(true);
+    expect([...again.summary.items].every((o) => o.status === 'skipped')).toBe(true);
     expect(h3.reads).toHaveLength(40);
     expect(fresh.checks()).toBe(2);
     expect(again.summary.bytesSent).toBe(0);
@@ -163,10 +163,10 @@ describe('a fresh machine (an empty journal)', () => {
     const root = await carousels('grown', 1, 3);
     const folder = join(root, 'set-0');
     const first = await lib.upload(await plan([folder]));
-    const carousel = first.summary.items[0]!.itemId!;
+    const carousel = first.summary.items.at(0)!.itemId!;
     await copyFile(join(FIXTURES, 'image/photo.png'), join(folder, '4.png'));
     const again = await lib.upload(await plan([folder]), { journal: await freshJournal() });
-    expect(again.summary.items[0]).toMatchObject({
+    expect(again.summary.items.at(0)).toMatchObject({
       status: 'created',
       itemId: carousel,
       appended: true,
@@ -182,8 +182,8 @@ describe('a fresh machine (an empty journal)', () => {
     lib = await startLibrary();
     const asLong = await lib.upload(await plan(['video/clip-5s.mp4'], { type: 'longform' }));
     const asShort = await lib.upload(await plan(['video/clip-5s.mp4']), { journal: await freshJournal() });
-    expect(asShort.summary.items[0]).toMatchObject({ status: 'created', type: 'shortform' });
-    expect(asShort.summary.items[0]!.itemId).not.toBe(asLong.summary.items[0]!.itemId);
+    expect(asShort.summary.items.at(0)).toMatchObject({ status: 'created', type: 'shortform' });
+    expect(asShort.summary.items.at(0)!.itemId).not.toBe(asLong.summary.items.at(0)!.itemId);
   });
 
   it('--force hashes (to declare the checksums) but does not ask the library: it uploads again', async () => {
@@ -192,7 +192,7 @@ describe('a fresh machine (an empty journal)', () => {
     await lib.upload(p);
     const c = counting(lib.client);
     const forced = await lib.upload(p, { api: c.api, force: true, journal: await freshJournal() });
-    expect(forced.summary.items[0]).toMatchObject({ status: 'created' });
+    expect(forced.summary.items.at(0)).toMatchObject({ status: 'created' });
     expect(c.checks()).toBe(0);
     expect(await lib.items()).toHaveLength(2);
   });
@@ -207,7 +207,7 @@ describe('a service without the extensions', () => {
       const root = await carousels('spec-only', 3, 10);
       const h = countingHash();
       const { summary, events } = await lib.upload(await plan([root]), { api: client, hash: h.hash });
-      expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+      expect([...summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
       const notices = ofType(events, 'notice');
       expect(notices).toHaveLength(1);
       expect(notices[0]!.message).toContain('duplicates are detected only by this machine’s upload journal');
@@ -227,7 +227,7 @@ describe('a service without the extensions', () => {
     const client = createApiClient({ baseUrl: lib.url, apiKey: writeOnly.key, retry: NO_WAIT_RETRY });
     try {
       const { summary, events } = await lib.upload(await plan(['demo']), { api: client });
-      expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+      expect([...summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
       const notices = ofType(events, 'notice');
       expect(notices).toHaveLength(1);
       expect(notices[0]!.message).toContain('the key lacks content:read');
@@ -243,7 +243,7 @@ describe('a service without the extensions', () => {
     const client = createApiClient({ baseUrl: proxy.url, apiKey: lib.key, retry: NO_WAIT_RETRY });
     try {
       const { summary, events } = await lib.upload(await plan(['demo']), { api: client, concurrency: 1 });
-      expect(summary.items.map((o) => o.status)).toEqual(['created', 'created', 'created']);
+      expect([...summary.items].map((o) => o.status)).toEqual(['created', 'created', 'created']);
       expect(ofType(events, 'notice')).toHaveLength(1);
       expect(ofType(events, 'notice')[0]!.message).toContain('refuses a declared checksum');
       // One refused presign with the field, then none carries it.

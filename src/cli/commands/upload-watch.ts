@@ -302,7 +302,6 @@ async function sendBatch(
     },
     (event) => log.onEvent(event),
   );
-  for (const item of summary.items) if (plan.items[item.index]?.contentItemId) item.appended = true;
   const retry = new Set<string>();
   for (const item of summary.items) {
     if (item.status !== 'failed' && item.status !== 'partial' && item.status !== 'interrupted') continue;

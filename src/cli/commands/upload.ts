@@ -6,6 +6,7 @@ import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/send/engine.js';
 import type { UploadSummary } from '../../upload/send/events.js';
+import { countWhere, outcomesWhere } from '../../upload/send/outcomes.js';
 import { type Journal, journalTargetId, openJournal } from '../../upload/send/journal.js';
 import { openLockedLibrary } from './upload-library.js';
 import { type Lookup, lookUp } from '../../upload/send/library-lookup.js';
@@ -108,7 +109,7 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   const refused = () =>
     summary.missingScope !== undefined ? scopeRefusedError(baseUrl, summary.missingScope) : keyRejectedError(baseUrl);
   if (summary.keyRejected) return refused();
-  const bad = summary.items.filter((o) => o.status === 'failed' || o.status === 'partial');
+  const bad = outcomesWhere(summary.items, (o) => o.status === 'failed' || o.status === 'partial');
   const leftOut = summary.leftOut ?? 0;
   if (bad.length === 0 && leftOut === 0) return undefined;
   if (bad.length === 0) {
@@ -117,7 +118,7 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
       'Fix those files and run the same command again: what is done is skipped.',
     );
   }
-  const something = summary.items.some((o) => o.status !== 'failed');
+  const something = countWhere(summary.items, (o) => o.status !== 'failed') > 0;
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
   if (!something && bad.every((o) => o.keyRejected)) return refused();
   const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
@@ -295,13 +296,8 @@ async function sendPlan(
   if (opened.refused) return opened.refused;
   const { progress, baseUrl } = opened.library;
   const summary = await runEngine(plan, o, deps, opened.library);
-  // What only the plan knows: which items were appended to an existing carousel, what was
-  // skipped and left out; then what it all means for the exit code, which the summary carries.
-  for (const item of summary.items) {
-    const planned = plan.items[item.index];
-    if (planned?.contentItemId) item.appended = true;
-    if (planned?.metadata.title !== undefined) item.title = planned.metadata.title;
-  }
+  // What only the plan knows: what was skipped and left out; then what it all means for the
+  // exit code, which the summary carries.
   summary.skippedFiles = plan.skipped.length;
   summary.leftOut = plan.leftOut.reduce((n, l) => n + l.paths.length, 0);
   const failure = outcomeError(summary, baseUrl ?? '');

@@ -3,6 +3,7 @@
 // and `summary` objects name the target, so a log says where things went.
 import { createJsonLines } from './json-lines.js';
 import type { ItemOutcome, UploadEvent, UploadSummary } from '../../upload/send/events.js';
+import { countWhere, sumOf, tally } from '../../upload/send/outcomes.js';
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import type { ProgressListener } from './progress-shared.js';
@@ -38,29 +39,29 @@ export function summaryItem(o: ItemOutcome): SummaryLine['items'][number] {
 
 /** The last NDJSON line: every field, whatever the outcome (docs/cli.md; SummarySchema). */
 export function summaryObject(summary: UploadSummary, target: TargetInfo | null = null, withItems = true): SummaryLine {
-  const n = (s: string) => summary.items.filter((o) => o.status === s && !(s === 'created' && o.appended)).length;
+  const n = tally(summary.items);
   return {
     type: 'summary',
     target,
     exitCode: summary.exitCode ?? 0,
     refused: false,
-    created: n('created'),
-    appended: summary.items.filter((o) => o.status === 'created' && o.appended).length,
-    skipped: n('skipped'),
-    partial: n('partial'),
-    failed: n('failed'),
+    created: n.created,
+    appended: n.appended,
+    skipped: n.skipped,
+    partial: n.partial,
+    failed: n.failed,
     interrupted: summary.interrupted,
     problems: 0,
     skippedFiles: summary.skippedFiles ?? 0,
-    inLibraryFiles: summary.items.reduce((k, o) => k + (o.filesInLibrary ?? 0), 0),
-    differing: summary.items.filter((o) => o.differs?.length).length,
-    updated: summary.items.filter((o) => o.updated?.length).length,
+    inLibraryFiles: sumOf(summary.items, (o) => o.filesInLibrary ?? 0),
+    differing: countWhere(summary.items, (o) => !!o.differs?.length),
+    updated: countWhere(summary.items, (o) => !!o.updated?.length),
     leftOut: summary.leftOut ?? 0,
     missingScope: summary.missingScope ?? null,
     bytesSent: summary.bytesSent,
     bytesKept: summary.bytesKept ?? 0,
     ms: Math.round(summary.ms),
-    items: withItems ? summary.items.map(summaryItem) : [],
+    items: withItems ? Array.from(summary.items, summaryItem) : [],
   };
 }
 
@@ -76,8 +77,9 @@ async function writeSummaryLine(io: IO, summary: UploadSummary, target: TargetIn
   const head = JSON.stringify(summaryObject(summary, target, false));
   // `items` is the object's last key: its empty list and the closing brace are written last.
   let text = head.slice(0, -2);
-  for (const [k, o] of summary.items.entries()) {
-    text += (k === 0 ? '' : ',') + JSON.stringify(summaryItem(o));
+  let k = 0;
+  for (const o of summary.items) {
+    text += (k++ === 0 ? '' : ',') + JSON.stringify(summaryItem(o));
     if (text.length < SUMMARY_BATCH_CHARS) continue;
     if (!io.stdout.destroyed) await write(io.stdout, text);
     text = '';

@@ -3,7 +3,8 @@
 // after Ctrl-C what was and was not created. Pure functions of the engine's summary.
 import { escapeText } from '../../text/escape-name.js';
 import { formatBytes } from '../../rules/rules.js';
-import type { ItemOutcome, UploadSummary } from '../../upload/send/events.js';
+import type { ItemOutcome, ItemOutcomes, UploadSummary } from '../../upload/send/events.js';
+import { outcomesWhere, sumOf, tally } from '../../upload/send/outcomes.js';
 import { formatMs } from './progress-shared.js';
 
 /** One row per item that exists: id, type, status, source. Tab-separated unless `aligned`. */
@@ -14,7 +15,7 @@ function withoutEcho(source: string, message: string): string {
 }
 
 export function itemRows(summary: UploadSummary, aligned: boolean): string[] {
-  const rows = summary.items.filter((o) => o.itemId).map((o) => [o.itemId!, o.type, statusWord(o), o.source]);
+  const rows = outcomesWhere(summary.items, (o) => !!o.itemId).map((o) => [o.itemId!, o.type, statusWord(o), o.source]);
   if (!aligned) return rows.map((r) => r.join('\t'));
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c]!) : cell)).join('  '));
@@ -37,42 +38,39 @@ function statusWord(o: ItemOutcome): string {
   return o.appended && o.status === 'created' ? 'appended' : o.status;
 }
 
-function count(items: ItemOutcome[], status: ItemOutcome['status']): number {
-  // Images appended to an existing carousel created nothing: they are said on their own line.
-  return items.filter((o) => o.status === status && !(status === 'created' && o.appended)).length;
-}
-
 /** The human summary for stderr, line by line. */
 export function summaryLines(summary: UploadSummary): string[] {
   const { items } = summary;
   const lines: string[] = [];
-  const skippedFiles = items.reduce((n, o) => n + o.filesSkipped, 0);
+  const skippedFiles = sumOf(items, (o) => o.filesSkipped);
   // Of those, found in the library by their checksum (a fresh machine, a touched file).
-  const inLibrary = items.reduce((n, o) => n + (o.filesInLibrary ?? 0), 0);
+  const inLibrary = sumOf(items, (o) => o.filesInLibrary ?? 0);
+  // Images appended to an existing carousel created nothing: they are said on their own line.
+  const n = tally(items);
   // A re-run with nothing left to do: one line (the items are listed on stdout), and what of
   // the local metadata differs from the library or was applied to it.
-  if (items.length > 0 && count(items, 'skipped') === items.length && !summary.interrupted) {
+  if (items.length > 0 && n.skipped === items.length && !summary.interrupted) {
     const where = inLibrary === skippedFiles ? 'in the library' : 'uploaded';
     return [
       `Nothing new to upload: ${plural(items.length, 'item')} (${plural(skippedFiles, 'file')}) already ${where}; --force uploads them again.`,
       ...metadataLines(items),
     ];
   }
-  const appended = items.filter((o) => o.appended && o.status === 'created').length;
   const parts = [
     // "1 carousel appended to" alone when that is all the run did, never an empty start.
-    count(items, 'created') || !appended ? `${plural(count(items, 'created'), 'item')} created` : '',
-    appended ? `${plural(appended, 'carousel')} appended to` : '',
-    count(items, 'skipped') ? `${count(items, 'skipped')} already there` : '',
-    count(items, 'partial') ? `${count(items, 'partial')} incomplete` : '',
-    count(items, 'failed') ? `${count(items, 'failed')} failed` : '',
-    count(items, 'interrupted') ? `${count(items, 'interrupted')} interrupted` : '',
+    n.created || !n.appended ? `${plural(n.created, 'item')} created` : '',
+    n.appended ? `${plural(n.appended, 'carousel')} appended to` : '',
+    n.skipped ? `${n.skipped} already there` : '',
+    n.partial ? `${n.partial} incomplete` : '',
+    n.failed ? `${n.failed} failed` : '',
+    n.interrupted ? `${n.interrupted} interrupted` : '',
   ].filter(Boolean);
   lines.push(`${parts.join(', ')}; ${formatBytes(summary.bytesSent)} sent in ${formatMs(summary.ms)}.`);
-  for (const o of items) {
-    if (o.appended && o.status === 'created')
-      lines.push(`Appended ${plural(o.filesCompleted, 'image')} to ${o.itemId ?? o.source}.`);
-  }
+  if (n.appended > 0)
+    for (const o of items) {
+      if (o.appended && o.status === 'created')
+        lines.push(`Appended ${plural(o.filesCompleted, 'image')} to ${o.itemId ?? o.source}.`);
+    }
   if (summary.skippedFiles)
     lines.push(`${plural(summary.skippedFiles, 'file')} in the folders skipped, not uploaded (listed above).`);
   if (summary.leftOut)
@@ -86,7 +84,7 @@ export function summaryLines(summary: UploadSummary): string[] {
     );
 
   lines.push(...metadataLines(items));
-  const bad = items.filter((o) => o.status === 'failed' || o.status === 'partial');
+  const bad = outcomesWhere(items, (o) => o.status === 'failed' || o.status === 'partial');
   for (const o of bad.slice(0, MAX_LISTED))
     lines.push(
       `${o.status === 'failed' ? 'Failed' : 'Incomplete'}: ${escapeText(withoutEcho(o.source, o.message ?? 'unknown error'))}`,
@@ -104,10 +102,10 @@ export function summaryLines(summary: UploadSummary): string[] {
  * Items already in the library: where the local metadata differs from it (not applied), and
  * what --update-metadata changed. One line per item, as many as MAX_LISTED.
  */
-export function metadataLines(items: ItemOutcome[]): string[] {
+export function metadataLines(items: ItemOutcomes): string[] {
   const name = (o: ItemOutcome) => `${escapeText(o.source)}${o.itemId ? ` (${o.itemId})` : ''}`;
-  const differing = items.filter((o) => o.differs?.length);
-  const updated = items.filter((o) => o.updated?.length);
+  const differing = outcomesWhere(items, (o) => !!o.differs?.length);
+  const updated = outcomesWhere(items, (o) => !!o.updated?.length);
   const lines: string[] = [];
   for (const o of updated.slice(0, MAX_LISTED)) lines.push(`Updated: ${name(o)}: ${o.updated!.join(', ')}`);
   if (updated.length > MAX_LISTED) lines.push(more(updated.length - MAX_LISTED));
@@ -122,9 +120,9 @@ export function metadataLines(items: ItemOutcome[]): string[] {
 }
 
 /** After Ctrl-C: what exists now and what does not, so nobody has to guess. */
-function interruptedLines(items: ItemOutcome[], bytesKept: number): string[] {
-  const made = items.filter((o) => o.itemId && o.status !== 'skipped');
-  const notMade = items.filter((o) => !o.itemId && o.status !== 'failed');
+function interruptedLines(items: ItemOutcomes, bytesKept: number): string[] {
+  const made = outcomesWhere(items, (o) => !!o.itemId && o.status !== 'skipped');
+  const notMade = outcomesWhere(items, (o) => !o.itemId && o.status !== 'failed');
   const lines = ['Interrupted.'];
   const list = (all: ItemOutcome[], show: (o: ItemOutcome) => string) =>
     all.slice(0, MAX_LISTED).map(show).join(', ') +
@@ -135,7 +133,7 @@ function interruptedLines(items: ItemOutcome[], bytesKept: number): string[] {
       : 'Created: nothing.',
   );
   if (notMade.length) lines.push(`Not created: ${list(notMade, (o) => o.source)}`);
-  const unfinished = items.filter((o) => o.status === 'interrupted' && o.message);
+  const unfinished = outcomesWhere(items, (o) => o.status === 'interrupted' && !!o.message);
   for (const o of unfinished.slice(0, MAX_LISTED)) lines.push(`  ${o.source}: ${escapeText(o.message ?? '')}`);
   if (unfinished.length > MAX_LISTED) lines.push(`  ${more(unfinished.length - MAX_LISTED)}`);
   if (bytesKept > 0)

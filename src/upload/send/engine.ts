@@ -70,6 +70,7 @@ import { libraryMetadata } from './metadata-diff.js';
 import { type SentPart, continueParts, startParts } from './multipart.js';
 import { asksForParts } from '../../rules/parts.js';
 import { bytesKept, forgetParts, journalParts, multipartContext } from './run-parts.js';
+import { OutcomeList } from './outcomes.js';
 import {
   type EngineDeps,
   type EngineItem,
@@ -345,25 +346,27 @@ function withLibrary(run: Run, item: EngineItem, index: number, prior: Prior, id
 
 // ---- The window -----------------------------------------------------------------------------
 
-async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<ItemOutcome[]> {
+async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<OutcomeList> {
   const size = WINDOW_PER_TRANSFER * run.deps.concurrency;
   const fileSlots = createSlots(size, run.signal);
   const itemSlots = createSlots(size, run.signal);
-  const outcomes: ItemOutcome[] = new Array<ItemOutcome>(plan.items.length);
+  const outcomes = new OutcomeList(plan.items);
   const open = new Set<Promise<void>>();
   for (const [index, item] of plan.items.entries()) {
     let prior = priors[index]!;
     if (!(await itemSlots.acquire())) {
-      outcomes[index] = notStarted(run, item, index, prior);
+      outcomes.set(notStarted(run, item, index, prior));
       continue;
     }
     // Its files hashed and looked for in the library (a batch ahead of the transfers).
     const identity = await settle(run.identifier.of(index));
     if (!identity.ok || identity.value.error) {
       itemSlots.release();
-      outcomes[index] = identity.ok
-        ? unidentified(run, item, index, prior, identity.value.error!)
-        : notStarted(run, item, index, prior);
+      outcomes.set(
+        identity.ok
+          ? unidentified(run, item, index, prior, identity.value.error!)
+          : notStarted(run, item, index, prior),
+      );
       continue;
     }
     prior = withLibrary(run, item, index, prior, identity.value);
@@ -371,9 +374,7 @@ async function driveItems(plan: EnginePlan, priors: Prior[], run: Run): Promise<
     await work.admit(fileSlots);
     const settled: Promise<void> = work
       .conclude()
-      .then((o) => {
-        outcomes[index] = o;
-      })
+      .then((o) => outcomes.set(o))
       .finally(() => {
         itemSlots.release();
         open.delete(settled);

@@ -90,7 +90,7 @@ export interface ItemOutcome {
   keyRejected?: true;
   /** An item this run created and then deleted because it could not be finished. */
   deletedItemId?: string;
-  /** The files were added to an existing carousel (--to), not a new item. */
+  /** The files were added to an existing carousel (--to's, or one the library held), not a new item. */
   appended?: true;
   /**
    * The item was in the library before this run and its metadata differs from the local one in
@@ -99,12 +99,21 @@ export interface ItemOutcome {
   differs?: MetadataField[];
   /** --update-metadata: the fields of an item already in the library that this run changed. */
   updated?: MetadataField[];
-  /** The title the plan gave it (set by the command from the plan, for the summary). */
+  /** The title the plan gave it (for the summary). */
   title?: string;
 }
 
+/**
+ * The items' outcomes in plan order: what the engine returns keeps them packed and makes each
+ * again when read (./outcomes.ts); an array will do as well. Read them in order, or one by `at`.
+ */
+export interface ItemOutcomes extends Iterable<ItemOutcome> {
+  readonly length: number;
+  at(index: number): ItemOutcome | undefined;
+}
+
 export interface UploadSummary {
-  items: ItemOutcome[];
+  items: ItemOutcomes;
   interrupted: boolean;
   /** The service rejected the API key (401, or 403 for a missing scope): the run stopped at once. */
   keyRejected?: true;
