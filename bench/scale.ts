@@ -1,12 +1,13 @@
 // Bulk at scale: BENCH_SCALE_FILES (10,000) small JPEGs in folders of 10 (one carousel each),
 // uploaded by one `contentlib upload DIR --json` against `serve`, next to a run of
 // BENCH_SCALE_SMALL (500) files of the same shape measured the same way: files/s and peak RSS
-// must not depend on how many files there are. Then the same command again (nothing new), and
-// `--dry-run` over BENCH_SCALE_DRY (100,000) files. The uploaded files are each their own bytes
-// (the fixture with a few bytes after the JPEG's end, ~2 KB each): hard links of one file are one
-// content, which the library holds after the first carousels, so all but those were skipped as
-// "already there" and the run measured the check, not the sending. The --dry-run tree is hard
-// links of one fixture (no disk). Every run has a fresh state directory (its own journal).
+// must not depend on how many files there are. Then the same command again (nothing new),
+// `--dry-run` over BENCH_SCALE_DRY (100,000) files, and with BENCH_SCALE_HUGE that many files
+// sent. The uploaded files are each their own bytes (the fixture with a few bytes after the
+// JPEG's end, ~2 KB each): hard links of one file are one content, which the library holds after
+// the first carousels, so all but those were skipped as "already there" and the run measured the
+// check, not the sending. The --dry-run tree is hard links of one fixture (no disk). Every run
+// has a fresh state directory (its own journal).
 import { spawn } from 'node:child_process';
 import { copyFile, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -160,9 +161,6 @@ export async function benchScale(
   };
   const small = await runOf('small', o.small);
   const large = await runOf('large', o.files);
-  // Its tree is removed at once: 100,000 files of their own bytes take ~430 MB.
-  const huge = o.huge > 0 ? await runOf('huge', o.huge) : undefined;
-  if (huge) for (const p of [huge.dir, `${huge.dir}-sources`]) await rm(p, { recursive: true, force: true });
 
   const env = cliEnv({ CONTENTLIB_HOME: large.home, CONTENTLIB_BASE_URL: t.url, CONTENTLIB_API_KEY: t.key });
   const again = await runCli(['upload', large.dir, '--json'], env, join(large.home, 'rss'));
@@ -176,6 +174,12 @@ export async function benchScale(
   o.log(`  --dry-run over ${o.dry} files: ${fixed(dry.wallMs, 0)} ms, peak RSS ${fixed(dry.peakRssMiB, 0)} MiB`);
   for (const d of [small.dir, large.dir, dryDir])
     for (const p of [d, `${d}-sources`]) await rm(p, { recursive: true, force: true });
+  // Last: `serve` makes the previews of the images it receives in the background, slower than
+  // they come, and 100,000 of them left ~57,000 to make; the re-run and the --dry-run asked after
+  // them shared the cores with that work (20-25 s instead of ~6: bench/notes.md). Its tree is
+  // removed at once: 100,000 files of their own bytes take ~430 MB.
+  const huge = o.huge > 0 ? await runOf('huge', o.huge) : undefined;
+  if (huge) for (const p of [huge.dir, `${huge.dir}-sources`]) await rm(p, { recursive: true, force: true });
   return {
     small: small.r,
     large: large.r,
