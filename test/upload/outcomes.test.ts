@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { ItemOutcome } from '../../src/upload/send/events.js';
-import { OutcomeList, countWhere, outcomesWhere, sumOf, tally } from '../../src/upload/send/outcomes.js';
+import { OutcomeList, outcomesWhere, readOutcomes } from '../../src/upload/send/outcomes.js';
 import type { EngineItem } from '../../src/upload/send/run.js';
 
 const UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -92,16 +92,45 @@ describe('the outcome list', () => {
     expect(list.at(3)).toBeUndefined();
   });
 
-  it('counts: appended apart from created, sums and picks', () => {
-    const list = new OutcomeList([0, 1, 2, 3, 4].map((i) => item(`album-${i}`)));
-    list.set(outcome(0));
-    list.set(outcome(1, { appended: true }));
-    list.set(outcome(2, { status: 'skipped', filesInLibrary: 3 }));
-    list.set(outcome(3, { status: 'failed', message: 'no' }));
-    list.set(outcome(4, { status: 'interrupted' }));
-    expect(tally(list)).toEqual({ created: 1, appended: 1, skipped: 1, partial: 0, failed: 1, interrupted: 1 });
-    expect(sumOf(list, (o) => o.filesInLibrary ?? 0)).toBe(3);
-    expect(countWhere(list, (o) => o.status !== 'failed')).toBe(4);
+  it('read in one pass: appended counted apart from created, sums, and the first few of each kind', () => {
+    const list = new OutcomeList([0, 1, 2, 3, 4, 5, 6, 7].map((i) => item(`album-${i}`)));
+    list.set(outcome(0, { itemId: 'id-0' }));
+    list.set(outcome(1, { appended: true, itemId: 'id-1' }));
+    list.set(outcome(2, { status: 'skipped', itemId: 'id-2', filesSkipped: 3, filesInLibrary: 3, differs: ['title'] }));
+    list.set(outcome(3, { status: 'failed', message: 'no', keyRejected: true }));
+    list.set(outcome(4, { status: 'interrupted', message: 'stopped at part 3' }));
+    list.set(outcome(5, { status: 'partial', itemId: 'id-5', message: 'one image refused' }));
+    list.set(outcome(6, { status: 'skipped', itemId: 'id-6', filesSkipped: 2, updated: ['title'] }));
+    list.set(outcome(7, { status: 'interrupted' }));
+    let reads = 0;
+    const counted = {
+      *[Symbol.iterator]() {
+        for (const o of list) {
+          reads++;
+          yield o;
+        }
+      },
+    };
+    const f = readOutcomes(counted, 1);
+    expect(reads).toBe(8);
+    expect(f.tally).toEqual({ created: 1, appended: 1, skipped: 2, partial: 1, failed: 1, interrupted: 2 });
+    expect([f.skippedFiles, f.inLibraryFiles, f.failedKeyRejected]).toEqual([5, 3, 1]);
+    // Each kind: its count, and the first `keep` (1) by index.
+    const kinds = {
+      appended: [1, [1]],
+      failedOrPartial: [2, [3]],
+      differing: [1, [2]],
+      updated: [1, [6]],
+      made: [3, [0]],
+      notMade: [2, [4]],
+      unfinished: [1, [4]],
+    } as const;
+    for (const [kind, [count, first]] of Object.entries(kinds)) {
+      const p = f[kind as keyof typeof kinds];
+      expect([kind, p.count, p.first.map((o) => o.index)]).toEqual([kind, count, first]);
+    }
+    expect(readOutcomes(list, 0).made).toEqual({ count: 3, first: [] });
+    expect(readOutcomes(list, 10).made.first.map((o) => o.index)).toEqual([0, 1, 5]);
     expect(outcomesWhere(list, (o) => o.status === 'failed').map((o) => o.index)).toEqual([3]);
   });
 

@@ -37,4 +37,16 @@ describe('summary of a large run', () => {
     expect(created).toMatch(/… and 70 more; see --json$/);
     expect(lines.find((l) => l.startsWith('Not created: '))).toMatch(/… and 130 more; see --json$/);
   });
+
+  it('names the first carousels appended to, then counts the rest', () => {
+    const items = Array.from({ length: MAX_LISTED + 10 }, (_, i) =>
+      outcome(i, { status: 'created', appended: true, itemId: `id-${i}`, filesCompleted: 2, message: undefined }),
+    );
+    const lines = summaryLines({ items, interrupted: false, bytesSent: 0, ms: 1000 });
+    expect(lines[0]).toMatch(/^60 carousels appended to;/);
+    const appended = lines.filter((l) => l.startsWith('Appended 2 images to id-'));
+    expect(appended).toHaveLength(MAX_LISTED);
+    expect(appended[0]).toBe('Appended 2 images to id-0.');
+    expect(lines[MAX_LISTED + 1]).toBe('… and 10 more; see --json');
+  });
 });

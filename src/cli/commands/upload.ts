@@ -6,7 +6,7 @@ import type { RetryPolicy } from '../../api/retry.js';
 import type { ContentType, Status } from '../../rules/rules.js';
 import { type EngineApi, runPlan } from '../../upload/send/engine.js';
 import type { UploadSummary } from '../../upload/send/events.js';
-import { countWhere, outcomesWhere } from '../../upload/send/outcomes.js';
+import { readOutcomes } from '../../upload/send/outcomes.js';
 import { type Journal, journalTargetId, openJournal } from '../../upload/send/journal.js';
 import { openLockedLibrary } from './upload-library.js';
 import { type Lookup, lookUp } from '../../upload/send/library-lookup.js';
@@ -109,26 +109,28 @@ export function outcomeError(summary: UploadSummary, baseUrl: string): CliError 
   const refused = () =>
     summary.missingScope !== undefined ? scopeRefusedError(baseUrl, summary.missingScope) : keyRejectedError(baseUrl);
   if (summary.keyRejected) return refused();
-  const bad = outcomesWhere(summary.items, (o) => o.status === 'failed' || o.status === 'partial');
+  const f = readOutcomes(summary.items, 0);
+  const bad = f.failedOrPartial.count;
   const leftOut = summary.leftOut ?? 0;
-  if (bad.length === 0 && leftOut === 0) return undefined;
-  if (bad.length === 0) {
+  if (bad === 0 && leftOut === 0) return undefined;
+  if (bad === 0) {
     return new PartialError(
       `${leftOut} file${leftOut === 1 ? ' was' : 's were'} left out as invalid (listed above); the rest was uploaded.`,
       'Fix those files and run the same command again: what is done is skipped.',
     );
   }
-  const something = countWhere(summary.items, (o) => o.status !== 'failed') > 0;
+  const { failed } = f.tally;
+  const something = Object.values(f.tally).reduce((sum, n) => sum + n, 0) > failed;
   // Running it again will not help when the key itself is refused: say to log in (exit 4).
-  if (!something && bad.every((o) => o.keyRejected)) return refused();
+  if (!something && f.failedKeyRejected === failed) return refused();
   const hint = 'Fix what is listed above and run the same command again: what is done is skipped.';
   if (!something) {
-    return new CliError(`${bad.length === 1 ? 'The item' : `All ${bad.length} items`} failed; nothing was created.`, {
+    return new CliError(`${bad === 1 ? 'The item' : `All ${bad} items`} failed; nothing was created.`, {
       hint,
       exitCode: EXIT.failure,
     });
   }
-  return new PartialError(`${bad.length} of ${summary.items.length} items were not fully uploaded.`, hint);
+  return new PartialError(`${bad} of ${summary.items.length} items were not fully uploaded.`, hint);
 }
 
 /** The library an upload writes to, opened only for a plan that is good to send. */

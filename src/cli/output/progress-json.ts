@@ -3,7 +3,7 @@
 // and `summary` objects name the target, so a log says where things went.
 import { createJsonLines } from './json-lines.js';
 import type { ItemOutcome, UploadEvent, UploadSummary } from '../../upload/send/events.js';
-import { countWhere, sumOf, tally } from '../../upload/send/outcomes.js';
+import { readOutcomes } from '../../upload/send/outcomes.js';
 import type { IO } from '../io.js';
 import type { TargetInfo } from '../target.js';
 import type { ProgressListener } from './progress-shared.js';
@@ -39,7 +39,9 @@ export function summaryItem(o: ItemOutcome): SummaryLine['items'][number] {
 
 /** The last NDJSON line: every field, whatever the outcome (docs/cli.md; SummarySchema). */
 export function summaryObject(summary: UploadSummary, target: TargetInfo | null = null, withItems = true): SummaryLine {
-  const n = tally(summary.items);
+  // Counts only: no outcome is named here (the items follow in full).
+  const f = readOutcomes(summary.items, 0);
+  const n = f.tally;
   return {
     type: 'summary',
     target,
@@ -53,9 +55,9 @@ export function summaryObject(summary: UploadSummary, target: TargetInfo | null 
     interrupted: summary.interrupted,
     problems: 0,
     skippedFiles: summary.skippedFiles ?? 0,
-    inLibraryFiles: sumOf(summary.items, (o) => o.filesInLibrary ?? 0),
-    differing: countWhere(summary.items, (o) => !!o.differs?.length),
-    updated: countWhere(summary.items, (o) => !!o.updated?.length),
+    inLibraryFiles: f.inLibraryFiles,
+    differing: f.differing.count,
+    updated: f.updated.count,
     leftOut: summary.leftOut ?? 0,
     missingScope: summary.missingScope ?? null,
     bytesSent: summary.bytesSent,

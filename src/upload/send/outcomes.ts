@@ -112,23 +112,11 @@ function uuidOf(b: Uint8Array): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The outcomes `test` picks, as an array (a summary names a few: the failed, the differing…). */
+/** The outcomes `test` picks, as an array (`upload`'s rows on stdout: every item that exists). */
 export function outcomesWhere(items: Iterable<ItemOutcome>, test: (o: ItemOutcome) => boolean): ItemOutcome[] {
   const picked: ItemOutcome[] = [];
   for (const o of items) if (test(o)) picked.push(o);
   return picked;
-}
-
-export function countWhere(items: Iterable<ItemOutcome>, test: (o: ItemOutcome) => boolean): number {
-  let n = 0;
-  for (const o of items) if (test(o)) n++;
-  return n;
-}
-
-export function sumOf(items: Iterable<ItemOutcome>, value: (o: ItemOutcome) => number): number {
-  let n = 0;
-  for (const o of items) n += value(o);
-  return n;
 }
 
 /** How many items ended each way, images appended to a carousel counted apart from items created. */
@@ -141,9 +129,68 @@ export interface Tally {
   interrupted: number;
 }
 
-/** The outcomes counted in one pass (each read makes an object: a summary reads them once). */
-export function tally(items: Iterable<ItemOutcome>): Tally {
-  const t: Tally = { created: 0, appended: 0, skipped: 0, partial: 0, failed: 0, interrupted: 0 };
-  for (const o of items) t[o.status === 'created' && o.appended ? 'appended' : o.status]++;
-  return t;
+/** Outcomes of one kind: how many, and the first few, which a summary names one by one. */
+export interface Picked {
+  count: number;
+  first: ItemOutcome[];
+}
+
+/** What a summary says of a run's outcomes, text or NDJSON (./outcomes.ts `readOutcomes`). */
+export interface OutcomeFacts {
+  tally: Tally;
+  /** Files not sent: as the journal said (`filesSkipped`), and of those found in the library by checksum. */
+  skippedFiles: number;
+  inLibraryFiles: number;
+  /** Carousels images were appended to (status created). */
+  appended: Picked;
+  /** Failed or incomplete items; of the failed, those whose key the service refused. */
+  failedOrPartial: Picked;
+  failedKeyRejected: number;
+  /** Items in the library whose local metadata differs from it; items --update-metadata changed. */
+  differing: Picked;
+  updated: Picked;
+  /** After a stop: items that exist (and were not already there), items that do not, and stopped items with a reason. */
+  made: Picked;
+  notMade: Picked;
+  unfinished: Picked;
+}
+
+/**
+ * Everything a summary says of the outcomes, read in one pass: reading an OutcomeList makes each
+ * outcome again (and its folder's title), so the summaries read it once, keeping `keep` of each
+ * kind it names one by one.
+ */
+export function readOutcomes(items: Iterable<ItemOutcome>, keep: number): OutcomeFacts {
+  const picked = (): Picked => ({ count: 0, first: [] });
+  const f: OutcomeFacts = {
+    tally: { created: 0, appended: 0, skipped: 0, partial: 0, failed: 0, interrupted: 0 },
+    skippedFiles: 0,
+    inLibraryFiles: 0,
+    appended: picked(),
+    failedOrPartial: picked(),
+    failedKeyRejected: 0,
+    differing: picked(),
+    updated: picked(),
+    made: picked(),
+    notMade: picked(),
+    unfinished: picked(),
+  };
+  const add = (p: Picked, o: ItemOutcome) => {
+    if (p.count++ < keep) p.first.push(o);
+  };
+  for (const o of items) {
+    const appended = o.status === 'created' && o.appended === true;
+    f.tally[appended ? 'appended' : o.status]++;
+    f.skippedFiles += o.filesSkipped;
+    f.inLibraryFiles += o.filesInLibrary ?? 0;
+    if (appended) add(f.appended, o);
+    if (o.status === 'failed' || o.status === 'partial') add(f.failedOrPartial, o);
+    if (o.status === 'failed' && o.keyRejected) f.failedKeyRejected++;
+    if (o.differs?.length) add(f.differing, o);
+    if (o.updated?.length) add(f.updated, o);
+    if (o.itemId && o.status !== 'skipped') add(f.made, o);
+    if (!o.itemId && o.status !== 'failed') add(f.notMade, o);
+    if (o.status === 'interrupted' && o.message) add(f.unfinished, o);
+  }
+  return f;
 }
