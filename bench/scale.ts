@@ -3,17 +3,17 @@
 // BENCH_SCALE_SMALL (500) files of the same shape measured the same way: files/s and peak RSS
 // must not depend on how many files there are. Then the same command again (nothing new),
 // `--dry-run` over BENCH_SCALE_DRY (100,000) files, and with BENCH_SCALE_HUGE that many files
-// sent. The uploaded files are each their own bytes (the fixture with a few bytes after the
-// JPEG's end, ~2 KB each): hard links of one file are one content, which the library holds after
-// the first carousels, so all but those were skipped as "already there" and the run measured the
-// check, not the sending. The --dry-run tree is hard links of one fixture (no disk). Every run
-// has a fresh state directory (its own journal).
+// sent (last, to a `serve` of its own). The uploaded files are each their own bytes (the fixture
+// with a few bytes after the JPEG's end, ~2 KB each): hard links of one file are one content,
+// which the library holds after the first carousels, so all but those were skipped as "already
+// there" and the run measured the check, not the sending. The --dry-run tree is hard links of
+// one fixture (no disk). Every run has a fresh state directory (its own journal).
 import { spawn } from 'node:child_process';
 import { copyFile, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Target } from './lib/api.js';
-import { BIN, ROOT, cliEnv } from './lib/proc.js';
+import { BIN, ROOT, cliEnv, createKey, serve } from './lib/proc.js';
 import { MIB, fixed } from './lib/stats.js';
 
 const PER_FOLDER = 10;
@@ -142,18 +142,37 @@ async function uploadRun(t: Target, dir: string, home: string, files: number): P
   };
 }
 
+/** Runs `send` against a `serve` started on a data dir of its own, then stops it and removes its files. */
+async function hugeRun<T extends { dir: string }>(
+  o: { dir: string; home: string },
+  send: (t: Target) => Promise<T>,
+): Promise<T> {
+  const dataDir = join(o.dir, 'scale-huge-data');
+  const home = join(o.home, 'scale-huge-serve');
+  await mkdir(dataDir, { recursive: true });
+  const server = await serve(dataDir, home);
+  try {
+    const r = await send({ url: server.url, key: await createKey(dataDir, home, 'bench-scale-huge') });
+    for (const p of [r.dir, `${r.dir}-sources`]) await rm(p, { recursive: true, force: true });
+    return r;
+  } finally {
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchScale(
   t: Target,
   o: { dir: string; home: string; files: number; small: number; huge: number; dry: number; log: (s: string) => void },
 ): Promise<ScaleResult> {
   const { loadavg } = await import('node:os');
   const load = loadavg()[0]!.toFixed(2);
-  const runOf = async (name: string, files: number) => {
+  const runOf = async (name: string, files: number, to = t) => {
     const dir = join(o.dir, `scale-${name}`);
     const home = join(o.home, `scale-${name}`);
     await makeTree(dir, files, true);
     await mkdir(home, { recursive: true });
-    const r = await uploadRun(t, dir, home, files);
+    const r = await uploadRun(to, dir, home, files);
     o.log(
       `  ${files} files: ${fixed(r.filesPerS, 1)} files/s, peak RSS ${fixed(r.peakRssMiB, 0)} MiB, longest PUT → complete ${fixed(r.maxPutToCompleteMs, 0)} ms`,
     );
@@ -174,12 +193,13 @@ export async function benchScale(
   o.log(`  --dry-run over ${o.dry} files: ${fixed(dry.wallMs, 0)} ms, peak RSS ${fixed(dry.peakRssMiB, 0)} MiB`);
   for (const d of [small.dir, large.dir, dryDir])
     for (const p of [d, `${d}-sources`]) await rm(p, { recursive: true, force: true });
-  // Last: `serve` makes the previews of the images it receives in the background, slower than
-  // they come, and 100,000 of them left ~57,000 to make; the re-run and the --dry-run asked after
-  // them shared the cores with that work (20-25 s instead of ~6: bench/notes.md). Its tree is
-  // removed at once: 100,000 files of their own bytes take ~430 MB.
-  const huge = o.huge > 0 ? await runOf('huge', o.huge) : undefined;
-  if (huge) for (const p of [huge.dir, `${huge.dir}-sources`]) await rm(p, { recursive: true, force: true });
+  // Last, and to a `serve` of its own, stopped once they are sent: `serve` makes the previews of
+  // the images it receives in the background, slower than they come, and 100,000 of them left
+  // ~57,000 to make. Sent to the bench's `serve`, that work took the cores from whatever was
+  // measured next: the re-run and the --dry-run above (20-25 s instead of ~6), and the scenarios
+  // after this one (bench/notes.md). Its tree and library are removed at once: 100,000 files of
+  // their own bytes take ~430 MB, and as much again stored.
+  const huge = o.huge > 0 ? await hugeRun(o, (t) => runOf('huge', o.huge, t)) : undefined;
   return {
     small: small.r,
     large: large.r,
