@@ -142,6 +142,11 @@ async function uploadRun(t: Target, dir: string, home: string, files: number): P
   };
 }
 
+/** Removes a tree makeTree made, and the folder of sources it made it from. */
+async function removeTree(dir: string): Promise<void> {
+  for (const p of [dir, `${dir}-sources`]) await rm(p, { recursive: true, force: true });
+}
+
 /** Runs `send` against a `serve` started on a data dir of its own, then stops it and removes its files. */
 async function hugeRun<T extends { dir: string }>(
   o: { dir: string; home: string },
@@ -153,7 +158,7 @@ async function hugeRun<T extends { dir: string }>(
   const server = await serve(dataDir, home);
   try {
     const r = await send({ url: server.url, key: await createKey(dataDir, home, 'bench-scale-huge') });
-    for (const p of [r.dir, `${r.dir}-sources`]) await rm(p, { recursive: true, force: true });
+    await removeTree(r.dir);
     return r;
   } finally {
     await server.stop();
@@ -191,8 +196,7 @@ export async function benchScale(
   const dry = await runCli(['upload', dryDir, '--dry-run', '--json'], env, join(large.home, 'rss'));
   if (dry.code !== 0) throw new Error(`--dry-run exited ${dry.code}: ${dry.stderr}`);
   o.log(`  --dry-run over ${o.dry} files: ${fixed(dry.wallMs, 0)} ms, peak RSS ${fixed(dry.peakRssMiB, 0)} MiB`);
-  for (const d of [small.dir, large.dir, dryDir])
-    for (const p of [d, `${d}-sources`]) await rm(p, { recursive: true, force: true });
+  for (const d of [small.dir, large.dir, dryDir]) await removeTree(d);
   // Last, and to a `serve` of its own, stopped once they are sent: `serve` makes the previews of
   // the images it receives in the background, slower than they come, and 100,000 of them left
   // ~57,000 to make. Sent to the bench's `serve`, that work took the cores from whatever was

@@ -125,8 +125,7 @@ function metadataLines(f: OutcomeFacts): string[] {
 function interruptedLines(f: OutcomeFacts, bytesKept: number): string[] {
   const lines = ['Interrupted.'];
   const inline = (p: Picked, show: (o: ItemOutcome) => string) =>
-    p.first.map(show).join(', ') +
-    (p.count > p.first.length ? ` … and ${p.count - p.first.length} more; see --json` : '');
+    p.first.map(show).join(', ') + (p.count > p.first.length ? ` ${more(p.count - p.first.length)}` : '');
   lines.push(
     f.made.count
       ? `Created: ${inline(f.made, (o) => `${o.source} → ${o.itemId}${o.status === 'interrupted' ? ' (incomplete)' : ''}`)}`
