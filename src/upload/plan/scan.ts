@@ -78,59 +78,79 @@ const INSPECT_CONCURRENCY = 8;
 
 export async function scan(inputs: readonly string[], options: ScanOptions, cwd: string): Promise<Scanned> {
   const table = new FileTable(cwd);
-  const files: number[] = [];
-  const scanned: Scanned = { cwd, table, files, problems: [], skipped: [], sidecars: {} };
-  let listed: Expanded['listed'] | undefined;
-  let confinedTo: string | undefined;
-  if (options.manifest) {
-    const manifestPath = resolve(cwd, options.manifest);
-    const loaded = await loadManifest(manifestPath, options.manifest, options.manifestConfined);
-    const stalls = await mayStall(dirname(manifestPath));
-    if (stalls) scanned.stalls = true;
-    if (options.manifestConfined) confinedTo = dirname(manifestPath);
-    scanned.problems.push(...loaded.problems);
-    scanned.manifest = [];
-    for (const item of loaded.items) {
-      const ids = await inspectAll(
-        { length: item.files.length, path: (k) => item.files[k]!, shown: (k) => shownPath(item.files[k]!, cwd) },
-        table,
-        stalls,
-      );
-      // The name the library is told, where the manifest gives one (an export's carousel images
-      // are `01-beach.jpg` on disk, `beach.jpg` in the library).
-      item.fileNames?.forEach((name, k) => {
-        if (name !== undefined && ids[k] !== undefined) table.rename(ids[k], name);
-      });
-      const thumbnail = item.thumbnail ? await inspect(item.thumbnail, shownPath(item.thumbnail, cwd)) : undefined;
-      scanned.manifest.push({ item, files: ids, ...(thumbnail ? { thumbnail } : {}) });
-    }
-  } else {
-    const expanded = await expandInputs(inputs, cwd);
-    if (expanded.stalls) scanned.stalls = true;
-    scanned.problems.push(...expanded.problems);
-    const inspected = await inspectAll(expanded.candidates, table, expanded.stalls);
-    // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
-    const withdrawn = new Set<number>();
-    inspected.forEach((id, k) => {
-      const skippedAt = expanded.candidates.skippedAt(k);
-      if (skippedAt === undefined) files.push(id);
-      else if (table.realFormat(id)) {
-        withdrawn.add(skippedAt);
-        files.push(id);
-      }
-    });
-    scanned.skipped.push(...expanded.skipped.filter((_, k) => !withdrawn.has(k)));
-    if (options.thumbnail) scanned.thumbnail = await inspect(resolve(cwd, options.thumbnail), options.thumbnail);
-    listed = expanded.listed;
-  }
+  const scanned: Scanned = { cwd, table, files: [], problems: [], skipped: [], sidecars: {} };
+  // Each way of scanning is a function of its own, so that what it held (a walk of 100,000 files:
+  // its candidates' paths, names and ids, ~7 MB) is garbage once it returns, before the
+  // collection below: kept in this function's scope, they were still live through it and the
+  // sidecars (bench/notes.md, issue 41).
+  const found = options.manifest
+    ? await scanManifest(options.manifest, options, scanned)
+    : await scanInputs(inputs, options, scanned);
   // The walk's and the inspection's garbage collected (and its pages handed back) before the
   // scan's last synchronous stretch, the sidecars, adds its own: with both at once the scan's
   // end set the upload's peak (100,000 files: 104–119 MB, 101–104 after this; bench/notes.md).
   collectAfter(table.length);
   table.seal();
-  const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : files;
-  scanned.sidecars = await readSidecars(all, table, cwd, listed, confinedTo);
+  const all = scanned.manifest ? scanned.manifest.flatMap((m) => m.files) : scanned.files;
+  scanned.sidecars = await readSidecars(all, table, cwd, found.listed, found.confinedTo);
   return scanned;
+}
+
+/** What the sidecars' search needs to know of how the files were found. */
+interface Found {
+  listed?: Expanded['listed'];
+  /** An export folder's manifest: its sidecars stay inside this folder. */
+  confinedTo?: string;
+}
+
+/** --manifest: its items' files inspected into the table, in the manifest's order. */
+async function scanManifest(manifest: string, options: ScanOptions, scanned: Scanned): Promise<Found> {
+  const { cwd, table } = scanned;
+  const manifestPath = resolve(cwd, manifest);
+  const loaded = await loadManifest(manifestPath, manifest, options.manifestConfined);
+  const stalls = await mayStall(dirname(manifestPath));
+  if (stalls) scanned.stalls = true;
+  scanned.problems.push(...loaded.problems);
+  scanned.manifest = [];
+  for (const item of loaded.items) {
+    const ids = await inspectAll(
+      { length: item.files.length, path: (k) => item.files[k]!, shown: (k) => shownPath(item.files[k]!, cwd) },
+      table,
+      stalls,
+    );
+    // The name the library is told, where the manifest gives one (an export's carousel images
+    // are `01-beach.jpg` on disk, `beach.jpg` in the library).
+    item.fileNames?.forEach((name, k) => {
+      if (name !== undefined && ids[k] !== undefined) table.rename(ids[k], name);
+    });
+    const thumbnail = item.thumbnail ? await inspect(item.thumbnail, shownPath(item.thumbnail, cwd)) : undefined;
+    scanned.manifest.push({ item, files: ids, ...(thumbnail ? { thumbnail } : {}) });
+  }
+  return options.manifestConfined ? { confinedTo: dirname(manifestPath) } : {};
+}
+
+/** Paths, folders and globs: walked, and every file found inspected into the table. */
+async function scanInputs(inputs: readonly string[], options: ScanOptions, scanned: Scanned): Promise<Found> {
+  const { cwd, table } = scanned;
+  const files: number[] = [];
+  const expanded = await expandInputs(inputs, cwd);
+  if (expanded.stalls) scanned.stalls = true;
+  scanned.problems.push(...expanded.problems);
+  const inspected = await inspectAll(expanded.candidates, table, expanded.stalls);
+  // A file skipped by its name (.HEIC) stays skipped unless its bytes are a supported format.
+  const withdrawn = new Set<number>();
+  inspected.forEach((id, k) => {
+    const skippedAt = expanded.candidates.skippedAt(k);
+    if (skippedAt === undefined) files.push(id);
+    else if (table.realFormat(id)) {
+      withdrawn.add(skippedAt);
+      files.push(id);
+    }
+  });
+  scanned.files = files;
+  scanned.skipped.push(...expanded.skipped.filter((_, k) => !withdrawn.has(k)));
+  if (options.thumbnail) scanned.thumbnail = await inspect(resolve(cwd, options.thumbnail), options.thumbnail);
+  return { listed: expanded.listed };
 }
 
 async function inspect(path: string, shown: string): Promise<ScannedFile> {
