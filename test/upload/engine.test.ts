@@ -1,10 +1,10 @@
 // The engine against a real embedded server on 127.0.0.1: the happy path, re-runs, faults,
 // expired URLs, refused uploads, carousels that fail half way, Ctrl-C.
-import { utimes } from 'node:fs/promises';
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresignRequest } from '../../src/api/schemas.js';
-import type { EnginePlan } from '../../src/upload/send/engine.js';
+import type { EngineItem, EnginePlan } from '../../src/upload/send/engine.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import type { Library } from '../support/library.js';
 import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
@@ -299,6 +299,64 @@ describe('upload engine', () => {
     const again = await lib.upload(p);
     expect([...again.summary.items].map((o) => o.status)).toEqual(['skipped', 'created']);
     expect((await lib.items()).map((i) => i.title)).toEqual(['clip-5s', 'faststart']);
+  });
+
+  it('Ctrl-C early in a run of many items: every item not started is interrupted, and none is made again to say so', async () => {
+    lib = await startLibrary();
+    // 40 folders of two images, each its own bytes (hard links of one would be found in the library).
+    const dir = join(lib.dir, 'many');
+    const photo = await readFile(join(import.meta.dirname, '../../fixtures/image/photo.jpg'));
+    for (let f = 0; f < 40; f++) {
+      const folder = join(dir, `album-${String(f).padStart(2, '0')}`);
+      await mkdir(folder, { recursive: true });
+      for (const n of ['a', 'b'])
+        await writeFile(join(folder, `${n}.jpg`), Buffer.concat([photo, Buffer.from(`${f}${n}`)]));
+    }
+    const planned = await plan([dir], {}, dir);
+    // Reads of each item's files once Ctrl-C came (a plan's item makes a record per file at each read).
+    const readsAfter = planned.items.map(() => 0);
+    let stopped = false;
+    const counted: EnginePlan = {
+      items: planned.items.map(
+        (item, i) =>
+          new Proxy(item, {
+            get(target, prop) {
+              if (prop === 'files' && stopped) readsAfter[i]!++;
+              return Reflect.get(target, prop, target) as unknown;
+            },
+          }) as EngineItem,
+      ),
+    };
+    const ctl = new AbortController();
+    const seen = new Set<number>();
+    let completed = 0;
+    const { summary } = await lib.upload(counted, { signal: ctl.signal, concurrency: 1 }, (e) => {
+      if (!stopped && 'file' in e && e.file) seen.add(e.file.item);
+      // Once the first carousel is whole: both its images completed.
+      if (e.type === 'completed' && ++completed === 2) {
+        stopped = true;
+        ctl.abort(new Error('SIGINT'));
+      }
+    });
+    expect(summary.interrupted).toBe(true);
+    const outcomes = [...summary.items];
+    expect(outcomes).toHaveLength(40);
+    // Every item no event had named when Ctrl-C came: interrupted, with its counts and title as
+    // planned, and its files never read again to say so. (Those under way end as the run left them.)
+    const notStarted = outcomes.filter((o) => !seen.has(o.index));
+    expect(notStarted.length).toBeGreaterThan(30);
+    for (const o of notStarted) {
+      expect(o).toMatchObject({
+        status: 'interrupted',
+        filesCompleted: 0,
+        filesSkipped: 0,
+        filesTotal: 2,
+        title: `album-${String(o.index).padStart(2, '0')}`,
+      });
+      expect(o.itemId).toBeUndefined();
+      expect(readsAfter[o.index]).toBe(0);
+    }
+    expect(seen.size).toBeGreaterThan(0);
   });
 
   it('--to appends images to an existing carousel, after checking it has room', async () => {

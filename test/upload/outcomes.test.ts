@@ -53,6 +53,25 @@ describe('the outcome list', () => {
     expect([...list]).toStrictEqual([o]);
   });
 
+  // Each row: an item the run never started, as setNotStarted keeps it and as set keeps the
+  // outcome the engine made for it before (skipped when all its files are there from before).
+  const notStarted: Array<[string, 'skipped' | 'interrupted', number, string | undefined]> = [
+    ['interrupted, nothing made', 'interrupted', 0, undefined],
+    ['interrupted, an earlier run made half of it', 'interrupted', 1, UUID],
+    ['interrupted, an id that is no UUID', 'interrupted', 2, 'item_01HX'],
+    ['skipped, all there from before', 'skipped', 3, UUID],
+  ];
+
+  it.each(notStarted)('not started, %s: read back as the outcome set for it', (_, status, skipped, itemId) => {
+    const direct = new OutcomeList([item('album-0')]);
+    // What was kept for the item before (a failure's message) goes, as with set.
+    direct.set(outcome(0, { status: 'failed', message: 'no', itemId: 'x-1' }));
+    direct.setNotStarted(0, status, skipped, 3, itemId);
+    const made = new OutcomeList([item('album-0')]);
+    made.set(outcome(0, { status, filesCompleted: 0, filesSkipped: skipped, ...(itemId ? { itemId } : {}) }));
+    expect(direct.at(0)).toStrictEqual(made.at(0));
+  });
+
   it("takes the type, source and title from the plan's item, and --to's carousel as appended", () => {
     const items = [
       item('a.mp4', { type: 'shortform', metadata: { title: 'Launch' } }),

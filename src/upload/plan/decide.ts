@@ -136,6 +136,11 @@ export class PackedItem implements PlannedItem {
     if (fields.contentItemId !== undefined) this.contentItemId = fields.contentItemId;
   }
 
+  /** How many files, without making their records (`files` does). */
+  get fileCount(): number {
+    return this.#count;
+  }
+
   get files(): InspectedFile[] {
     if (this.#ids) return this.#ids.map((id) => this.#table.file(id));
     return Array.from({ length: this.#count }, (_, k) => this.#table.file(this.#first + k));

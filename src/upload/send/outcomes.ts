@@ -55,10 +55,8 @@ export class OutcomeList implements ItemOutcomes {
   /** Keeps what `o` says of item `o.index`, replacing what was kept for it before. */
   set(o: ItemOutcome): void {
     const i = o.index;
-    this.#status[i] = STATUS_CODE.get(o.status)!;
-    this.#counts.set([o.filesCompleted, o.filesSkipped, o.filesInLibrary ?? 0, o.filesTotal], i * COUNTS);
-    this.#hasUuid[i] = o.itemId !== undefined && UUID.test(o.itemId) ? 1 : 0;
-    if (this.#hasUuid[i]) this.#uuids.set(Buffer.from(o.itemId!.replaceAll('-', ''), 'hex'), i * UUID_BYTES);
+    this.#setStatus(i, o.status, o.itemId);
+    this.#setCounts(i, o.filesCompleted, o.filesSkipped, o.filesInLibrary ?? 0, o.filesTotal);
     const rare: Rare = {
       ...(o.itemId !== undefined && !this.#hasUuid[i] ? { itemId: o.itemId } : {}),
       ...(o.message !== undefined ? { message: o.message } : {}),
@@ -69,7 +67,41 @@ export class OutcomeList implements ItemOutcomes {
       ...(o.updated ? { updated: o.updated } : {}),
     };
     if (Object.keys(rare).length > 0) this.#rare.set(i, rare);
-    else this.#rare.delete(i);
+  }
+
+  /**
+   * Item `index` was never started (the run stopped first): `status` (`skipped` when every file is
+   * there from before, else `interrupted`), the files there from before, and the item an earlier
+   * run made. Kept as `set` keeps it, without an outcome made for it: a Ctrl-C can leave 10,000
+   * items unstarted, and their outcomes, made in one burst, set the run's peak (bench/notes.md,
+   * issue 41).
+   */
+  setNotStarted(
+    index: number,
+    status: 'skipped' | 'interrupted',
+    filesSkipped: number,
+    filesTotal: number,
+    itemId?: string,
+  ): void {
+    this.#setStatus(index, status, itemId);
+    this.#setCounts(index, 0, filesSkipped, 0, filesTotal);
+    if (itemId !== undefined && !this.#hasUuid[index]) this.#rare.set(index, { itemId });
+  }
+
+  /** The status and a UUID id; what else was kept for the item goes. */
+  #setStatus(i: number, status: ItemOutcome['status'], itemId: string | undefined): void {
+    this.#status[i] = STATUS_CODE.get(status)!;
+    this.#hasUuid[i] = itemId !== undefined && UUID.test(itemId) ? 1 : 0;
+    if (this.#hasUuid[i]) this.#uuids.set(Buffer.from(itemId!.replaceAll('-', ''), 'hex'), i * UUID_BYTES);
+    this.#rare.delete(i);
+  }
+
+  #setCounts(i: number, completed: number, skipped: number, inLibrary: number, total: number): void {
+    const at = i * COUNTS;
+    this.#counts[at] = completed;
+    this.#counts[at + 1] = skipped;
+    this.#counts[at + 2] = inLibrary;
+    this.#counts[at + 3] = total;
   }
 
   /** Item `index`'s outcome as the engine gave it, or undefined before it was set (as Array's `at`, negative counts from the end). */

@@ -26,6 +26,12 @@ export interface EngineItem {
   type: ContentType;
   /** A carousel's images in the order they are to appear. */
   files: SendableFile[];
+  /**
+   * How many files, where the item knows without making `files` (a plan's items make a record
+   * per file each time `files` is read: src/upload/plan/decide.ts, PackedItem). Read through
+   * fileCountOf.
+   */
+  readonly fileCount?: number;
   /** --to: an existing carousel to append to. */
   contentItemId?: string;
   metadata: ItemMetadata;
@@ -138,8 +144,16 @@ export function retryEvent(run: Run, step: Step, file: FileRef) {
     run.emit({ type: 'retrying', step, file, attempt, delayMs, reason: reasonOf(error) });
 }
 
+/**
+ * How many files `item` has, without making a record of each (a Ctrl-C in a run of 10,000 items
+ * counts the files of every item not started; by `files`, ten records each; issue 41).
+ */
+export function fileCountOf(item: EngineItem): number {
+  return item.fileCount ?? item.files.length;
+}
+
 /** Why the run stopped, if it did: Ctrl-C, or a request's 401. Ctrl-C wins: the user asked. */
-function stopReason(run: Run): 'interrupted' | 'key-rejected' | undefined {
+export function stopReason(run: Run): 'interrupted' | 'key-rejected' | undefined {
   if (run.deps.signal.aborted) return 'interrupted';
   if (run.keyRejected) return 'key-rejected';
   return undefined;
