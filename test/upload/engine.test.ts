@@ -4,7 +4,7 @@ import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PresignRequest } from '../../src/api/schemas.js';
-import type { EngineItem, EnginePlan } from '../../src/upload/send/engine.js';
+import { type EngineItem, type EnginePlan, WINDOW_PER_TRANSFER } from '../../src/upload/send/engine.js';
 import { formatProblem } from '../../src/rules/problem.js';
 import type { Library } from '../support/library.js';
 import { copyFixtures, ofType, plan, sparseVideo, startLibrary } from '../support/library.js';
@@ -342,7 +342,7 @@ describe('upload engine', () => {
     const outcomes = [...summary.items];
     expect(outcomes).toHaveLength(40);
     // Every item no event had named when Ctrl-C came: interrupted, with its counts and title as
-    // planned, and its files never read again to say so. (Those under way end as the run left them.)
+    // planned. (Those under way end as the run left them.)
     const notStarted = outcomes.filter((o) => !seen.has(o.index));
     expect(notStarted.length).toBeGreaterThan(30);
     for (const o of notStarted) {
@@ -354,8 +354,11 @@ describe('upload engine', () => {
         title: `album-${String(o.index).padStart(2, '0')}`,
       });
       expect(o.itemId).toBeUndefined();
-      expect(readsAfter[o.index]).toBe(0);
     }
+    // Only the items the engine had taken on (a window of WINDOW_PER_TRANSFER per transfer, some
+    // before any event of theirs) read their files once stopped; the rest are not made again to
+    // say so (before: every one of them, twice).
+    expect(readsAfter.filter((n) => n > 0).length).toBeLessThanOrEqual(WINDOW_PER_TRANSFER);
     expect(seen.size).toBeGreaterThan(0);
   });
 
