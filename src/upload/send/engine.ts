@@ -418,15 +418,14 @@ function unidentified(run: Run, item: EngineItem, index: number, prior: Prior, e
  * each a message of its own (notStarted).
  */
 function notStartedFrom(from: number, plan: EnginePlan, priors: Prior[], run: Run, outcomes: OutcomeList): void {
-  const interrupted = stopReason(run) !== 'key-rejected';
+  const keyRejected = stopReason(run) === 'key-rejected';
   for (let index = from; index < plan.items.length; index++) {
     const item = plan.items[index]!;
     const prior = priors[index]!;
     const total = fileCountOf(item);
-    if (prior.doneCount === total || interrupted) {
-      const status = prior.doneCount === total ? 'skipped' : 'interrupted';
-      outcomes.setNotStarted(index, status, prior.doneCount, total, prior.itemId);
-    } else outcomes.set(notStarted(run, item, index, prior));
+    const done = prior.doneCount === total;
+    if (keyRejected && !done) outcomes.set(notStarted(run, item, index, prior));
+    else outcomes.setNotStarted(index, done ? 'skipped' : 'interrupted', prior.doneCount, total, prior.itemId);
   }
 }
 
